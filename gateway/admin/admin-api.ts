@@ -1,0 +1,147 @@
+import express, { type Application, type RequestHandler } from 'express';
+import Ajv from 'ajv';
+import { GatewayError, type InvalidParam } from '../errors';
+import { isObjectId } from '../ids';
+import type { Logger } from '../logging/logger';
+import { jsonBody } from '../http/body';
+import { notFound, problemHandler } from '../http/problem';
+import { requestContext } from '../http/request-context';
+import { PartnerStoreError, type PartnerStore } from '../partners/partner-store';
+import { PublicKeyError } from '../partners/public-key';
+import { tokenMatches } from './admin-token';
+
+const ajv = new Ajv({ allErrors: true });
+const KID = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' };
+const validators = {
+  createPartner: ajv.compile({
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'issuer', 'publicKey'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      issuer: { type: 'string', minLength: 1, maxLength: 500 },
+      publicKey: { type: 'string', minLength: 1, maxLength: 10000 },
+      kid: KID,
+    },
+  }),
+  addKey: ajv.compile({
+    type: 'object',
+    additionalProperties: false,
+    required: ['publicKey'],
+    properties: { publicKey: { type: 'string', minLength: 1, maxLength: 10000 }, kid: KID },
+  }),
+  setStatus: ajv.compile({
+    type: 'object',
+    additionalProperties: false,
+    required: ['status'],
+    properties: { status: { enum: ['active', 'disabled'] } },
+  }),
+  addTenant: ajv.compile({
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: { name: { type: 'string', minLength: 1, maxLength: 200 } },
+  }),
+};
+
+function validated<T>(validate: (typeof validators)[keyof typeof validators], body: unknown): T {
+  if (validate(body)) return body as T;
+  const invalidParams: InvalidParam[] = (validate.errors ?? []).map((e) => ({
+    name:
+      e.keyword === 'required'
+        ? String(e.params.missingProperty)
+        : e.keyword === 'additionalProperties'
+          ? String(e.params.additionalProperty)
+          : e.instancePath.replace(/^\//, '') || 'body',
+    reason: e.keyword === 'additionalProperties' ? 'is not allowed' : (e.message ?? 'is invalid'),
+  }));
+  throw new GatewayError('validation_failed', 'The request body is invalid', { invalidParams });
+}
+
+function partnerId(raw: string): string {
+  if (!isObjectId(raw)) throw new GatewayError('not_found', 'No partner has this id');
+  return raw;
+}
+
+function translate(err: unknown): unknown {
+  if (err instanceof PublicKeyError) {
+    return new GatewayError('validation_failed', err.message, { invalidParams: [{ name: 'publicKey', reason: err.message }] });
+  }
+  if (err instanceof PartnerStoreError) return new GatewayError(err.reason === 'not_found' ? 'not_found' : 'conflict', err.message);
+  return err;
+}
+
+type AsyncHandler = (req: express.Request, res: express.Response) => Promise<void>;
+const route = (handler: AsyncHandler): RequestHandler => (req, res, next) => {
+  handler(req, res).catch((err: unknown) => next(translate(err)));
+};
+
+/**
+ * The Partner Gateway admin API (not express-gateway's): partner registration, key rotation and
+ * revocation, status, B2B tenants. Every call needs `Authorization: Bearer <ADMIN_TOKEN>`.
+ * Listens on ADMIN_HOST:ADMIN_PORT, loopback by default.
+ */
+export function createAdminApi(options: { partners: PartnerStore; adminToken: string; log: Logger }): Application {
+  const { partners, adminToken, log } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestContext(log, 'admin'));
+  app.use(function adminAuth(req, _res, next) {
+    const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
+    if (!match || !tokenMatches(match[1], adminToken)) {
+      next(new GatewayError('admin_unauthorized', 'Send Authorization: Bearer <ADMIN_TOKEN>', { headers: { 'WWW-Authenticate': 'Bearer realm="admin"' } }));
+      return;
+    }
+    next();
+  });
+  app.use(jsonBody());
+  app.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+
+  app.post('/admin/partners', route(async (req, res) => {
+    const body = validated<{ name: string; issuer: string; publicKey: string; kid?: string }>(validators.createPartner, req.body);
+    const partner = await partners.create(body);
+    log.info({ requestId: req.requestId, partnerId: partner._id, operation: 'partner.create' }, 'admin change');
+    res.status(201).json(partner);
+  }));
+  app.get('/admin/partners', route(async (_req, res) => {
+    res.json({ data: await partners.list() });
+  }));
+  app.get('/admin/partners/:id', route(async (req, res) => {
+    const partner = await partners.get(partnerId(req.params.id));
+    if (!partner) throw new GatewayError('not_found', 'No partner has this id');
+    res.json({ ...partner, b2bAccounts: await partners.tenants(partner._id) });
+  }));
+  app.patch('/admin/partners/:id', route(async (req, res) => {
+    const { status } = validated<{ status: 'active' | 'disabled' }>(validators.setStatus, req.body);
+    const partner = await partners.setStatus(partnerId(req.params.id), status);
+    log.info({ requestId: req.requestId, partnerId: partner._id, operation: 'partner.status', status }, 'admin change');
+    res.json(partner);
+  }));
+  app.post('/admin/partners/:id/keys', route(async (req, res) => {
+    const body = validated<{ publicKey: string; kid?: string }>(validators.addKey, req.body);
+    const id = partnerId(req.params.id);
+    const key = await partners.addKey(id, body);
+    log.info({ requestId: req.requestId, partnerId: id, kid: key.kid, operation: 'partner.key.add' }, 'admin change');
+    res.status(201).json(key);
+  }));
+  app.delete('/admin/partners/:id/keys/:kid', route(async (req, res) => {
+    const id = partnerId(req.params.id);
+    const key = await partners.revokeKey(id, req.params.kid);
+    log.info({ requestId: req.requestId, partnerId: id, kid: key.kid, operation: 'partner.key.revoke' }, 'admin change');
+    res.json(key);
+  }));
+  app.post('/admin/partners/:id/tenants', route(async (req, res) => {
+    const { name } = validated<{ name: string }>(validators.addTenant, req.body);
+    const id = partnerId(req.params.id);
+    const tenant = await partners.addTenant(id, name);
+    log.info({ requestId: req.requestId, partnerId: id, tenantId: tenant._id, operation: 'partner.tenant.add' }, 'admin change');
+    res.status(201).json(tenant);
+  }));
+
+  app.use(notFound());
+  app.use(problemHandler(log));
+  return app;
+}

@@ -1,0 +1,219 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv, { type ValidateFunction } from 'ajv';
+import type { PolicySchema } from '../../policies/policy';
+
+/** The base path of every partner route. */
+export const PARTNER_BASE_PATH = '/api/partner';
+/** Routes served without the JWT policy. */
+export const PUBLIC_PATHS = new Set([`${PARTNER_BASE_PATH}/health-check`]);
+/** Model files express-gateway `require`s at boot (a missing one crashes it with a stack trace). */
+export const REQUIRED_MODEL_FILES = ['users.json', 'credentials.json', 'applications.json'];
+/**
+ * express-gateway built-in policies the gateway may whitelist. None today: every route runs our
+ * own policies; `expression` (runs code from YAML) is never allowed.
+ */
+export const ALLOWED_BUILTIN_POLICIES = new Set<string>();
+
+/** One reason the configuration is refused. */
+export interface ConfigProblem {
+  /** Where: `pipeline "me", policy "es512-jwt"`, `apiEndpoint "x"`, `system.config.yml` ... */
+  where: string;
+  message: string;
+}
+
+/** Thrown by main when the guards found problems; its message lists all of them. */
+export class ConfigRefusedError extends Error {
+  constructor(readonly problems: ConfigProblem[]) {
+    super(`configuration refused:\n${problems.map((p) => `  - ${p.where}: ${p.message}`).join('\n')}`);
+    this.name = 'ConfigRefusedError';
+  }
+}
+
+/** Checks, before express-gateway reads the folder, that every model file it requires is there. */
+export function checkConfigDir(configDir: string): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const file of ['gateway.config.yml', 'system.config.yml']) {
+    if (!fs.existsSync(path.join(configDir, file))) problems.push({ where: configDir, message: `${file} is missing` });
+  }
+  for (const file of REQUIRED_MODEL_FILES) {
+    const full = path.join(configDir, 'models', file);
+    if (!fs.existsSync(full)) {
+      problems.push({ where: `models/${file}`, message: 'missing: express-gateway requires it at boot' });
+      continue;
+    }
+    try {
+      const parsed = JSON.parse(fs.readFileSync(full, 'utf8')) as { $id?: unknown };
+      if (typeof parsed.$id !== 'string') problems.push({ where: `models/${file}`, message: 'has no "$id"' });
+    } catch (err) {
+      problems.push({ where: `models/${file}`, message: `is not valid JSON (${(err as Error).message})` });
+    }
+  }
+  return problems;
+}
+
+/** What the guards know about the runtime: registered policies and conditions, plugin errors. */
+export interface GuardContext {
+  /** Our plugin's policies, by name, with their schemas. */
+  pluginPolicies: Map<string, PolicySchema>;
+  /** Names of express-gateway's built-in policies (its lib/policies folders). */
+  builtinPolicies: Set<string>;
+  /** Condition names express-gateway knows (predefined and registered by plugins). */
+  conditions: Set<string>;
+  /** Errors express-gateway's plugin loader logged (it carries on after a failed plugin). */
+  pluginLoadErrors: string[];
+  /** Name of the JWT policy every protected route must run. */
+  jwtPolicy: string;
+}
+
+type Json = Record<string, any>;
+
+const strictAjv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+const strictValidators = new Map<string, ValidateFunction>();
+
+function strictValidator(name: string, schema: PolicySchema): ValidateFunction {
+  let validate = strictValidators.get(name);
+  if (!validate) {
+    // The shipped schema omits additionalProperties (express-gateway's AJV 6 cannot take it);
+    // here unknown params are refused so that a typo in YAML cannot silently drop a setting.
+    const { $id: _id, ...rest } = schema;
+    validate = strictAjv.compile({ ...rest, additionalProperties: false });
+    strictValidators.set(name, validate);
+  }
+  return validate;
+}
+
+function asArray<T>(value: T | T[] | undefined | null): T[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * Every check the gateway makes on `gateway.config.yml` and `system.config.yml` before it serves a
+ * request. An empty list means the configuration may be served; anything else refuses the boot
+ * (and, in a later issue, a hot reload).
+ */
+export function checkGatewayConfig(gatewayConfig: Json, systemConfig: Json, context: GuardContext): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const add = (where: string, message: string) => problems.push({ where, message });
+
+  for (const error of context.pluginLoadErrors) add('system.config.yml plugins', `a plugin failed to load: ${error}`);
+  const declaredPlugins = Object.keys(systemConfig.plugins ?? {});
+  if (declaredPlugins.length === 0) add('system.config.yml plugins', 'no plugin is declared: the partner-gateway plugin is required');
+
+  if (gatewayConfig.admin !== undefined && gatewayConfig.admin !== null) {
+    add('gateway.config.yml admin', "express-gateway's admin API has no authentication and can run code: remove the admin section (use ADMIN_HOST/ADMIN_PORT/ADMIN_TOKEN)");
+  }
+  if (gatewayConfig.http !== undefined || gatewayConfig.https !== undefined) {
+    add('gateway.config.yml http/https', 'listeners are configured by PORT and HOST, not in gateway.config.yml');
+  }
+
+  // The policy whitelist: our plugin's policies, and only allowed built-ins (none today).
+  const whitelist = new Set<string>(asArray(gatewayConfig.policies));
+  for (const name of whitelist) {
+    if (name === 'expression') add(`policies "${name}"`, 'the expression policy runs code from configuration and is never allowed');
+    else if (context.builtinPolicies.has(name) && !context.pluginPolicies.has(name) && !ALLOWED_BUILTIN_POLICIES.has(name)) {
+      add(`policies "${name}"`, 'express-gateway built-in policies are not whitelisted; use the Partner Gateway policies');
+    } else if (!context.pluginPolicies.has(name) && !context.builtinPolicies.has(name)) {
+      add(`policies "${name}"`, 'unknown policy: no loaded plugin registers it');
+    }
+  }
+
+  // Pipelines: known, whitelisted policies; valid action params; known conditions.
+  const pipelines: Json = gatewayConfig.pipelines ?? {};
+  const apiEndpoints: Json = gatewayConfig.apiEndpoints ?? {};
+  const endpointPipelines = new Map<string, string[]>();
+  if (Object.keys(pipelines).length === 0) add('gateway.config.yml pipelines', 'no pipeline is configured');
+
+  for (const [pipelineName, pipeline] of Object.entries(pipelines) as [string, Json][]) {
+    const where = `pipeline "${pipelineName}"`;
+    if (!pipeline || typeof pipeline !== 'object') {
+      add(where, 'must be an object with apiEndpoints and policies');
+      continue;
+    }
+    for (const endpoint of asArray<string>(pipeline.apiEndpoints ?? pipeline.apiEndpoint)) {
+      if (!(endpoint in apiEndpoints)) add(where, `serves unknown apiEndpoint "${endpoint}"`);
+      endpointPipelines.set(endpoint, [...(endpointPipelines.get(endpoint) ?? []), pipelineName]);
+    }
+    const steps = asArray<Json>(pipeline.policies ?? pipeline.policy);
+    if (steps.length === 0) add(where, 'has no policies');
+    for (const step of steps) {
+      if (!step || typeof step !== 'object' || Object.keys(step).length !== 1) {
+        add(where, 'each entry of policies must be a single-key map: - <policy>: [actions]');
+        continue;
+      }
+      const policyName = Object.keys(step)[0];
+      const at = `${where}, policy "${policyName}"`;
+      if (!whitelist.has(policyName)) add(at, 'is not declared in the policies whitelist');
+      const schema = context.pluginPolicies.get(policyName);
+      if (!schema) {
+        add(at, 'unknown policy: no loaded plugin registers it');
+        continue;
+      }
+      const actions = asArray<Json>(step[policyName]);
+      const effective = actions.length === 0 ? [{}] : actions;
+      effective.forEach((action, index) => {
+        const stepAt = effective.length > 1 ? `${at} (step ${index + 1})` : at;
+        if (!action || typeof action !== 'object') {
+          add(stepAt, 'each step must be a map with action and optional condition');
+          return;
+        }
+        const validate = strictValidator(policyName, schema);
+        const params = action.action ?? {};
+        if (!validate(params)) {
+          const reasons = (validate.errors ?? [])
+            .map((e) => `${e.instancePath || 'action'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` "${String(e.params.additionalProperty)}"` : ''}`)
+            .join('; ');
+          add(stepAt, `invalid action params: ${reasons}`);
+        }
+        const condition = action.condition as Json | undefined;
+        if (condition !== undefined) {
+          if (!condition || typeof condition.name !== 'string') add(stepAt, 'condition must have a name');
+          else if (!context.conditions.has(condition.name)) add(stepAt, `unknown condition "${condition.name}"`);
+          else if (policyName === context.jwtPolicy && condition.name !== 'always') {
+            add(stepAt, 'the JWT policy must run unconditionally');
+          }
+        }
+      });
+    }
+  }
+
+  // Routes: all under /api/partner, each served by a pipeline, each protected but the health check.
+  for (const [endpointName, definition] of Object.entries(apiEndpoints) as [string, Json][]) {
+    const where = `apiEndpoint "${endpointName}"`;
+    const served = endpointPipelines.get(endpointName) ?? [];
+    if (served.length === 0) add(where, 'is served by no pipeline');
+    for (const entry of asArray<Json>(definition)) {
+      if (entry.pathRegex !== undefined) {
+        add(where, 'pathRegex is not allowed: list explicit paths so that each route\'s protection can be checked');
+        continue;
+      }
+      const paths = asArray<string>(entry.paths ?? entry.path);
+      if (paths.length === 0) add(where, `must list explicit paths under ${PARTNER_BASE_PATH}`);
+      for (const routePath of paths) {
+        if (typeof routePath !== 'string' || !(routePath === PARTNER_BASE_PATH || routePath.startsWith(`${PARTNER_BASE_PATH}/`))) {
+          add(where, `path "${String(routePath)}" is outside ${PARTNER_BASE_PATH}`);
+          continue;
+        }
+        if (/[*(]/.test(routePath)) add(where, `path "${routePath}" must not use wildcards or regular expressions`);
+        if (PUBLIC_PATHS.has(routePath)) continue;
+        for (const pipelineName of served) {
+          if (!runsJwtFirst(pipelines[pipelineName], context)) {
+            add(where, `route ${routePath} (pipeline "${pipelineName}") lacks the ${context.jwtPolicy} policy as its first, unconditional policy`);
+          }
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * True when the JWT policy is the pipeline's first policy and runs unconditionally: nothing (no
+ * handler, proxy, or policy that reads the request) runs for an unauthenticated caller.
+ */
+function runsJwtFirst(pipeline: Json | undefined, context: GuardContext): boolean {
+  const first = asArray<Json>(pipeline?.policies ?? pipeline?.policy)[0];
+  if (!first || typeof first !== 'object' || Object.keys(first)[0] !== context.jwtPolicy) return false;
+  return asArray<Json>(first[context.jwtPolicy]).every((a) => !a?.condition || a.condition.name === 'always');
+}

@@ -1,0 +1,106 @@
+import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
+import { GatewayError } from '../errors';
+import type { Logger } from '../logging/logger';
+
+/** Anything that runs SQL: the pool-backed Database or a transaction's client. */
+export interface Queryable {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, params?: unknown[]): Promise<QueryResult<R>>;
+}
+
+// SQLSTATE classes and Node socket codes that mean "the database cannot be reached right now".
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+]);
+
+/**
+ * True when an error from `pg` means the database is unreachable (as opposed to a bad query).
+ * Such errors become a 503 `database_unavailable` problem.
+ */
+export function isUnavailableError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(
+    err.message
+  );
+}
+
+function translate(err: unknown): unknown {
+  return isUnavailableError(err)
+    ? new GatewayError('database_unavailable', 'The database is unavailable; retry shortly', {
+        headers: { 'Retry-After': '1' },
+        cause: err,
+      })
+    : err;
+}
+
+/**
+ * The gateway's access to PostgreSQL: a `pg` pool against real PostgreSQL or against the embedded
+ * one. Connection failures surface as `GatewayError('database_unavailable')`; the pool reconnects
+ * by itself when the database is back, so service resumes without a restart.
+ */
+export class Database implements Queryable {
+  readonly pool: Pool;
+
+  constructor(connectionString: string, options: { max: number; log: Logger }) {
+    this.pool = new Pool({
+      connectionString,
+      max: options.max,
+      connectionTimeoutMillis: 3000,
+      idleTimeoutMillis: 30000,
+      // A query that runs longer than this is a bug or a stuck database: fail it.
+      query_timeout: 15000,
+    });
+    // An idle client losing its connection emits 'error' on the pool; without a listener Node
+    // would crash the process. The next query simply gets a fresh connection.
+    this.pool.on('error', (err) => options.log.warn({ err }, 'idle database connection lost'));
+  }
+
+  async query<R extends QueryResultRow = QueryResultRow>(text: string, params?: unknown[]): Promise<QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, params);
+    } catch (err) {
+      throw translate(err);
+    }
+  }
+
+  /**
+   * Runs `work` inside one transaction on one connection; commits when it resolves, rolls back
+   * when it throws. Never call an upstream or a second connection from inside `work`: on the
+   * embedded database every other query waits while a transaction is open.
+   */
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw translate(err);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      broken = isUnavailableError(err);
+      if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+      throw translate(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The gateway's one error type and its catalog. Policies and handlers call `next(err)` with a
+ * `GatewayError`; the terminal handler in `gateway/http/problem.ts` is the only place that writes
+ * an error response (RFC 9457 `application/problem+json`).
+ */
+
+/** One invalid field of a request, as listed in a 400 problem's `invalidParams`. */
+export interface InvalidParam {
+  name: string;
+  reason: string;
+}
+
+/** Catalog entry: the HTTP status and the human title of each error code. */
+interface CatalogEntry {
+  status: number;
+  title: string;
+}
+
+/**
+ * Every error code the gateway can answer with. `type` URIs are derived from the code:
+ * `https://partner-gateway.dev/problems/<code>` (documented in docs/errors.md).
+ */
+export const ERROR_CATALOG = {
+  // 400
+  validation_failed: { status: 400, title: 'Request validation failed' },
+  malformed_json: { status: 400, title: 'Malformed JSON body' },
+  invalid_id: { status: 400, title: 'Malformed identifier' },
+  // 401: every code of the ES512 JWT policy
+  token_missing: { status: 401, title: 'Bearer token missing' },
+  token_malformed: { status: 401, title: 'Bearer token malformed' },
+  alg_not_allowed: { status: 401, title: 'Signature algorithm not allowed' },
+  header_not_allowed: { status: 401, title: 'Token header parameter not allowed' },
+  claim_missing: { status: 401, title: 'Required claim missing' },
+  claim_invalid: { status: 401, title: 'Claim has an invalid value' },
+  token_expired: { status: 401, title: 'Token expired' },
+  token_not_yet_valid: { status: 401, title: 'Token not yet valid' },
+  lifetime_too_long: { status: 401, title: 'Token lifetime too long' },
+  unknown_partner: { status: 401, title: 'Unknown partner' },
+  partner_disabled: { status: 401, title: 'Partner disabled' },
+  issuer_mismatch: { status: 401, title: 'Issuer does not match the partner' },
+  key_unknown: { status: 401, title: 'No active key matches the token' },
+  signature_invalid: { status: 401, title: 'Signature invalid' },
+  admin_unauthorized: { status: 401, title: 'Admin token missing or invalid' },
+  // 403, 404, 405, 409, 413, 415
+  forbidden: { status: 403, title: 'Resource not owned by the caller' },
+  not_found: { status: 404, title: 'Resource not found' },
+  route_not_found: { status: 404, title: 'No such route' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  // 5xx
+  internal_error: { status: 500, title: 'Internal error' },
+  upstream_error: { status: 502, title: 'Upstream error' },
+  database_unavailable: { status: 503, title: 'Database unavailable' },
+  upstream_timeout: { status: 504, title: 'Upstream timeout' },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** Base URI of problem `type`s. */
+export const PROBLEM_TYPE_BASE = 'https://partner-gateway.dev/problems/';
+
+/**
+ * A failure the gateway answers to the caller. `message` becomes the problem's `detail` and is
+ * shown to partners: never put secrets, stack traces or upstream bodies in it.
+ *
+ * @example next(new GatewayError('token_expired', 'The token expired at 2026-11-22T10:00:00Z'))
+ */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly invalidParams?: InvalidParam[];
+  /** Extra response headers (e.g. `WWW-Authenticate`, `Retry-After`). */
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { invalidParams?: InvalidParam[]; headers?: Record<string, string>; cause?: unknown } = {}
+  ) {
+    const entry = ERROR_CATALOG[code];
+    super(message ?? entry.title, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = entry.status;
+    this.title = entry.title;
+    this.invalidParams = options.invalidParams;
+    this.headers = options.headers;
+  }
+}
+
+/** True for a GatewayError of the given code (handy in tests and in catch blocks). */
+export function isGatewayError(err: unknown, code?: ErrorCode): err is GatewayError {
+  return err instanceof GatewayError && (code === undefined || err.code === code);
+}

@@ -1,0 +1,35 @@
+import express, { type Application, type Router } from 'express';
+import type { Logger } from '../logging/logger';
+import { jsonBody } from './body';
+import { notFound, problemHandler } from './problem';
+import { requestContext } from './request-context';
+
+/** The partner-facing application and the hook to swap its pipelines (hot reload, later). */
+export interface PartnerApp {
+  app: Application;
+  setPipelines(router: Router): void;
+}
+
+/**
+ * The partner-facing Express application: request context and access log, JSON body (64 KB),
+ * express-gateway's pipelines from gateway.config.yml, then the 404 and problem handlers.
+ */
+export function createPartnerApp(pipelines: Router, log: Logger): PartnerApp {
+  let current = pipelines;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestContext(log, 'gateway'));
+  app.use(jsonBody());
+  app.use(function runPipelines(req, res, next) {
+    current(req, res, next);
+  });
+  app.use(notFound());
+  app.use(problemHandler(log));
+  return {
+    app,
+    setPipelines(router) {
+      current = router;
+    },
+  };
+}

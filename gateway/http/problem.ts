@@ -1,0 +1,68 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { GatewayError, PROBLEM_TYPE_BASE, type InvalidParam } from '../errors';
+import type { Logger } from '../logging/logger';
+import { isUnavailableError } from '../db/database';
+
+/** An RFC 9457 problem document as the gateway writes it. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId: string;
+  invalidParams?: InvalidParam[];
+}
+
+/** Maps anything thrown in a pipeline to a GatewayError (unknown errors become a bare 500). */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const e = err as { type?: string; status?: number; statusCode?: number } | undefined;
+  // body-parser errors carry a `type`.
+  if (e?.type === 'entity.parse.failed') return new GatewayError('malformed_json', 'The request body is not valid JSON');
+  if (e?.type === 'entity.too.large') return new GatewayError('payload_too_large', 'The request body exceeds 64 KB');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return new GatewayError('unsupported_media_type', 'Only UTF-8 JSON bodies are accepted');
+  }
+  if (e?.type === 'request.aborted') return new GatewayError('validation_failed', 'The request body was aborted');
+  if (isUnavailableError(err)) return new GatewayError('database_unavailable', 'The database is unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
+  return new GatewayError('internal_error', 'An internal error occurred; quote the requestId to support');
+}
+
+/** Writes a GatewayError as `application/problem+json`. The only writer of error responses. */
+export function sendProblem(res: Response, requestId: string, error: GatewayError): void {
+  const body: Problem = {
+    type: `${PROBLEM_TYPE_BASE}${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    requestId,
+  };
+  if (error.invalidParams) body.invalidParams = error.invalidParams;
+  if (error.headers) res.set(error.headers);
+  res.status(error.status).set('Cache-Control', 'no-store').type('application/problem+json').send(JSON.stringify(body));
+}
+
+/** Terminal 404 for a path or method no pipeline serves. */
+export function notFound(): RequestHandler {
+  return function routeNotFound(req, _res, next) {
+    next(new GatewayError('route_not_found', `No route serves ${req.method} ${req.path}`));
+  };
+}
+
+/**
+ * The terminal error handler: every `next(err)` ends here. Stack traces and upstream bodies are
+ * logged (redacted) at most, never sent.
+ */
+export function problemHandler(log: Logger): ErrorRequestHandler {
+  return function writeProblem(err, req, res, _next) {
+    const error = toGatewayError(err);
+    if (error.status >= 500) log.error({ err, requestId: req.requestId, code: error.code }, 'request failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(res, req.requestId, error);
+  };
+}

@@ -1,0 +1,211 @@
+import crypto, { type KeyObject } from 'node:crypto';
+import type { Database, Queryable } from '../db/database';
+import { newObjectId } from '../ids';
+import { keyThumbprint, parsePartnerPublicKey, toSpkiPem } from './public-key';
+
+export type PartnerStatus = 'active' | 'disabled';
+
+/** A partner as the admin API and `/me` show it. */
+export interface Partner {
+  _id: string;
+  name: string;
+  issuer: string;
+  status: PartnerStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A partner key as the admin API shows it (the PEM only to operators). */
+export interface PartnerKey {
+  kid: string;
+  status: 'active' | 'revoked';
+  publicKey: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** A B2B tenant of a partner (`b2bAccounts` of `/me`). */
+export interface B2bTenant {
+  _id: string;
+  name: string;
+  createdAt: string;
+}
+
+/** What the JWT policy needs to authenticate a partner: its issuer, status and active keys. */
+export interface PartnerCredentials {
+  partner: Partner;
+  keys: { kid: string; key: KeyObject }[];
+}
+
+interface PartnerRow {
+  id: string;
+  name: string;
+  issuer: string;
+  status: PartnerStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface KeyRow {
+  kid: string;
+  status: 'active' | 'revoked';
+  public_key: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+function toPartner(row: PartnerRow): Partner {
+  return {
+    _id: row.id,
+    name: row.name,
+    issuer: row.issuer,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function toKey(row: KeyRow): PartnerKey {
+  return {
+    kid: row.kid,
+    status: row.status,
+    publicKey: row.public_key,
+    createdAt: row.created_at.toISOString(),
+    revokedAt: row.revoked_at ? row.revoked_at.toISOString() : null,
+  };
+}
+
+/** The requested change would break a rule (duplicate kid, unknown partner, ...). */
+export class PartnerStoreError extends Error {
+  constructor(readonly reason: 'not_found' | 'conflict', message: string) {
+    super(message);
+  }
+}
+
+const PARTNER_COLUMNS = 'id, name, issuer, status, created_at, updated_at';
+
+/**
+ * Partners, their ES512 public keys and their B2B tenants in PostgreSQL. Imported keys are kept
+ * as KeyObjects in a small map keyed by their PEM so that verification never re-parses a PEM.
+ */
+export class PartnerStore {
+  private readonly keyObjects = new Map<string, KeyObject>();
+
+  constructor(private readonly db: Database) {}
+
+  /** Registers a partner with its first key; `kid` defaults to the key's JWK thumbprint. */
+  async create(input: { name: string; issuer: string; publicKey: string; kid?: string }): Promise<Partner & { keys: PartnerKey[] }> {
+    const key = parsePartnerPublicKey(input.publicKey);
+    const kid = input.kid ?? (await keyThumbprint(key));
+    const id = newObjectId();
+    return this.db.transaction(async (tx) => {
+      const partner = await tx.query<PartnerRow>(
+        `INSERT INTO partners (id, name, issuer) VALUES ($1, $2, $3) RETURNING ${PARTNER_COLUMNS}`,
+        [id, input.name, input.issuer]
+      );
+      const keyRow = await tx.query<KeyRow>(
+        `INSERT INTO partner_keys (partner_id, kid, public_key) VALUES ($1, $2, $3)
+         RETURNING kid, status, public_key, created_at, revoked_at`,
+        [id, kid, toSpkiPem(key)]
+      );
+      return { ...toPartner(partner.rows[0]), keys: keyRow.rows.map(toKey) };
+    });
+  }
+
+  async list(): Promise<(Partner & { keys: PartnerKey[] })[]> {
+    const partners = await this.db.query<PartnerRow>(`SELECT ${PARTNER_COLUMNS} FROM partners ORDER BY created_at, id`);
+    const keys = await this.db.query<KeyRow & { partner_id: string }>(
+      'SELECT partner_id, kid, status, public_key, created_at, revoked_at FROM partner_keys ORDER BY created_at, kid'
+    );
+    return partners.rows.map((row) => ({
+      ...toPartner(row),
+      keys: keys.rows.filter((k) => k.partner_id === row.id).map(toKey),
+    }));
+  }
+
+  async get(id: string, db: Queryable = this.db): Promise<(Partner & { keys: PartnerKey[] }) | undefined> {
+    const partner = await db.query<PartnerRow>(`SELECT ${PARTNER_COLUMNS} FROM partners WHERE id = $1`, [id]);
+    if (partner.rowCount === 0) return undefined;
+    const keys = await db.query<KeyRow>(
+      'SELECT kid, status, public_key, created_at, revoked_at FROM partner_keys WHERE partner_id = $1 ORDER BY created_at, kid',
+      [id]
+    );
+    return { ...toPartner(partner.rows[0]), keys: keys.rows.map(toKey) };
+  }
+
+  /** Adds a key (rotation); a kid already used by this partner is a conflict, even if revoked. */
+  async addKey(id: string, input: { publicKey: string; kid?: string }): Promise<PartnerKey> {
+    const key = parsePartnerPublicKey(input.publicKey);
+    const kid = input.kid ?? (await keyThumbprint(key));
+    const exists = await this.db.query('SELECT 1 FROM partners WHERE id = $1', [id]);
+    if (exists.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} not found`);
+    const inserted = await this.db.query<KeyRow>(
+      `INSERT INTO partner_keys (partner_id, kid, public_key) VALUES ($1, $2, $3)
+       ON CONFLICT (partner_id, kid) DO NOTHING
+       RETURNING kid, status, public_key, created_at, revoked_at`,
+      [id, kid, toSpkiPem(key)]
+    );
+    if (inserted.rowCount === 0) throw new PartnerStoreError('conflict', `partner ${id} already has a key with kid ${kid}`);
+    return toKey(inserted.rows[0]);
+  }
+
+  /** Revokes a key; tokens signed with it are refused from the next request on. */
+  async revokeKey(id: string, kid: string): Promise<PartnerKey> {
+    const updated = await this.db.query<KeyRow>(
+      `UPDATE partner_keys SET status = 'revoked', revoked_at = coalesce(revoked_at, now())
+       WHERE partner_id = $1 AND kid = $2 RETURNING kid, status, public_key, created_at, revoked_at`,
+      [id, kid]
+    );
+    if (updated.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} has no key ${kid}`);
+    return toKey(updated.rows[0]);
+  }
+
+  async setStatus(id: string, status: PartnerStatus): Promise<Partner & { keys: PartnerKey[] }> {
+    const updated = await this.db.query('UPDATE partners SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+    if (updated.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} not found`);
+    return (await this.get(id))!;
+  }
+
+  async addTenant(id: string, name: string): Promise<B2bTenant> {
+    const exists = await this.db.query('SELECT 1 FROM partners WHERE id = $1', [id]);
+    if (exists.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} not found`);
+    const row = await this.db.query<{ id: string; name: string; created_at: Date }>(
+      'INSERT INTO b2b_tenants (id, partner_id, name) VALUES ($1, $2, $3) RETURNING id, name, created_at',
+      [newObjectId(), id, name]
+    );
+    return { _id: row.rows[0].id, name: row.rows[0].name, createdAt: row.rows[0].created_at.toISOString() };
+  }
+
+  async tenants(id: string): Promise<B2bTenant[]> {
+    const rows = await this.db.query<{ id: string; name: string; created_at: Date }>(
+      'SELECT id, name, created_at FROM b2b_tenants WHERE partner_id = $1 ORDER BY created_at, id',
+      [id]
+    );
+    return rows.rows.map((r) => ({ _id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
+  }
+
+  /** The partner and its active keys, for token verification; undefined when unknown. */
+  async credentials(id: string): Promise<PartnerCredentials | undefined> {
+    const rows = await this.db.query<PartnerRow & { kid: string | null; public_key: string | null }>(
+      `SELECT p.id, p.name, p.issuer, p.status, p.created_at, p.updated_at, k.kid, k.public_key
+         FROM partners p LEFT JOIN partner_keys k ON k.partner_id = p.id AND k.status = 'active'
+        WHERE p.id = $1`,
+      [id]
+    );
+    if (rows.rowCount === 0) return undefined;
+    const keys = rows.rows
+      .filter((r) => r.kid !== null && r.public_key !== null)
+      .map((r) => ({ kid: r.kid as string, key: this.keyObject(r.public_key as string) }));
+    return { partner: toPartner(rows.rows[0]), keys };
+  }
+
+  private keyObject(pem: string): KeyObject {
+    let key = this.keyObjects.get(pem);
+    if (!key) {
+      key = crypto.createPublicKey(pem);
+      if (this.keyObjects.size >= 10_000) this.keyObjects.clear();
+      this.keyObjects.set(pem, key);
+    }
+    return key;
+  }
+}

@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type Router } from 'express';
+import { installExpressGatewayLogBridge, pluginLoadErrors } from '../logging/express-gateway-bridge';
+import { checkConfigDir, checkGatewayConfig, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
+import { JWT_POLICY } from '../../policies';
+import type { PolicySchema } from '../../policies/policy';
+
+/** The compiled output root (dist/), which system.config.yml names as PARTNER_GATEWAY_DIST. */
+export const DIST_ROOT = path.resolve(__dirname, '..', '..');
+
+/** express-gateway's configuration object (its `lib/config` singleton). */
+export type ExpressGatewayConfig = typeof import('express-gateway/lib/config');
+
+/** A loaded, checked configuration, ready for its pipelines to be built. */
+export interface CheckedRuntime {
+  config: ExpressGatewayConfig;
+  guardContext: GuardContext;
+}
+
+function builtinPolicyNames(): Set<string> {
+  const dir = path.dirname(require.resolve('express-gateway/lib/policies'));
+  return new Set(fs.readdirSync(dir).filter((entry) => fs.statSync(path.join(dir, entry)).isDirectory()));
+}
+
+/**
+ * Loads express-gateway's configuration and plugins from `configDir` and runs every boot guard.
+ * Throws ConfigRefusedError, listing every problem, when the gateway must not start.
+ *
+ * express-gateway is used as a library: its config loader, plugin loader, policy registry,
+ * condition engine and pipeline builder. Its HTTP servers and stock admin API are not started.
+ */
+export function loadAndCheck(configDir: string): CheckedRuntime {
+  // Must precede the first require of express-gateway: its winston loggers go through pino.
+  installExpressGatewayLogBridge();
+
+  const dirProblems = checkConfigDir(configDir);
+  if (dirProblems.length > 0) throw new ConfigRefusedError(dirProblems);
+
+  process.env.EG_CONFIG_DIR = configDir;
+  // Hot reload by express-gateway's watcher drops invalid configs silently: it stays off.
+  process.env.EG_DISABLE_CONFIG_WATCH = 'true';
+  process.env.PARTNER_GATEWAY_DIST = DIST_ROOT;
+
+  let config: ExpressGatewayConfig;
+  try {
+    config = require('express-gateway/lib/config');
+  } catch (err) {
+    throw new ConfigRefusedError([{ where: configDir, message: `express-gateway could not load the configuration: ${(err as Error).message}` }]);
+  }
+
+  const plugins = (require('express-gateway/lib/plugins') as typeof import('express-gateway/lib/plugins')).load({ config });
+  const policyRegistry = require('express-gateway/lib/policies') as typeof import('express-gateway/lib/policies');
+  const conditionRegistry = require('express-gateway/lib/conditions') as typeof import('express-gateway/lib/conditions');
+
+  const pluginPolicies = new Map<string, PolicySchema>();
+  for (const policy of plugins.policies) {
+    pluginPolicies.set(policy.name, policy.schema as PolicySchema);
+    policyRegistry.register(policy);
+  }
+  const conditionEngine = conditionRegistry.init();
+  for (const condition of plugins.conditions) conditionEngine.register(condition);
+
+  const guardContext: GuardContext = {
+    pluginPolicies,
+    builtinPolicies: builtinPolicyNames(),
+    conditions: new Set(Object.keys(conditionRegistry.conditions)),
+    pluginLoadErrors: [...pluginLoadErrors],
+    jwtPolicy: JWT_POLICY,
+  };
+  const problems = checkGatewayConfig(config.gatewayConfig, config.systemConfig, guardContext);
+  if (problems.length > 0) throw new ConfigRefusedError(problems);
+  return { config, guardContext };
+}
+
+/**
+ * Builds the pipelines of a checked configuration into one Express router (express-gateway's
+ * pipeline engine). Policy factories run here, so the gateway services must be published first.
+ */
+export async function buildPipelines(runtime: CheckedRuntime): Promise<Router> {
+  const pipelines = require('express-gateway/lib/gateway/pipelines') as typeof import('express-gateway/lib/gateway/pipelines');
+  try {
+    return await pipelines.bootstrap({ app: express.Router(), config: runtime.config });
+  } catch (err) {
+    throw new ConfigRefusedError([{ where: 'pipelines', message: `express-gateway could not build the pipelines: ${(err as Error).message}` }]);
+  }
+}

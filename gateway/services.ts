@@ -1,0 +1,37 @@
+import type { Database } from './db/database';
+import type { Logger } from './logging/logger';
+import type { PartnerStore } from './partners/partner-store';
+import type { Settings } from './settings';
+
+/** Base URLs of the three upstream systems (real ones, or the sandboxes started by main). */
+export interface UpstreamUrls {
+  issuer: string;
+  processing: string;
+  accounts: string;
+}
+
+/**
+ * What policies and handlers need at pipeline-build time. Express Gateway calls a policy factory
+ * with `(actionParams, config)` only, so the gateway publishes its services here once at start,
+ * before any pipeline is built.
+ */
+export interface GatewayServices {
+  settings: Settings;
+  log: Logger;
+  db: Database;
+  partners: PartnerStore;
+  upstreams: UpstreamUrls;
+}
+
+let current: GatewayServices | undefined;
+
+/** Publishes the services (main, or a test building pipelines in-process). */
+export function setServices(services: GatewayServices): void {
+  current = services;
+}
+
+/** The published services; throws if a policy is built before main published them. */
+export function services(): GatewayServices {
+  if (!current) throw new Error('gateway services are not initialised: policies must be built after setServices()');
+  return current;
+}

@@ -1,0 +1,97 @@
+import path from 'node:path';
+
+/**
+ * Runtime settings, read once from the environment at start.
+ * Every variable here is documented in the README's configuration table.
+ */
+export interface Settings {
+  /** Port of the partner-facing HTTP listener (`PORT`, default 8080; 0 picks a free port). */
+  port: number;
+  /** Interface of the partner-facing listener (`HOST`, default 0.0.0.0). */
+  host: string;
+  /** Interface of the admin API (`ADMIN_HOST`, default 127.0.0.1). */
+  adminHost: string;
+  /** Port of the admin API (`ADMIN_PORT`, default 9876; 0 picks a free port). */
+  adminPort: number;
+  /** Bearer token of the admin API (`ADMIN_TOKEN`); generated into `DATA_DIR/admin-token` when unset. */
+  adminToken: string | undefined;
+  /** PostgreSQL connection string (`DATABASE_URL`); unset means embedded PostgreSQL (PGlite). */
+  databaseUrl: string | undefined;
+  /** Where the embedded database and generated secrets live (`DATA_DIR`, default ./.data). */
+  dataDir: string;
+  /** Card issuer platform base URL (`ISSUER_URL`); unset starts the sandbox. */
+  issuerUrl: string | undefined;
+  /** Card processing system base URL (`PROCESSING_URL`); unset starts the sandbox. */
+  processingUrl: string | undefined;
+  /** Account-creation proxy base URL (`ACCOUNTS_URL`); unset starts the sandbox. */
+  accountsUrl: string | undefined;
+  /** pino level (`LOG_LEVEL`, default info): fatal, error, warn, info, debug, trace or silent. */
+  logLevel: string;
+  /** Directory holding gateway.config.yml, system.config.yml and models/ (`CONFIG_DIR`, default ./config). */
+  configDir: string;
+  /** Maximum connections of the PostgreSQL pool (`DATABASE_POOL_MAX`, default 10). */
+  databasePoolMax: number;
+  /** Default upstream timeout in milliseconds (`UPSTREAM_TIMEOUT_MS`, default 5000). */
+  upstreamTimeoutMs: number;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function urlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** The project root: dist/gateway/settings.js sits two levels below it. */
+export const projectRoot = path.resolve(__dirname, '..', '..');
+
+/**
+ * Reads and checks the settings; throws with the variable's name on a bad value so that the
+ * gateway refuses to start rather than run half-configured.
+ */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 32) {
+    throw new Error('ADMIN_TOKEN must be at least 32 characters long');
+  }
+  return {
+    port: intFrom(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    adminHost: env.ADMIN_HOST || '127.0.0.1',
+    adminPort: intFrom(env, 'ADMIN_PORT', 9876, 0, 65535),
+    adminToken,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: path.resolve(env.DATA_DIR || path.join(projectRoot, '.data')),
+    issuerUrl: urlFrom(env, 'ISSUER_URL'),
+    processingUrl: urlFrom(env, 'PROCESSING_URL'),
+    accountsUrl: urlFrom(env, 'ACCOUNTS_URL'),
+    logLevel,
+    configDir: path.resolve(env.CONFIG_DIR || path.join(projectRoot, 'config')),
+    databasePoolMax: intFrom(env, 'DATABASE_POOL_MAX', 10, 1, 200),
+    upstreamTimeoutMs: intFrom(env, 'UPSTREAM_TIMEOUT_MS', 5000, 100, 120000),
+  };
+}

@@ -1,0 +1,107 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolveAdminToken } from './admin/admin-token';
+import { createAdminApi } from './admin/admin-api';
+import { Database } from './db/database';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded';
+import { migrate } from './db/migrate';
+import { createPartnerApp } from './http/partner-app';
+import type { Logger } from './logging/logger';
+import { PartnerStore } from './partners/partner-store';
+import { buildPipelines, loadAndCheck } from './runtime/express-gateway';
+import { setServices, type UpstreamUrls } from './services';
+import type { Settings } from './settings';
+import type { Sandboxes } from '../sandbox';
+
+/** A running gateway: its listeners and how to stop it. */
+export interface RunningGateway {
+  port: number;
+  adminPort: number;
+  upstreams: UpstreamUrls;
+  database: 'postgres' | 'embedded';
+  close(): Promise<void>;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * Starts the gateway: checks the configuration (fail closed), opens the database and migrates it,
+ * starts the sandbox upstreams that are not configured, builds the pipelines and listens.
+ * Throws (and leaves nothing running) when any step fails.
+ */
+export async function startGateway(settings: Settings, log: Logger): Promise<RunningGateway> {
+  const runtime = loadAndCheck(settings.configDir);
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => log.warn({ err }, 'shutdown step failed'));
+  };
+  try {
+    let databaseUrl = settings.databaseUrl;
+    let embedded: EmbeddedPostgres | undefined;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres(settings.dataDir, log);
+      cleanups.push(() => embedded!.stop());
+      databaseUrl = embedded.url;
+    }
+    const db = new Database(databaseUrl, { max: embedded ? Math.min(settings.databasePoolMax, 8) : settings.databasePoolMax, log });
+    cleanups.push(() => db.close());
+    await migrate(db, log);
+
+    let sandboxes: Sandboxes | undefined;
+    if (!settings.issuerUrl || !settings.processingUrl || !settings.accountsUrl) {
+      // Loaded only when needed: a production gateway with real upstreams never loads sandbox code.
+      const { startSandboxes } = await import('../sandbox');
+      sandboxes = await startSandboxes();
+      cleanups.push(() => sandboxes!.close());
+    }
+    const upstreams: UpstreamUrls = {
+      issuer: settings.issuerUrl ?? sandboxes!.issuer.url,
+      processing: settings.processingUrl ?? sandboxes!.processing.url,
+      accounts: settings.accountsUrl ?? sandboxes!.accounts.url,
+    };
+    for (const name of ['issuer', 'processing', 'accounts'] as const) {
+      const configured = settings[`${name}Url`];
+      if (!configured) log.warn({ upstream: name, url: upstreams[name] }, 'upstream not configured: using the sandbox');
+    }
+
+    const partners = new PartnerStore(db);
+    setServices({ settings, log, db, partners, upstreams });
+    const pipelines = await buildPipelines(runtime);
+
+    const { token: adminToken, source } = resolveAdminToken(settings.adminToken, settings.dataDir);
+    if (source === 'file') log.warn({ file: `${settings.dataDir}/admin-token` }, 'ADMIN_TOKEN not set: using the generated token in this file');
+
+    const partnerServer = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: 20_000, requestTimeout: 30_000 }, createPartnerApp(pipelines, log).app);
+    const adminServer = http.createServer(createAdminApi({ partners, adminToken, log }));
+    const port = await listen(partnerServer, settings.port, settings.host);
+    cleanups.push(() => closeServer(partnerServer, 10_000));
+    const adminPort = await listen(adminServer, settings.adminPort, settings.adminHost);
+    cleanups.push(() => closeServer(adminServer, 2_000));
+
+    log.info({ port, host: settings.host, adminPort, adminHost: settings.adminHost, database: embedded ? 'embedded' : 'postgres', upstreams }, 'gateway ready');
+    return { port, adminPort, upstreams, database: embedded ? 'embedded' : 'postgres', close: cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}

@@ -1,0 +1,140 @@
+import type { RequestHandler } from 'express';
+import { compactVerify, errors as joseErrors } from 'jose';
+import { GatewayError, type ErrorCode } from '../../gateway/errors';
+import { isObjectId } from '../../gateway/ids';
+import { services } from '../../gateway/services';
+import type { PartnerStore } from '../../gateway/partners/partner-store';
+import type { Es512JwtParams } from './schema';
+
+/** Header parameters that would let a token bring its own key: never trusted, always refused. */
+const KEY_CARRYING_HEADERS = ['jwk', 'jku', 'x5u', 'x5c'];
+const REQUIRED_CLAIMS = ['iss', 'sub', 'exp', 'iat'] as const;
+const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const MAX_TOKEN_LENGTH = 8192;
+
+function refuse(code: ErrorCode, detail: string): GatewayError {
+  return new GatewayError(code, detail, {
+    headers: { 'WWW-Authenticate': `Bearer realm="partner-api", error="invalid_token", error_description="${code}"` },
+  });
+}
+
+function decodeSegment(segment: string, what: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse('token_malformed', `The token ${what} is not base64url-encoded JSON`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw refuse('token_malformed', `The token ${what} is not a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Verified identity of a request, attached to `req` by the policy. */
+export interface VerifiedToken {
+  partner: NonNullable<Express.Request['partner']>;
+  kid: string;
+  claims: { iss: string; sub: string; iat: number; exp: number };
+}
+
+/**
+ * Checks a bearer token and returns the partner it authenticates, or throws a 401 GatewayError
+ * whose code says why. Cheap checks (shape, algorithm, claims, times) run before the partner
+ * lookup and the ~1 ms ES512 signature verification.
+ */
+export async function verifyPartnerToken(
+  authorization: string | undefined,
+  partners: PartnerStore,
+  params: Es512JwtParams,
+  nowSeconds = Math.floor(Date.now() / 1000)
+): Promise<VerifiedToken> {
+  if (authorization === undefined || authorization === '') {
+    throw refuse('token_missing', 'Send Authorization: Bearer <token>');
+  }
+  const match = BEARER.exec(authorization);
+  if (!match) throw refuse('token_malformed', 'The Authorization header must be "Bearer <token>"');
+  const token = match[1];
+  if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) {
+    throw refuse('token_malformed', 'The token is not a compact JWS (header.payload.signature)');
+  }
+  const [headerSegment, payloadSegment, signatureSegment] = token.split('.');
+  const header = decodeSegment(headerSegment, 'header');
+  if (header.alg !== 'ES512') {
+    throw refuse('alg_not_allowed', `Only ES512 is accepted, the token says ${JSON.stringify(header.alg ?? null)}`);
+  }
+  const carried = KEY_CARRYING_HEADERS.find((h) => h in header);
+  if (carried) throw refuse('header_not_allowed', `The token header must not carry "${carried}": keys are registered with the operator`);
+  if (header.crit !== undefined) throw refuse('header_not_allowed', 'The token header must not carry "crit"');
+  if (header.kid !== undefined && (typeof header.kid !== 'string' || header.kid.length === 0 || header.kid.length > 200)) {
+    throw refuse('token_malformed', 'The kid header must be a non-empty string');
+  }
+  if (signatureSegment.length === 0) throw refuse('signature_invalid', 'The token has no signature');
+
+  const claims = decodeSegment(payloadSegment, 'payload');
+  for (const name of REQUIRED_CLAIMS) {
+    if (claims[name] === undefined || claims[name] === null) throw refuse('claim_missing', `The token has no "${name}" claim`);
+  }
+  const { iss, sub, exp, iat, nbf } = claims;
+  if (typeof iss !== 'string' || iss.length === 0) throw refuse('claim_invalid', '"iss" must be a non-empty string');
+  if (typeof sub !== 'string') throw refuse('claim_invalid', '"sub" must be a string');
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) throw refuse('claim_invalid', '"exp" must be a number of seconds');
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) throw refuse('claim_invalid', '"iat" must be a number of seconds');
+  if (nbf !== undefined && (typeof nbf !== 'number' || !Number.isFinite(nbf))) throw refuse('claim_invalid', '"nbf" must be a number of seconds');
+
+  const skew = params.clockSkewSeconds;
+  if (exp <= iat) throw refuse('claim_invalid', '"exp" must be after "iat"');
+  if (nowSeconds - skew >= exp) throw refuse('token_expired', `The token expired at ${new Date(exp * 1000).toISOString()}`);
+  if (iat > nowSeconds + skew) throw refuse('token_not_yet_valid', '"iat" is in the future');
+  if (typeof nbf === 'number' && nbf > nowSeconds + skew) throw refuse('token_not_yet_valid', '"nbf" is in the future');
+  if (exp - iat > params.maxLifetimeSeconds) {
+    throw refuse('lifetime_too_long', `exp - iat is ${exp - iat} s; at most ${params.maxLifetimeSeconds} s is accepted`);
+  }
+
+  if (!isObjectId(sub)) throw refuse('unknown_partner', '"sub" is not a registered partner id');
+  const credentials = await partners.credentials(sub);
+  if (!credentials) throw refuse('unknown_partner', '"sub" is not a registered partner id');
+  if (credentials.partner.status !== 'active') throw refuse('partner_disabled', 'The partner is disabled');
+  if (credentials.partner.issuer !== iss) throw refuse('issuer_mismatch', '"iss" is not the issuer registered for this partner');
+
+  const candidates = typeof header.kid === 'string' ? credentials.keys.filter((k) => k.kid === header.kid) : credentials.keys;
+  if (candidates.length === 0) {
+    throw refuse('key_unknown', typeof header.kid === 'string' ? 'No active key of the partner has this kid' : 'The partner has no active key');
+  }
+  for (const candidate of candidates) {
+    try {
+      await compactVerify(token, candidate.key, { algorithms: ['ES512'] });
+      return {
+        partner: credentials.partner,
+        kid: candidate.kid,
+        claims: { iss, sub, iat, exp },
+      };
+    } catch (err) {
+      if (!(err instanceof joseErrors.JWSSignatureVerificationFailed) && !(err instanceof joseErrors.JOSEError)) throw err;
+    }
+  }
+  throw refuse('signature_invalid', 'The signature does not verify with any active key of the partner');
+}
+
+/**
+ * The es512-jwt policy: authenticates every request of its pipeline or ends it with a 401 problem.
+ * Nothing after it in the pipeline runs for a refused token.
+ */
+export function es512Jwt(params: Es512JwtParams): RequestHandler {
+  const settings: Es512JwtParams = {
+    clockSkewSeconds: params.clockSkewSeconds ?? 30,
+    maxLifetimeSeconds: params.maxLifetimeSeconds ?? 300,
+  };
+  const { partners } = services();
+  return function es512JwtPolicy(req, _res, next) {
+    verifyPartnerToken(req.headers.authorization, partners, settings).then(
+      (verified) => {
+        req.partner = verified.partner;
+        req.auth = { kid: verified.kid, claims: verified.claims };
+        next();
+      },
+      (err: unknown) => next(err)
+    );
+  };
+}

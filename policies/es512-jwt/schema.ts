@@ -1,0 +1,30 @@
+import type { PolicySchema } from '../policy';
+
+/** Action params of the es512-jwt policy. */
+export interface Es512JwtParams {
+  clockSkewSeconds: number;
+  maxLifetimeSeconds: number;
+}
+
+export const schema: PolicySchema = {
+  $id: 'https://partner-gateway.dev/schemas/policies/es512-jwt.json',
+  type: 'object',
+  description:
+    'Authenticates the partner: Authorization: Bearer <JWT> signed with ES512 (P-521) by one of the partner\'s active keys, with iss, sub, iat and exp.',
+  properties: {
+    clockSkewSeconds: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 300,
+      default: 30,
+      description: 'Tolerance in seconds applied to exp, iat and nbf.',
+    },
+    maxLifetimeSeconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 86400,
+      default: 300,
+      description: 'Largest accepted exp - iat in seconds (the spec recommends 60).',
+    },
+  },
+};

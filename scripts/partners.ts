@@ -1,0 +1,134 @@
+/**
+ * Operator CLI over the admin API (`npm run -s partners -- <verb> ...`):
+ *
+ *   keygen --out DIR                                      make a P-521 key pair (partner side)
+ *   add --name NAME --issuer URL --public-key FILE [--kid KID]
+ *   list | show ID
+ *   add-key ID --public-key FILE [--kid KID]              rotation
+ *   revoke-key ID KID                                     revocation
+ *   disable ID | enable ID
+ *   add-tenant ID --name NAME                             a B2B tenant
+ *
+ * The admin URL defaults to http://ADMIN_HOST:ADMIN_PORT (127.0.0.1:9876); the token is ADMIN_TOKEN
+ * or, when unset, the one the gateway generated in DATA_DIR/admin-token.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ADMIN_TOKEN_FILE } from '../gateway/admin/admin-token';
+import { projectRoot } from '../gateway/settings';
+
+const USAGE = `usage: npm run -s partners -- <verb> [options]
+  keygen --out DIR
+  add --name NAME --issuer URL --public-key FILE [--kid KID]
+  list
+  show ID
+  add-key ID --public-key FILE [--kid KID]
+  revoke-key ID KID
+  disable ID
+  enable ID
+  add-tenant ID --name NAME
+options: --admin-url URL (default http://$ADMIN_HOST:$ADMIN_PORT), --token TOKEN (default $ADMIN_TOKEN or DATA_DIR/admin-token)
+`;
+
+class UsageError extends Error {}
+
+function adminToken(explicit: string | undefined): string {
+  if (explicit) return explicit;
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = path.join(path.resolve(process.env.DATA_DIR || path.join(projectRoot, '.data')), ADMIN_TOKEN_FILE);
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new UsageError(`no admin token: set ADMIN_TOKEN or start the gateway once so that it writes ${file}`);
+  }
+}
+
+async function call(baseUrl: string, token: string, method: string, urlPath: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${baseUrl}${urlPath}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const parsed: unknown = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    const problem = parsed as { detail?: string; invalidParams?: { name: string; reason: string }[] } | null;
+    const params = problem?.invalidParams?.map((p) => `${p.name} ${p.reason}`).join('; ');
+    throw new Error(`${method} ${urlPath} → ${response.status}: ${problem?.detail ?? text}${params ? ` (${params})` : ''}`);
+  }
+  return parsed;
+}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+/** Runs one CLI verb; returns what to print. Exported for tests. */
+export async function runPartnersCli(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      issuer: { type: 'string' },
+      'public-key': { type: 'string' },
+      kid: { type: 'string' },
+      out: { type: 'string' },
+      'admin-url': { type: 'string' },
+      token: { type: 'string' },
+    },
+  });
+  const [verb, ...args] = positionals;
+  if (verb === 'keygen') {
+    const out = path.resolve(need(values.out, '--out DIR'));
+    fs.mkdirSync(out, { recursive: true });
+    const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' });
+    fs.writeFileSync(path.join(out, 'private.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    fs.writeFileSync(path.join(out, 'public.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+    return { privateKey: path.join(out, 'private.pem'), publicKey: path.join(out, 'public.pem') };
+  }
+  const baseUrl = (values['admin-url'] ?? `http://${process.env.ADMIN_HOST || '127.0.0.1'}:${process.env.ADMIN_PORT || '9876'}`).replace(/\/+$/, '');
+  const token = adminToken(values.token);
+  const readKey = () => fs.readFileSync(need(values['public-key'], '--public-key FILE'), 'utf8');
+  const id = () => need(args[0], 'partner ID');
+  switch (verb) {
+    case 'add':
+      return call(baseUrl, token, 'POST', '/admin/partners', {
+        name: need(values.name, '--name'),
+        issuer: need(values.issuer, '--issuer'),
+        publicKey: readKey(),
+        ...(values.kid ? { kid: values.kid } : {}),
+      });
+    case 'list':
+      return call(baseUrl, token, 'GET', '/admin/partners');
+    case 'show':
+      return call(baseUrl, token, 'GET', `/admin/partners/${encodeURIComponent(id())}`);
+    case 'add-key':
+      return call(baseUrl, token, 'POST', `/admin/partners/${encodeURIComponent(id())}/keys`, {
+        publicKey: readKey(),
+        ...(values.kid ? { kid: values.kid } : {}),
+      });
+    case 'revoke-key':
+      return call(baseUrl, token, 'DELETE', `/admin/partners/${encodeURIComponent(id())}/keys/${encodeURIComponent(need(args[1], 'KID'))}`);
+    case 'disable':
+    case 'enable':
+      return call(baseUrl, token, 'PATCH', `/admin/partners/${encodeURIComponent(id())}`, { status: verb === 'disable' ? 'disabled' : 'active' });
+    case 'add-tenant':
+      return call(baseUrl, token, 'POST', `/admin/partners/${encodeURIComponent(id())}/tenants`, { name: need(values.name, '--name') });
+    default:
+      throw new UsageError(verb ? `unknown verb "${verb}"` : 'missing verb');
+  }
+}
+
+if (require.main === module) {
+  runPartnersCli(process.argv.slice(2)).then(
+    (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
+    (err: unknown) => {
+      process.stderr.write(`partners: ${(err as Error).message}\n${err instanceof UsageError ? USAGE : ''}`);
+      process.exit(err instanceof UsageError ? 2 : 1);
+    }
+  );
+}
