@@ -39,6 +39,7 @@ export const ERROR_CATALOG = {
   partner_disabled: { status: 401, title: 'Partner disabled' },
   issuer_mismatch: { status: 401, title: 'Issuer does not match the partner' },
   key_unknown: { status: 401, title: 'No active key matches the token' },
+  key_revoked: { status: 401, title: 'Signing key revoked' },
   signature_invalid: { status: 401, title: 'Signature invalid' },
   admin_unauthorized: { status: 401, title: 'Admin token missing or invalid' },
   // 403, 404, 405, 409, 413, 415

@@ -35,6 +35,7 @@ export interface B2bTenant {
 export interface PartnerCredentials {
   partner: Partner;
   keys: { kid: string; key: KeyObject }[];
+  revokedKids: Set<string>;
 }
 
 interface PartnerRow {
@@ -184,19 +185,24 @@ export class PartnerStore {
     return rows.rows.map((r) => ({ _id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
   }
 
-  /** The partner and its active keys, for token verification; undefined when unknown. */
+  /** The partner, its active keys and its revoked kids, for token verification; undefined when unknown. */
   async credentials(id: string): Promise<PartnerCredentials | undefined> {
-    const rows = await this.db.query<PartnerRow & { kid: string | null; public_key: string | null }>(
-      `SELECT p.id, p.name, p.issuer, p.status, p.created_at, p.updated_at, k.kid, k.public_key
-         FROM partners p LEFT JOIN partner_keys k ON k.partner_id = p.id AND k.status = 'active'
-        WHERE p.id = $1`,
+    const rows = await this.db.query<PartnerRow & { kid: string | null; public_key: string | null; key_status: string | null }>(
+      `SELECT p.id, p.name, p.issuer, p.status, p.created_at, p.updated_at, k.kid, k.public_key, k.status AS key_status
+         FROM partners p LEFT JOIN partner_keys k ON k.partner_id = p.id
+        WHERE p.id = $1
+        ORDER BY k.created_at`,
       [id]
     );
     if (rows.rowCount === 0) return undefined;
-    const keys = rows.rows
-      .filter((r) => r.kid !== null && r.public_key !== null)
-      .map((r) => ({ kid: r.kid as string, key: this.keyObject(r.public_key as string) }));
-    return { partner: toPartner(rows.rows[0]), keys };
+    const keys: PartnerCredentials['keys'] = [];
+    const revokedKids = new Set<string>();
+    for (const row of rows.rows) {
+      if (row.kid === null || row.public_key === null) continue;
+      if (row.key_status === 'active') keys.push({ kid: row.kid, key: this.keyObject(row.public_key) });
+      else revokedKids.add(row.kid);
+    }
+    return { partner: toPartner(rows.rows[0]), keys, revokedKids };
   }
 
   private keyObject(pem: string): KeyObject {

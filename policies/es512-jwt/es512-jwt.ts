@@ -98,6 +98,9 @@ export async function verifyPartnerToken(
   if (credentials.partner.status !== 'active') throw refuse('partner_disabled', 'The partner is disabled');
   if (credentials.partner.issuer !== iss) throw refuse('issuer_mismatch', '"iss" is not the issuer registered for this partner');
 
+  if (typeof header.kid === 'string' && credentials.revokedKids.has(header.kid)) {
+    throw refuse('key_revoked', 'The key this token names (kid) has been revoked');
+  }
   const candidates = typeof header.kid === 'string' ? credentials.keys.filter((k) => k.kid === header.kid) : credentials.keys;
   if (candidates.length === 0) {
     throw refuse('key_unknown', typeof header.kid === 'string' ? 'No active key of the partner has this kid' : 'The partner has no active key');

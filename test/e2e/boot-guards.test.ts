@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import YAML from 'yaml';
+import { runGatewayExpectingFailure, startGatewayProcess } from '../support/gateway-process';
+
+const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', 'config');
+
+type Yaml = Record<string, any>;
+
+/** A copy of the shipped config folder, with a change applied to gateway or system config. */
+function brokenConfig(change: { gateway?: (c: Yaml) => void; system?: (c: Yaml) => void; files?: (dir: string) => void }): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-config-'));
+  fs.cpSync(SHIPPED_CONFIG, dir, { recursive: true });
+  for (const [file, fn] of [
+    ['gateway.config.yml', change.gateway],
+    ['system.config.yml', change.system],
+  ] as const) {
+    if (!fn) continue;
+    const parsed = YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Yaml;
+    fn(parsed);
+    fs.writeFileSync(path.join(dir, file), YAML.stringify(parsed));
+  }
+  change.files?.(dir);
+  return dir;
+}
+
+interface GuardCase {
+  description: string;
+  config: () => string;
+  expectedMessage: RegExp;
+}
+
+describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)', function () {
+  this.timeout(60_000);
+
+  const cases: GuardCase[] = [
+    {
+      description: 'a missing models/users.json (express-gateway would crash)',
+      config: () => brokenConfig({ files: (dir) => fs.rmSync(path.join(dir, 'models', 'users.json')) }),
+      expectedMessage: /models\/users\.json: missing/,
+    },
+    {
+      description: 'a plugin whose package does not exist',
+      config: () => brokenConfig({ system: (c) => (c.plugins['ghost-plugin'] = { package: '/nonexistent/ghost-plugin.js' }) }),
+      expectedMessage: /a plugin failed to load: .*ghost-plugin/,
+    },
+    {
+      description: 'a plugin that throws while it initialises',
+      config: () =>
+        brokenConfig({
+          system: (c) => (c.plugins['throwing-plugin'] = { package: '${EG_CONFIG_DIR}/throwing-plugin.js' }),
+          files: (dir) =>
+            fs.writeFileSync(
+              path.join(dir, 'throwing-plugin.js'),
+              "module.exports = { version: '1.2.0', init() { throw new Error('boom in init'); } };\n"
+            ),
+        }),
+      expectedMessage: /a plugin failed to load: .*boom in init/,
+    },
+    {
+      description: 'a pipeline naming an unknown policy',
+      config: () =>
+        brokenConfig({
+          gateway: (c) => {
+            c.policies.push('rate-limiter-9000');
+            c.pipelines.me.policies.splice(1, 0, { 'rate-limiter-9000': [{ action: {} }] });
+          },
+        }),
+      expectedMessage: /pipeline "me", policy "rate-limiter-9000": unknown policy/,
+    },
+    {
+      description: 'a pipeline using a policy missing from the whitelist',
+      config: () => brokenConfig({ gateway: (c) => (c.policies = ['es512-jwt']) }),
+      expectedMessage: /policy "local-handler": is not declared in the policies whitelist/,
+    },
+    {
+      description: 'a step with an unknown condition',
+      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[1]['local-handler'][0].condition = { name: 'moon-phase' }) }),
+      expectedMessage: /unknown condition "moon-phase"/,
+    },
+    {
+      description: 'action params of the wrong type',
+      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkewSeconds = 'lots') }),
+      expectedMessage: /pipeline "me", policy "es512-jwt": invalid action params: \/clockSkewSeconds must be integer/,
+    },
+    {
+      description: 'an unknown action param (a typo)',
+      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkew = 5) }),
+      expectedMessage: /invalid action params: action must NOT have additional properties "clockSkew"/,
+    },
+    {
+      description: 'an unknown local handler',
+      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[1]['local-handler'][0].action.handler = 'delete-everything') }),
+      expectedMessage: /policy "local-handler": invalid action params: \/handler must be equal to one of the allowed values/,
+    },
+    {
+      description: 'a partner route without the JWT policy',
+      config: () => brokenConfig({ gateway: (c) => c.pipelines.me.policies.shift() }),
+      expectedMessage: /route \/api\/partner\/me \(pipeline "me"\) lacks the es512-jwt policy/,
+    },
+    {
+      description: 'the JWT policy after the handler',
+      config: () => brokenConfig({ gateway: (c) => c.pipelines.me.policies.reverse() }),
+      expectedMessage: /lacks the es512-jwt policy as its first, unconditional policy/,
+    },
+    {
+      description: 'the JWT policy behind a condition',
+      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].condition = { name: 'never' }) }),
+      expectedMessage: /the JWT policy must run unconditionally/,
+    },
+    {
+      description: "express-gateway's stock admin API enabled",
+      config: () => brokenConfig({ gateway: (c) => (c.admin = { port: 9876, host: 'localhost' }) }),
+      expectedMessage: /admin API has no authentication/,
+    },
+    {
+      description: 'the expression built-in whitelisted',
+      config: () => brokenConfig({ gateway: (c) => c.policies.push('expression') }),
+      expectedMessage: /the expression policy runs code from configuration and is never allowed/,
+    },
+    {
+      description: 'an unused built-in (proxy) whitelisted',
+      config: () => brokenConfig({ gateway: (c) => c.policies.push('proxy') }),
+      expectedMessage: /policies "proxy": express-gateway built-in policies are not whitelisted/,
+    },
+    {
+      description: 'a route outside /api/partner',
+      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints.me.paths = '/internal/me') }),
+      expectedMessage: /path "\/internal\/me" is outside \/api\/partner/,
+    },
+    {
+      description: 'a wildcard route',
+      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints.me.paths = '/api/partner/*') }),
+      expectedMessage: /must not use wildcards/,
+    },
+    {
+      description: 'invalid YAML',
+      config: () => brokenConfig({ files: (dir) => fs.appendFileSync(path.join(dir, 'gateway.config.yml'), '\npipelines: [unclosed\n') }),
+      expectedMessage: /express-gateway could not load the configuration/,
+    },
+    {
+      description: "a config express-gateway's schema rejects",
+      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints = 'everything') }),
+      expectedMessage: /express-gateway could not load the configuration/,
+    },
+  ];
+
+  for (const testCase of cases) {
+    it(`refuses ${testCase.description}`, async function () {
+      const result = await runGatewayExpectingFailure({ configDir: testCase.config() });
+      expect(result.code, result.output).to.equal(1);
+      expect(result.output).to.match(/configuration refused/);
+      expect(result.output).to.match(testCase.expectedMessage);
+      expect(result.output, 'no stack trace on stderr').to.not.match(/^\s+at .*\(.*\.js:\d+:\d+\)$/m);
+    });
+  }
+
+  it('starts with the shipped configuration copied the same way (the cases above fail for their reason only)', async function () {
+    const gateway = await startGatewayProcess({ configDir: brokenConfig({}) });
+    try {
+      const response = await fetch(`${gateway.baseUrl}/api/partner/health-check`);
+      expect(response.status).to.equal(200);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('refuses a bad environment variable before anything starts', async function () {
+    const result = await runGatewayExpectingFailure({ env: { ADMIN_TOKEN: 'short' } });
+    expect(result.code).to.equal(1);
+    expect(result.output).to.match(/ADMIN_TOKEN must be at least 32 characters/);
+  });
+});

@@ -1,0 +1,60 @@
+import crypto from 'node:crypto';
+import { Client } from 'pg';
+
+/**
+ * The PostgreSQL server tests run against: TEST_DATABASE_URL, or this machine's
+ * postgres://postgres@127.0.0.1:5432/test (trust auth), as CI provides.
+ */
+export const SERVER_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A database made for this test run. */
+export interface RunDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** Creates `pgw_test_<time>_<random>` on the test server; `drop()` removes it (forcing connections off). */
+export async function createRunDatabase(prefix = 'pgw_test'): Promise<RunDatabase> {
+  const name = `${prefix}_${Date.now().toString(36)}_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await admin.connect();
+  } catch (err) {
+    throw new Error(
+      `tests need PostgreSQL at ${SERVER_URL} (set TEST_DATABASE_URL, or start it with ` +
+        `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start): ${(err as Error).message}`
+    );
+  }
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    name,
+    url: withDatabase(SERVER_URL, name),
+    async drop() {
+      const client = new Client({ connectionString: SERVER_URL });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** The database of the current run (made by the root hook in test/setup.ts). */
+export function runDatabaseUrl(): string {
+  const url = process.env.TEST_RUN_DATABASE_URL;
+  if (!url) throw new Error('TEST_RUN_DATABASE_URL is not set: run the tests through mocha with test/setup');
+  return url;
+}
