@@ -1,5 +1,10 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from 'pg';
+import { startEmbeddedPostgres } from '../../gateway/db/embedded';
+import { createLogger } from '../../gateway/logging/logger';
 
 /**
  * The PostgreSQL server tests run against: TEST_DATABASE_URL, or this machine's
@@ -57,4 +62,21 @@ export function runDatabaseUrl(): string {
   const url = process.env.TEST_RUN_DATABASE_URL;
   if (!url) throw new Error('TEST_RUN_DATABASE_URL is not set: run the tests through mocha with test/setup');
   return url;
+}
+
+/**
+ * `TEST_DB=embedded`: the whole run uses one embedded PostgreSQL (PGlite behind pglite-socket)
+ * started in the test process, so every suite also proves the embedded default runs our SQL.
+ */
+export async function createEmbeddedRunDatabase(): Promise<RunDatabase> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-embedded-run-'));
+  const embedded = await startEmbeddedPostgres(dir, createLogger({ level: 'silent' }), 20);
+  return {
+    name: 'embedded',
+    url: embedded.url,
+    async drop() {
+      await embedded.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,0 +1,141 @@
+import type { Router } from 'express';
+import { isObjectId, newNumericId, newObjectId } from '../shared/ids';
+import { queryParam, type SandboxKit } from '../shared/sandbox-app';
+import { upstreamError } from '../shared/sandbox-error';
+import { compileValidator } from '../shared/validation';
+import { createAccountSchema } from './schemas';
+
+/** `lastName` values that make `POST /accounts` misbehave on purpose (docs/upstreams.md). */
+export const ACCOUNT_TRIGGERS = {
+  fail: 'SANDBOX-FAIL',
+  timeout: 'SANDBOX-TIMEOUT',
+  reject: 'SANDBOX-REJECT',
+  unavailable: 'SANDBOX-UNAVAILABLE',
+  slow: 'SANDBOX-SLOW',
+} as const;
+
+/** Delay of the `SANDBOX-SLOW` trigger: slow, yet well inside any sane upstream timeout. */
+export const SLOW_TRIGGER_MS = 1000;
+
+interface CreateAccountBody {
+  partnerId: string;
+  onboardingId: string;
+  baasAccountClientId?: number | string;
+  lastName: string;
+  [field: string]: unknown;
+}
+
+/** An account as answered by `GET /accounts/{accountId}`. */
+export interface Account {
+  accountId: string;
+  /** Numeric string; the issuer's `clientCode` for this individual's cards. */
+  clientId: string;
+  status: 'CREATED';
+  partnerId: string;
+  onboardingId: string;
+  baasAccountClientId: string | null;
+  /** The individual's fields as received (everything but partnerId, onboardingId, baasAccountClientId). */
+  individual: Record<string, unknown>;
+  createdAt: string;
+}
+
+const checkCreateAccount = compileValidator<CreateAccountBody>(createAccountSchema);
+
+/** The accounts of the account-creation proxy, in memory. */
+export class AccountStore {
+  private byId = new Map<string, Account>();
+  private clientIds = new Set<string>();
+
+  create(body: CreateAccountBody): Account {
+    const { partnerId, onboardingId, baasAccountClientId, ...individual } = body;
+    let clientId = newNumericId(8);
+    while (this.clientIds.has(clientId)) clientId = newNumericId(8);
+    this.clientIds.add(clientId);
+    const account: Account = {
+      accountId: newObjectId(),
+      clientId,
+      status: 'CREATED',
+      partnerId,
+      onboardingId,
+      baasAccountClientId: baasAccountClientId === undefined ? null : String(baasAccountClientId),
+      individual,
+      createdAt: new Date().toISOString(),
+    };
+    this.byId.set(account.accountId, account);
+    return account;
+  }
+
+  get(accountId: string): Account | undefined {
+    return this.byId.get(accountId);
+  }
+
+  findByOnboarding(onboardingId: string): Account | undefined {
+    for (const account of this.byId.values()) if (account.onboardingId === onboardingId) return account;
+    return undefined;
+  }
+
+  list(): Account[] {
+    return [...this.byId.values()];
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.clientIds.clear();
+  }
+}
+
+/** Mounts the account-creation proxy's API on `router`. */
+export function mountAccountRoutes(router: Router, accounts: AccountStore, kit: SandboxKit): void {
+  router.post('/accounts', (req, res, next) => {
+    const body = checkCreateAccount(req.body);
+    switch (body.lastName) {
+      case ACCOUNT_TRIGGERS.fail:
+        throw upstreamError('ACCOUNT_CREATION_FAILED', 'Account creation failed (sandbox trigger SANDBOX-FAIL)');
+      case ACCOUNT_TRIGGERS.timeout:
+        kit.hang(res);
+        return;
+      case ACCOUNT_TRIGGERS.reject:
+        throw upstreamError('ACCOUNT_REJECTED', 'The individual was rejected by compliance screening (sandbox trigger SANDBOX-REJECT)');
+      case ACCOUNT_TRIGGERS.unavailable:
+        throw upstreamError('SERVICE_UNAVAILABLE', 'Account service unavailable (sandbox trigger SANDBOX-UNAVAILABLE)');
+    }
+    const existing = accounts.findByOnboarding(body.onboardingId);
+    if (existing) {
+      throw upstreamError('DUPLICATE_ONBOARDING', `Onboarding ${body.onboardingId} already has account ${existing.accountId}`);
+    }
+    const answer = (): void => {
+      if (res.destroyed) return;
+      const account = accounts.create(body);
+      res.status(201).json({ accountId: account.accountId, clientId: account.clientId, status: account.status });
+    };
+    if (body.lastName === ACCOUNT_TRIGGERS.slow) {
+      const timer = setTimeout(() => {
+        try {
+          answer();
+        } catch (err) {
+          next(err);
+        }
+      }, SLOW_TRIGGER_MS);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+    answer();
+  });
+
+  router.get('/accounts', (req, res) => {
+    const onboardingId = queryParam(req, 'onboardingId');
+    if (!onboardingId) {
+      throw upstreamError('VALIDATION_ERROR', 'Invalid request: ?onboardingId is required', [
+        { path: '?onboardingId', message: 'is required' },
+      ]);
+    }
+    const account = accounts.findByOnboarding(onboardingId);
+    res.json({ data: account ? [account] : [] });
+  });
+
+  router.get('/accounts/:accountId', (req, res) => {
+    const account = isObjectId(req.params.accountId) ? accounts.get(req.params.accountId) : undefined;
+    if (!account) throw upstreamError('ACCOUNT_NOT_FOUND', `No account ${req.params.accountId}`);
+    res.json(account);
+  });
+}

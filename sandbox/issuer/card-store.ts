@@ -1,0 +1,205 @@
+import { randomInt } from 'node:crypto';
+import { newCardKey } from '../shared/ids';
+import { luhnCheckDigit } from '../shared/luhn';
+import { upstreamError } from '../shared/sandbox-error';
+import { defaultLimits, type LimitName, type LimitState } from './limits';
+import type { IssuerStatusCode, StatusAction } from './status-codes';
+
+/** The BIN (first six PAN digits) of every sandbox card; masks start `5355 70`. */
+export const SANDBOX_BIN = '535570';
+
+/** Emboss name that makes a card leak `cardNumber` and `cvv` in its full-card answers. */
+export const LEAK_TRIGGER = 'SANDBOX-LEAK';
+
+/** PIN attempts a card allows before it blocks; `pin/reset-tries` restores this. */
+export const PIN_TRIES = 3;
+
+export type CardType = 'virtual' | 'physical';
+
+/** One recorded status change of a card (visible on the control endpoint). */
+export interface StatusChange {
+  action: StatusAction | 'reissued';
+  from: IssuerStatusCode;
+  to: IssuerStatusCode;
+  reason: string | null;
+  description: string | null;
+  cardLocation: string | null;
+  at: string;
+}
+
+/** Everything the issuer keeps about a card, secrets included. */
+export interface CardRecord {
+  cardKey: string;
+  pan: string;
+  cvv: string;
+  type: CardType;
+  statusCode: IssuerStatusCode;
+  currency: string;
+  productCode: string;
+  holderClientCode: string;
+  expDate: string;
+  embossedName: string;
+  shippingAddressId: string | null;
+  createdAt: string;
+  leaksSecrets: boolean;
+  threeDSAnswer: string | null;
+  pinTriesRemaining: number;
+  limits: Map<LimitName, LimitState>;
+  statusHistory: StatusChange[];
+  previousCardKey: string | null;
+  pinMailer: string | null;
+}
+
+/** The full card object the issuer answers with. */
+export interface IssuerCard {
+  cardKey: string;
+  cardMask: string;
+  type: CardType;
+  statusCode: IssuerStatusCode;
+  currency: string;
+  productCode: string;
+  holderClientCode: string;
+  expDate: string;
+  embossedName: string;
+  createdAt: string;
+  /** Present only for cards created with the SANDBOX-LEAK emboss name. */
+  cardNumber?: string;
+  /** Present only for cards created with the SANDBOX-LEAK emboss name. */
+  cvv?: string;
+}
+
+/** Fields of a new card. */
+export interface NewCard {
+  type: CardType;
+  clientCode: string;
+  expDate: string;
+  currency: string;
+  productCode: string;
+  embossedName?: string;
+  shippingAddressId?: string;
+}
+
+/** `5355 70** **** 1234` from a 16-digit PAN. */
+export function maskPan(pan: string): string {
+  return `${pan.slice(0, 4)} ${pan.slice(4, 6)}** **** ${pan.slice(12)}`;
+}
+
+/** The full card object of a record; secrets only for SANDBOX-LEAK cards. */
+export function cardView(card: CardRecord): IssuerCard {
+  const view: IssuerCard = {
+    cardKey: card.cardKey,
+    cardMask: maskPan(card.pan),
+    type: card.type,
+    statusCode: card.statusCode,
+    currency: card.currency,
+    productCode: card.productCode,
+    holderClientCode: card.holderClientCode,
+    expDate: card.expDate,
+    embossedName: card.embossedName,
+    createdAt: card.createdAt,
+  };
+  if (card.leaksSecrets) {
+    view.cardNumber = card.pan;
+    view.cvv = card.cvv;
+  }
+  return view;
+}
+
+/** The issuer's cards, in memory. */
+export class CardStore {
+  private cards = new Map<string, CardRecord>();
+  private issuedPans = new Set<string>();
+
+  /** Issues a card: new key, Luhn-valid PAN, CVV, initial status 00 (virtual) or I1 (physical). */
+  create(input: NewCard): CardRecord {
+    const embossedName = input.embossedName ?? '';
+    return this.store({
+      type: input.type,
+      statusCode: input.type === 'virtual' ? '00' : 'I1',
+      currency: input.currency,
+      productCode: input.productCode,
+      holderClientCode: input.clientCode,
+      expDate: input.expDate,
+      embossedName,
+      shippingAddressId: input.shippingAddressId ?? null,
+      leaksSecrets: embossedName === LEAK_TRIGGER,
+      threeDSAnswer: null,
+      previousCardKey: null,
+      pinMailer: null,
+    });
+  }
+
+  /** The card with `cardKey`, or 404 `CARD_NOT_FOUND`. */
+  get(cardKey: string): CardRecord {
+    const card = this.cards.get(cardKey);
+    if (!card) throw upstreamError('CARD_NOT_FOUND', `No card with cardKey ${cardKey}`);
+    return card;
+  }
+
+  /**
+   * A successor of `old` (same holder, product, currency, emboss name, limit values) with a new
+   * key, PAN, CVV and the given expiry. A physical successor starts `I1`, a virtual one `00`.
+   */
+  successor(old: CardRecord, expDate: string, pinMailer: string | null): CardRecord {
+    const card = this.store({
+      type: old.type,
+      statusCode: old.type === 'virtual' ? '00' : 'I1',
+      currency: old.currency,
+      productCode: old.productCode,
+      holderClientCode: old.holderClientCode,
+      expDate,
+      embossedName: old.embossedName,
+      shippingAddressId: old.shippingAddressId,
+      leaksSecrets: old.leaksSecrets,
+      threeDSAnswer: old.threeDSAnswer,
+      previousCardKey: old.cardKey,
+      pinMailer,
+    });
+    for (const [name, state] of old.limits) {
+      const fresh = card.limits.get(name);
+      if (fresh) fresh.value = state.value;
+    }
+    return card;
+  }
+
+  /** Forgets a card: its key answers 404 from now on. */
+  remove(cardKey: string): void {
+    this.cards.delete(cardKey);
+  }
+
+  clear(): void {
+    this.cards.clear();
+    this.issuedPans.clear();
+  }
+
+  private store(
+    fields: Omit<CardRecord, 'cardKey' | 'pan' | 'cvv' | 'createdAt' | 'pinTriesRemaining' | 'limits' | 'statusHistory'>,
+  ): CardRecord {
+    let cardKey = newCardKey();
+    while (this.cards.has(cardKey)) cardKey = newCardKey();
+    const card: CardRecord = {
+      ...fields,
+      cardKey,
+      pan: this.newPan(),
+      cvv: String(randomInt(0, 1000)).padStart(3, '0'),
+      createdAt: new Date().toISOString(),
+      pinTriesRemaining: PIN_TRIES,
+      limits: defaultLimits(cardKey, fields.currency),
+      statusHistory: [],
+    };
+    this.cards.set(cardKey, card);
+    return card;
+  }
+
+  private newPan(): string {
+    for (;;) {
+      let body = SANDBOX_BIN;
+      while (body.length < 15) body += String(randomInt(0, 10));
+      const pan = body + String(luhnCheckDigit(body));
+      if (!this.issuedPans.has(pan)) {
+        this.issuedPans.add(pan);
+        return pan;
+      }
+    }
+  }
+}

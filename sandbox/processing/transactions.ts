@@ -1,0 +1,120 @@
+import { roundMoney, seededRandom, type SeededRandom } from '../shared/seeded-random';
+
+/** A card the processing system has heard of (through a card_created webhook or the control API). */
+export interface KnownCard {
+  cardKey: string;
+  previousCardKey: string | null;
+  cardMask: string | null;
+  type: 'virtual' | 'physical' | null;
+  ownerType: 'individual' | 'b2b' | null;
+  ownerId: string | null;
+  partnerId: string | null;
+  /** What `accountId` filters on; defaults to ownerId. */
+  accountId: string | null;
+  currency: string;
+  occurredAt: string | null;
+  registeredAt: string;
+}
+
+export interface Merchant {
+  name: string;
+  mcc: string;
+  city: string;
+  country: string;
+}
+
+export type TransactionType = 'PURCHASE' | 'WITHDRAWAL' | 'REFUND';
+export type TransactionStatus = 'SETTLED' | 'PENDING' | 'DECLINED';
+
+/** One card transaction of the processing system. */
+export interface Transaction {
+  id: string;
+  cardId: string;
+  accountId: string | null;
+  /** Positive; the type says which way the money went. */
+  amount: number;
+  currency: string;
+  type: TransactionType;
+  merchant: Merchant;
+  status: TransactionStatus;
+  createdAt: string;
+}
+
+/** Generated histories end here, so a card's history never changes with the clock. */
+export const HISTORY_END = Date.UTC(2025, 0, 1);
+/** Length of a generated history. */
+export const HISTORY_DAYS = 90;
+/** Transactions younger than this (relative to HISTORY_END) are still PENDING. */
+const PENDING_WINDOW_MS = 2 * 24 * 3600 * 1000;
+
+interface MerchantProfile extends Merchant {
+  minAmount: number;
+  maxAmount: number;
+}
+
+const SHOPS: readonly MerchantProfile[] = [
+  { name: 'REWE Markt', mcc: '5411', city: 'Berlin', country: 'DE', minAmount: 4, maxAmount: 120 },
+  { name: 'Carrefour', mcc: '5411', city: 'Paris', country: 'FR', minAmount: 6, maxAmount: 150 },
+  { name: 'Albert Heijn', mcc: '5411', city: 'Amsterdam', country: 'NL', minAmount: 3, maxAmount: 90 },
+  { name: 'Shell', mcc: '5541', city: 'Hamburg', country: 'DE', minAmount: 20, maxAmount: 110 },
+  { name: 'Amazon EU', mcc: '5942', city: 'Luxembourg', country: 'LU', minAmount: 8, maxAmount: 300 },
+  { name: 'Zalando', mcc: '5651', city: 'Berlin', country: 'DE', minAmount: 25, maxAmount: 250 },
+  { name: 'IKEA', mcc: '5712', city: 'Madrid', country: 'ES', minAmount: 15, maxAmount: 600 },
+  { name: 'Deutsche Bahn', mcc: '4112', city: 'Frankfurt', country: 'DE', minAmount: 12, maxAmount: 180 },
+  { name: 'Ryanair', mcc: '4511', city: 'Dublin', country: 'IE', minAmount: 30, maxAmount: 400 },
+  { name: 'Booking.com', mcc: '7011', city: 'Amsterdam', country: 'NL', minAmount: 60, maxAmount: 900 },
+  { name: 'Uber', mcc: '4121', city: 'Lisbon', country: 'PT', minAmount: 6, maxAmount: 45 },
+  { name: 'Starbucks', mcc: '5814', city: 'Milan', country: 'IT', minAmount: 3, maxAmount: 15 },
+  { name: 'Spotify', mcc: '5815', city: 'Stockholm', country: 'SE', minAmount: 10.99, maxAmount: 10.99 },
+  { name: 'Netflix', mcc: '4899', city: 'Amsterdam', country: 'NL', minAmount: 13.99, maxAmount: 13.99 },
+  { name: 'Apotheke am Markt', mcc: '5912', city: 'Munich', country: 'DE', minAmount: 5, maxAmount: 60 },
+  { name: 'Trattoria da Luigi', mcc: '5812', city: 'Rome', country: 'IT', minAmount: 18, maxAmount: 95 },
+];
+
+const ATMS: readonly MerchantProfile[] = [
+  { name: 'ATM Sparkasse', mcc: '6011', city: 'Cologne', country: 'DE', minAmount: 20, maxAmount: 400 },
+  { name: 'ATM BNP Paribas', mcc: '6011', city: 'Lyon', country: 'FR', minAmount: 20, maxAmount: 300 },
+  { name: 'ATM ING', mcc: '6011', city: 'Rotterdam', country: 'NL', minAmount: 20, maxAmount: 250 },
+];
+
+function amountFor(profile: MerchantProfile, random: SeededRandom, type: TransactionType): number {
+  if (type === 'WITHDRAWAL') return random.int(profile.minAmount / 10, profile.maxAmount / 10) * 10;
+  const amount = profile.minAmount + random.next() * (profile.maxAmount - profile.minAmount);
+  return roundMoney(type === 'REFUND' ? amount * (0.2 + random.next() * 0.8) : amount);
+}
+
+/**
+ * The transaction history of a card, newest first: 6 to 24 transactions over the 90 days
+ * before {@link HISTORY_END}, generated from a PRNG seeded with the card key only, so a card
+ * always has the same history (ids, amounts, merchants, dates). `accountId` and `currency`
+ * come from the card's registration.
+ */
+export function transactionsOf(card: KnownCard): Transaction[] {
+  const random = seededRandom(`transactions:${card.cardKey}`);
+  const count = random.int(6, 24);
+  const out: Transaction[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const roll = random.next();
+    const type: TransactionType = roll < 0.8 ? 'PURCHASE' : roll < 0.92 ? 'WITHDRAWAL' : 'REFUND';
+    const profile = random.pick(type === 'WITHDRAWAL' ? ATMS : SHOPS);
+    const at = HISTORY_END - Math.floor(random.next() * HISTORY_DAYS * 24 * 3600) * 1000;
+    const declined = type !== 'REFUND' && random.next() < 0.06;
+    out.push({
+      id: random.hex(24),
+      cardId: card.cardKey,
+      accountId: card.accountId,
+      amount: amountFor(profile, random, type),
+      currency: card.currency,
+      type,
+      merchant: { name: profile.name, mcc: profile.mcc, city: profile.city, country: profile.country },
+      status: declined ? 'DECLINED' : HISTORY_END - at < PENDING_WINDOW_MS ? 'PENDING' : 'SETTLED',
+      createdAt: new Date(at).toISOString(),
+    });
+  }
+  return out.sort(newestFirst);
+}
+
+/** Orders transactions newest first, ties by id. */
+export function newestFirst(a: Transaction, b: Transaction): number {
+  return b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
+}

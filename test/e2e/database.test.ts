@@ -1,0 +1,82 @@
+import { expect } from 'chai';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { registerPartner, type TestPartner } from '../support/partners';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { runDatabaseUrl } from '../support/test-database';
+
+async function me(gateway: GatewayProcess, partner: TestPartner) {
+  const response = await fetch(`${gateway.baseUrl}/api/partner/me`, { headers: { authorization: `Bearer ${await partner.token()}` } });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('e2e: database availability', function () {
+  describe('real PostgreSQL behind a link that goes down and comes back', function () {
+    let proxy: TcpProxy;
+    let gateway: GatewayProcess;
+    let partner: TestPartner;
+
+    before(async function () {
+      const direct = new URL(runDatabaseUrl());
+      proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+      const viaProxy = new URL(direct.toString());
+      viaProxy.port = String(proxy.port);
+      gateway = await startGatewayProcess({ env: { DATABASE_URL: viaProxy.toString() } });
+      partner = await registerPartner(gateway, 'outage');
+    });
+
+    after(async function () {
+      await gateway?.stop();
+      await proxy?.close();
+    });
+
+    it('answers 503 problems while the database is unreachable and resumes without a restart', async function () {
+      expect((await me(gateway, partner)).status).to.equal(200);
+
+      await proxy.cut();
+      for (let i = 0; i < 3; i++) {
+        const down = await me(gateway, partner);
+        expect(down.status).to.equal(503);
+        expect(down.headers.get('content-type')).to.match(/^application\/problem\+json/);
+        expect(down.headers.get('retry-after')).to.equal('1');
+        expect(down.body.code).to.equal('database_unavailable');
+        expect(JSON.stringify(down.body)).to.not.match(/ECONNREFUSED|at .*\.js/);
+      }
+      const health = await fetch(`${gateway.baseUrl}/api/partner/health-check`);
+      expect(health.status, 'the liveness probe stays 200').to.equal(200);
+
+      await proxy.restore();
+      const back = await me(gateway, partner);
+      expect(back.status).to.equal(200);
+      expect((back.body.partner as { _id: string })._id).to.equal(partner.id);
+      expect(gateway.child.exitCode, 'the process never restarted').to.equal(null);
+    });
+  });
+
+  describe('embedded PostgreSQL (DATABASE_URL unset)', function () {
+    this.timeout(90_000);
+
+    it('runs the same migrations and SQL, and keeps its data under DATA_DIR across restarts', async function () {
+      const first = await startGatewayProcess({ embedded: true, timeoutMs: 60_000 });
+      let dataDir: string;
+      let partner: TestPartner;
+      try {
+        expect(first.logLines().find((l) => l.msg === 'gateway ready')).to.include({ database: 'embedded' });
+        partner = await registerPartner(first, 'embedded');
+        const answer = await me(first, partner);
+        expect(answer.status).to.equal(200);
+        expect((answer.body.partner as { _id: string })._id).to.equal(partner.id);
+        dataDir = first.dataDir;
+      } finally {
+        expect(await first.stop()).to.equal(0);
+      }
+      const second = await startGatewayProcess({ embedded: true, dataDir, timeoutMs: 60_000 });
+      try {
+        const again = await me(second, partner);
+        expect(again.status, 'the partner registered before the restart still authenticates').to.equal(200);
+        expect(second.output()).to.not.include('migration applied');
+      } finally {
+        await second.stop();
+      }
+    });
+  });
+});

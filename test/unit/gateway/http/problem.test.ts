@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { ERROR_CATALOG, GatewayError } from '../../../../gateway/errors';
+import { toGatewayError } from '../../../../gateway/http/problem';
+
+describe('unit: http/problem toGatewayError', function () {
+  const table: { description: string; error: unknown; code: string; status: number }[] = [
+    { description: 'a GatewayError stays itself', error: new GatewayError('forbidden'), code: 'forbidden', status: 403 },
+    { description: 'body-parser parse failure', error: Object.assign(new Error('x'), { type: 'entity.parse.failed' }), code: 'malformed_json', status: 400 },
+    { description: 'body-parser too large', error: Object.assign(new Error('x'), { type: 'entity.too.large' }), code: 'payload_too_large', status: 413 },
+    { description: 'unsupported charset', error: Object.assign(new Error('x'), { type: 'charset.unsupported' }), code: 'unsupported_media_type', status: 415 },
+    { description: 'pg connection refused', error: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), code: 'database_unavailable', status: 503 },
+    { description: 'pg admin shutdown (57P01)', error: Object.assign(new Error('terminating'), { code: '57P01' }), code: 'database_unavailable', status: 503 },
+    { description: 'pg connection exception class 08', error: Object.assign(new Error('x'), { code: '08006' }), code: 'database_unavailable', status: 503 },
+    { description: 'pg connection terminated', error: new Error('Connection terminated unexpectedly'), code: 'database_unavailable', status: 503 },
+    { description: 'a SQL error is internal', error: Object.assign(new Error('syntax error'), { code: '42601' }), code: 'internal_error', status: 500 },
+    { description: 'anything else is internal', error: new TypeError('boom'), code: 'internal_error', status: 500 },
+    { description: 'a thrown string is internal', error: 'oops', code: 'internal_error', status: 500 },
+  ];
+  for (const row of table) {
+    it(row.description, function () {
+      const mapped = toGatewayError(row.error);
+      expect(mapped.code).to.equal(row.code);
+      expect(mapped.status).to.equal(row.status);
+      expect(mapped.message).to.not.match(/boom|syntax|ECONNREFUSED/);
+    });
+  }
+
+  it('every catalog entry has a 4xx/5xx status and a title', function () {
+    for (const [code, entry] of Object.entries(ERROR_CATALOG)) {
+      expect(entry.status, code).to.be.within(400, 599);
+      expect(entry.title, code).to.be.a('string').and.not.equal('');
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { createLogger } from '../../../../gateway/logging/logger';
+import { luhnValid, redactUrl, redactValue, REDACTED_KEYS, scrubText } from '../../../../gateway/logging/redaction';
+
+describe('unit: logging/redaction', function () {
+  it('declares every secret the product handles, authorization first', function () {
+    expect(REDACTED_KEYS[0]).to.equal('authorization');
+    expect(REDACTED_KEYS).to.include.members(['securityKey', 'pin', 'cvv', 'cardNumber', 'passportNumber', 'taxIdNumber', 'answer']);
+  });
+
+  const urls: { url: string; expected: string }[] = [
+    { url: '/api/partner/cards/CK1/cvv?expDate=01/2030&securityKey=MIIBIjAN', expected: '/api/partner/cards/CK1/cvv?expDate=01/2030&securityKey=[REDACTED]' },
+    { url: '/x?SECURITYKEY=abc', expected: '/x?SECURITYKEY=[REDACTED]' },
+    { url: '/x?security%4Bey=abc&page=2', expected: '/x?security%4Bey=[REDACTED]&page=2' },
+    { url: '/x?pin=1234&cvv=123&cardNumber=4111111111111111', expected: '/x?pin=[REDACTED]&cvv=[REDACTED]&cardNumber=[REDACTED]' },
+    { url: '/x?page=1&limit=20', expected: '/x?page=1&limit=20' },
+    { url: '/x?note=%E0%A4%A', expected: '/x?note=%E0%A4%A' },
+    { url: '/no-query', expected: '/no-query' },
+  ];
+  for (const { url, expected } of urls) {
+    it(`redactUrl(${url})`, function () {
+      expect(redactUrl(url)).to.equal(expected);
+    });
+  }
+
+  it('scrubs JWTs and Luhn-valid PANs from free text, keeps other numbers', function () {
+    const jwt = 'eyJhbGciOiJFUzUxMiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+    expect(scrubText(`token ${jwt} end`)).to.equal('token [REDACTED_JWT] end');
+    expect(scrubText('pan 4111 1111 1111 1111 here')).to.equal('pan [REDACTED_PAN] here');
+    expect(scrubText('id 1732233600000 is a timestamp')).to.equal('id 1732233600000 is a timestamp');
+    expect(luhnValid('4111111111111111')).to.equal(true);
+    expect(luhnValid('4111111111111112')).to.equal(false);
+  });
+
+  it('redacts listed keys at any depth, case-insensitively, and scrubs URL fields', function () {
+    const out = redactValue({
+      headers: { Authorization: 'Bearer x', 'content-type': 'application/json' },
+      body: { passportNumber: 'P123', nested: [{ PIN: 'abc', ok: 1 }], answer: 'blue' },
+      url: '/c?securityKey=zzz',
+    }) as Record<string, any>;
+    expect(out.headers.Authorization).to.equal('[REDACTED]');
+    expect(out.headers['content-type']).to.equal('application/json');
+    expect(out.body.passportNumber).to.equal('[REDACTED]');
+    expect(out.body.nested[0]).to.deep.equal({ PIN: '[REDACTED]', ok: 1 });
+    expect(out.body.answer).to.equal('[REDACTED]');
+    expect(out.url).to.equal('/c?securityKey=[REDACTED]');
+  });
+
+  it('bounds depth so a cyclic object cannot stall logging', function () {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(JSON.stringify(redactValue(cyclic))).to.include('[TRUNCATED]');
+  });
+
+  it('applies to every line the logger writes, messages included', async function () {
+    let written = '';
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        written += chunk.toString();
+        cb();
+      },
+    });
+    const log = createLogger({ level: 'info', destination: sink });
+    log.info({ req: { headers: { authorization: 'Bearer eyJabcdefgh.eyJabcdefgh.sig' } }, cvv: '123', url: '/p?pin=9999' }, 'saw eyJhbGciOiJFUzUxMiJ9.eyJzdWIiOiJ4In0.c2ln');
+    log.info('format %s', 'cardNumber 4111111111111111');
+    await new Promise((r) => setImmediate(r));
+    expect(written).to.not.include('eyJ');
+    expect(written).to.not.include('9999');
+    expect(written).to.not.include('4111111111111111');
+    expect(written).to.not.match(/"cvv":"123"/);
+    expect(written).to.include('[REDACTED]');
+  });
+});
