@@ -234,6 +234,12 @@ describe('e2e: gateway foundation (real process, real PostgreSQL, sandbox upstre
       expect(line!.latencyMs).to.be.a('number');
     });
 
+    it("routes express-gateway's own (winston) log lines through pino as JSON", async function () {
+      const lines = gateway.logLines().filter((l) => typeof l.component === 'string' && (l.component as string).startsWith('express-gateway:'));
+      expect(lines.map((l) => l.msg)).to.include('Loaded plugin partner-gateway from package ' + require('node:path').resolve(__dirname, '..', '..', 'plugins', 'partner-gateway', 'index.js'));
+      expect(gateway.output(), 'no winston-formatted line').to.not.match(/\[EG:(gateway|plugins|config)\]/);
+    });
+
     it('never logs a token: every token used in this file, valid or not, is absent from the output', async function () {
       const garbage = `${(await acme.token()).slice(0, -20)}tampered-signature-xx`;
       tokensUsed.push(garbage);
