@@ -47,8 +47,12 @@ export const ERROR_CATALOG = {
   not_found: { status: 404, title: 'Resource not found' },
   route_not_found: { status: 404, title: 'No such route' },
   conflict: { status: 409, title: 'Conflict' },
+  idempotency_key_reused: { status: 409, title: 'Idempotency key reused with a different request' },
+  idempotency_in_progress: { status: 409, title: 'A request with this idempotency key is in progress' },
+  invalid_transition: { status: 409, title: 'Status transition not allowed' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  upstream_rejected: { status: 422, title: 'Upstream refused the request' },
   // 5xx
   internal_error: { status: 500, title: 'Internal error' },
   upstream_error: { status: 502, title: 'Upstream error' },
@@ -74,11 +78,18 @@ export class GatewayError extends Error {
   readonly invalidParams?: InvalidParam[];
   /** Extra response headers (e.g. `WWW-Authenticate`, `Retry-After`). */
   readonly headers?: Record<string, string>;
+  /** RFC 9457 extension members added to the problem (e.g. `upstream`, `upstreamCode`). */
+  readonly extensions?: Record<string, string | number | boolean>;
 
   constructor(
     code: ErrorCode,
     message?: string,
-    options: { invalidParams?: InvalidParam[]; headers?: Record<string, string>; cause?: unknown } = {}
+    options: {
+      invalidParams?: InvalidParam[];
+      headers?: Record<string, string>;
+      extensions?: Record<string, string | number | boolean>;
+      cause?: unknown;
+    } = {}
   ) {
     const entry = ERROR_CATALOG[code];
     super(message ?? entry.title, options.cause === undefined ? undefined : { cause: options.cause });
@@ -88,6 +99,7 @@ export class GatewayError extends Error {
     this.title = entry.title;
     this.invalidParams = options.invalidParams;
     this.headers = options.headers;
+    this.extensions = options.extensions;
   }
 }
 

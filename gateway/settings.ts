@@ -31,6 +31,8 @@ export interface Settings {
   configDir: string;
   /** Maximum connections of the PostgreSQL pool (`DATABASE_POOL_MAX`, default 10). */
   databasePoolMax: number;
+  /** Timeout of one upstream call in milliseconds (`UPSTREAM_TIMEOUT_MS`, default 5000). */
+  upstreamTimeoutMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -90,5 +92,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel,
     configDir: path.resolve(env.CONFIG_DIR || path.join(projectRoot, 'config')),
     databasePoolMax: intFrom(env, 'DATABASE_POOL_MAX', 10, 1, 200),
+    upstreamTimeoutMs: intFrom(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120000),
   };
 }

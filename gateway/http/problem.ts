@@ -12,6 +12,7 @@ export interface Problem {
   code: string;
   requestId: string;
   invalidParams?: InvalidParam[];
+  [extension: string]: unknown;
 }
 
 /** Maps anything thrown in a pipeline to a GatewayError (unknown errors become a bare 500). */
@@ -32,6 +33,7 @@ export function toGatewayError(err: unknown): GatewayError {
 /** Writes a GatewayError as `application/problem+json`. The only writer of error responses. */
 export function sendProblem(res: Response, requestId: string, error: GatewayError): void {
   const body: Problem = {
+    ...error.extensions,
     type: `${PROBLEM_TYPE_BASE}${error.code}`,
     title: error.title,
     status: error.status,
