@@ -1,4 +1,7 @@
 import type { Database } from './db/database';
+import type { OwnershipCache } from './ownership/ownership-cache';
+import type { UpstreamClients } from './upstreams';
+import type { IndividualStore } from './individuals/individual-store';
 import type { Logger } from './logging/logger';
 import type { PartnerStore } from './partners/partner-store';
 import type { Settings } from './settings';
@@ -20,7 +23,12 @@ export interface GatewayServices {
   log: Logger;
   db: Database;
   partners: PartnerStore;
+  individuals: IndividualStore;
   upstreams: UpstreamUrls;
+  /** Typed clients of the three upstreams (keep-alive, timeouts, failure mapping). */
+  clients: UpstreamClients;
+  /** Owners of individuals and cards, read through an LRU. */
+  ownership: OwnershipCache;
 }
 
 let current: GatewayServices | undefined;

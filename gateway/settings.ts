@@ -33,6 +33,8 @@ export interface Settings {
   databasePoolMax: number;
   /** Timeout of one upstream call in milliseconds (`UPSTREAM_TIMEOUT_MS`, default 5000). */
   upstreamTimeoutMs: number;
+  /** How long a found owner of an individual or card is cached (`OWNERSHIP_CACHE_TTL_MS`, default 30000). */
+  ownershipCacheTtlMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -93,5 +95,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     configDir: path.resolve(env.CONFIG_DIR || path.join(projectRoot, 'config')),
     databasePoolMax: intFrom(env, 'DATABASE_POOL_MAX', 10, 1, 200),
     upstreamTimeoutMs: intFrom(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120000),
+    ownershipCacheTtlMs: intFrom(env, 'OWNERSHIP_CACHE_TTL_MS', 30000, 0, 3600000),
   };
 }

@@ -7,7 +7,11 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded';
 import { migrate } from './db/migrate';
 import { createPartnerApp } from './http/partner-app';
 import type { Logger } from './logging/logger';
+import { IndividualStore } from './individuals/individual-store';
+import { startReconciler } from './individuals/reconciler';
+import { OwnershipCache } from './ownership/ownership-cache';
 import { PartnerStore } from './partners/partner-store';
+import { createUpstreamClients } from './upstreams';
 import { buildPipelines, loadAndCheck } from './runtime/express-gateway';
 import { setServices, type UpstreamUrls } from './services';
 import type { Settings } from './settings';
@@ -59,11 +63,14 @@ export async function startGateway(settings: Settings, log: Logger): Promise<Run
     let databaseUrl = settings.databaseUrl;
     let embedded: EmbeddedPostgres | undefined;
     if (!databaseUrl) {
-      embedded = await startEmbeddedPostgres(settings.dataDir, log);
+      embedded = await startEmbeddedPostgres(settings.dataDir, log, 2);
       cleanups.push(() => embedded!.stop());
       databaseUrl = embedded.url;
     }
-    const db = new Database(databaseUrl, { max: embedded ? Math.min(settings.databasePoolMax, 8) : settings.databasePoolMax, log });
+    // pglite-socket interleaves the extended-protocol messages of concurrent connections (a Bind of
+    // one lands on another's Parse), so the embedded database gets exactly one pooled connection:
+    // queries queue in the pool instead. Transactions never wait on a second connection, so one suffices.
+    const db = new Database(databaseUrl, { max: embedded ? 1 : settings.databasePoolMax, log });
     cleanups.push(() => db.close());
     await migrate(db, log);
 
@@ -85,8 +92,19 @@ export async function startGateway(settings: Settings, log: Logger): Promise<Run
     }
 
     const partners = new PartnerStore(db);
-    setServices({ settings, log, db, partners, upstreams });
+    const individuals = new IndividualStore(db);
+    const clients = createUpstreamClients(upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
+    cleanups.push(async () => clients.close());
+    // ttl 0 would mean "forever" to lru-cache: a zero setting disables caching instead.
+    const ownership = new OwnershipCache({ ttlMs: Math.max(1, settings.ownershipCacheTtlMs), negativeTtlMs: Math.min(5000, Math.max(1, settings.ownershipCacheTtlMs)) });
+    setServices({ settings, log, db, partners, individuals, upstreams, clients, ownership });
     const pipelines = await buildPipelines(runtime);
+    // Pending individuals older than two upstream timeouts were left by a stopped process.
+    const stopReconciler = startReconciler(
+      { individuals, clients, ownership, log },
+      { intervalMs: 60_000, olderThanMs: settings.upstreamTimeoutMs * 2 + 10_000 }
+    );
+    cleanups.push(async () => stopReconciler());
 
     const { token: adminToken, source } = resolveAdminToken(settings.adminToken, settings.dataDir);
     if (source === 'file') log.warn({ file: `${settings.dataDir}/admin-token` }, 'ADMIN_TOKEN not set: using the generated token in this file');

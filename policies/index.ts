@@ -1,10 +1,13 @@
 import es512Jwt from './es512-jwt';
+import idempotency from './idempotency';
 import localHandler from './local-handler';
+import orchestrate from './orchestrate';
+import ownership from './ownership';
 import type { PolicyDefinition } from './policy';
+import validate from './validate';
 
-/** Every policy of the Partner Gateway plugin, in the order an operator reads them. */
-export const POLICIES: PolicyDefinition<any>[] = [es512Jwt, localHandler];
+/** Every policy of the Partner Gateway plugin, in the order a pipeline runs them. */
+export const POLICIES: PolicyDefinition<any>[] = [es512Jwt, ownership, validate, idempotency, localHandler, orchestrate];
 
 /** Name of the authentication policy every protected route must run. */
 export const JWT_POLICY = es512Jwt.name;
-

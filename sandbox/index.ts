@@ -1,13 +1,16 @@
 import type http from 'node:http';
 import { createAccountsSandbox } from './accounts';
 import { createIssuerSandbox } from './issuer';
+import { CardIssuanceFeed } from './issuer/issuance-feed';
 import { createProcessingSandbox } from './processing';
 import { listenSandbox, type RunningSandbox } from './shared/listen';
 import type { SandboxName, SandboxOptions } from './shared/sandbox-app';
 
 export { createAccountsSandbox } from './accounts';
-export { createIssuerSandbox } from './issuer';
-export { createProcessingSandbox } from './processing';
+export { createIssuerSandbox, type IssuerSandboxOptions } from './issuer';
+export { CardIssuanceFeed, type IssuedCard, type IssuedCardListener } from './issuer/issuance-feed';
+export { createProcessingSandbox, type ProcessingSandboxOptions } from './processing';
+export type { KnownCard, Transaction } from './processing/transactions';
 export { ISSUER_STATUS_CODES, cardStatusOf, type CardStatus, type IssuerStatusCode } from './issuer/status-codes';
 export { DEFAULT_HANG_MS, type SandboxName, type SandboxOptions } from './shared/sandbox-app';
 export { UPSTREAM_ERRORS, type UpstreamErrorBody, type UpstreamErrorCode } from './shared/sandbox-error';
@@ -30,19 +33,32 @@ export interface StartSandboxesOptions extends SandboxOptions {
   host?: string;
   /** Port per sandbox; default 0 (a free port). */
   ports?: Partial<Record<SandboxName, number>>;
+  /**
+   * Whether the processing sandbox knows every card the issuer sandbox creates (default true),
+   * as a real processor processes the issuer's cards. `false` restores the unlinked behaviour:
+   * a card is known only after a webhook or `POST /__sandbox/cards`.
+   */
+  linkCards?: boolean;
 }
 
-const FACTORIES: Readonly<Record<SandboxName, (opts: SandboxOptions) => http.RequestListener>> = {
-  issuer: createIssuerSandbox,
-  processing: createProcessingSandbox,
-  accounts: createAccountsSandbox,
-};
+/** Builds the three request listeners; linked through one issuance feed unless `linkCards` is false. */
+function buildSandboxes(opts: StartSandboxesOptions): Record<SandboxName, http.RequestListener> {
+  const base: SandboxOptions = { hangMs: opts.hangMs };
+  const issuanceFeed = opts.linkCards === false ? undefined : new CardIssuanceFeed();
+  return {
+    issuer: createIssuerSandbox({ ...base, issuanceFeed }),
+    processing: createProcessingSandbox({ ...base, issuanceFeed }),
+    accounts: createAccountsSandbox(base),
+  };
+}
 
 /**
  * Starts the issuer, processing and accounts sandboxes as real HTTP servers. If one cannot
  * listen (port taken), the others are closed again and the promise rejects.
  *
- * @param opts - `host` (default 127.0.0.1), `ports` (default 0 each), `hangMs` (default 120000)
+ * The processing sandbox knows every card the issuer sandbox creates (see `linkCards`).
+ *
+ * @param opts - `host` (default 127.0.0.1), `ports` (default 0 each), `hangMs` (default 120000), `linkCards` (default true)
  * @example
  * const sandboxes = await startSandboxes();
  * await fetch(`${sandboxes.issuer.url}/pin-encryption-key`);
@@ -51,9 +67,8 @@ const FACTORIES: Readonly<Record<SandboxName, (opts: SandboxOptions) => http.Req
 export async function startSandboxes(opts: StartSandboxesOptions = {}): Promise<Sandboxes> {
   const host = opts.host ?? '127.0.0.1';
   const names: SandboxName[] = ['issuer', 'processing', 'accounts'];
-  const settled = await Promise.allSettled(
-    names.map((name) => listenSandbox(name, FACTORIES[name]({ hangMs: opts.hangMs }), host, opts.ports?.[name] ?? 0)),
-  );
+  const listeners = buildSandboxes(opts);
+  const settled = await Promise.allSettled(names.map((name) => listenSandbox(name, listeners[name], host, opts.ports?.[name] ?? 0)));
   const running = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure) {

@@ -32,6 +32,8 @@ CREATE INDEX b2b_tenants_partner_idx ON b2b_tenants (partner_id, created_at);
 CREATE TABLE users (
   id          char(24) PRIMARY KEY CHECK (id ~ '^[0-9a-f]{24}$'),
   partner_id  char(24) NOT NULL REFERENCES partners (id),
+  -- An individual onboarded through the API never logs into the operator's dashboard.
+  dashboard_login_enabled boolean NOT NULL DEFAULT false,
   email       text NOT NULL,
   first_name  text NOT NULL,
   middle_name text,
@@ -43,17 +45,23 @@ CREATE TABLE users (
 CREATE TABLE individual_onboardings (
   id                 char(24) PRIMARY KEY CHECK (id ~ '^[0-9a-f]{24}$'),
   partner_id         char(24) NOT NULL REFERENCES partners (id),
-  user_id            char(24) NOT NULL REFERENCES users (id),
+  user_id            char(24) NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   client_id          text,
   baas_account_client_id bigint,
   personal_info      jsonb NOT NULL,
   address            jsonb NOT NULL,
+  account_id         text,
   application_status text NOT NULL,
   dashboard_status   text NOT NULL,
+  -- 'pending' while the account-creation upstream is being called: invisible to every read, and
+  -- deleted (compensation) if the upstream fails; 'complete' once the upstream accepted it.
+  provisioning       text NOT NULL DEFAULT 'pending' CHECK (provisioning IN ('pending', 'complete')),
   created_at         timestamptz NOT NULL DEFAULT now(),
   updated_at         timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX individual_onboardings_partner_idx ON individual_onboardings (partner_id, created_at DESC, id DESC);
+CREATE INDEX individual_onboardings_partner_idx ON individual_onboardings (partner_id, created_at DESC, id DESC)
+  WHERE provisioning = 'complete';
+CREATE INDEX individual_onboardings_pending_idx ON individual_onboardings (created_at) WHERE provisioning = 'pending';
 
 CREATE TABLE cards (
   card_key          text PRIMARY KEY,
@@ -96,11 +104,13 @@ CREATE TABLE card_status_history (
   created_at      timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX card_status_history_individual_idx ON card_status_history (individual_id, created_at DESC, id DESC);
+CREATE INDEX card_status_history_card_idx ON card_status_history (card_key, created_at DESC, id DESC);
 
 CREATE TABLE audit_log (
   id            bigserial PRIMARY KEY,
   partner_id    char(24) NOT NULL REFERENCES partners (id),
   individual_id char(24),
+  tenant_id     char(24),
   operation     text NOT NULL,
   target_type   text NOT NULL,
   target_id     text NOT NULL,

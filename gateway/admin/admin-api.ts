@@ -30,11 +30,11 @@ const validators = {
     required: ['publicKey'],
     properties: { publicKey: { type: 'string', minLength: 1, maxLength: 10000 }, kid: KID },
   }),
-  setStatus: ajv.compile({
+  updatePartner: ajv.compile({
     type: 'object',
     additionalProperties: false,
-    required: ['status'],
-    properties: { status: { enum: ['active', 'disabled'] } },
+    minProperties: 1,
+    properties: { status: { enum: ['active', 'disabled'] }, processingEnabled: { type: 'boolean' } },
   }),
   addTenant: ajv.compile({
     type: 'object',
@@ -115,9 +115,9 @@ export function createAdminApi(options: { partners: PartnerStore; adminToken: st
     res.json({ ...partner, b2bAccounts: await partners.tenants(partner._id) });
   }));
   app.patch('/admin/partners/:id', route(async (req, res) => {
-    const { status } = validated<{ status: 'active' | 'disabled' }>(validators.setStatus, req.body);
-    const partner = await partners.setStatus(partnerId(req.params.id), status);
-    log.info({ requestId: req.requestId, partnerId: partner._id, operation: 'partner.status', status }, 'admin change');
+    const change = validated<{ status?: 'active' | 'disabled'; processingEnabled?: boolean }>(validators.updatePartner, req.body);
+    const partner = await partners.update(partnerId(req.params.id), change);
+    log.info({ requestId: req.requestId, partnerId: partner._id, operation: 'partner.update', ...change }, 'admin change');
     res.json(partner);
   }));
   app.post('/admin/partners/:id/keys', route(async (req, res) => {

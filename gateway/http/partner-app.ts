@@ -20,6 +20,11 @@ export function createPartnerApp(pipelines: Router, log: Logger): PartnerApp {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(log, 'gateway'));
+  // Every answer of the partner API is about one partner's cardholders and cards: never cached.
+  app.use(function noStore(_req, res, next) {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   app.use(jsonBody());
   app.use(function runPipelines(req, res, next) {
     current(req, res, next);

@@ -116,6 +116,7 @@ export function redactValue(value: unknown, depth = 0, key = ''): unknown {
       message: scrubText(value.message),
       code: (value as { code?: unknown }).code,
       stack: value.stack === undefined ? undefined : scrubText(value.stack),
+      cause: value.cause === undefined ? undefined : redactValue(value.cause, depth + 1),
     };
   }
   const out: Record<string, unknown> = {};

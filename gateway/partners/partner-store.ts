@@ -11,6 +11,8 @@ export interface Partner {
   name: string;
   issuer: string;
   status: PartnerStatus;
+  /** Whether the partner has the card processing system configured (transactions). */
+  processingEnabled: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -43,6 +45,7 @@ interface PartnerRow {
   name: string;
   issuer: string;
   status: PartnerStatus;
+  processing_enabled: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -61,6 +64,7 @@ function toPartner(row: PartnerRow): Partner {
     name: row.name,
     issuer: row.issuer,
     status: row.status,
+    processingEnabled: row.processing_enabled,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -83,7 +87,7 @@ export class PartnerStoreError extends Error {
   }
 }
 
-const PARTNER_COLUMNS = 'id, name, issuer, status, created_at, updated_at';
+const PARTNER_COLUMNS = 'id, name, issuer, status, processing_enabled, created_at, updated_at';
 
 /**
  * Partners, their ES512 public keys and their B2B tenants in PostgreSQL. Imported keys are kept
@@ -161,10 +165,25 @@ export class PartnerStore {
     return toKey(updated.rows[0]);
   }
 
-  async setStatus(id: string, status: PartnerStatus): Promise<Partner & { keys: PartnerKey[] }> {
-    const updated = await this.db.query('UPDATE partners SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+  /** Changes the status and/or the processing flag of a partner. */
+  async update(id: string, change: { status?: PartnerStatus; processingEnabled?: boolean }): Promise<Partner & { keys: PartnerKey[] }> {
+    const updated = await this.db.query(
+      `UPDATE partners SET status = coalesce($2, status), processing_enabled = coalesce($3, processing_enabled), updated_at = now()
+        WHERE id = $1`,
+      [id, change.status ?? null, change.processingEnabled ?? null]
+    );
     if (updated.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} not found`);
     return (await this.get(id))!;
+  }
+
+  async setStatus(id: string, status: PartnerStatus): Promise<Partner & { keys: PartnerKey[] }> {
+    return this.update(id, { status });
+  }
+
+  /** Whether the partner has the card processing system configured. */
+  async processingEnabled(id: string): Promise<boolean> {
+    const rows = await this.db.query<{ processing_enabled: boolean }>('SELECT processing_enabled FROM partners WHERE id = $1', [id]);
+    return rows.rows[0]?.processing_enabled ?? false;
   }
 
   async addTenant(id: string, name: string): Promise<B2bTenant> {
@@ -188,7 +207,7 @@ export class PartnerStore {
   /** The partner, its active keys and its revoked kids, for token verification; undefined when unknown. */
   async credentials(id: string): Promise<PartnerCredentials | undefined> {
     const rows = await this.db.query<PartnerRow & { kid: string | null; public_key: string | null; key_status: string | null }>(
-      `SELECT p.id, p.name, p.issuer, p.status, p.created_at, p.updated_at, k.kid, k.public_key, k.status AS key_status
+      `SELECT p.id, p.name, p.issuer, p.status, p.processing_enabled, p.created_at, p.updated_at, k.kid, k.public_key, k.status AS key_status
          FROM partners p LEFT JOIN partner_keys k ON k.partner_id = p.id
         WHERE p.id = $1
         ORDER BY k.created_at`,

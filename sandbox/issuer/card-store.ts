@@ -110,6 +110,9 @@ export class CardStore {
   private cards = new Map<string, CardRecord>();
   private issuedPans = new Set<string>();
 
+  /** @param onIssued - told about every new card (POST /cards and every successor), after it is stored */
+  constructor(private readonly onIssued?: (card: CardRecord) => void) {}
+
   /** Issues a card: new key, Luhn-valid PAN, CVV, initial status 00 (virtual) or I1 (physical). */
   create(input: NewCard): CardRecord {
     const embossedName = input.embossedName ?? '';
@@ -188,6 +191,7 @@ export class CardStore {
       statusHistory: [],
     };
     this.cards.set(cardKey, card);
+    this.onIssued?.(card);
     return card;
   }
 

@@ -1,24 +1,47 @@
 import type { Express } from 'express';
 import { pinEncryptionKey } from '../shared/rsa';
 import { createSandboxApp, type SandboxOptions } from '../shared/sandbox-app';
-import { CardStore } from './card-store';
+import { CardStore, maskPan } from './card-store';
+import type { CardIssuanceFeed } from './issuance-feed';
 import { mountIssuerControlRoutes, mountIssuerRoutes } from './routes';
+
+/** Options of {@link createIssuerSandbox}. */
+export interface IssuerSandboxOptions extends SandboxOptions {
+  /**
+   * Told about every card the issuer creates (`POST /cards`, and the new card of replace and
+   * re-issue). `startSandboxes()` connects it to the processing sandbox.
+   */
+  issuanceFeed?: CardIssuanceFeed;
+}
 
 /**
  * The card issuer platform sandbox: issues cards with Luhn-valid PANs, runs their status
  * machine, limits, 3-D Secure answer, PIN operations and encrypted CVV/PAN reads.
  * Contract: docs/upstreams.md, section "Card issuer platform".
  *
- * @param opts - `hangMs` for hanging answers (default 120000)
+ * @param opts - `hangMs` for hanging answers (default 120000); `issuanceFeed` to announce new cards
  * @example http.createServer(createIssuerSandbox()).listen(0)
  */
-export function createIssuerSandbox(opts: SandboxOptions = {}): Express {
-  const cards = new CardStore();
+export function createIssuerSandbox(opts: IssuerSandboxOptions = {}): Express {
+  const feed = opts.issuanceFeed;
+  const cards = new CardStore(
+    feed &&
+      ((card) =>
+        feed.publish({
+          cardKey: card.cardKey,
+          previousCardKey: card.previousCardKey,
+          cardMask: maskPan(card.pan),
+          type: card.type,
+          holderClientCode: card.holderClientCode,
+          currency: card.currency,
+          createdAt: card.createdAt,
+        })),
+  );
   // Generate the process-wide PIN key now rather than on the first request.
   pinEncryptionKey();
   return createSandboxApp({
     name: 'issuer',
-    options: opts,
+    options: { hangMs: opts.hangMs },
     resetState: () => cards.clear(),
     control: (router) => mountIssuerControlRoutes(router, cards),
     routes: (router) => mountIssuerRoutes(router, cards),

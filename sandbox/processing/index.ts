@@ -1,19 +1,28 @@
 import type { Express } from 'express';
+import type { CardIssuanceFeed } from '../issuer/issuance-feed';
 import { createSandboxApp, type SandboxOptions } from '../shared/sandbox-app';
 import { mountProcessingControlRoutes, mountProcessingRoutes, ProcessingState } from './routes';
 
+/** Options of {@link createProcessingSandbox}. */
+export interface ProcessingSandboxOptions extends SandboxOptions {
+  /** The issuer's feed of new cards: each becomes known at once (`startSandboxes()` links them). */
+  issuanceFeed?: CardIssuanceFeed;
+}
+
 /**
- * The card processing system sandbox: deterministic transaction histories for cards it has
- * been told about (card_created webhook), the fee table, delivery methods per country and
- * card status updates. Contract: docs/upstreams.md, section "Card processing system".
+ * The card processing system sandbox: deterministic transaction histories for cards it knows
+ * (issued by the linked issuer sandbox, or named by a card_created webhook), the fee table,
+ * delivery methods per country and card status updates. Contract: docs/upstreams.md, section
+ * "Card processing system".
  *
- * @param opts - `hangMs` for hanging answers (default 120000)
+ * @param opts - `hangMs` for hanging answers (default 120000); `issuanceFeed` to know the issuer's cards
  */
-export function createProcessingSandbox(opts: SandboxOptions = {}): Express {
+export function createProcessingSandbox(opts: ProcessingSandboxOptions = {}): Express {
   const state = new ProcessingState();
+  opts.issuanceFeed?.subscribe((card) => state.registerIssued(card));
   return createSandboxApp({
     name: 'processing',
-    options: opts,
+    options: { hangMs: opts.hangMs },
     resetState: () => state.clear(),
     control: (router) => mountProcessingControlRoutes(router, state),
     routes: (router) => mountProcessingRoutes(router, state),

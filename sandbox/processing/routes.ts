@@ -1,4 +1,5 @@
 import type { Request, Router } from 'express';
+import type { IssuedCard } from '../issuer/issuance-feed';
 import type { IssuerStatusCode } from '../issuer/status-codes';
 import { queryParam } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
@@ -6,7 +7,7 @@ import { compileValidator } from '../shared/validation';
 import { deliveryMethodsFor } from './delivery-methods';
 import { FEE_CURRENCY, lookupFee, type CustomerType, type OperationType, type ProductType } from './fees';
 import * as schemas from './schemas';
-import { newestFirst, transactionsOf, type KnownCard } from './transactions';
+import { newestFirst, transactionsOf, type CardSource, type KnownCard } from './transactions';
 
 interface FeeRequest {
   OperationType: OperationType;
@@ -34,7 +35,7 @@ interface CardCreatedEvent {
   accountId?: string;
   currency?: string;
 }
-type CardRegistration = Partial<Omit<CardCreatedEvent, 'event'>> & { cardKey: string };
+type CardRegistration = Partial<Omit<CardCreatedEvent, 'event'>> & { cardKey: string; historyEnd?: string };
 
 /** A status update as kept by the processing system. */
 export interface ReceivedStatusUpdate {
@@ -52,24 +53,67 @@ const checkStatusUpdate = compileValidator<StatusUpdate>(schemas.statusUpdateSch
 const checkCardCreated = compileValidator<CardCreatedEvent>(schemas.cardCreatedSchema);
 const checkRegistration = compileValidator<CardRegistration>(schemas.registerCardSchema);
 
+/** What the issuer link said about a card; a later webhook or control registration falls back on it. */
+type IssuerFacts = Pick<KnownCard, 'previousCardKey' | 'cardMask' | 'type' | 'accountId' | 'currency'>;
+
 /** The processing system's knowledge: known cards and received status updates. */
 export class ProcessingState {
   readonly cards = new Map<string, KnownCard>();
   readonly statusUpdates: ReceivedStatusUpdate[] = [];
+  private readonly issuerFacts = new Map<string, IssuerFacts>();
 
-  register(input: CardRegistration): KnownCard {
+  /**
+   * Registers (or re-registers) a card. A field the registration leaves out falls back to what
+   * the issuer link said about the card, then to the contract's defaults (`accountId` = ownerId,
+   * currency EUR). `historyEnd` is kept from the card's first registration unless given.
+   */
+  register(input: CardRegistration, source: Exclude<CardSource, 'issuer'>): KnownCard {
+    const facts = this.issuerFacts.get(input.cardKey);
+    const known = this.cards.get(input.cardKey);
+    const now = new Date().toISOString();
     const card: KnownCard = {
       cardKey: input.cardKey,
-      previousCardKey: input.previousCardKey ?? null,
-      cardMask: input.cardMask ?? null,
-      type: input.type ?? null,
+      previousCardKey: input.previousCardKey ?? facts?.previousCardKey ?? null,
+      cardMask: input.cardMask ?? facts?.cardMask ?? null,
+      type: input.type ?? facts?.type ?? null,
       ownerType: input.ownerType ?? null,
       ownerId: input.ownerId ?? null,
       partnerId: input.partnerId ?? null,
-      accountId: input.accountId ?? input.ownerId ?? null,
-      currency: input.currency ?? DEFAULT_TRANSACTION_CURRENCY,
+      accountId: input.accountId ?? facts?.accountId ?? input.ownerId ?? null,
+      currency: input.currency ?? facts?.currency ?? DEFAULT_TRANSACTION_CURRENCY,
       occurredAt: input.occurredAt ?? null,
-      registeredAt: new Date().toISOString(),
+      registeredAt: now,
+      source,
+      historyEnd: input.historyEnd === undefined ? (known?.historyEnd ?? now) : new Date(input.historyEnd).toISOString(),
+    };
+    this.cards.set(card.cardKey, card);
+    return card;
+  }
+
+  /**
+   * The issuer link: a card the issuer sandbox has just issued becomes known at once, under
+   * `accountId` = its holder's client code, in its own currency, its history ending now.
+   */
+  registerIssued(issued: IssuedCard): KnownCard {
+    const facts: IssuerFacts = {
+      previousCardKey: issued.previousCardKey,
+      cardMask: issued.cardMask,
+      type: issued.type,
+      accountId: issued.holderClientCode,
+      currency: issued.currency,
+    };
+    this.issuerFacts.set(issued.cardKey, facts);
+    const now = new Date().toISOString();
+    const card: KnownCard = {
+      cardKey: issued.cardKey,
+      ...facts,
+      ownerType: null,
+      ownerId: null,
+      partnerId: null,
+      occurredAt: issued.createdAt,
+      registeredAt: now,
+      source: 'issuer',
+      historyEnd: this.cards.get(issued.cardKey)?.historyEnd ?? now,
     };
     this.cards.set(card.cardKey, card);
     return card;
@@ -77,6 +121,7 @@ export class ProcessingState {
 
   clear(): void {
     this.cards.clear();
+    this.issuerFacts.clear();
     this.statusUpdates.length = 0;
   }
 }
@@ -149,7 +194,7 @@ export function mountProcessingRoutes(router: Router, state: ProcessingState): v
   });
 
   router.post('/webhooks/card-created', (req, res) => {
-    state.register(checkCardCreated(req.body));
+    state.register(checkCardCreated(req.body), 'webhook');
     res.status(202).json({ received: true });
   });
 }
@@ -160,7 +205,7 @@ export function mountProcessingControlRoutes(router: Router, state: ProcessingSt
     res.json([...state.cards.values()]);
   });
   router.post('/cards', (req, res) => {
-    res.status(201).json(state.register(checkRegistration(req.body)));
+    res.status(201).json(state.register(checkRegistration(req.body), 'control'));
   });
   router.get('/status-updates', (_req, res) => {
     res.json(state.statusUpdates);

@@ -64,5 +64,6 @@ export const registerCardSchema = {
     currency: { type: 'string', pattern: '^[A-Z]{3}$' },
     type: { type: 'string', enum: ['virtual', 'physical'] },
     cardMask: { type: 'string', minLength: 1, maxLength: 32 },
+    historyEnd: { type: 'string', format: 'date-time' },
   },
 };

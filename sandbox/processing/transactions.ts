@@ -1,6 +1,9 @@
 import { roundMoney, seededRandom, type SeededRandom } from '../shared/seeded-random';
 
-/** A card the processing system has heard of (through a card_created webhook or the control API). */
+/** How a card became known to the processing system. */
+export type CardSource = 'issuer' | 'webhook' | 'control';
+
+/** A card the processing system has heard of (issuer link, card_created webhook or control API). */
 export interface KnownCard {
   cardKey: string;
   previousCardKey: string | null;
@@ -13,7 +16,15 @@ export interface KnownCard {
   accountId: string | null;
   currency: string;
   occurredAt: string | null;
+  /** Time of the latest registration (a redelivered webhook moves it). */
   registeredAt: string;
+  /** Where the latest registration came from. */
+  source: CardSource;
+  /**
+   * The instant the card's generated history ends (its newest possible transaction): when the
+   * card first became known, unless a control registration pinned it. A redelivery keeps it.
+   */
+  historyEnd: string;
 }
 
 export interface Merchant {
@@ -40,11 +51,9 @@ export interface Transaction {
   createdAt: string;
 }
 
-/** Generated histories end here, so a card's history never changes with the clock. */
-export const HISTORY_END = Date.UTC(2025, 0, 1);
 /** Length of a generated history. */
 export const HISTORY_DAYS = 90;
-/** Transactions younger than this (relative to HISTORY_END) are still PENDING. */
+/** Transactions younger than this (relative to the card's historyEnd) are still PENDING. */
 const PENDING_WINDOW_MS = 2 * 24 * 3600 * 1000;
 
 interface MerchantProfile extends Merchant {
@@ -85,11 +94,13 @@ function amountFor(profile: MerchantProfile, random: SeededRandom, type: Transac
 
 /**
  * The transaction history of a card, newest first: 6 to 24 transactions over the 90 days
- * before {@link HISTORY_END}, generated from a PRNG seeded with the card key only, so a card
- * always has the same history (ids, amounts, merchants, dates). `accountId` and `currency`
+ * before the card's `historyEnd`, generated from a PRNG seeded with the card key only. So a card
+ * key always yields the same ids, amounts, merchants, statuses and *offsets* before
+ * `historyEnd`; the absolute dates move with `historyEnd` only. `accountId` and `currency`
  * come from the card's registration.
  */
 export function transactionsOf(card: KnownCard): Transaction[] {
+  const historyEnd = Date.parse(card.historyEnd);
   const random = seededRandom(`transactions:${card.cardKey}`);
   const count = random.int(6, 24);
   const out: Transaction[] = [];
@@ -97,7 +108,7 @@ export function transactionsOf(card: KnownCard): Transaction[] {
     const roll = random.next();
     const type: TransactionType = roll < 0.8 ? 'PURCHASE' : roll < 0.92 ? 'WITHDRAWAL' : 'REFUND';
     const profile = random.pick(type === 'WITHDRAWAL' ? ATMS : SHOPS);
-    const at = HISTORY_END - Math.floor(random.next() * HISTORY_DAYS * 24 * 3600) * 1000;
+    const at = historyEnd - Math.floor(random.next() * HISTORY_DAYS * 24 * 3600) * 1000;
     const declined = type !== 'REFUND' && random.next() < 0.06;
     out.push({
       id: random.hex(24),
@@ -107,7 +118,7 @@ export function transactionsOf(card: KnownCard): Transaction[] {
       currency: card.currency,
       type,
       merchant: { name: profile.name, mcc: profile.mcc, city: profile.city, country: profile.country },
-      status: declined ? 'DECLINED' : HISTORY_END - at < PENDING_WINDOW_MS ? 'PENDING' : 'SETTLED',
+      status: declined ? 'DECLINED' : historyEnd - at < PENDING_WINDOW_MS ? 'PENDING' : 'SETTLED',
       createdAt: new Date(at).toISOString(),
     });
   }

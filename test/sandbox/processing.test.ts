@@ -34,9 +34,23 @@ function cardCreated(cardKey: string, overrides: Record<string, unknown> = {}): 
   };
 }
 
+const DAY_MS = 24 * 3600 * 1000;
+
+/** A page with each createdAt replaced by its offset (ms) before the card's historyEnd. */
+function withOffsets(page: TransactionPage, historyEnd: number): Array<Omit<Transaction, 'createdAt'> & { offsetMs: number }> {
+  return page.data.map(({ createdAt, ...rest }) => ({ ...rest, offsetMs: historyEnd - Date.parse(createdAt) }));
+}
+
 describe('processing sandbox (card processing system)', () => {
   let sandboxes: Sandboxes;
   let processing: string;
+
+  async function historyEndOf(cardKey: string): Promise<number> {
+    const known = (await call<Array<{ cardKey: string; historyEnd: string }>>(`${processing}/__sandbox/cards`)).body;
+    const card = known.find((c) => c.cardKey === cardKey);
+    expect(card, `${cardKey} is known`).not.to.equal(undefined);
+    return Date.parse(card?.historyEnd ?? '');
+  }
 
   before(async () => {
     sandboxes = await startSandboxes();
@@ -57,7 +71,7 @@ describe('processing sandbox (card processing system)', () => {
       expect(recorded[0].requestId).to.equal('wh-1');
       const known = (await call<Array<{ cardKey: string; previousCardKey: string; accountId: string }>>(`${processing}/__sandbox/cards`)).body;
       expect(known).to.have.length(1);
-      expect(known[0]).to.include({ cardKey: 'CKAAAA000000000001', previousCardKey: 'CKAAAA000000000000', accountId: event.ownerId });
+      expect(known[0]).to.include({ cardKey: 'CKAAAA000000000001', previousCardKey: 'CKAAAA000000000000', accountId: event.ownerId, source: 'webhook' });
     });
 
     it('refuses a webhook with a wrong event or missing fields: 400 VALIDATION_ERROR', async () => {
@@ -91,15 +105,53 @@ describe('processing sandbox (card processing system)', () => {
       }
       const dates = first.data.map((t) => t.createdAt);
       expect(dates).to.deep.equal([...dates].sort().reverse());
+      const firstEnd = await historyEndOf('CKBBBB000000000001');
 
       await call(`${processing}/__sandbox/reset`, { method: 'POST' });
+      await new Promise((resolve) => setTimeout(resolve, 5));
       await call(`${processing}/webhooks/card-created`, { method: 'POST', body: cardCreated('CKBBBB000000000001', { accountId: 'acc-1', currency: 'GBP' }) });
       const again = (await call<TransactionPage>(`${processing}/transactions?cardId=CKBBBB000000000001&limit=100`)).body;
-      expect(again).to.deep.equal(first);
+      const againEnd = await historyEndOf('CKBBBB000000000001');
+      // Dates are the registration instant minus offsets fixed by the card key: the same offsets,
+      // and everything else identical.
+      expect(withOffsets(again, againEnd)).to.deep.equal(withOffsets(first, firstEnd));
 
       await call(`${processing}/webhooks/card-created`, { method: 'POST', body: cardCreated('CKBBBB000000000002', { accountId: 'acc-1' }) });
       const other = (await call<TransactionPage>(`${processing}/transactions?cardId=CKBBBB000000000002&limit=100`)).body;
       expect(other.data.map((t) => t.id)).not.to.deep.equal(first.data.map((t) => t.id));
+    });
+
+    it('dates a history within the 90 days before the card became known; a redelivery does not move it', async () => {
+      const before = Date.now();
+      await call(`${processing}/webhooks/card-created`, { method: 'POST', body: cardCreated('CKBBBB000000000003') });
+      const after = Date.now();
+      const end = await historyEndOf('CKBBBB000000000003');
+      expect(end).to.be.within(before, after);
+      const page = (await call<TransactionPage>(`${processing}/transactions?cardId=CKBBBB000000000003&limit=100`)).body;
+      for (const t of page.data) {
+        const age = end - Date.parse(t.createdAt);
+        expect(age).to.be.within(0, 90 * DAY_MS);
+        if (t.status !== 'DECLINED') expect(t.status).to.equal(age < 2 * DAY_MS ? 'PENDING' : 'SETTLED');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await call(`${processing}/webhooks/card-created`, { method: 'POST', body: cardCreated('CKBBBB000000000003') });
+      expect(await historyEndOf('CKBBBB000000000003')).to.equal(end);
+      expect((await call<TransactionPage>(`${processing}/transactions?cardId=CKBBBB000000000003&limit=100`)).body).to.deep.equal(page);
+    });
+
+    it('POST /__sandbox/cards with historyEnd pins the dates: same card key and historyEnd, same history', async () => {
+      const historyEnd = '2025-01-01T00:00:00.000Z';
+      const register = () => call(`${processing}/__sandbox/cards`, { method: 'POST', body: { cardKey: 'CKBBBB000000000004', accountId: 'acc-4', historyEnd } });
+      expect((await register()).body).to.include({ historyEnd, source: 'control' });
+      const first = (await call<TransactionPage>(`${processing}/transactions?cardId=CKBBBB000000000004&limit=100`)).body;
+      expect(first.data[0].createdAt <= historyEnd).to.equal(true);
+      expect(first.data[first.total - 1].createdAt >= '2024-10-03T00:00:00.000Z').to.equal(true);
+      await call(`${processing}/__sandbox/reset`, { method: 'POST' });
+      await register();
+      expect((await call<TransactionPage>(`${processing}/transactions?cardId=CKBBBB000000000004&limit=100`)).body).to.deep.equal(first);
+      const bad = await call<ErrorBody>(`${processing}/__sandbox/cards`, { method: 'POST', body: { cardKey: 'CK1', historyEnd: 'soon' } });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.errorCode).to.equal('VALIDATION_ERROR');
     });
 
     it('filters by accountId across cards and paginates with page/limit', async () => {

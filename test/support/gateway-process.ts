@@ -43,6 +43,8 @@ function baseEnv(options: StartOptions, adminToken: string, dataDir: string): No
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     DATABASE_URL: options.embedded ? '' : runDatabaseUrl(),
+    // On the run's embedded database (TEST_DB=embedded) one connection per process, as the gateway's own embedded mode uses.
+    ...(process.env.TEST_DB === 'embedded' ? { DATABASE_POOL_MAX: '1' } : {}),
     CONFIG_DIR: options.configDir ?? '',
     ISSUER_URL: '',
     PROCESSING_URL: '',

@@ -4,7 +4,10 @@ import express, { type RequestHandler } from 'express';
 import { Database } from '../../gateway/db/database';
 import { migrate } from '../../gateway/db/migrate';
 import { createLogger, type Logger } from '../../gateway/logging/logger';
+import { IndividualStore } from '../../gateway/individuals/individual-store';
+import { OwnershipCache } from '../../gateway/ownership/ownership-cache';
 import { PartnerStore } from '../../gateway/partners/partner-store';
+import { createUpstreamClients, type UpstreamClients } from '../../gateway/upstreams';
 import { setServices } from '../../gateway/services';
 import { readSettings } from '../../gateway/settings';
 import { jsonBody } from '../../gateway/http/body';
@@ -16,32 +19,46 @@ import { runDatabaseUrl } from './test-database';
 export interface InProcessServices {
   db: Database;
   partners: PartnerStore;
+  individuals: IndividualStore;
+  clients: UpstreamClients;
+  ownership: OwnershipCache;
   log: Logger;
   close(): Promise<void>;
 }
 
 /** Opens the run's database, migrates it and publishes the gateway services for in-process policy tests. */
-export async function openServices(): Promise<InProcessServices> {
+export async function openServices(
+  upstreams = { issuer: 'http://127.0.0.1:9', processing: 'http://127.0.0.1:9', accounts: 'http://127.0.0.1:9' },
+  options: { ownershipTtlMs?: number; timeoutMs?: number } = {}
+): Promise<InProcessServices> {
   const log = createLogger({ level: 'silent' });
   const db = new Database(runDatabaseUrl(), { max: 4, log });
   await migrate(db, log);
   const partners = new PartnerStore(db);
-  setServices({
-    settings: readSettings({}),
-    log,
+  const individuals = new IndividualStore(db);
+  const clients = createUpstreamClients(upstreams, { timeoutMs: options.timeoutMs ?? 2000, log });
+  const ownership = new OwnershipCache({ ttlMs: options.ownershipTtlMs ?? 30_000 });
+  setServices({ settings: readSettings({}), log, db, partners, individuals, upstreams, clients, ownership });
+  return {
     db,
     partners,
-    upstreams: { issuer: 'http://127.0.0.1:9', processing: 'http://127.0.0.1:9', accounts: 'http://127.0.0.1:9' },
-  });
-  return { db, partners, log, close: () => db.close() };
+    individuals,
+    clients,
+    ownership,
+    log,
+    close: async () => {
+      clients.close();
+      await db.close();
+    },
+  };
 }
 
 /** A server running the given middlewares the way the partner app does (context, body, 404, problems). */
-export async function serve(middlewares: RequestHandler[], log: Logger): Promise<{ url: string; close(): Promise<void> }> {
+export async function serve(middlewares: RequestHandler[], log: Logger, path = '/probe'): Promise<{ url: string; close(): Promise<void> }> {
   const app = express();
   app.use(requestContext(log, 'test'));
   app.use(jsonBody());
-  app.get('/probe', ...middlewares);
+  app.get(path, ...middlewares);
   app.use(notFound());
   app.use(problemHandler(log));
   const server = http.createServer(app);

@@ -1,0 +1,72 @@
+import type { Queryable } from '../db/database';
+import { offsetOf, type PageRequest } from '../http/pagination';
+
+/** One audit entry to write. `details` must never hold a secret (no PAN, CVV, PIN, document number). */
+export interface AuditEntry {
+  partnerId: string;
+  individualId?: string;
+  tenantId?: string;
+  operation: string;
+  targetType: 'individual' | 'card';
+  targetId: string;
+  requestId: string;
+  outcome: 'success' | 'failure';
+  details?: Record<string, string | number | boolean | null>;
+}
+
+/** An audit entry as partners read it (docs/individuals.md). */
+export interface AuditLogItem {
+  _id: string;
+  operation: string;
+  targetType: string;
+  targetId: string;
+  outcome: string;
+  requestId: string | null;
+  details: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** Writes an audit entry; call it with the transaction of the change it records. */
+export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_log (partner_id, individual_id, tenant_id, operation, target_type, target_id, request_id, outcome, details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)`,
+    [
+      entry.partnerId,
+      entry.individualId ?? null,
+      entry.tenantId ?? null,
+      entry.operation,
+      entry.targetType,
+      entry.targetId,
+      entry.requestId,
+      entry.outcome,
+      JSON.stringify(entry.details ?? {}),
+    ]
+  );
+}
+
+/** A page of an individual's audit entries, newest first, and the total. */
+export async function listAuditForIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<{ total: number; items: AuditLogItem[] }> {
+  const [count, rows] = await Promise.all([
+    db.query<{ n: string }>('SELECT count(*) AS n FROM audit_log WHERE individual_id = $1', [individualId]),
+    db.query<{ id: string; operation: string; target_type: string; target_id: string; outcome: string; request_id: string | null; details: Record<string, unknown>; created_at: Date }>(
+      `SELECT id, operation, target_type, target_id, outcome, request_id, details, created_at
+         FROM audit_log WHERE individual_id = $1
+        ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      [individualId, page.limit, offsetOf(page)]
+    ),
+  ]);
+  return {
+    total: Number(count.rows[0].n),
+    items: rows.rows.map((r) => ({
+      _id: String(r.id),
+      operation: r.operation,
+      targetType: r.target_type,
+      targetId: r.target_id,
+      outcome: r.outcome,
+      requestId: r.request_id,
+      details: r.details,
+      createdAt: r.created_at.toISOString(),
+    })),
+  };
+}

@@ -1,0 +1,25 @@
+/** CardStatus values (spec 3.1). */
+export const CARD_STATUSES = ['ACTIVE', 'LOCKED', 'CLOSED', 'LOST', 'STOLEN', 'FRAUD', 'MOBILE_LOST', 'RESTRICTED', 'TEMP_LOCKED'] as const;
+export type CardStatus = (typeof CARD_STATUSES)[number];
+
+/**
+ * The issuer platform's raw status codes and the CardStatus each means (docs/cards.md). `I1` and
+ * `L1` are both LOCKED: `I1` is a new physical card not yet activated, `L1` a partner's lock.
+ */
+export const STATUS_CODES: Readonly<Record<string, CardStatus>> = {
+  '00': 'ACTIVE',
+  I1: 'LOCKED',
+  L1: 'LOCKED',
+  T1: 'TEMP_LOCKED',
+  S1: 'RESTRICTED',
+  S2: 'LOST',
+  S3: 'STOLEN',
+  S4: 'CLOSED',
+  S5: 'FRAUD',
+  S6: 'MOBILE_LOST',
+};
+
+/** The CardStatus of an issuer status code, or undefined for a code the gateway does not know. */
+export function cardStatusOf(statusCode: string): CardStatus | undefined {
+  return Object.prototype.hasOwnProperty.call(STATUS_CODES, statusCode) ? STATUS_CODES[statusCode] : undefined;
+}

@@ -1,0 +1,211 @@
+import type { Queryable } from '../db/database';
+import { offsetOf, type PageRequest } from '../http/pagination';
+import type { CardStatus } from './card-status';
+
+/** The full card object (spec 2.3), plus the locally kept nickname and 3DS phone. */
+export interface Card {
+  cardKey: string;
+  cardMask: string;
+  type: 'virtual' | 'physical';
+  status: CardStatus;
+  statusCode: string;
+  currency: string;
+  ownerType: 'individual' | 'b2b';
+  ownerId: string;
+  createdAt: string;
+  productCode: string;
+  holderClientCode: string | null;
+  expDate: string;
+  embossedName: string | null;
+  nickname: string | null;
+  threeDsPhone: string | null;
+}
+
+/** The first nine fields of 2.3 (list of an individual's cards). */
+export type CardListItem = Pick<Card, 'cardKey' | 'cardMask' | 'type' | 'status' | 'statusCode' | 'currency' | 'ownerType' | 'ownerId' | 'createdAt'>;
+
+/** A card row to insert, as the issuer returned it plus its ownership chain. */
+export interface NewCard {
+  cardKey: string;
+  partnerId: string;
+  individualId?: string;
+  tenantId?: string;
+  cardMask: string;
+  type: 'virtual' | 'physical';
+  status: CardStatus;
+  statusCode: string;
+  currency: string;
+  productCode: string;
+  holderClientCode: string | null;
+  expDate: string;
+  embossedName: string | null;
+  createdAt: string;
+}
+
+export interface CardRow {
+  card_key: string;
+  partner_id: string;
+  owner_type: 'individual' | 'b2b';
+  owner_id: string;
+  card_mask: string;
+  type: 'virtual' | 'physical';
+  status: CardStatus;
+  status_code: string;
+  currency: string;
+  product_code: string;
+  holder_client_code: string | null;
+  exp_date: string;
+  embossed_name: string | null;
+  nickname: string | null;
+  three_ds_phone: string | null;
+  created_at: Date;
+}
+
+export const CARD_COLUMNS =
+  'card_key, partner_id, owner_type, owner_id, card_mask, type, status, status_code, currency, product_code, holder_client_code, exp_date, embossed_name, nickname, three_ds_phone, created_at';
+
+/** Maps a card row to the full card object. Only listed fields: a PAN or CVV can never slip through. */
+export function toCard(row: CardRow): Card {
+  return {
+    cardKey: row.card_key,
+    cardMask: row.card_mask,
+    type: row.type,
+    status: row.status,
+    statusCode: row.status_code,
+    currency: row.currency,
+    ownerType: row.owner_type,
+    ownerId: row.owner_id,
+    createdAt: row.created_at.toISOString(),
+    productCode: row.product_code,
+    holderClientCode: row.holder_client_code,
+    expDate: row.exp_date,
+    embossedName: row.embossed_name,
+    nickname: row.nickname,
+    threeDsPhone: row.three_ds_phone,
+  };
+}
+
+/** The first nine fields of a card (spec 2.3, list of an individual's cards). */
+export function toCardListItem(card: Card): CardListItem {
+  const { cardKey, cardMask, type, status, statusCode, currency, ownerType, ownerId, createdAt } = card;
+  return { cardKey, cardMask, type, status, statusCode, currency, ownerType, ownerId, createdAt };
+}
+
+/** Inserts an issued card; returns it as the full card object. */
+export async function insertCard(db: Queryable, card: NewCard): Promise<Card> {
+  const ownerType = card.individualId ? 'individual' : 'b2b';
+  const rows = await db.query<CardRow>(
+    `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code,
+                        currency, product_code, holder_client_code, exp_date, embossed_name, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+     RETURNING ${CARD_COLUMNS}`,
+    [
+      card.cardKey,
+      card.partnerId,
+      ownerType,
+      card.individualId ?? card.tenantId,
+      card.individualId ?? null,
+      card.tenantId ?? null,
+      card.cardMask,
+      card.type,
+      card.status,
+      card.statusCode,
+      card.currency,
+      card.productCode,
+      card.holderClientCode,
+      card.expDate,
+      card.embossedName,
+      card.createdAt,
+    ]
+  );
+  return toCard(rows.rows[0]);
+}
+
+/** The ACTIVE cards of an individual, newest first. */
+export async function listActiveCardsOfIndividual(db: Queryable, individualId: string): Promise<Card[]> {
+  const rows = await db.query<CardRow>(
+    `SELECT ${CARD_COLUMNS} FROM cards WHERE individual_id = $1 AND status = 'ACTIVE' ORDER BY created_at DESC, card_key`,
+    [individualId]
+  );
+  return rows.rows.map(toCard);
+}
+
+/** Whether a card belongs to an individual. */
+export async function cardBelongsToIndividual(db: Queryable, cardKey: string, individualId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM cards WHERE card_key = $1 AND individual_id = $2', [cardKey, individualId]);
+  return rows.rowCount === 1;
+}
+
+/** A status change to record (card creation is the first one, with no old status). */
+export interface StatusChange {
+  cardKey: string;
+  partnerId: string;
+  individualId?: string;
+  oldStatus: CardStatus | null;
+  newStatus: CardStatus;
+  oldStatusCode: string | null;
+  newStatusCode: string;
+  operation: string;
+  reason?: string | null;
+  requestId: string;
+}
+
+/** A status-history entry as partners read it. */
+export interface StatusHistoryItem {
+  _id: string;
+  cardKey: string;
+  operation: string;
+  oldStatus: string | null;
+  newStatus: string;
+  oldStatusCode: string | null;
+  newStatusCode: string;
+  reason: string | null;
+  createdAt: string;
+}
+
+/** Records a card status change; call it in the transaction of the change. */
+export async function recordStatusChange(db: Queryable, change: StatusChange): Promise<void> {
+  await db.query(
+    `INSERT INTO card_status_history (card_key, partner_id, individual_id, old_status, new_status, old_status_code, new_status_code, operation, reason, request_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      change.cardKey,
+      change.partnerId,
+      change.individualId ?? null,
+      change.oldStatus,
+      change.newStatus,
+      change.oldStatusCode,
+      change.newStatusCode,
+      change.operation,
+      change.reason ?? null,
+      change.requestId,
+    ]
+  );
+}
+
+/** A page of the status history of an individual's cards, newest first, and the total. */
+export async function listStatusHistoryOfIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<{ total: number; items: StatusHistoryItem[] }> {
+  const [count, rows] = await Promise.all([
+    db.query<{ n: string }>('SELECT count(*) AS n FROM card_status_history WHERE individual_id = $1', [individualId]),
+    db.query<{ id: string; card_key: string; operation: string; old_status: string | null; new_status: string; old_status_code: string | null; new_status_code: string; reason: string | null; created_at: Date }>(
+      `SELECT id, card_key, operation, old_status, new_status, old_status_code, new_status_code, reason, created_at
+         FROM card_status_history WHERE individual_id = $1
+        ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      [individualId, page.limit, offsetOf(page)]
+    ),
+  ]);
+  return {
+    total: Number(count.rows[0].n),
+    items: rows.rows.map((r) => ({
+      _id: String(r.id),
+      cardKey: r.card_key,
+      operation: r.operation,
+      oldStatus: r.old_status,
+      newStatus: r.new_status,
+      oldStatusCode: r.old_status_code,
+      newStatusCode: r.new_status_code,
+      reason: r.reason,
+      createdAt: r.created_at.toISOString(),
+    })),
+  };
+}

@@ -1,0 +1,75 @@
+import type { RequestHandler } from 'express';
+import { recordAudit } from '../audit/audit-log';
+import { cardStatusOf } from '../cards/card-status';
+import { insertCard, recordStatusChange } from '../cards/card-store';
+import { GatewayError } from '../errors';
+import { asyncHandler, callContext } from '../http/async-handler';
+import type { CardIssueBody } from '../schemas/card-issue';
+import { services } from '../services';
+
+/**
+ * `POST /individual/accounts/{id}/cards/virtual|physical` (spec 4.2): the issuer creates the card,
+ * then one transaction stores it under partner → individual with its first status-history entry and
+ * the audit entry. An issuer failure stores nothing (and is audited as a failure). A virtual card
+ * starts ACTIVE (`00`), a physical card LOCKED (`I1`) until activated.
+ */
+export function issueCard(type: 'virtual' | 'physical'): () => RequestHandler {
+  return function issueCardFactory() {
+    const { db, clients, individuals, ownership, log } = services();
+    return asyncHandler(async function issueCardHandler(req, res) {
+      const partnerId = req.partner!._id;
+      const individualId = req.ownership!.id;
+      const body = req.body as CardIssueBody;
+      const clientId = await individuals.clientId(individualId);
+      if (body.clientCode !== clientId) {
+        throw new GatewayError('validation_failed', "clientCode must be the individual's clientID", {
+          invalidParams: [{ name: 'clientCode', reason: "must be the individual's clientID" }],
+        });
+      }
+      const audit = { partnerId, individualId, operation: `card.issue.${type}`, targetType: 'card' as const, requestId: req.requestId };
+      let issued;
+      try {
+        issued = await clients.issuer.createCard(callContext(req, res), { type, ...body });
+      } catch (err) {
+        await recordAudit(db, { ...audit, targetId: individualId, outcome: 'failure', details: { reason: err instanceof GatewayError ? err.code : 'error' } }).catch(
+          (auditError: unknown) => log.warn({ err: auditError, requestId: req.requestId }, 'failure audit entry not written')
+        );
+        throw err;
+      }
+      const status = cardStatusOf(issued.statusCode);
+      if (!status) throw new GatewayError('upstream_error', `The card issuer platform answered an unknown status code`, { extensions: { upstream: 'issuer' } });
+      const card = await db.transaction(async (tx) => {
+        const stored = await insertCard(tx, {
+          cardKey: issued.cardKey,
+          partnerId,
+          individualId,
+          cardMask: issued.cardMask,
+          type,
+          status,
+          statusCode: issued.statusCode,
+          currency: issued.currency,
+          productCode: issued.productCode,
+          holderClientCode: issued.holderClientCode ?? null,
+          expDate: issued.expDate,
+          embossedName: issued.embossedName || null,
+          createdAt: issued.createdAt,
+        });
+        await recordStatusChange(tx, {
+          cardKey: stored.cardKey,
+          partnerId,
+          individualId,
+          oldStatus: null,
+          newStatus: status,
+          oldStatusCode: null,
+          newStatusCode: issued.statusCode,
+          operation: 'card.issue',
+          requestId: req.requestId,
+        });
+        await recordAudit(tx, { ...audit, targetId: stored.cardKey, outcome: 'success', details: { cardMask: stored.cardMask, type } });
+        return stored;
+      });
+      ownership.invalidate('card', card.cardKey);
+      res.status(201).json(card);
+    });
+  };
+}

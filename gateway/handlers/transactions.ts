@@ -1,0 +1,49 @@
+import type { RequestHandler } from 'express';
+import { cardBelongsToIndividual } from '../cards/card-store';
+import { GatewayError } from '../errors';
+import { asyncHandler, callContext } from '../http/async-handler';
+import { pagination, type PageRequest } from '../http/pagination';
+import { services } from '../services';
+
+/**
+ * `GET /individual/accounts/{id}/transactions?page&limit[&cardKey]` (spec 4.2): from the card
+ * processing system, by the individual's account identification (its clientID) and, when given,
+ * one of its cards. A partner without the processing system configured gets an empty page.
+ */
+export function listIndividualTransactions(): RequestHandler {
+  const { db, clients, individuals, partners } = services();
+  return asyncHandler(async function listTransactionsHandler(req, res) {
+    const query = req.query as unknown as PageRequest & { cardKey?: string };
+    const page = { page: query.page, limit: query.limit };
+    const individualId = req.ownership!.id;
+    if (query.cardKey !== undefined && !(await cardBelongsToIndividual(db, query.cardKey, individualId))) {
+      throw new GatewayError('validation_failed', 'cardKey is not a card of this individual', {
+        invalidParams: [{ name: 'cardKey', reason: 'is not a card of this individual' }],
+      });
+    }
+    const [processingEnabled, clientId] = await Promise.all([partners.processingEnabled(req.partner!._id), individuals.clientId(individualId)]);
+    if (!processingEnabled || !clientId) {
+      res.json({ data: [], pagination: pagination(page, 0) });
+      return;
+    }
+    const result = await clients.processing.listTransactions(callContext(req, res), {
+      accountId: clientId,
+      cardId: query.cardKey,
+      page: page.page,
+      limit: page.limit,
+    });
+    res.json({
+      data: result.data.map((t) => ({
+        _id: t.id,
+        cardKey: t.cardId,
+        amount: t.amount,
+        currency: t.currency,
+        type: t.type,
+        status: t.status,
+        merchant: t.merchant,
+        createdAt: t.createdAt,
+      })),
+      pagination: pagination(page, result.total),
+    });
+  });
+}

@@ -1,0 +1,28 @@
+import type { Queryable } from '../db/database';
+import type { OwnedKind, Owner } from './ownership-cache';
+
+/** Loads the owner of an individual onboarding (only fully provisioned ones exist for partners). */
+export async function loadIndividualOwner(db: Queryable, id: string): Promise<Owner | undefined> {
+  const rows = await db.query<{ partner_id: string }>(
+    "SELECT partner_id FROM individual_onboardings WHERE id = $1 AND provisioning = 'complete'",
+    [id]
+  );
+  return rows.rowCount ? { partnerId: rows.rows[0].partner_id, individualId: id } : undefined;
+}
+
+/** Loads the owner of a card by its cardKey. */
+export async function loadCardOwner(db: Queryable, cardKey: string): Promise<Owner | undefined> {
+  const rows = await db.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null }>(
+    'SELECT partner_id, individual_id, tenant_id FROM cards WHERE card_key = $1',
+    [cardKey]
+  );
+  if (!rows.rowCount) return undefined;
+  const row = rows.rows[0];
+  return { partnerId: row.partner_id, individualId: row.individual_id ?? undefined, tenantId: row.tenant_id ?? undefined };
+}
+
+/** The loader of each kind. */
+export const OWNER_LOADERS: Record<OwnedKind, (db: Queryable, id: string) => Promise<Owner | undefined>> = {
+  individual: loadIndividualOwner,
+  card: loadCardOwner,
+};

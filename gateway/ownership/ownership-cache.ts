@@ -1,0 +1,77 @@
+import { LRUCache } from 'lru-cache';
+
+/** Who owns a resource: the partner, and the individual or tenant it sits under. */
+export interface Owner {
+  partnerId: string;
+  individualId?: string;
+  tenantId?: string;
+}
+
+/** The kinds of resource whose ownership is checked. */
+export type OwnedKind = 'individual' | 'card';
+
+/** Bounds of the ownership cache (docs/ownership.md). */
+export interface OwnershipCacheOptions {
+  /** Most entries kept (default 100,000). */
+  max?: number;
+  /** Lifetime of a found owner in ms (default 30 s): the longest another instance can serve a stale owner. */
+  ttlMs?: number;
+  /** Lifetime of a "no such resource" entry in ms (default 5 s). */
+  negativeTtlMs?: number;
+}
+
+const NOT_FOUND = Symbol('not found');
+type Entry = Owner | typeof NOT_FOUND;
+
+/**
+ * Read-through LRU of resource owners, shared by the individual and card ownership checks:
+ * `get(kind, id, loader)` answers from the cache or calls the loader once (concurrent misses for the
+ * same key share one load). Unknown resources are cached briefly too, so probing ids costs little.
+ * Every write that changes ownership (create, replace, re-issue, delete) calls `invalidate`.
+ */
+export class OwnershipCache {
+  private readonly cache: LRUCache<string, Entry>;
+  private readonly loading = new Map<string, Promise<Owner | undefined>>();
+  private readonly negativeTtlMs: number;
+
+  constructor(options: OwnershipCacheOptions = {}) {
+    this.negativeTtlMs = options.negativeTtlMs ?? 5_000;
+    this.cache = new LRUCache<string, Entry>({ max: options.max ?? 100_000, ttl: options.ttlMs ?? 30_000 });
+  }
+
+  async get(kind: OwnedKind, id: string, loader: (id: string) => Promise<Owner | undefined>): Promise<Owner | undefined> {
+    const key = `${kind}:${id}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached === NOT_FOUND ? undefined : cached;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      const load: Promise<Owner | undefined> = loader(id)
+        .then((owner) => {
+          // A load that raced with an invalidation must not store its (older) answer.
+          if (this.loading.get(key) === load) {
+            if (owner) this.cache.set(key, owner);
+            else this.cache.set(key, NOT_FOUND, { ttl: this.negativeTtlMs });
+          }
+          return owner;
+        })
+        .finally(() => {
+          if (this.loading.get(key) === load) this.loading.delete(key);
+        });
+      pending = load;
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Forgets what is known of one resource (its next check reads PostgreSQL). */
+  invalidate(kind: OwnedKind, id: string): void {
+    const key = `${kind}:${id}`;
+    this.cache.delete(key);
+    this.loading.delete(key);
+  }
+
+  /** Entries held now (for metrics and tests). */
+  get size(): number {
+    return this.cache.size;
+  }
+}

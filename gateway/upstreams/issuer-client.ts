@@ -1,0 +1,132 @@
+import type { UpstreamHttpClient } from './http-client';
+import { upstreamPath } from './http-client';
+import type {
+  AuthorizeRequest,
+  AvailableLimit,
+  CallContext,
+  CardLimit,
+  CardStatusResult,
+  CreateCardRequest,
+  EncryptedCvv,
+  EncryptedPan,
+  ForcePinLockRequest,
+  IssuerCard,
+  LimitUpdate,
+  PinChangeRequest,
+  PinEncryptionKey,
+  SecretQuery,
+  StatusChangeRequest,
+  StatusChangeResult,
+  SuccessorRequest,
+  SuccessorResult,
+} from './types';
+
+/**
+ * Typed client of the card issuer platform (docs/upstreams.md section 5). Full-card answers are
+ * returned as received: a `SANDBOX-LEAK` card carries `cardNumber`/`cvv`, which handlers strip.
+ */
+export interface IssuerClient {
+  /** `POST /cards` (5.3): 201 full card. */
+  createCard(ctx: CallContext, body: CreateCardRequest): Promise<IssuerCard>;
+  /** `GET /cards/{cardKey}` (5.4). */
+  getCard(ctx: CallContext, cardKey: string): Promise<IssuerCard>;
+  /** `GET /cards/{cardKey}/status` (5.4). */
+  getStatus(ctx: CallContext, cardKey: string): Promise<CardStatusResult>;
+  /** `POST /cards/{cardKey}/status` (5.5). */
+  changeStatus(ctx: CallContext, cardKey: string, body: StatusChangeRequest): Promise<StatusChangeResult>;
+  /** `PATCH /cards/{cardKey}/emboss-name` (5.6). */
+  setEmbossName(ctx: CallContext, cardKey: string, embossedName: string): Promise<IssuerCard>;
+  /** `POST /cards/{cardKey}/replace` (5.7, physical only): 201 `{ cardKey: newKey }`. */
+  replace(ctx: CallContext, cardKey: string, body: SuccessorRequest): Promise<SuccessorResult>;
+  /** `POST /cards/{cardKey}/reissue` (5.8): 201 `{ cardKey: newKey }`; the old card becomes `S4`. */
+  reissue(ctx: CallContext, cardKey: string, body: SuccessorRequest): Promise<SuccessorResult>;
+  /** `GET /cards/{cardKey}/cvv?expDate=&securityKey=` (5.9): the CVV encrypted under `securityKey`. */
+  getCvv(ctx: CallContext, cardKey: string, query: SecretQuery): Promise<EncryptedCvv>;
+  /** `GET /cards/{cardKey}/pan?expDate=&securityKey=` (5.9): the PAN encrypted under `securityKey`. */
+  getPan(ctx: CallContext, cardKey: string, query: SecretQuery): Promise<EncryptedPan>;
+  /** `PUT /cards/{cardKey}/3ds/answer` (5.10). */
+  setThreeDsAnswer(ctx: CallContext, cardKey: string, answer: string): Promise<IssuerCard>;
+  /** `GET /pin-encryption-key` (5.12). */
+  getPinEncryptionKey(ctx: CallContext): Promise<PinEncryptionKey>;
+  /** `POST /cards/{cardKey}/pin/reset-tries` (5.11), no body. */
+  resetPinTries(ctx: CallContext, cardKey: string): Promise<IssuerCard>;
+  /**
+   * `POST /cards/{cardKey}/pin/change` (5.11). The contract answers every valid request with 500
+   * `OPERATION_NOT_SUPPORTED` (→ 502 `upstream_error`, `upstreamCode` tells it apart); the success
+   * answer is undocumented, so it resolves to whatever the issuer sends.
+   */
+  changePin(ctx: CallContext, cardKey: string, body: PinChangeRequest): Promise<unknown>;
+  /** `POST /cards/{cardKey}/pin/force-lock` (5.11); same limitation as {@link IssuerClient.changePin}. */
+  forcePinLock(ctx: CallContext, cardKey: string, body: ForcePinLockRequest): Promise<unknown>;
+  /** `POST /cards/{cardKey}/authorize` (5.11). */
+  authorize(ctx: CallContext, cardKey: string, body: AuthorizeRequest): Promise<IssuerCard>;
+  /** `GET /cards/{cardKey}/limits` (5.13): all five limits. */
+  getLimits(ctx: CallContext, cardKey: string): Promise<CardLimit[]>;
+  /** `PATCH /cards/{cardKey}/limits` (5.13): all-or-nothing; answers all five limits. */
+  patchLimits(ctx: CallContext, cardKey: string, items: LimitUpdate[]): Promise<CardLimit[]>;
+  /** `PUT /cards/{cardKey}/limits/{name}` (5.13); the issuer refuses a body name ≠ `name` (400 `LIMIT_NAME_MISMATCH`). */
+  setLimit(ctx: CallContext, cardKey: string, name: string, body: LimitUpdate): Promise<CardLimit>;
+  /** `GET /cards/{cardKey}/limits/{name}` (5.13). */
+  getLimit(ctx: CallContext, cardKey: string, name: string): Promise<CardLimit>;
+  /** `GET /cards/{cardKey}/limits/{name}/available` (5.13). */
+  getAvailable(ctx: CallContext, cardKey: string, name: string): Promise<AvailableLimit>;
+}
+
+/**
+ * Builds the issuer client on the shared HTTP client of that upstream. Bodies are rebuilt from
+ * the contract's fields only, so nothing a handler forgot to strip from partner input travels on.
+ */
+export function createIssuerClient(http: UpstreamHttpClient): IssuerClient {
+  const card = (cardKey: string): string => upstreamPath`/cards/${cardKey}`;
+  return {
+    createCard: async (ctx, { type, clientCode, expDate, currency, productCode, embossedName, shippingAddressId }) =>
+      http.request<IssuerCard>(ctx, {
+        method: 'POST',
+        path: '/cards',
+        body: { type, clientCode, expDate, currency, productCode, embossedName, shippingAddressId },
+      }),
+    getCard: async (ctx, cardKey) => http.request<IssuerCard>(ctx, { method: 'GET', path: card(cardKey) }),
+    getStatus: async (ctx, cardKey) => http.request<CardStatusResult>(ctx, { method: 'GET', path: `${card(cardKey)}/status` }),
+    changeStatus: async (ctx, cardKey, { action, expDate, reason, description, cardLocation }) =>
+      http.request<StatusChangeResult>(ctx, {
+        method: 'POST',
+        path: `${card(cardKey)}/status`,
+        body: { action, expDate, reason, description, cardLocation },
+      }),
+    setEmbossName: async (ctx, cardKey, embossedName) =>
+      http.request<IssuerCard>(ctx, { method: 'PATCH', path: `${card(cardKey)}/emboss-name`, body: { embossedName } }),
+    replace: async (ctx, cardKey, { expDate, reason, pinMailer }) =>
+      http.request<SuccessorResult>(ctx, { method: 'POST', path: `${card(cardKey)}/replace`, body: { expDate, reason, pinMailer } }),
+    reissue: async (ctx, cardKey, { expDate, reason, pinMailer }) =>
+      http.request<SuccessorResult>(ctx, { method: 'POST', path: `${card(cardKey)}/reissue`, body: { expDate, reason, pinMailer } }),
+    getCvv: async (ctx, cardKey, { expDate, securityKey }) =>
+      http.request<EncryptedCvv>(ctx, { method: 'GET', path: `${card(cardKey)}/cvv`, query: { expDate, securityKey } }),
+    getPan: async (ctx, cardKey, { expDate, securityKey }) =>
+      http.request<EncryptedPan>(ctx, { method: 'GET', path: `${card(cardKey)}/pan`, query: { expDate, securityKey } }),
+    setThreeDsAnswer: async (ctx, cardKey, answer) =>
+      http.request<IssuerCard>(ctx, { method: 'PUT', path: `${card(cardKey)}/3ds/answer`, body: { answer } }),
+    getPinEncryptionKey: async (ctx) => http.request<PinEncryptionKey>(ctx, { method: 'GET', path: '/pin-encryption-key' }),
+    resetPinTries: async (ctx, cardKey) => http.request<IssuerCard>(ctx, { method: 'POST', path: `${card(cardKey)}/pin/reset-tries` }),
+    changePin: async (ctx, cardKey, { expDate, pin }) =>
+      http.request<unknown>(ctx, { method: 'POST', path: `${card(cardKey)}/pin/change`, body: { expDate, pin } }),
+    forcePinLock: async (ctx, cardKey, { expDate }) =>
+      http.request<unknown>(ctx, { method: 'POST', path: `${card(cardKey)}/pin/force-lock`, body: { expDate } }),
+    authorize: async (ctx, cardKey, { pin }) => http.request<IssuerCard>(ctx, { method: 'POST', path: `${card(cardKey)}/authorize`, body: { pin } }),
+    getLimits: async (ctx, cardKey) => http.request<CardLimit[]>(ctx, { method: 'GET', path: `${card(cardKey)}/limits` }),
+    patchLimits: async (ctx, cardKey, items) =>
+      http.request<CardLimit[]>(ctx, {
+        method: 'PATCH',
+        path: `${card(cardKey)}/limits`,
+        body: items.map(({ name, value }) => ({ name, value })),
+      }),
+    setLimit: async (ctx, cardKey, name, body) =>
+      http.request<CardLimit>(ctx, {
+        method: 'PUT',
+        path: `${card(cardKey)}${upstreamPath`/limits/${name}`}`,
+        body: { name: body.name, value: body.value },
+      }),
+    getLimit: async (ctx, cardKey, name) => http.request<CardLimit>(ctx, { method: 'GET', path: `${card(cardKey)}${upstreamPath`/limits/${name}`}` }),
+    getAvailable: async (ctx, cardKey, name) =>
+      http.request<AvailableLimit>(ctx, { method: 'GET', path: `${card(cardKey)}${upstreamPath`/limits/${name}/available`}` }),
+  };
+}

@@ -1,0 +1,48 @@
+import type { UpstreamHttpClient } from './http-client';
+import type {
+  CallContext,
+  CardCreatedEvent,
+  DeliveryMethods,
+  FeeRequest,
+  FeeResult,
+  StatusUpdate,
+  StatusUpdateReceipt,
+  TransactionPage,
+  TransactionQuery,
+  WebhookReceipt,
+} from './types';
+
+/** Typed client of the card processing system (docs/upstreams.md section 6). */
+export interface ProcessingClient {
+  /** `GET /transactions?accountId=&cardId=&page=&limit=` (6.2); at least one of accountId, cardId. */
+  listTransactions(ctx: CallContext, query: TransactionQuery): Promise<TransactionPage>;
+  /** `POST /fees` (6.3). */
+  checkFee(ctx: CallContext, body: FeeRequest): Promise<FeeResult>;
+  /** `GET /delivery-methods?country=` (6.4). */
+  deliveryMethods(ctx: CallContext, country: string): Promise<DeliveryMethods>;
+  /** `POST /cards/status-update` (6.5). */
+  statusUpdate(ctx: CallContext, update: StatusUpdate): Promise<StatusUpdateReceipt>;
+  /** `POST /webhooks/card-created` (6.1): the `card_created` event; 202 `{ received: true }`. */
+  cardCreated(ctx: CallContext, payload: CardCreatedEvent): Promise<WebhookReceipt>;
+}
+
+/**
+ * Builds the processing client on the shared HTTP client of that upstream. Bodies are rebuilt
+ * from the contract's fields only.
+ */
+export function createProcessingClient(http: UpstreamHttpClient): ProcessingClient {
+  return {
+    listTransactions: async (ctx, { accountId, cardId, page, limit }) =>
+      http.request<TransactionPage>(ctx, { method: 'GET', path: '/transactions', query: { accountId, cardId, page, limit } }),
+    checkFee: async (ctx, { OperationType, CustomerType, ProductType, cardKey, clientId, iban }) =>
+      http.request<FeeResult>(ctx, { method: 'POST', path: '/fees', body: { OperationType, CustomerType, ProductType, cardKey, clientId, iban } }),
+    deliveryMethods: async (ctx, country) => http.request<DeliveryMethods>(ctx, { method: 'GET', path: '/delivery-methods', query: { country } }),
+    statusUpdate: async (ctx, { cardKey, statusCode, reason }) =>
+      http.request<StatusUpdateReceipt>(ctx, { method: 'POST', path: '/cards/status-update', body: { cardKey, statusCode, reason } }),
+    cardCreated: async (ctx, event) => {
+      const { cardKey, previousCardKey, cardMask, type, ownerType, ownerId, partnerId, occurredAt, accountId, currency } = event;
+      const body = { event: 'card_created', cardKey, previousCardKey, cardMask, type, ownerType, ownerId, partnerId, occurredAt, accountId, currency };
+      return http.request<WebhookReceipt>(ctx, { method: 'POST', path: '/webhooks/card-created', body });
+    },
+  };
+}

@@ -1,0 +1,358 @@
+/**
+ * Upstream DTOs, exactly as docs/upstreams.md (sections 4, 5 and 6) describes them. These are the
+ * *upstream's* shapes: handlers map them to the partner API's shapes, never forward them blindly
+ * (an issuer card may carry `cardNumber`/`cvv`, see {@link IssuerCard}).
+ */
+
+/** The three upstream systems. */
+export type UpstreamName = 'issuer' | 'processing' | 'accounts';
+
+/** Per-call context: forwarded request id, and a sink the access log reads upstream latency from. */
+export interface CallContext {
+  /** Sent as `x-request-id` to the upstream. */
+  requestId: string;
+  /** Each call adds its duration in milliseconds to `upstreamLatencyMs` (sum over calls). */
+  timing?: { upstreamLatencyMs?: number };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accounts (section 4)
+
+/** `idType` values of an individual. */
+export type IdType = 'PASSPORT' | 'DRIVER_LICENSE' | 'RESIDENCE_CARD' | 'MINOR_WITHOUT_ID' | 'OTHER';
+
+/** Body of `POST /accounts` (4.1): the create-individual body plus the ownership keys. */
+export interface CreateAccountRequest {
+  partnerId: string;
+  /** The gateway's individual onboarding `_id`; unique per account. */
+  onboardingId: string;
+  baasAccountClientId?: number | string;
+  firstName: string;
+  middleName: string;
+  lastName: string;
+  country: string;
+  birthDate: string;
+  email: string;
+  phone: string;
+  idType: IdType;
+  passportNumber: string;
+  city?: string;
+  stateProvince?: string;
+  zipCode?: string;
+  buildingNumber?: string;
+  address1?: string;
+  address2?: string;
+  issuingDate?: string;
+  validityDate?: string;
+  passportCountry?: string;
+  birthCountry?: string;
+  nationality?: string;
+  taxCountry?: string;
+  taxIdNumber?: string;
+  fatca?: string;
+}
+
+/** 201 answer of `POST /accounts`: exactly these three fields. */
+export interface CreatedAccount {
+  accountId: string;
+  /** 8-digit numeric string; the issuer's `clientCode` for this individual's cards. */
+  clientId: string;
+  status: 'CREATED';
+}
+
+/** An account as answered by `GET /accounts/{accountId}` (4.2). */
+export interface UpstreamAccount {
+  accountId: string;
+  clientId: string;
+  status: 'CREATED';
+  partnerId: string;
+  onboardingId: string;
+  baasAccountClientId: string | null;
+  /** Every other request field, as received. */
+  individual: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** Answer of `GET /accounts?onboardingId=` (4.3): zero or one element. */
+export interface AccountList {
+  data: UpstreamAccount[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issuer (section 5)
+
+/** Raw issuer status codes (5.1). */
+export type IssuerStatusCode = '00' | 'I1' | 'L1' | 'T1' | 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6';
+
+export type CardType = 'virtual' | 'physical';
+
+/** The issuer's "full card" (5.2). */
+export interface IssuerCard {
+  cardKey: string;
+  /** `5355 70** **** 1234` */
+  cardMask: string;
+  type: CardType;
+  statusCode: IssuerStatusCode;
+  currency: string;
+  productCode: string;
+  holderClientCode: string;
+  /** `MM/YYYY` */
+  expDate: string;
+  /** `""` when none was given. */
+  embossedName: string;
+  createdAt: string;
+  /** Leaked PAN (trigger `SANDBOX-LEAK`): must be stripped, never forwarded or logged. */
+  cardNumber?: string;
+  /** Leaked CVV (trigger `SANDBOX-LEAK`): must be stripped, never forwarded or logged. */
+  cvv?: string;
+}
+
+/** Body of `POST /cards` (5.3). */
+export interface CreateCardRequest {
+  type: CardType;
+  /** The accounts `clientId` (or a B2B client code); becomes `holderClientCode`. */
+  clientCode: string;
+  /** `MM/YYYY`, not a month already over. */
+  expDate: string;
+  /** 3 upper-case letters. */
+  currency: string;
+  productCode: string;
+  /** ≤ 26 chars. */
+  embossedName?: string;
+  shippingAddressId?: string;
+}
+
+/** Answer of `GET /cards/{cardKey}/status` (5.4). */
+export interface CardStatusResult {
+  cardKey: string;
+  statusCode: IssuerStatusCode;
+}
+
+/** Actions of `POST /cards/{cardKey}/status` (5.5). */
+export type StatusAction =
+  | 'lock'
+  | 'unlock'
+  | 'activate'
+  | 'temporary-lock'
+  | 'restrict'
+  | 'lost'
+  | 'stolen'
+  | 'closed'
+  | 'fraud'
+  | 'mobile-lost';
+
+/** Body of `POST /cards/{cardKey}/status` (5.5); `expDate` is required for lock, unlock, activate, temporary-lock. */
+export interface StatusChangeRequest {
+  action: StatusAction;
+  expDate?: string;
+  reason?: string;
+  description?: string;
+  cardLocation?: string;
+}
+
+/** Answer of `POST /cards/{cardKey}/status` (5.5). */
+export interface StatusChangeResult {
+  cardKey: string;
+  statusCode: IssuerStatusCode;
+  previousStatusCode: IssuerStatusCode;
+}
+
+/** Body of `POST /cards/{cardKey}/replace` and `/reissue` (5.7, 5.8); `expDate` is the new card's. */
+export interface SuccessorRequest {
+  expDate: string;
+  reason?: string;
+  pinMailer?: string;
+}
+
+/** Answer of replace / re-issue: only the new key. */
+export interface SuccessorResult {
+  cardKey: string;
+}
+
+/** Query of `GET /cards/{cardKey}/cvv` and `/pan` (5.9). */
+export interface SecretQuery {
+  /** `MM/YYYY` */
+  expDate: string;
+  /** base64 (standard or url-safe) of an RSA SPKI DER public key, ≥ 2048 bits. */
+  securityKey: string;
+}
+
+/** Answer of `GET /cards/{cardKey}/cvv`: base64 RSA-OAEP-256 ciphertext under the security key. */
+export interface EncryptedCvv {
+  cvv: string;
+}
+
+/** Answer of `GET /cards/{cardKey}/pan`: base64 RSA-OAEP-256 ciphertext under the security key. */
+export interface EncryptedPan {
+  cardNumber: string;
+}
+
+/** Answer of `GET /pin-encryption-key` (5.12). */
+export interface PinEncryptionKey {
+  keyId: string;
+  algorithm: 'RSA-OAEP-256';
+  /** SPKI PEM. */
+  publicKey: string;
+}
+
+/** Body of `POST /cards/{cardKey}/pin/change` (5.11). */
+export interface PinChangeRequest {
+  expDate: string;
+  /** base64 RSA-OAEP-256 PIN block under the issuer's PIN key. */
+  pin: string;
+}
+
+/** Body of `POST /cards/{cardKey}/pin/force-lock` (5.11). */
+export interface ForcePinLockRequest {
+  expDate: string;
+}
+
+/** Body of `POST /cards/{cardKey}/authorize` (5.11). */
+export interface AuthorizeRequest {
+  /** base64 RSA-OAEP-256 PIN block under the issuer's PIN key. */
+  pin: string;
+}
+
+/** The issuer's limit names (5.13), in its fixed order. */
+export type LimitName = 'dailyPurchase' | 'monthlyPurchase' | 'dailyWithdrawal' | 'monthlyWithdrawal' | 'singleTransaction';
+
+/** A card limit (5.13); `available = max(0, value − used)`. */
+export interface CardLimit {
+  name: LimitName;
+  value: number;
+  currency: string;
+  used: number;
+  available: number;
+}
+
+/**
+ * One limit update. `name` is a plain string: the partner API does not close the set of names
+ * and the issuer answers 404 `UNKNOWN_LIMIT` itself.
+ */
+export interface LimitUpdate {
+  name: string;
+  value: number;
+}
+
+/** Answer of `GET /cards/{cardKey}/limits/{name}/available`. */
+export interface AvailableLimit {
+  available: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processing (section 6)
+
+/** Body of `POST /webhooks/card-created` (6.1). */
+export interface CardCreatedEvent {
+  event: 'card_created';
+  cardKey: string;
+  /** The replaced / re-issued card. */
+  previousCardKey?: string;
+  cardMask: string;
+  type: CardType;
+  ownerType: 'individual' | 'b2b';
+  /** Individual `_id` or B2B tenant id. */
+  ownerId: string;
+  partnerId: string;
+  /** ISO-8601 date-time. */
+  occurredAt: string;
+  /** What `GET /transactions?accountId=` matches; the processor defaults it to `ownerId`. */
+  accountId?: string;
+  /** Currency of the card's transactions; default `EUR`. */
+  currency?: string;
+}
+
+/** Answer of the `card_created` webhook (202). */
+export interface WebhookReceipt {
+  received: true;
+}
+
+/** Query of `GET /transactions` (6.2): at least one of `accountId`, `cardId`. */
+export interface TransactionQuery {
+  accountId?: string;
+  cardId?: string;
+  /** ≥ 1 */
+  page: number;
+  /** 1–100 */
+  limit: number;
+}
+
+export type TransactionType = 'PURCHASE' | 'WITHDRAWAL' | 'REFUND';
+export type TransactionStatus = 'SETTLED' | 'PENDING' | 'DECLINED';
+
+/** One transaction of the processing system (6.2). */
+export interface Transaction {
+  id: string;
+  cardId: string;
+  accountId: string | null;
+  /** > 0; the type says which way the money went. */
+  amount: number;
+  currency: string;
+  type: TransactionType;
+  merchant: { name: string; mcc: string; city: string; country: string };
+  status: TransactionStatus;
+  createdAt: string;
+}
+
+/** Answer of `GET /transactions` (6.2). */
+export interface TransactionPage {
+  data: Transaction[];
+  total: number;
+  page: number;
+  limit: number;
+}
+
+export type FeeOperationType = 'CARD_ISSUING_FEE' | 'CARD_DELIVERY_FEE';
+export type FeeCustomerType = 'Consumer Debit' | 'Business Debit' | 'Consumer Prepaid' | 'Business Prepaid';
+export type FeeProductType = 'R001' | 'R002' | 'R003' | 'R004' | 'R005' | 'R006';
+
+/** Body of `POST /fees` (6.3): at least one of `cardKey`, `clientId`, `iban`. */
+export interface FeeRequest {
+  OperationType: FeeOperationType;
+  CustomerType: FeeCustomerType;
+  ProductType: FeeProductType;
+  cardKey?: string;
+  clientId?: string;
+  iban?: string;
+}
+
+/** Answer of `POST /fees` (6.3). */
+export interface FeeResult {
+  OperationType: FeeOperationType;
+  CustomerType: FeeCustomerType;
+  ProductType: FeeProductType;
+  fee: number;
+  currency: string;
+}
+
+/** One delivery method (6.4). */
+export interface DeliveryMethod {
+  id: string;
+  type: 'postal' | 'courier';
+  carrier: string;
+  name: string;
+  estimatedDays: number;
+  fee: number;
+  currency: string;
+}
+
+/** Answer of `GET /delivery-methods?country=` (6.4). */
+export interface DeliveryMethods {
+  success: boolean;
+  /** Upper-case ISO-2. */
+  country: string;
+  deliveryMethods: DeliveryMethod[];
+}
+
+/** Body of `POST /cards/status-update` (6.5). */
+export interface StatusUpdate {
+  cardKey: string;
+  statusCode: IssuerStatusCode;
+  /** ≤ 500 chars. */
+  reason?: string;
+}
+
+/** Answer of `POST /cards/status-update`. */
+export interface StatusUpdateReceipt {
+  accepted: true;
+}

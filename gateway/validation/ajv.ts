@@ -1,0 +1,113 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { GatewayError, type InvalidParam } from '../errors';
+import { expDateNotPast, isCountryCode, todayUtc } from './keywords';
+
+/**
+ * Our JSON Schema dialect: draft 2020-12 subset as AJV 8 implements it, `ajv-formats` (`date`
+ * checks real calendar dates, `email`), and these keywords:
+ *
+ * - `x-country: true`: an upper-case ISO 3166-1 alpha-2 code from the real list;
+ * - `x-not-future: true`: a `date` no later than today (UTC);
+ * - `x-exp-date-not-past: true`: an `MM/YYYY` expiry not before the current month;
+ * - `x-date-order: [earlier, later]` on an object: the `later` date is not before `earlier`.
+ */
+function withKeywords(ajv: Ajv): Ajv {
+  addFormats(ajv, ['date', 'date-time', 'email']);
+  ajv.addKeyword({
+    keyword: 'x-country',
+    type: 'string',
+    schemaType: 'boolean',
+    error: { message: 'must be an ISO 3166-1 alpha-2 country code' },
+    validate: (enabled: boolean, data: string) => !enabled || isCountryCode(data),
+  });
+  ajv.addKeyword({
+    keyword: 'x-not-future',
+    type: 'string',
+    schemaType: 'boolean',
+    error: { message: 'must not be in the future' },
+    validate: (enabled: boolean, data: string) => !enabled || !/^\d{4}-\d{2}-\d{2}$/.test(data) || data <= todayUtc(),
+  });
+  ajv.addKeyword({
+    keyword: 'x-exp-date-not-past',
+    type: 'string',
+    schemaType: 'boolean',
+    error: { message: 'must not be in the past' },
+    validate: (enabled: boolean, data: string) => !enabled || expDateNotPast(data),
+  });
+  ajv.addKeyword({
+    keyword: 'x-date-order',
+    type: 'object',
+    schemaType: 'array',
+    error: { message: (cxt) => `must not be before ${String((cxt.schema as string[])[0])}` },
+    validate: function dateOrder(order: string[], data: Record<string, unknown>) {
+      const [earlier, later] = order;
+      const a = data[earlier];
+      const b = data[later];
+      if (typeof a !== 'string' || typeof b !== 'string') return true;
+      if (b >= a) return true;
+      (dateOrder as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+        { keyword: 'x-date-order', instancePath: `/${later}`, message: `must not be before ${earlier}`, params: {} },
+      ];
+      return false;
+    },
+  });
+  return ajv;
+}
+
+/** For JSON bodies: no type coercion, defaults applied, every error reported. */
+export const bodyAjv = withKeywords(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: false }));
+
+/** For query strings and path parameters (always strings on the wire): types coerced. */
+export const queryAjv = withKeywords(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: true }));
+
+function fieldName(error: ErrorObject, prefix: string): string {
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required') path.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty));
+  const name = path.join('.');
+  return name || prefix;
+}
+
+function reason(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not allowed';
+    case 'enum':
+      return `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'format':
+      return error.params.format === 'date' ? 'must be a real date in yyyy-mm-dd format' : `must be a valid ${String(error.params.format)}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** The invalid fields of a failed validation, one entry per field and reason, no duplicates. */
+export function invalidParamsOf(errors: ErrorObject[] | null | undefined, prefix = 'body'): InvalidParam[] {
+  const seen = new Set<string>();
+  const out: InvalidParam[] = [];
+  for (const error of errors ?? []) {
+    // `if`/`anyOf` wrappers repeat what their branches said.
+    if (error.keyword === 'if' || error.keyword === 'anyOf') continue;
+    const entry = { name: fieldName(error, prefix), reason: reason(error) };
+    const key = `${entry.name}\u0000${entry.reason}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(entry);
+    }
+  }
+  return out;
+}
+
+/** Validates `data`; throws a 400 `validation_failed` listing every invalid field. */
+export function assertValid<T>(validate: ValidateFunction, data: unknown, where: 'body' | 'query' | 'path'): T {
+  if (validate(data)) return data as T;
+  throw new GatewayError('validation_failed', `The request ${where === 'path' ? 'path' : where} is invalid`, {
+    invalidParams: invalidParamsOf(validate.errors, where),
+  });
+}

@@ -1,0 +1,29 @@
+import countries from 'i18n-iso-countries';
+
+/**
+ * ISO 3166-1 alpha-2 codes, from i18n-iso-countries. `XK` (Kosovo) is a user-assigned code, not
+ * part of ISO 3166-1, and is refused.
+ */
+const ISO_ALPHA2 = new Set(Object.keys(countries.getAlpha2Codes()).filter((code) => code !== 'XK'));
+
+/** True for an upper-case ISO 3166-1 alpha-2 country code. */
+export function isCountryCode(value: unknown): boolean {
+  return typeof value === 'string' && /^[A-Z]{2}$/.test(value) && ISO_ALPHA2.has(value);
+}
+
+/** Today's date as yyyy-mm-dd in UTC. */
+export function todayUtc(now = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/** `MM/YYYY` with month 01..12. */
+export const EXP_DATE_PATTERN = '^(0[1-9]|1[0-2])/[0-9]{4}$';
+
+/** True when an `MM/YYYY` expiry is this month or later (a card is valid through its expiry month). */
+export function expDateNotPast(value: string, now = new Date()): boolean {
+  const match = /^(0[1-9]|1[0-2])\/([0-9]{4})$/.exec(value);
+  if (!match) return true; // the pattern reports the format error
+  const month = Number(match[1]);
+  const year = Number(match[2]);
+  return year > now.getUTCFullYear() || (year === now.getUTCFullYear() && month >= now.getUTCMonth() + 1);
+}

@@ -1,0 +1,14 @@
+import type { RequestHandler } from 'express';
+import { ORCHESTRATIONS } from '../../gateway/handlers';
+import type { PolicyDefinition } from '../policy';
+import { schema, type OrchestrateParams } from './schema';
+
+function orchestrate(params: OrchestrateParams): RequestHandler {
+  const factory = ORCHESTRATIONS[params.operation];
+  if (!factory) throw new Error(`orchestrate: unknown operation "${String(params.operation)}"`);
+  return factory();
+}
+
+/** Terminal policy for operations that call upstreams and write PostgreSQL. */
+const definition: PolicyDefinition<OrchestrateParams> = { name: 'orchestrate', schema, policy: orchestrate };
+export = definition;

@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { reconcilePendingIndividuals } from '../../../../gateway/individuals/reconciler';
+import { startSandboxes, type Sandboxes } from '../../../../sandbox';
+import { individualBody } from '../../../support/api';
+import { makeKeyPair } from '../../../support/partners';
+import { openServices, type InProcessServices } from '../../../support/in-process';
+import type { IndividualCreateBody } from '../../../../gateway/schemas/individual-create';
+
+describe('individuals: reconciler of onboardings left pending by a stopped process', function () {
+  let sandboxes: Sandboxes;
+  let services: InProcessServices;
+  let partnerId: string;
+
+  before(async function () {
+    sandboxes = await startSandboxes();
+    services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url });
+    partnerId = (await services.partners.create({ name: 'reconcile', issuer: 'https://reconcile.example', publicKey: makeKeyPair().publicPem }))._id;
+  });
+  after(async function () {
+    await services?.close();
+    await sandboxes?.close();
+  });
+
+  const body = () => individualBody() as unknown as IndividualCreateBody;
+  const state = async (id: string) =>
+    (await services.db.query<{ provisioning: string; client_id: string | null }>('SELECT provisioning, client_id FROM individual_onboardings WHERE id = $1', [id])).rows[0];
+
+  it('completes one the upstream created, deletes one it never saw, and leaves one it cannot check', async function () {
+    const created = await services.individuals.createPending(partnerId, body());
+    const account = await services.clients.accounts.createAccount({ requestId: 'test' }, { ...individualBody(), partnerId, onboardingId: created.onboardingId } as never);
+    const orphan = await services.individuals.createPending(partnerId, body());
+    const fresh = await services.individuals.createPending(partnerId, body());
+    await services.db.query("UPDATE individual_onboardings SET created_at = now() - interval '10 minutes' WHERE id = ANY($1)", [[created.onboardingId, orphan.onboardingId]]);
+
+    const result = await reconcilePendingIndividuals(services, 60_000);
+    expect(result.completed).to.include(created.onboardingId);
+    expect(result.discarded).to.include(orphan.onboardingId);
+    expect(result.completed).to.not.include(fresh.onboardingId);
+    expect(await state(created.onboardingId)).to.deep.equal({ provisioning: 'complete', client_id: account.clientId });
+    expect(await state(orphan.onboardingId)).to.equal(undefined);
+    expect((await services.db.query('SELECT count(*)::int AS n FROM users WHERE id = $1', [orphan.userId])).rows[0].n).to.equal(0);
+    expect(await state(fresh.onboardingId), 'too young to judge').to.deep.include({ provisioning: 'pending' });
+    const audit = await services.db.query('SELECT operation, details FROM audit_log WHERE individual_id = $1', [created.onboardingId]);
+    expect(audit.rows[0]).to.deep.include({ operation: 'individual.create' });
+    expect(audit.rows[0].details.reconciled).to.equal(true);
+
+    await services.db.query("UPDATE individual_onboardings SET created_at = now() - interval '10 minutes' WHERE id = $1", [fresh.onboardingId]);
+    await fetch(`${sandboxes.accounts.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ path: '/accounts', mode: 'status', status: 500, times: 0 }),
+    });
+    try {
+      const blocked = await reconcilePendingIndividuals(services, 60_000);
+      expect(blocked.failed).to.include(fresh.onboardingId);
+      expect(await state(fresh.onboardingId), 'kept for the next pass').to.deep.include({ provisioning: 'pending' });
+    } finally {
+      await fetch(`${sandboxes.accounts.url}/__sandbox/faults`, { method: 'DELETE' });
+    }
+    const later = await reconcilePendingIndividuals(services, 60_000);
+    expect(later.discarded).to.include(fresh.onboardingId);
+  });
+});

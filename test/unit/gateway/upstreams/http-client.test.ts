@@ -1,0 +1,335 @@
+import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import nock from 'nock';
+import { GatewayError, isGatewayError } from '../../../../gateway/errors';
+import { createUpstreamClients, type CallContext } from '../../../../gateway/upstreams';
+import { DEFAULT_MAX_SOCKETS, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
+import { captureLogger, NOCK_URLS, useNock, withoutNock } from './helpers';
+
+const ISSUER = NOCK_URLS.issuer;
+
+async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof GatewayError) return err;
+    throw err;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** A port nothing listens on (bound, then released). */
+async function unusedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A real loopback server for what nock cannot show (sockets, keep-alive). */
+async function startServer(handler: http.RequestListener): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+  const server = http.createServer(handler);
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  server.on('connection', (socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('unit: upstreams/http-client', () => {
+  useNock();
+  let client: UpstreamHttpClient;
+  let lines: Array<Record<string, unknown>>;
+
+  beforeEach(() => {
+    const captured = captureLogger();
+    lines = captured.lines;
+    client = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captured.log });
+  });
+  afterEach(() => client.close());
+
+  describe('requests', () => {
+    it('sends x-request-id and accept, and answers the parsed JSON of a 2xx', async () => {
+      nock(ISSUER, { reqheaders: { 'x-request-id': 'req-1', accept: 'application/json' }, badheaders: ['content-type'] })
+        .get('/cards/CK1')
+        .reply(200, { cardKey: 'CK1' });
+      expect(await client.request({ requestId: 'req-1' }, { method: 'GET', path: '/cards/CK1' })).to.deep.equal({ cardKey: 'CK1' });
+    });
+
+    it('sends a JSON body with content-type and content-length', async () => {
+      const body = { embossedName: 'ADA LOVELACE', n: 1, nested: { ok: true } };
+      const length = String(Buffer.byteLength(JSON.stringify(body)));
+      nock(ISSUER, { reqheaders: { 'content-type': 'application/json', 'content-length': length } })
+        .patch('/cards/CK1/emboss-name', body)
+        .reply(200, { ok: true });
+      expect(await client.request({ requestId: 'r' }, { method: 'PATCH', path: '/cards/CK1/emboss-name', body })).to.deep.equal({ ok: true });
+    });
+
+    it('answers undefined for 204', async () => {
+      nock(ISSUER).delete('/x').reply(204);
+      expect(await client.request({ requestId: 'r' }, { method: 'DELETE', path: '/x' })).to.equal(undefined);
+    });
+
+    it('keeps the base URL path as a prefix', async () => {
+      const prefixed = new UpstreamHttpClient('issuer', `${ISSUER}/api/v1/`, { timeoutMs: 1000, log: captureLogger().log });
+      nock(ISSUER).get('/api/v1/cards/CK1').reply(200, {});
+      await prefixed.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1' });
+      prefixed.close();
+    });
+
+    it('encodes path segments, dot segments included', () => {
+      expect(upstreamPath`/cards/${'CK 1/../x?y#z'}/limits/${'daily%Purchase'}`).to.equal('/cards/CK%201%2F..%2Fx%3Fy%23z/limits/daily%25Purchase');
+      expect(upstreamPath`/cards/${'..'}/status`).to.equal('/cards/%2E%2E/status');
+      expect(upstreamPath`/cards/${'.'}`).to.equal('/cards/%2E');
+      expect(() => upstreamPath`/cards/${''}`).to.throw(TypeError);
+    });
+
+    it('builds the query with URLSearchParams: + / = survive, undefined values are left out', async () => {
+      const securityKey = 'MIIB+Ij/AN==';
+      nock(ISSUER)
+        .get((uri) => uri === '/cards/CK1/cvv?expDate=12%2F2031&securityKey=MIIB%2BIj%2FAN%3D%3D&page=2')
+        .reply(200, { cvv: 'x' });
+      await client.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1/cvv', query: { expDate: '12/2031', securityKey, cardId: undefined, page: 2 } });
+    });
+  });
+
+  describe('timing and logging', () => {
+    it('adds each call duration to ctx.timing.upstreamLatencyMs, failed calls included', async () => {
+      nock(ISSUER).get('/a').delay(30).reply(200, {}).get('/b').delay(30).reply(404, { errorCode: 'CARD_NOT_FOUND' });
+      const ctx: CallContext = { requestId: 'r', timing: {} };
+      await client.request(ctx, { method: 'GET', path: '/a' });
+      const first = ctx.timing?.upstreamLatencyMs ?? 0;
+      expect(first).to.be.at.least(25);
+      await rejection(client.request(ctx, { method: 'GET', path: '/b' }));
+      expect(ctx.timing?.upstreamLatencyMs).to.be.at.least(first + 25);
+    });
+
+    it('works without a timing sink', async () => {
+      nock(ISSUER).get('/a').reply(200, {});
+      await client.request({ requestId: 'r' }, { method: 'GET', path: '/a' });
+    });
+
+    it('logs one debug line per call: upstream, method, path without the query, status, ms; never bodies or queries', async () => {
+      nock(ISSUER).get('/cards/CK1/cvv').query(true).reply(200, { cvv: 'CIPHERTEXT-SECRET' });
+      nock(ISSUER).post('/cards/CK1/authorize').reply(422, { errorCode: 'EXP_DATE_MISMATCH', message: 'PIN-BLOCK-SECRET rejected' });
+      await client.request({ requestId: 'req-7' }, { method: 'GET', path: '/cards/CK1/cvv', query: { expDate: '12/2031', securityKey: 'KEY-SECRET' } });
+      await rejection(client.request({ requestId: 'req-7' }, { method: 'POST', path: '/cards/CK1/authorize', body: { pin: 'PIN-BLOCK-SECRET' } }));
+      expect(lines).to.have.length(2);
+      expect(lines[0]).to.include({ level: 'debug', msg: 'upstream call', upstream: 'issuer', method: 'GET', path: '/cards/CK1/cvv', status: 200, requestId: 'req-7' });
+      expect(lines[0].ms).to.be.a('number');
+      expect(lines[1]).to.include({ method: 'POST', path: '/cards/CK1/authorize', status: 422 });
+      const text = JSON.stringify(lines);
+      for (const secret of ['SECRET', 'securityKey', 'expDate', '12/2031']) expect(text).not.to.include(secret);
+    });
+
+    it('logs a failed call without status, naming the failure kind', async () => {
+      const port = await unusedPort();
+      const captured = captureLogger();
+      const refused = new UpstreamHttpClient('accounts', `http://127.0.0.1:${port}`, { timeoutMs: 1000, log: captured.log });
+      await rejection(refused.request({ requestId: 'r' }, { method: 'POST', path: '/accounts', body: {} }));
+      refused.close();
+      expect(captured.lines).to.have.length(1);
+      expect(captured.lines[0]).to.include({ upstream: 'accounts', method: 'POST', path: '/accounts', status: null, failure: 'connection' });
+    });
+  });
+
+  describe('failures', () => {
+    it('times out after timeoutMs (response headers late): 504 upstream_timeout', async () => {
+      const fast = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 60, log: captureLogger().log });
+      nock(ISSUER).get('/slow').delay(400).reply(200, {});
+      const ctx: CallContext = { requestId: 'r', timing: {} };
+      const started = Date.now();
+      const error = await rejection(fast.request(ctx, { method: 'GET', path: '/slow' }));
+      expect(Date.now() - started).to.be.below(350);
+      expect(error).to.include({ status: 504, code: 'upstream_timeout' });
+      expect(error.extensions).to.deep.equal({ upstream: 'issuer' });
+      expect(ctx.timing?.upstreamLatencyMs).to.be.at.least(50);
+      fast.close();
+    });
+
+    it('the timeout covers the body too (whole call)', async () => {
+      const fast = new UpstreamHttpClient('processing', NOCK_URLS.processing, { timeoutMs: 60, log: captureLogger().log });
+      nock(NOCK_URLS.processing).get('/transactions').query(true).delayBody(400).reply(200, { data: [] });
+      const error = await rejection(fast.request({ requestId: 'r' }, { method: 'GET', path: '/transactions', query: { cardId: 'CK1' } }));
+      expect(error).to.include({ status: 504, code: 'upstream_timeout' });
+      fast.close();
+    });
+
+    it('connection refused: 502 upstream_error naming ECONNREFUSED', async () => {
+      const port = await unusedPort();
+      const refused = new UpstreamHttpClient('accounts', `http://127.0.0.1:${port}`, { timeoutMs: 1000, log: captureLogger().log });
+      const error = await rejection(refused.request({ requestId: 'r' }, { method: 'GET', path: '/accounts/1' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The account-creation service could not be reached (ECONNREFUSED)' });
+      expect(error.extensions).to.deep.equal({ upstream: 'accounts' });
+      refused.close();
+    });
+
+    it('a connection reset: 502 upstream_error', async () => {
+      nock(ISSUER).post('/cards').replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      const error = await rejection(client.request({ requestId: 'r' }, { method: 'POST', path: '/cards', body: {} }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
+    });
+
+    for (const [description, body] of [
+      ['a 2xx body that is not JSON', '{"cardKey": "CK1", <<oops>>'],
+      ['an empty 200 body', ''],
+    ] as const) {
+      it(`${description}: 502 upstream_error (malformed), without quoting the body`, async () => {
+        nock(ISSUER).get('/cards/CK1').reply(200, body, { 'content-type': 'application/json' });
+        const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1' }));
+        expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform answered with a malformed body' });
+        expect(error.cause).to.equal(undefined);
+      });
+    }
+
+    it('an answer over 5 MiB: 502 upstream_error', async () => {
+      nock(ISSUER).get('/huge').reply(200, JSON.stringify({ data: 'x'.repeat(5 * 1024 * 1024 + 10) }));
+      const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/huge' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error' });
+    });
+
+    const statuses: Array<{ status: number; errorCode?: string; expected: number; code: string }> = [
+      { status: 400, errorCode: 'VALIDATION_ERROR', expected: 422, code: 'upstream_rejected' },
+      { status: 422, errorCode: 'EXP_DATE_MISMATCH', expected: 422, code: 'upstream_rejected' },
+      { status: 413, errorCode: 'PAYLOAD_TOO_LARGE', expected: 422, code: 'upstream_rejected' },
+      { status: 404, errorCode: 'CARD_NOT_FOUND', expected: 404, code: 'not_found' },
+      { status: 409, errorCode: 'CARD_CLOSED', expected: 409, code: 'conflict' },
+      { status: 401, expected: 502, code: 'upstream_error' },
+      { status: 403, expected: 502, code: 'upstream_error' },
+      { status: 500, errorCode: 'INTERNAL_ERROR', expected: 502, code: 'upstream_error' },
+      { status: 503, errorCode: 'SERVICE_UNAVAILABLE', expected: 502, code: 'upstream_error' },
+    ];
+    for (const s of statuses) {
+      it(`status ${s.status} ${s.errorCode ?? ''}→ ${s.expected} ${s.code}, without the upstream's message`, async () => {
+        nock(ISSUER)
+          .post('/cards/CK1/status')
+          .reply(s.status, { errorCode: s.errorCode, message: 'card 5355701234567890 cvv 123 SECRET-TEXT', details: [{ path: '/expDate', message: 'SECRET-TEXT' }] });
+        const error = await rejection(client.request({ requestId: 'r' }, { method: 'POST', path: '/cards/CK1/status', body: { action: 'lock' } }));
+        expect(error).to.include({ status: s.expected, code: s.code });
+        expect(error.extensions).to.deep.equal(s.errorCode ? { upstream: 'issuer', upstreamCode: s.errorCode } : { upstream: 'issuer' });
+        if (s.errorCode) expect(error.message).to.include(`(${s.errorCode})`);
+        expect(JSON.stringify({ ...error, message: error.message })).not.to.match(/SECRET|5355701234567890|cvv/);
+      });
+    }
+
+    it('a 503 passes on the upstream Retry-After as the 502 Retry-After', async () => {
+      nock(ISSUER).get('/a').reply(503, { errorCode: 'SERVICE_UNAVAILABLE', message: 'down' }, { 'retry-after': '7' });
+      const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/a' }));
+      expect(error.headers).to.deep.equal({ 'Retry-After': '7' });
+    });
+
+    it('an error body that is not JSON still maps by status, without upstreamCode', async () => {
+      nock(ISSUER).get('/a').reply(502, '<html>Bad gateway SECRET</html>', { 'content-type': 'text/html' });
+      const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/a' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform failed (HTTP 502)' });
+      expect(error.extensions).to.deep.equal({ upstream: 'issuer' });
+    });
+  });
+
+  describe('close', () => {
+    it('close() destroys the agents; later calls fail as upstream_error without connecting', async () => {
+      const clients = createUpstreamClients(NOCK_URLS, { timeoutMs: 1000, log: captureLogger().log });
+      nock(ISSUER).get('/cards/CK1').reply(200, { cardKey: 'CK1' });
+      await clients.issuer.getCard({ requestId: 'r' }, 'CK1');
+      clients.close();
+      const scope = nock(ISSUER).get('/cards/CK1').reply(200, {});
+      const error = await rejection(clients.issuer.getCard({ requestId: 'r' }, 'CK1'));
+      expect(isGatewayError(error, 'upstream_error')).to.equal(true);
+      expect(scope.isDone()).to.equal(false);
+      nock.cleanAll();
+    });
+  });
+
+  describe('agents and sockets', () => {
+    withoutNock();
+
+    it('one keep-alive agent per client, bounded to 64 sockets unless told otherwise', () => {
+      expect((client.agent as http.Agent & { keepAlive?: boolean }).keepAlive).to.equal(true);
+      expect(client.agent.maxSockets).to.equal(DEFAULT_MAX_SOCKETS).and.to.equal(64);
+      const bounded = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captureLogger().log, maxSockets: 3 });
+      expect(bounded.agent.maxSockets).to.equal(3);
+      bounded.close();
+    });
+
+    it('reuses one connection for sequential calls (keep-alive)', async () => {
+      const server = await startServer((_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end('{"ok":true}');
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 1000, log: captureLogger().log });
+      for (let i = 0; i < 3; i += 1) await real.request({ requestId: `r${i}` }, { method: 'GET', path: '/cards/CK1' });
+      expect(server.connections()).to.equal(1);
+      real.close();
+      await server.close();
+    });
+
+    it('never opens more than maxSockets connections at once', async () => {
+      let active = 0;
+      let peak = 0;
+      const server = await startServer((_req, res) => {
+        active += 1;
+        peak = Math.max(peak, active);
+        setTimeout(() => {
+          active -= 1;
+          res.setHeader('content-type', 'application/json');
+          res.end('{}');
+        }, 20);
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log, maxSockets: 2 });
+      await Promise.all(Array.from({ length: 8 }, (_, i) => real.request({ requestId: `r${i}` }, { method: 'GET', path: '/x' })));
+      expect(peak).to.equal(2);
+      expect(server.connections()).to.equal(2);
+      real.close();
+      await server.close();
+    });
+
+    it('retries a GET once when a reused keep-alive socket was closed by the upstream; never a POST', async () => {
+      const perSocket = new WeakMap<Socket, number>();
+      const server = await startServer((req, res) => {
+        const n = (perSocket.get(req.socket) ?? 0) + 1;
+        perSocket.set(req.socket, n);
+        // Every second request on a socket finds it closed, like an idle timeout racing a reuse.
+        if (n >= 2) {
+          req.socket.destroy();
+          return;
+        }
+        res.setHeader('content-type', 'application/json');
+        res.end('{"ok":true}');
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+      await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+      expect(await real.request({ requestId: 'b' }, { method: 'GET', path: '/x' })).to.deep.equal({ ok: true });
+      const error = await rejection(real.request({ requestId: 'c' }, { method: 'POST', path: '/x', body: {} }));
+      expect(error).to.include({ status: 502, code: 'upstream_error' });
+      real.close();
+      await server.close();
+    });
+
+    it('a connection dropped mid-body: 502 upstream_error', async () => {
+      const server = await startServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+        res.write('{"cardKey":"CK1",', () => req.socket.destroy());
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+      const error = await rejection(real.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error' });
+      real.close();
+      await server.close();
+    });
+  });
+});
