@@ -1,4 +1,6 @@
+import type { VerifiedTokenCache } from './auth/verified-token-cache';
 import type { Database } from './db/database';
+import type { OutboxDeliverer } from './outbox/outbox';
 import type { OwnershipCache } from './ownership/ownership-cache';
 import type { UpstreamClients } from './upstreams';
 import type { IndividualStore } from './individuals/individual-store';
@@ -29,6 +31,10 @@ export interface GatewayServices {
   clients: UpstreamClients;
   /** Owners of individuals and cards, read through an LRU. */
   ownership: OwnershipCache;
+  /** Delivers the transactional outbox (webhooks and status updates to the processing system). */
+  outbox: OutboxDeliverer;
+  /** Tokens already verified, until their exp. */
+  tokenCache: VerifiedTokenCache;
 }
 
 let current: GatewayServices | undefined;

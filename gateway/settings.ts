@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -35,6 +36,8 @@ export interface Settings {
   upstreamTimeoutMs: number;
   /** How long a found owner of an individual or card is cached (`OWNERSHIP_CACHE_TTL_MS`, default 30000). */
   ownershipCacheTtlMs: number;
+  /** Worker processes (`WORKERS`, default: the number of cores); 1 runs without the cluster. */
+  workers: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -96,5 +99,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     databasePoolMax: intFrom(env, 'DATABASE_POOL_MAX', 10, 1, 200),
     upstreamTimeoutMs: intFrom(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120000),
     ownershipCacheTtlMs: intFrom(env, 'OWNERSHIP_CACHE_TTL_MS', 30000, 0, 3600000),
+    workers: intFrom(env, 'WORKERS', os.availableParallelism(), 1, 64),
   };
 }

@@ -9,6 +9,10 @@ import { createPartnerApp } from './http/partner-app';
 import type { Logger } from './logging/logger';
 import { IndividualStore } from './individuals/individual-store';
 import { startReconciler } from './individuals/reconciler';
+import { VerifiedTokenCache } from './auth/verified-token-cache';
+import { OutboxDeliverer } from './outbox/outbox';
+import { destroyProxyAgents } from './proxy/agents';
+import { listenForPartnerChanges } from './partners/change-feed';
 import { OwnershipCache } from './ownership/ownership-cache';
 import { PartnerStore } from './partners/partner-store';
 import { createUpstreamClients } from './upstreams';
@@ -53,11 +57,16 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
  * starts the sandbox upstreams that are not configured, builds the pipelines and listens.
  * Throws (and leaves nothing running) when any step fails.
  */
-export async function startGateway(settings: Settings, log: Logger): Promise<RunningGateway> {
+export async function startGateway(settings: Settings, log: Logger, options: { announce?: boolean } = {}): Promise<RunningGateway> {
   const runtime = loadAndCheck(settings.configDir);
   const cleanups: (() => Promise<void>)[] = [];
-  const cleanup = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => log.warn({ err }, 'shutdown step failed'));
+  let closing: Promise<void> | undefined;
+  // Idempotent: a cluster worker may be told to stop twice (signal and primary disconnect).
+  const cleanup = () => {
+    closing ??= (async () => {
+      for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => log.warn({ err }, 'shutdown step failed'));
+    })();
+    return closing;
   };
   try {
     let databaseUrl = settings.databaseUrl;
@@ -94,10 +103,21 @@ export async function startGateway(settings: Settings, log: Logger): Promise<Run
     const partners = new PartnerStore(db);
     const individuals = new IndividualStore(db);
     const clients = createUpstreamClients(upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
-    cleanups.push(async () => clients.close());
+    cleanups.push(async () => {
+      clients.close();
+      destroyProxyAgents();
+    });
     // ttl 0 would mean "forever" to lru-cache: a zero setting disables caching instead.
     const ownership = new OwnershipCache({ ttlMs: Math.max(1, settings.ownershipCacheTtlMs), negativeTtlMs: Math.min(5000, Math.max(1, settings.ownershipCacheTtlMs)) });
-    setServices({ settings, log, db, partners, individuals, upstreams, clients, ownership });
+    const outbox = new OutboxDeliverer(db, clients, log);
+    const tokenCache = new VerifiedTokenCache();
+    partners.onChange((partnerId) => tokenCache.evictPartner(partnerId));
+    if (!embedded) {
+      // Other instances (and cluster workers) announce their partner changes through NOTIFY.
+      const feed = listenForPartnerChanges(databaseUrl, { onChange: (id) => tokenCache.evictPartner(id), onMissed: () => tokenCache.clear() }, log);
+      cleanups.push(() => feed.stop());
+    }
+    setServices({ settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache });
     const pipelines = await buildPipelines(runtime);
     // Pending individuals older than two upstream timeouts were left by a stopped process.
     const stopReconciler = startReconciler(
@@ -105,6 +125,8 @@ export async function startGateway(settings: Settings, log: Logger): Promise<Run
       { intervalMs: 60_000, olderThanMs: settings.upstreamTimeoutMs * 2 + 10_000 }
     );
     cleanups.push(async () => stopReconciler());
+    const stopOutbox = outbox.start(5_000);
+    cleanups.push(async () => stopOutbox());
 
     const { token: adminToken, source } = resolveAdminToken(settings.adminToken, settings.dataDir);
     if (source === 'file') log.warn({ file: `${settings.dataDir}/admin-token` }, 'ADMIN_TOKEN not set: using the generated token in this file');
@@ -116,7 +138,10 @@ export async function startGateway(settings: Settings, log: Logger): Promise<Run
     const adminPort = await listen(adminServer, settings.adminPort, settings.adminHost);
     cleanups.push(() => closeServer(adminServer, 2_000));
 
-    log.info({ port, host: settings.host, adminPort, adminHost: settings.adminHost, database: embedded ? 'embedded' : 'postgres', upstreams }, 'gateway ready');
+    log.info(
+      { port, host: settings.host, adminPort, adminHost: settings.adminHost, database: embedded ? 'embedded' : 'postgres', upstreams },
+      options.announce === false ? 'worker ready' : 'gateway ready'
+    );
     return { port, adminPort, upstreams, database: embedded ? 'embedded' : 'postgres', close: cleanup };
   } catch (err) {
     await cleanup();

@@ -4,10 +4,19 @@ import localHandler from './local-handler';
 import orchestrate from './orchestrate';
 import ownership from './ownership';
 import type { PolicyDefinition } from './policy';
+import upstreamProxy from './proxy';
 import validate from './validate';
 
 /** Every policy of the Partner Gateway plugin, in the order a pipeline runs them. */
-export const POLICIES: PolicyDefinition<any>[] = [es512Jwt, ownership, validate, idempotency, localHandler, orchestrate];
+export const POLICIES: PolicyDefinition<any>[] = [
+  es512Jwt,
+  ownership,
+  validate,
+  idempotency,
+  localHandler,
+  orchestrate,
+  upstreamProxy,
+];
 
 /** Name of the authentication policy every protected route must run. */
 export const JWT_POLICY = es512Jwt.name;

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Compiles the TypeScript sources with tsc when dist/ is missing or older than any source file,
-// so that `npm start` on a fresh clone works without a separate build step.
+// so that `npm start` on a fresh clone works without a separate build step. `--force` always compiles.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
 
 const root = path.resolve(__dirname, '..');
-const sourceDirs = ['gateway', 'plugins', 'policies', 'sandbox', 'scripts', 'test', 'types'];
+const sourceDirs = ['gateway', 'plugins', 'policies', 'sandbox', 'scripts', 'test', 'types', 'bench'];
 const stamp = path.join(root, 'dist', '.build-stamp');
 
 function newestSource(dir) {
@@ -26,7 +26,8 @@ const newest = Math.max(
   ...sourceDirs.map((d) => newestSource(path.join(root, d)))
 );
 const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
-if (built < newest) {
+// --force: always compile (npm run build); otherwise only when a source is newer than the last build.
+if (process.argv.includes('--force') || built < newest) {
   const tsc = require.resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
   fs.writeFileSync(stamp, new Date().toISOString());

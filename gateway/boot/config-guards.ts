@@ -169,6 +169,7 @@ export function checkGatewayConfig(gatewayConfig: Json, systemConfig: Json, cont
         const condition = action.condition as Json | undefined;
         if (condition !== undefined) {
           if (!condition || typeof condition.name !== 'string') add(stepAt, 'condition must have a name');
+          else if (condition.name === 'expression') add(stepAt, 'the expression condition runs code from configuration and is never allowed');
           else if (!context.conditions.has(condition.name)) add(stepAt, `unknown condition "${condition.name}"`);
           else if (policyName === context.jwtPolicy && condition.name !== 'always') {
             add(stepAt, 'the JWT policy must run unconditionally');

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Extension } from '@electric-sql/pglite';
 import type { Logger } from '../logging/logger';
 
 /** A running embedded PostgreSQL (PGlite behind pglite-socket). */
@@ -12,14 +13,18 @@ export interface EmbeddedPostgres {
  * Starts PGlite persisted under `dataDir/pgdata` and exposes it on a loopback port through
  * pglite-socket, so that the gateway talks to it with the same `pg` pool and SQL as to a real
  * PostgreSQL. PGlite is a single connection: pglite-socket multiplexes the pool's connections onto
- * it, which is why the gateway never holds a transaction across an upstream call.
+ * it, which is why the gateway never holds a transaction across an upstream call. The pg_trgm
+ * extension is loaded so that the migrations run here as on PostgreSQL (card search, 002).
  */
 export async function startEmbeddedPostgres(dataDir: string, log: Logger, maxConnections = 10): Promise<EmbeddedPostgres> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   const dir = path.join(dataDir, 'pgdata');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const db = await PGlite.create(dir);
+  // A subpath export: `moduleResolution: node` (tsconfig) does not read package exports, so it is
+  // required by name and typed here.
+  const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
+  const db = await PGlite.create(dir, { extensions: { pg_trgm } });
   const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
   await server.start();
   const conn = server.getServerConn();

@@ -1,5 +1,19 @@
 import type { RequestHandler } from 'express';
 import { issueCard } from './card-issue';
+import { setCard3dsPhone, setCardNickname } from './card-local';
+import {
+  authorizeCardholder,
+  changeCardPin,
+  changeCardStatus,
+  forceCardPinLock,
+  patchCardLimits,
+  resetCardPinTries,
+  setCard3dsAnswer,
+  setCardEmbossName,
+  setCardLimit,
+} from './card-operations';
+import { reissueCard, replaceCard } from './card-replacement';
+import { listCards } from './cards-list';
 import { healthCheck } from './health-check';
 import { createIndividual } from './individual-create';
 import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndividualCardStatusHistory, listIndividuals } from './individuals';
@@ -18,6 +32,9 @@ export const LOCAL_HANDLERS = {
   'list-individual-cards': listIndividualCards,
   'list-individual-audit-logs': listIndividualAuditLogs,
   'list-individual-card-status-history': listIndividualCardStatusHistory,
+  'list-cards': listCards,
+  'set-card-nickname': setCardNickname,
+  'set-card-3ds-phone': setCard3dsPhone,
 } satisfies Record<string, () => RequestHandler>;
 
 /**
@@ -29,6 +46,26 @@ export const ORCHESTRATIONS = {
   'issue-virtual-card': issueCard('virtual'),
   'issue-physical-card': issueCard('physical'),
   'list-individual-transactions': listIndividualTransactions,
+  'lock-card': changeCardStatus('lock'),
+  'unlock-card': changeCardStatus('unlock'),
+  'activate-card': changeCardStatus('activate'),
+  'temporary-lock-card': changeCardStatus('temporary-lock'),
+  'restrict-card': changeCardStatus('restrict'),
+  'restrict-card-lost': changeCardStatus('lost'),
+  'restrict-card-stolen': changeCardStatus('stolen'),
+  'restrict-card-closed': changeCardStatus('closed'),
+  'restrict-card-fraud': changeCardStatus('fraud'),
+  'restrict-card-mobile-lost': changeCardStatus('mobile-lost'),
+  'set-card-emboss-name': setCardEmbossName,
+  'replace-card': replaceCard,
+  'reissue-card': reissueCard,
+  'set-card-3ds-answer': setCard3dsAnswer,
+  'reset-card-pin-tries': resetCardPinTries,
+  'change-card-pin': changeCardPin,
+  'force-card-pin-lock': forceCardPinLock,
+  'authorize-cardholder': authorizeCardholder,
+  'patch-card-limits': patchCardLimits,
+  'set-card-limit': setCardLimit,
 } satisfies Record<string, () => RequestHandler>;
 
 export type LocalHandlerName = keyof typeof LOCAL_HANDLERS;

@@ -95,8 +95,20 @@ const PARTNER_COLUMNS = 'id, name, issuer, status, processing_enabled, created_a
  */
 export class PartnerStore {
   private readonly keyObjects = new Map<string, KeyObject>();
+  private readonly listeners: ((partnerId: string) => void)[] = [];
 
   constructor(private readonly db: Database) {}
+
+  /** Calls `listener(partnerId)` after every change of a partner's keys or settings in this process. */
+  onChange(listener: (partnerId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Announces a change: to this process's listeners and, through NOTIFY, to every other instance. */
+  private async changed(partnerId: string): Promise<void> {
+    for (const listener of this.listeners) listener(partnerId);
+    await this.db.query("SELECT pg_notify('partner_changed', $1)", [partnerId]);
+  }
 
   /** Registers a partner with its first key; `kid` defaults to the key's JWK thumbprint. */
   async create(input: { name: string; issuer: string; publicKey: string; kid?: string }): Promise<Partner & { keys: PartnerKey[] }> {
@@ -151,6 +163,7 @@ export class PartnerStore {
       [id, kid, toSpkiPem(key)]
     );
     if (inserted.rowCount === 0) throw new PartnerStoreError('conflict', `partner ${id} already has a key with kid ${kid}`);
+    await this.changed(id);
     return toKey(inserted.rows[0]);
   }
 
@@ -162,6 +175,7 @@ export class PartnerStore {
       [id, kid]
     );
     if (updated.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} has no key ${kid}`);
+    await this.changed(id);
     return toKey(updated.rows[0]);
   }
 
@@ -173,6 +187,7 @@ export class PartnerStore {
       [id, change.status ?? null, change.processingEnabled ?? null]
     );
     if (updated.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} not found`);
+    await this.changed(id);
     return (await this.get(id))!;
   }
 

@@ -1,4 +1,24 @@
 import { cardIssue } from './card-issue';
+import {
+  cardAuthorize,
+  cardEmbossName,
+  cardNickname,
+  cardReplace,
+  cardRestrict,
+  cardSecretQuery,
+  cardsListQuery,
+  cardStatusChange,
+  deliveryMethodsQuery,
+  emptyBody,
+  feeCheck,
+  limitParams,
+  limitSet,
+  limitsPatch,
+  pinChange,
+  pinForceLock,
+  threeDsAnswer,
+  threeDsPhone,
+} from './cards';
 import type { JsonSchema } from './common';
 import { individualCreate } from './individual-create';
 import { paginationQuery, transactionsQuery } from './pagination-query';
@@ -12,6 +32,24 @@ export const SCHEMAS = {
   'transactions-query': transactionsQuery,
   'individual-create': individualCreate,
   'card-issue': cardIssue,
+  'card-status-change': cardStatusChange,
+  'card-restrict': cardRestrict,
+  'card-nickname': cardNickname,
+  'card-emboss-name': cardEmbossName,
+  'card-replace': cardReplace,
+  'card-secret-query': cardSecretQuery,
+  'three-ds-answer': threeDsAnswer,
+  'three-ds-phone': threeDsPhone,
+  'pin-change': pinChange,
+  'pin-force-lock': pinForceLock,
+  'card-authorize': cardAuthorize,
+  'empty-body': emptyBody,
+  'limits-patch': limitsPatch,
+  'limit-set': limitSet,
+  'limit-params': limitParams,
+  'delivery-methods-query': deliveryMethodsQuery,
+  'fee-check': feeCheck,
+  'cards-list-query': cardsListQuery,
 } satisfies Record<string, JsonSchema>;
 
 export type SchemaName = keyof typeof SCHEMAS;

@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { GatewayError, type InvalidParam } from '../errors';
-import { expDateNotPast, isCountryCode, todayUtc } from './keywords';
+import { expDateNotPast, isCountryCode, isRsaSecurityKey, todayUtc } from './keywords';
 
 /**
  * Our JSON Schema dialect: draft 2020-12 subset as AJV 8 implements it, `ajv-formats` (`date`
@@ -10,30 +10,35 @@ import { expDateNotPast, isCountryCode, todayUtc } from './keywords';
  * - `x-country: true`: an upper-case ISO 3166-1 alpha-2 code from the real list;
  * - `x-not-future: true`: a `date` no later than today (UTC);
  * - `x-exp-date-not-past: true`: an `MM/YYYY` expiry not before the current month;
- * - `x-date-order: [earlier, later]` on an object: the `later` date is not before `earlier`.
+ * - `x-date-order: [earlier, later]` on an object: the `later` date is not before `earlier`;
+ * - `x-rsa-security-key: true`: base64 of an RSA public key (SPKI DER) of at least 2048 bits;
+ * - `x-unique-names: true` on an array of objects: no two items share a `name`.
  */
 function withKeywords(ajv: Ajv): Ajv {
   addFormats(ajv, ['date', 'date-time', 'email']);
+  // `keyword: true` on a string checks it with `predicate`.
+  const stringCheck = (keyword: string, message: string, predicate: (value: string) => boolean) =>
+    ajv.addKeyword({
+      keyword,
+      type: 'string',
+      schemaType: 'boolean',
+      error: { message },
+      validate: (enabled: boolean, data: string) => !enabled || predicate(data),
+    });
+  stringCheck('x-country', 'must be an ISO 3166-1 alpha-2 country code', isCountryCode);
+  stringCheck('x-not-future', 'must not be in the future', (date) => !/^\d{4}-\d{2}-\d{2}$/.test(date) || date <= todayUtc());
+  stringCheck('x-exp-date-not-past', 'must not be in the past', (expDate) => expDateNotPast(expDate));
+  stringCheck('x-rsa-security-key', 'must be base64 of an RSA public key (SPKI DER) of at least 2048 bits', isRsaSecurityKey);
   ajv.addKeyword({
-    keyword: 'x-country',
-    type: 'string',
+    keyword: 'x-unique-names',
+    type: 'array',
     schemaType: 'boolean',
-    error: { message: 'must be an ISO 3166-1 alpha-2 country code' },
-    validate: (enabled: boolean, data: string) => !enabled || isCountryCode(data),
-  });
-  ajv.addKeyword({
-    keyword: 'x-not-future',
-    type: 'string',
-    schemaType: 'boolean',
-    error: { message: 'must not be in the future' },
-    validate: (enabled: boolean, data: string) => !enabled || !/^\d{4}-\d{2}-\d{2}$/.test(data) || data <= todayUtc(),
-  });
-  ajv.addKeyword({
-    keyword: 'x-exp-date-not-past',
-    type: 'string',
-    schemaType: 'boolean',
-    error: { message: 'must not be in the past' },
-    validate: (enabled: boolean, data: string) => !enabled || expDateNotPast(data),
+    error: { message: 'must not name the same item twice' },
+    validate: (enabled: boolean, data: unknown[]) => {
+      if (!enabled) return true;
+      const names = data.map((item) => (item && typeof item === 'object' ? (item as { name?: unknown }).name : undefined));
+      return new Set(names).size === names.length;
+    },
   });
   ajv.addKeyword({
     keyword: 'x-date-order',

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import countries from 'i18n-iso-countries';
 
 /**
@@ -26,4 +27,18 @@ export function expDateNotPast(value: string, now = new Date()): boolean {
   const month = Number(match[1]);
   const year = Number(match[2]);
   return year > now.getUTCFullYear() || (year === now.getUTCFullYear() && month >= now.getUTCMonth() + 1);
+}
+
+/**
+ * True when `value` is base64 of an RSA public key in SPKI DER form of at least 2048 bits: the
+ * `securityKey` a partner sends to receive CVV or PAN encrypted (RSA-OAEP-256) under it.
+ */
+export function isRsaSecurityKey(value: string): boolean {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) return false;
+  try {
+    const key = crypto.createPublicKey({ key: Buffer.from(value, 'base64'), format: 'der', type: 'spki' });
+    return key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048;
+  } catch {
+    return false;
+  }
 }

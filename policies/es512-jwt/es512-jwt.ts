@@ -4,6 +4,7 @@ import { GatewayError, type ErrorCode } from '../../gateway/errors';
 import { isObjectId } from '../../gateway/ids';
 import { services } from '../../gateway/services';
 import type { PartnerStore } from '../../gateway/partners/partner-store';
+import type { VerifiedTokenCache } from '../../gateway/auth/verified-token-cache';
 import type { Es512JwtParams } from './schema';
 
 /** Header parameters that would let a token bring its own key: never trusted, always refused. */
@@ -32,12 +33,8 @@ function decodeSegment(segment: string, what: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Verified identity of a request, attached to `req` by the policy. */
-export interface VerifiedToken {
-  partner: NonNullable<Express.Request['partner']>;
-  kid: string;
-  claims: { iss: string; sub: string; iat: number; exp: number };
-}
+import type { VerifiedToken } from '../../gateway/auth/verified-token-cache';
+export type { VerifiedToken };
 
 /**
  * Checks a bearer token and returns the partner it authenticates, or throws a 401 GatewayError
@@ -48,7 +45,8 @@ export async function verifyPartnerToken(
   authorization: string | undefined,
   partners: PartnerStore,
   params: Es512JwtParams,
-  nowSeconds = Math.floor(Date.now() / 1000)
+  nowSeconds = Math.floor(Date.now() / 1000),
+  cache?: VerifiedTokenCache
 ): Promise<VerifiedToken> {
   if (authorization === undefined || authorization === '') {
     throw refuse('token_missing', 'Send Authorization: Bearer <token>');
@@ -56,6 +54,16 @@ export async function verifyPartnerToken(
   const match = BEARER.exec(authorization);
   if (!match) throw refuse('token_malformed', 'The Authorization header must be "Bearer <token>"');
   const token = match[1];
+  // The exact same token was verified before, is not past its exp, and its partner has not
+  // changed since: nothing to re-check.
+  const known = cache?.get(token, nowSeconds * 1000);
+  if (known) return known;
+  const verified = await verifyFully(token, partners, params, nowSeconds);
+  cache?.set(token, verified, nowSeconds * 1000);
+  return verified;
+}
+
+async function verifyFully(token: string, partners: PartnerStore, params: Es512JwtParams, nowSeconds: number): Promise<VerifiedToken> {
   if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) {
     throw refuse('token_malformed', 'The token is not a compact JWS (header.payload.signature)');
   }
@@ -128,10 +136,12 @@ export function es512Jwt(params: Es512JwtParams): RequestHandler {
   const settings: Es512JwtParams = {
     clockSkewSeconds: params.clockSkewSeconds ?? 30,
     maxLifetimeSeconds: params.maxLifetimeSeconds ?? 300,
+    cacheVerifiedTokens: params.cacheVerifiedTokens ?? true,
   };
-  const { partners } = services();
+  const { partners, tokenCache } = services();
+  const cache = settings.cacheVerifiedTokens ? tokenCache : undefined;
   return function es512JwtPolicy(req, _res, next) {
-    verifyPartnerToken(req.headers.authorization, partners, settings).then(
+    verifyPartnerToken(req.headers.authorization, partners, settings, Math.floor(Date.now() / 1000), cache).then(
       (verified) => {
         req.partner = verified.partner;
         req.auth = { kid: verified.kid, claims: verified.claims };

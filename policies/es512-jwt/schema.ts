@@ -4,6 +4,7 @@ import type { PolicySchema } from '../policy';
 export interface Es512JwtParams {
   clockSkewSeconds: number;
   maxLifetimeSeconds: number;
+  cacheVerifiedTokens?: boolean;
 }
 
 export const schema: PolicySchema = {
@@ -25,6 +26,12 @@ export const schema: PolicySchema = {
       maximum: 86400,
       default: 300,
       description: 'Largest accepted exp - iat in seconds (the spec recommends 60).',
+    },
+    cacheVerifiedTokens: {
+      type: 'boolean',
+      default: true,
+      description:
+        'Reuse the verification of an identical token until its exp (keyed by a hash of the whole token; emptied for a partner when its keys or status change).',
     },
   },
 };

@@ -5,6 +5,7 @@ import type { PolicySchema } from '../policy';
 export interface ValidateParams {
   body?: SchemaName;
   query?: SchemaName;
+  params?: SchemaName;
 }
 
 const names = Object.keys(SCHEMAS);
@@ -12,10 +13,11 @@ const names = Object.keys(SCHEMAS);
 export const schema: PolicySchema = {
   $id: 'https://partner-gateway.dev/schemas/policies/validate.json',
   type: 'object',
-  description: 'Validates the JSON body and/or the query string against named JSON Schemas (gateway/schemas); 400 lists every invalid field.',
+  description: 'Validates the JSON body, the query string and/or the path parameters against named JSON Schemas (gateway/schemas); 400 lists every invalid field.',
   properties: {
     body: { type: 'string', enum: names, description: 'Schema of the JSON body (unset: the body is not validated).' },
     query: { type: 'string', enum: names, description: 'Schema of the query string (unset: the query is not validated).' },
+    params: { type: 'string', enum: names, description: 'Schema of the path parameters (unset: not validated beyond the ownership policy).' },
   },
-  anyOf: [{ required: ['body'] }, { required: ['query'] }],
+  anyOf: [{ required: ['body'] }, { required: ['query'] }, { required: ['params'] }],
 };

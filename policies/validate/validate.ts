@@ -13,8 +13,10 @@ import type { ValidateParams } from './schema';
 export function validate(params: ValidateParams): RequestHandler {
   const body = params.body ? bodyAjv.getSchema(SCHEMAS[params.body].$id) ?? bodyAjv.compile(SCHEMAS[params.body]) : undefined;
   const query = params.query ? queryAjv.getSchema(SCHEMAS[params.query].$id) ?? queryAjv.compile(SCHEMAS[params.query]) : undefined;
+  const path = params.params ? queryAjv.getSchema(SCHEMAS[params.params].$id) ?? queryAjv.compile(SCHEMAS[params.params]) : undefined;
   return function validateRequest(req, _res, next) {
     try {
+      if (path) assertValid(path, { ...req.params }, 'path');
       if (body) {
         const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
         if (hasBody && !req.is(['application/json', 'application/*+json'])) {

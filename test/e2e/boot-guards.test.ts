@@ -81,6 +81,11 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
       expectedMessage: /unknown condition "moon-phase"/,
     },
     {
+      description: 'the expression condition (it runs code from configuration)',
+      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[1]['local-handler'][0].condition = { name: 'expression', expression: 'true' }) }),
+      expectedMessage: /the expression condition runs code from configuration and is never allowed/,
+    },
+    {
       description: 'action params of the wrong type',
       config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkewSeconds = 'lots') }),
       expectedMessage: /pipeline "me", policy "es512-jwt": invalid action params: \/clockSkewSeconds must be integer/,

@@ -42,6 +42,7 @@ function baseEnv(options: StartOptions, adminToken: string, dataDir: string): No
     ADMIN_TOKEN: adminToken,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
+    WORKERS: '1',
     DATABASE_URL: options.embedded ? '' : runDatabaseUrl(),
     // On the run's embedded database (TEST_DB=embedded) one connection per process, as the gateway's own embedded mode uses.
     ...(process.env.TEST_DB === 'embedded' ? { DATABASE_POOL_MAX: '1' } : {}),

@@ -5,6 +5,8 @@ import { Database } from '../../gateway/db/database';
 import { migrate } from '../../gateway/db/migrate';
 import { createLogger, type Logger } from '../../gateway/logging/logger';
 import { IndividualStore } from '../../gateway/individuals/individual-store';
+import { VerifiedTokenCache } from '../../gateway/auth/verified-token-cache';
+import { OutboxDeliverer } from '../../gateway/outbox/outbox';
 import { OwnershipCache } from '../../gateway/ownership/ownership-cache';
 import { PartnerStore } from '../../gateway/partners/partner-store';
 import { createUpstreamClients, type UpstreamClients } from '../../gateway/upstreams';
@@ -22,6 +24,8 @@ export interface InProcessServices {
   individuals: IndividualStore;
   clients: UpstreamClients;
   ownership: OwnershipCache;
+  outbox: OutboxDeliverer;
+  tokenCache: VerifiedTokenCache;
   log: Logger;
   close(): Promise<void>;
 }
@@ -38,13 +42,18 @@ export async function openServices(
   const individuals = new IndividualStore(db);
   const clients = createUpstreamClients(upstreams, { timeoutMs: options.timeoutMs ?? 2000, log });
   const ownership = new OwnershipCache({ ttlMs: options.ownershipTtlMs ?? 30_000 });
-  setServices({ settings: readSettings({}), log, db, partners, individuals, upstreams, clients, ownership });
+  const outbox = new OutboxDeliverer(db, clients, log);
+  const tokenCache = new VerifiedTokenCache();
+  partners.onChange((partnerId) => tokenCache.evictPartner(partnerId));
+  setServices({ settings: readSettings({}), log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache });
   return {
     db,
     partners,
     individuals,
     clients,
     ownership,
+    outbox,
+    tokenCache,
     log,
     close: async () => {
       clients.close();

@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+
+/** A child process started by the bench, with the JSON line it announced itself with. */
+export interface BenchProcess {
+  child: ChildProcess;
+  ready: Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `node <script>` and resolves with the first stdout JSON line for which `isReady` is true.
+ * Everything else the child writes is discarded (a bench must not be slowed by its own reader).
+ */
+export function startNode(script: string, env: NodeJS.ProcessEnv, isReady: (line: Record<string, unknown>) => boolean, timeoutMs = 60_000): Promise<BenchProcess> {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let buffer = '';
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${errors}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (!line.startsWith('{')) continue;
+        let parsed: Record<string, unknown>;
+        try {
+          parsed = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        if (isReady(parsed)) {
+          clearTimeout(timer);
+          child.stdout!.off('data', onData);
+          child.stdout!.resume();
+          resolve({
+            child,
+            ready: parsed,
+            stop: () =>
+              new Promise<void>((done) => {
+                if (child.exitCode !== null) return done();
+                child.once('exit', () => done());
+                child.kill('SIGTERM');
+                setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+              }),
+          });
+          return;
+        }
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code}:\n${errors}`));
+    });
+  });
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/))
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Peak resident set (VmHWM) in MB of a process, and of each of its child processes (cluster workers). */
+export function peakRssMb(pid: number): { process: number; children: number[] } {
+  const read = (p: number) => {
+    try {
+      const match = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'));
+      return match ? Math.round(Number(match[1]) / 1024) : 0;
+    } catch {
+      return 0;
+    }
+  };
+  return { process: read(pid), children: childrenOf(pid).map(read) };
+}

@@ -1,0 +1,305 @@
+/**
+ * `npm run bench [-- --smoke] [--duration 10] [--connections 50] [--cards 1000000] [--rss-requests 1000000]`
+ *
+ * Starts, in one run and on this machine: the sandbox upstreams, our gateway (one worker, then a
+ * cluster of two), and the baselines (a) the upstream called directly, (b) a bare Node keep-alive
+ * proxy, (c) express-gateway's own proxy policy alone in a pipeline. autocannon drives scenarios
+ * S1 to S6; the ES512 verification ceiling of one core is measured with jose on the same token.
+ * Prints one table with the ratios and writes bench/results/<date>.json. `--smoke` runs every
+ * scenario for about a second on small data, so that `npm test` keeps the harness working.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { compactVerify } from 'jose';
+import { Client } from 'pg';
+import { signPartnerToken } from '../scripts/token';
+import { peakRssMb, startNode, type BenchProcess } from './processes';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const DIST = path.join(ROOT, 'dist');
+
+interface ScenarioResult {
+  name: string;
+  description: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  peakRssMb?: number;
+}
+
+interface Options {
+  smoke: boolean;
+  duration: number;
+  connections: number;
+  cards: number;
+  rssRequests: number;
+  serverUrl: string;
+}
+
+function options(): Options {
+  const { values } = parseArgs({
+    options: {
+      smoke: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      connections: { type: 'string', default: '50' },
+      cards: { type: 'string' },
+      'rss-requests': { type: 'string' },
+    },
+  });
+  const smoke = values.smoke ?? false;
+  return {
+    smoke,
+    duration: Number(values.duration ?? (smoke ? 1 : 10)),
+    connections: Number(values.connections),
+    cards: Number(values.cards ?? (smoke ? 1000 : 1_000_000)),
+    rssRequests: Number(values['rss-requests'] ?? (smoke ? 2000 : 1_000_000)),
+    serverUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  };
+}
+
+async function run(name: string, description: string, opts: autocannon.Options): Promise<ScenarioResult> {
+  const result = await autocannon({ connections: 50, ...opts });
+  return {
+    name,
+    description,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** ES512 verifications per second on one core, jose, the same token and key. */
+async function es512Ceiling(seconds: number): Promise<number> {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' });
+  const token = await signPartnerToken({ partnerId: 'f'.repeat(24), issuer: 'https://bench.example', privateKey, ttlSeconds: 300 });
+  for (let i = 0; i < 50; i++) await compactVerify(token, publicKey); // warm-up
+  const started = process.hrtime.bigint();
+  let count = 0;
+  while (Number(process.hrtime.bigint() - started) / 1e9 < seconds) {
+    await compactVerify(token, publicKey);
+    count += 1;
+  }
+  return Math.round(count / (Number(process.hrtime.bigint() - started) / 1e9));
+}
+
+async function json(url: string, init: RequestInit = {}): Promise<any> {
+  const response = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url} → ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  const duration = o.duration;
+  const started = new Date();
+  const database = `pgw_bench_${Date.now().toString(36)}`;
+  const admin = new Client({ connectionString: o.serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const dbUrl = new URL(o.serverUrl);
+  dbUrl.pathname = `/${database}`;
+  const processes: BenchProcess[] = [];
+  const results: ScenarioResult[] = [];
+  const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+  try {
+    log('ES512 ceiling (one core, jose)...');
+    const ceiling = await es512Ceiling(o.smoke ? 0.3 : 3);
+
+    const sandbox = await startNode(path.join(DIST, 'sandbox', 'main.js'), {}, (l) => typeof l.issuer === 'string');
+    processes.push(sandbox);
+    const issuer = sandbox.ready.issuer as string;
+    const adminToken = crypto.randomBytes(24).toString('base64url');
+    const gatewayEnv = (workers: number) => ({
+      DATABASE_URL: dbUrl.toString(),
+      ISSUER_URL: issuer,
+      PROCESSING_URL: sandbox.ready.processing as string,
+      ACCOUNTS_URL: sandbox.ready.accounts as string,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      ADMIN_TOKEN: adminToken,
+      WORKERS: String(workers),
+      LOG_LEVEL: 'info',
+      DATA_DIR: fs.mkdtempSync(path.join(ROOT, '.data-bench-')),
+    });
+    const gateway = await startNode(path.join(DIST, 'gateway', 'main.js'), gatewayEnv(1), (l) => l.msg === 'gateway ready');
+    processes.push(gateway);
+    const base = `http://127.0.0.1:${String(gateway.ready.port)}`;
+    const adminBase = `http://127.0.0.1:${String(gateway.ready.adminPort)}`;
+    const bare = await startNode(path.join(DIST, 'bench', 'baselines', 'bare-proxy.js'), { TARGET: issuer }, (l) => typeof l.port === 'number');
+    processes.push(bare);
+    const eg = await startNode(path.join(DIST, 'bench', 'baselines', 'eg-proxy.js'), { TARGET: issuer }, (l) => typeof l.port === 'number');
+    processes.push(eg);
+
+    log('partner, individual, card...');
+    const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' });
+    const partner = await json(`${adminBase}/admin/partners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ name: 'bench', issuer: 'https://bench.example', publicKey: publicKey.export({ type: 'spki', format: 'pem' }) }),
+    });
+    const token = (ttlSeconds = 300) => signPartnerToken({ partnerId: partner._id, issuer: 'https://bench.example', privateKey, ttlSeconds });
+    const auth = async () => ({ authorization: `Bearer ${await token()}`, 'content-type': 'application/json' });
+    const individual = await json(`${base}/api/partner/individual/accounts`, {
+      method: 'POST',
+      headers: await auth(),
+      body: JSON.stringify({
+        firstName: 'Bench', middleName: 'Mark', lastName: 'Runner', country: 'DE', city: 'Berlin', zipCode: '10115', buildingNumber: '1',
+        idType: 'PASSPORT', address1: 'Main 1', passportNumber: 'C01X00T47', issuingDate: '2020-01-01', validityDate: '2030-01-01',
+        passportCountry: 'DE', birthCountry: 'DE', birthDate: '1990-01-01', nationality: 'DE', phone: '+4915112345678', email: 'bench@example.com',
+      }),
+    });
+    const expDate = `12/${new Date().getUTCFullYear() + 3}`;
+    const card = await json(`${base}/api/partner/individual/accounts/${individual._id}/cards/virtual`, {
+      method: 'POST',
+      headers: await auth(),
+      body: JSON.stringify({ expDate, clientCode: individual.clientID, currency: 'EUR', productCode: 'P-STD', embossedName: 'BENCH.RUNNER' }),
+    });
+    const statusPath = `/cards/${card.cardKey}/status`;
+
+    log(`seeding ${o.cards} cards...`);
+    execFileSync(process.execPath, [path.join(DIST, 'scripts', 'seed-cards.js'), '--partner', partner._id, '--count', String(o.cards), '--database-url', dbUrl.toString()], { stdio: 'ignore' });
+
+    const common = { duration, connections: o.connections };
+    log('baselines...');
+    results.push(await run('direct', '(a) the issuer sandbox called directly', { ...common, url: `${issuer}${statusPath}` }));
+    results.push(await run('bare-proxy', '(b) bare Node keep-alive proxy', { ...common, url: `http://127.0.0.1:${String(bare.ready.port)}${statusPath}` }));
+    results.push(await run('eg-proxy', "(c) express-gateway's proxy policy alone", { ...common, url: `http://127.0.0.1:${String(eg.ready.port)}${statusPath}` }));
+
+    log('S1..S5...');
+    results.push(await run('S1', 'GET /cards/{id}/status, one token reused', { ...common, url: `${base}/api/partner${statusPath}`, headers: await auth() }));
+    const freshCount = Math.ceil(Math.min(ceiling, 2000) * duration * 1.5) + 100;
+    log(`signing ${freshCount} fresh tokens for S2...`);
+    const fresh: string[] = [];
+    for (let i = 0; i < freshCount; i++) fresh.push(await token());
+    let next = 0;
+    results.push(
+      await run('S2', 'S1 with a fresh token on every request', {
+        ...common,
+        url: `${base}/api/partner${statusPath}`,
+        requests: [
+          {
+            setupRequest: (request: any) => {
+              request.headers = { ...request.headers, authorization: `Bearer ${fresh[next++ % fresh.length]}` };
+              return request;
+            },
+          },
+        ],
+      })
+    );
+    const body = JSON.stringify({ expDate, reason: 'bench' });
+    results.push(
+      await run('S3', 'POST /cards/{id}/lock then /unlock (validation, issuer, PostgreSQL write)', {
+        ...common,
+        url: base,
+        headers: await auth(),
+        requests: [
+          { method: 'POST', path: `/api/partner/cards/${card.cardKey}/lock`, body },
+          { method: 'POST', path: `/api/partner/cards/${card.cardKey}/unlock`, body },
+        ],
+      })
+    );
+    results.push(
+      await run('S4', 'PATCH /cards/{id}/nickname (local handler, PostgreSQL write)', {
+        ...common,
+        url: `${base}/api/partner/cards/${card.cardKey}/nickname`,
+        method: 'PATCH',
+        headers: await auth(),
+        body: JSON.stringify({ nickname: 'bench nickname' }),
+      })
+    );
+    results.push(
+      await run('S5', `GET /cards?search=...&status=ACTIVE, ${o.cards.toLocaleString('en')} cards`, {
+        ...common,
+        url: `${base}/api/partner/cards?search=4821&status=ACTIVE`,
+        headers: await auth(),
+      })
+    );
+
+    log('S6 (fixed 1,000 requests/s)...');
+    const fixed = { duration: o.smoke ? 1 : duration, connections: 20, overallRate: 1000 };
+    const s6direct = await run('S6-direct', 'direct at 1,000 requests/s', { ...fixed, url: `${issuer}${statusPath}` });
+    const s6gateway = await run('S6-S1', 'S1 at 1,000 requests/s', { ...fixed, url: `${base}/api/partner${statusPath}`, headers: await auth() });
+    results.push(s6direct, s6gateway);
+
+    log(`memory: ${o.rssRequests.toLocaleString('en')} requests of S1...`);
+    await autocannon({ url: `${base}/api/partner${statusPath}`, headers: await auth(), connections: o.connections, amount: o.rssRequests });
+    const singleRss = peakRssMb(gateway.child.pid!).process;
+
+    log('cluster of 2 workers, S1...');
+    await gateway.stop();
+    const cluster = await startNode(path.join(DIST, 'gateway', 'main.js'), gatewayEnv(2), (l) => l.msg === 'gateway ready');
+    processes.push(cluster);
+    const clusterBase = `http://127.0.0.1:${String(cluster.ready.port)}`;
+    const s1cluster = await run('S1-cluster2', 'S1 on a cluster of 2 workers', { ...common, url: `${clusterBase}/api/partner${statusPath}`, headers: await auth() });
+    s1cluster.peakRssMb = Math.max(...peakRssMb(cluster.child.pid!).children, 0);
+    results.push(s1cluster);
+
+    const by = (name: string) => results.find((r) => r.name === name)!;
+    const s1 = by('S1');
+    s1.peakRssMb = singleRss;
+    const ratios = {
+      s1VsEgProxy: +(s1.rps / by('eg-proxy').rps).toFixed(2),
+      s1VsBareProxy: +(s1.rps / by('bare-proxy').rps).toFixed(2),
+      s2VsEs512Ceiling: +(by('S2').rps / ceiling).toFixed(2),
+      s6AddedP50Ms: +(s6gateway.p50 - s6direct.p50).toFixed(2),
+      s6AddedP99Ms: +(s6gateway.p99 - s6direct.p99).toFixed(2),
+      cluster2VsOne: +(s1cluster.rps / s1.rps).toFixed(2),
+    };
+    const report = {
+      date: started.toISOString(),
+      machine: { cpus: (await import('node:os')).cpus().length, node: process.version, note: 'the load generator (autocannon) runs on the same cores' },
+      options: o,
+      es512CeilingPerSecond: ceiling,
+      results,
+      ratios,
+      targets: {
+        'S1 >= 1.0x express-gateway proxy': ratios.s1VsEgProxy >= 1,
+        'S1 >= 40% of bare proxy': ratios.s1VsBareProxy >= 0.4,
+        'S2 >= 85% of ES512 ceiling': ratios.s2VsEs512Ceiling >= 0.85,
+        'S6 added p99 <= 2 ms': ratios.s6AddedP99Ms <= 2,
+        'cluster of 2 >= 1.6x one worker': ratios.cluster2VsOne >= 1.6,
+        'peak RSS per worker <= 200 MB': Math.max(singleRss, s1cluster.peakRssMb ?? 0) <= 200,
+        'no error or non-2xx answer': results.every((r) => r.errors === 0 && r.non2xx === 0),
+      },
+    };
+
+    const rows = results.map((r) => `| ${r.name.padEnd(12)} | ${String(r.rps).padStart(7)} | ${String(r.p50).padStart(6)} | ${String(r.p99).padStart(6)} | ${String(r.peakRssMb ?? '').padStart(8)} | ${String(r.non2xx + r.errors).padStart(6)} | ${r.description}`);
+    const table = [
+      `ES512 ceiling (one core): ${ceiling} verifications/s`,
+      '| scenario     |   req/s | p50 ms | p99 ms | peak RSS | errors | what',
+      '|--------------|---------|--------|--------|----------|--------|-----',
+      ...rows,
+      '',
+      `S1 / express-gateway proxy: ${ratios.s1VsEgProxy}x   S1 / bare proxy: ${ratios.s1VsBareProxy}x   S2 / ES512 ceiling: ${ratios.s2VsEs512Ceiling}`,
+      `S6 added latency at 1,000 req/s: p50 ${ratios.s6AddedP50Ms} ms, p99 ${ratios.s6AddedP99Ms} ms   cluster of 2 / one worker: ${ratios.cluster2VsOne}x`,
+      ...Object.entries(report.targets).map(([target, met]) => `${met ? 'met   ' : 'MISSED'} ${target}`),
+    ].join('\n');
+    process.stdout.write(`${table}\n`);
+    const resultsDir = path.join(ROOT, 'bench', 'results');
+    fs.mkdirSync(resultsDir, { recursive: true });
+    const file = path.join(resultsDir, `${started.toISOString().slice(0, 10)}${o.smoke ? '-smoke' : ''}.json`);
+    fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`written ${path.relative(ROOT, file)}\n`);
+  } finally {
+    for (const p of processes.reverse()) await p.stop().catch(() => undefined);
+    for (const dir of fs.readdirSync(ROOT).filter((d) => d.startsWith('.data-bench-'))) fs.rmSync(path.join(ROOT, dir), { recursive: true, force: true });
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

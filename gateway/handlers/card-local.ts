@@ -1,0 +1,41 @@
+import type { RequestHandler } from 'express';
+import { recordAudit } from '../audit/audit-log';
+import { CARD_COLUMNS, toCard, type CardRow } from '../cards/card-store';
+import { GatewayError } from '../errors';
+import { asyncHandler } from '../http/async-handler';
+import { services } from '../services';
+
+/**
+ * A local-only change of a card field (nickname, 3DS phone): one transaction updates the record
+ * and writes the audit entry; the answer is the full card. No upstream is called.
+ */
+function setLocalField(column: 'nickname' | 'three_ds_phone', bodyField: 'nickname' | 'phoneNumber', operation: string): () => RequestHandler {
+  return function setLocalFieldFactory() {
+    const { db } = services();
+    return asyncHandler(async function setLocalFieldHandler(req, res) {
+      const owner = req.ownership!;
+      const value = (req.body as Record<string, string>)[bodyField];
+      const card = await db.transaction(async (tx) => {
+        const rows = await tx.query<CardRow>(`UPDATE cards SET ${column} = $2, updated_at = now() WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`, [owner.id, value]);
+        if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
+        await recordAudit(tx, {
+          partnerId: owner.partnerId,
+          individualId: owner.individualId,
+          tenantId: owner.tenantId,
+          operation,
+          targetType: 'card',
+          targetId: owner.id,
+          requestId: req.requestId,
+          outcome: 'success',
+        });
+        return toCard(rows.rows[0]);
+      });
+      res.json(card);
+    });
+  };
+}
+
+/** `PATCH /cards/{id}/nickname` (local only, ≤ 64 characters). */
+export const setCardNickname = setLocalField('nickname', 'nickname', 'card.nickname.update');
+/** `PUT /cards/{id}/3ds/phone` (local only, ≤ 32 characters). */
+export const setCard3dsPhone = setLocalField('three_ds_phone', 'phoneNumber', 'card.3ds-phone.update');

@@ -1,0 +1,213 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { recordAudit } from '../audit/audit-log';
+import { cardStatusOf } from '../cards/card-status';
+import { CARD_COLUMNS, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
+import { TRANSITIONS, transitionAllowed, type StatusAction } from '../cards/transitions';
+import type { Queryable } from '../db/database';
+import { GatewayError } from '../errors';
+import { asyncHandler, callContext } from '../http/async-handler';
+import { services } from '../services';
+import type { CallContext } from '../upstreams';
+import type { CardLimit, LimitName } from '../upstreams/types';
+
+/** The card's current record; 404 if it vanished since the ownership check (replaced, re-issued). */
+export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardRow> {
+  const rows = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1`, [cardKey]);
+  if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
+  return rows.rows[0];
+}
+
+/** The audit fields every card operation shares. */
+export function cardAudit(req: Request, operation: string) {
+  const owner = req.ownership!;
+  return {
+    partnerId: owner.partnerId,
+    individualId: owner.individualId,
+    tenantId: owner.tenantId,
+    operation,
+    targetType: 'card' as const,
+    targetId: owner.id,
+    requestId: req.requestId,
+  };
+}
+
+/**
+ * Runs an issuer call for a card operation: on failure, writes a `failure` audit entry (nothing
+ * changed) and rethrows the mapped problem.
+ */
+export async function callIssuer<T>(req: Request, res: Response, operation: string, call: (ctx: CallContext) => Promise<T>): Promise<T> {
+  const { db, log } = services();
+  try {
+    return await call(callContext(req, res));
+  } catch (err) {
+    const reason = err instanceof GatewayError ? err.code : 'error';
+    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'failure', details: { reason } }).catch((auditError: unknown) =>
+      log.warn({ err: auditError, requestId: req.requestId }, 'failure audit entry not written')
+    );
+    throw err;
+  }
+}
+
+/**
+ * Lock, unlock, activate, temporary lock and the restrict family (spec 4.3). The transition is
+ * checked first (409 `invalid_transition`, issuer not called); after the issuer accepts, one
+ * transaction updates the card's status and code and writes the status-history and audit entries.
+ * Answers the card status result (2.4).
+ */
+export function changeCardStatus(action: StatusAction): () => RequestHandler {
+  const operation = `card.${action === 'lost' || action === 'stolen' || action === 'closed' || action === 'fraud' || action === 'mobile-lost' ? `restrict.${action}` : action}`;
+  return function changeCardStatusFactory() {
+    const { db, clients } = services();
+    return asyncHandler(async function changeCardStatusHandler(req, res) {
+      const cardKey = req.ownership!.id;
+      const current = await loadCardRow(db, cardKey);
+      if (!transitionAllowed(action, current.status_code)) {
+        throw new GatewayError('invalid_transition', `A ${current.status} card (${current.status_code}) cannot be moved by ${action}`, {
+          extensions: { cardStatus: current.status, statusCode: current.status_code },
+        });
+      }
+      const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
+      const result = await callIssuer(req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }));
+      const status = cardStatusOf(result.statusCode);
+      if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
+      await db.transaction(async (tx) => {
+        await tx.query('UPDATE cards SET status = $2, status_code = $3, updated_at = now() WHERE card_key = $1', [cardKey, status, result.statusCode]);
+        await recordStatusChange(tx, {
+          cardKey,
+          partnerId: current.partner_id,
+          individualId: req.ownership!.individualId,
+          oldStatus: current.status,
+          newStatus: status,
+          oldStatusCode: current.status_code,
+          newStatusCode: result.statusCode,
+          operation,
+          reason: body.reason ?? null,
+          requestId: req.requestId,
+        });
+        await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { from: current.status_code, to: result.statusCode } });
+      });
+      res.json({ cardKey, status, statusCode: result.statusCode });
+    });
+  };
+}
+
+/** The expected resulting CardStatus of each action (issue 4): exported for the table test. */
+export const ACTION_RESULTS = Object.fromEntries(Object.entries(TRANSITIONS).map(([action, t]) => [action, t.status])) as Record<StatusAction, string>;
+
+/**
+ * An issuer operation on the card that changes nothing we store (3DS answer, PIN tries, authorize):
+ * on success, the audit entry, then the full card from our record.
+ */
+function issuerActionAnsweringCard(operation: string, call: (req: Request, ctx: CallContext) => Promise<unknown>): () => RequestHandler {
+  return function issuerActionFactory() {
+    const { db } = services();
+    return asyncHandler(async function issuerActionHandler(req, res) {
+      await loadCardRow(db, req.ownership!.id);
+      await callIssuer(req, res, operation, (ctx) => call(req, ctx));
+      const card = await db.transaction(async (tx) => {
+        await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success' });
+        return toCard(await loadCardRow(tx, req.ownership!.id));
+      });
+      res.json(card);
+    });
+  };
+}
+
+/** `PUT /cards/{id}/3ds/answer`: forwarded to the issuer, never stored or logged by us. */
+export const setCard3dsAnswer = issuerActionAnsweringCard('card.3ds-answer.update', (req, ctx) =>
+  services().clients.issuer.setThreeDsAnswer(ctx, req.ownership!.id, (req.body as { answer: string }).answer)
+);
+
+/** `POST /cards/{id}/pin/reset-tries`: answers the full card. */
+export const resetCardPinTries = issuerActionAnsweringCard('card.pin.reset-tries', (req, ctx) => services().clients.issuer.resetPinTries(ctx, req.ownership!.id));
+
+/** `POST /cards/{id}/authorize` (PIN-less action): answers the full card. */
+export const authorizeCardholder = issuerActionAnsweringCard('card.authorize', (req, ctx) =>
+  services().clients.issuer.authorize(ctx, req.ownership!.id, { pin: (req.body as { pin: string }).pin })
+);
+
+/**
+ * The spec's known limitation: the issuer platform answers PIN change and force PIN lock with an
+ * error. The partner gets 502 `upstream_error` with `upstreamCode` and a detail that says so.
+ */
+function knownLimitation(err: unknown, what: string): unknown {
+  if (err instanceof GatewayError && err.extensions?.upstreamCode === 'OPERATION_NOT_SUPPORTED') {
+    return new GatewayError('upstream_error', `The card issuer platform does not support ${what} yet (known limitation); the card is unchanged`, {
+      extensions: err.extensions,
+    });
+  }
+  return err;
+}
+
+/** `POST /cards/{id}/pin/change`: answers the full card (the issuer refuses it today). */
+export function changeCardPin(): RequestHandler {
+  const inner = issuerActionAnsweringCard('card.pin.change', (req, ctx) => {
+    const body = req.body as { expDate: string; pin: string };
+    return services().clients.issuer.changePin(ctx, req.ownership!.id, { expDate: body.expDate, pin: body.pin });
+  })();
+  return (req, res, next) => inner(req, res, (err?: unknown) => next(err === undefined ? undefined : knownLimitation(err, 'PIN change')));
+}
+
+/** `POST /cards/{id}/pin/force-lock`: answers the card status result (the issuer refuses it today). */
+export function forceCardPinLock(): RequestHandler {
+  const { db, clients } = services();
+  return asyncHandler(async function forcePinLockHandler(req, res) {
+    await loadCardRow(db, req.ownership!.id);
+    try {
+      await callIssuer(req, res, 'card.pin.force-lock', (ctx) => clients.issuer.forcePinLock(ctx, req.ownership!.id, { expDate: (req.body as { expDate: string }).expDate }));
+    } catch (err) {
+      throw knownLimitation(err, 'force PIN lock');
+    }
+    const status = await clients.issuer.getStatus(callContext(req, res), req.ownership!.id);
+    await recordAudit(db, { ...cardAudit(req, 'card.pin.force-lock'), outcome: 'success' });
+    res.json({ cardKey: req.ownership!.id, status: cardStatusOf(status.statusCode), statusCode: status.statusCode });
+  });
+}
+
+/** `PATCH /cards/{id}/emboss-name`: the issuer changes it, then our record; answers the full card. */
+export function setCardEmbossName(): RequestHandler {
+  const { db, clients } = services();
+  return asyncHandler(async function setEmbossNameHandler(req, res) {
+    const cardKey = req.ownership!.id;
+    await loadCardRow(db, cardKey);
+    const { embossedName } = req.body as { embossedName: string };
+    await callIssuer(req, res, 'card.emboss-name.update', (ctx) => clients.issuer.setEmbossName(ctx, cardKey, embossedName));
+    const card: Card = await db.transaction(async (tx) => {
+      const rows = await tx.query<CardRow>(`UPDATE cards SET embossed_name = $2, updated_at = now() WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`, [cardKey, embossedName]);
+      await recordAudit(tx, { ...cardAudit(req, 'card.emboss-name.update'), outcome: 'success', details: { embossedName } });
+      return toCard(rows.rows[0]);
+    });
+    res.json(card);
+  });
+}
+
+function limitOf(limit: CardLimit): CardLimit {
+  return { name: limit.name, value: limit.value, currency: limit.currency, used: limit.used, available: limit.available };
+}
+
+/** `PATCH /cards/{id}/limits`: several limits at once; answers every limit. */
+export function patchCardLimits(): RequestHandler {
+  const { db, clients } = services();
+  return asyncHandler(async function patchLimitsHandler(req, res) {
+    const items = req.body as { name: LimitName; value: number }[];
+    const limits = await callIssuer(req, res, 'card.limits.update', (ctx) => clients.issuer.patchLimits(ctx, req.ownership!.id, items));
+    await recordAudit(db, { ...cardAudit(req, 'card.limits.update'), outcome: 'success', details: Object.fromEntries(items.map((i) => [i.name, i.value])) });
+    res.json(limits.map(limitOf));
+  });
+}
+
+/** `PUT /cards/{id}/limits/{limitName}`: one limit; the body's name must be the path's. */
+export function setCardLimit(): RequestHandler {
+  const { db, clients } = services();
+  return asyncHandler(async function setLimitHandler(req, res) {
+    const body = req.body as { name: LimitName; value: number };
+    if (body.name !== req.params.limitName) {
+      throw new GatewayError('validation_failed', 'The body names another limit than the path', {
+        invalidParams: [{ name: 'name', reason: `must be ${req.params.limitName}, the limit of the path` }],
+      });
+    }
+    const limit = await callIssuer(req, res, 'card.limits.update', (ctx) => clients.issuer.setLimit(ctx, req.ownership!.id, body.name, body));
+    await recordAudit(db, { ...cardAudit(req, 'card.limits.update'), outcome: 'success', details: { [body.name]: body.value } });
+    res.json(limitOf(limit));
+  });
+}

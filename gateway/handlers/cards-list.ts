@@ -1,0 +1,31 @@
+import type { RequestHandler } from 'express';
+import { RESULT_WINDOW, searchCards, type CardListFilter } from '../cards/card-search';
+import { GatewayError } from '../errors';
+import { asyncHandler } from '../http/async-handler';
+import { pagination, type PageRequest } from '../http/pagination';
+import { services } from '../services';
+
+/** The validated query of the list (schema `cards-list-query`). */
+type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'search'>;
+
+/**
+ * `GET /cards?page&limit&status&type&search` (spec 4.3): every card of the calling partner,
+ * individual and B2B alike (not tenant-scoped), newest first, as `{success, data, pagination}`.
+ * `total` is exact up to 10,000 matching cards; above, it is 10,000 with `X-Total-Capped: true`,
+ * and a page starting beyond the first 10,000 is a 400 (docs/card-search.md).
+ */
+export function listCards(): RequestHandler {
+  const { db } = services();
+  return asyncHandler(async function listCardsHandler(req, res) {
+    const query = req.query as unknown as CardsListQuery;
+    const page: PageRequest = { page: query.page, limit: query.limit };
+    const result = await searchCards(db, { partnerId: req.partner!._id, status: query.status, type: query.type, search: query.search }, page);
+    if (!result.withinWindow) {
+      throw new GatewayError('validation_failed', `Only the first ${RESULT_WINDOW} matching cards can be paged through; narrow the list with status, type or search`, {
+        invalidParams: [{ name: 'page', reason: `page × limit must be at most ${RESULT_WINDOW} when more than ${RESULT_WINDOW} cards match` }],
+      });
+    }
+    if (result.totalCapped) res.setHeader('X-Total-Capped', 'true');
+    res.json({ success: true, data: result.items, pagination: pagination(page, result.total) });
+  });
+}

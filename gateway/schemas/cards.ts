@@ -1,0 +1,206 @@
+import { CARD_STATUSES } from '../cards/card-status';
+import { COUNTRY, EMBOSS_NAME, EXP_DATE, type JsonSchema } from './common';
+import { PAGINATION_PROPERTIES } from './pagination-query';
+
+const id = (name: string) => `https://partner-gateway.dev/schemas/${name}.json`;
+const REASON = { type: 'string', maxLength: 500, description: 'Free-form reason, kept in the audit log and status history' } as const;
+/** base64 of an RSA-OAEP (SHA-256) ciphertext: a PIN block or similar. */
+const RSA_CIPHERTEXT = { type: 'string', minLength: 16, maxLength: 2048, pattern: '^[A-Za-z0-9+/]+={0,2}$', description: 'base64 of RSA-OAEP-256 ciphertext' } as const;
+
+/** Card limit names the issuer knows (docs/cards.md). */
+export const LIMIT_NAMES = ['dailyPurchase', 'monthlyPurchase', 'dailyWithdrawal', 'monthlyWithdrawal', 'singleTransaction'] as const;
+const LIMIT_NAME = { type: 'string', enum: LIMIT_NAMES } as const;
+const LIMIT_VALUE = { type: 'number', minimum: 0, maximum: 1_000_000_000, description: 'Amount in the card currency' } as const;
+
+/** Lock, unlock, activate, temporary lock (spec 4.3). */
+export const cardStatusChange: JsonSchema = {
+  $id: id('card-status-change'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['expDate'],
+  properties: { expDate: EXP_DATE, reason: REASON },
+};
+
+/** Restrict (generic, lost, stolen, closed, fraud, mobile-lost): every field optional. */
+export const cardRestrict: JsonSchema = {
+  $id: id('card-restrict'),
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    expDate: EXP_DATE,
+    reason: REASON,
+    description: { type: 'string', maxLength: 500 },
+    cardLocation: { type: 'string', maxLength: 200, description: 'Where the card was last seen' },
+  },
+};
+
+/** Change nickname (local only). */
+export const cardNickname: JsonSchema = {
+  $id: id('card-nickname'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['nickname'],
+  properties: { nickname: { type: 'string', minLength: 1, maxLength: 64 } },
+};
+
+/** Change emboss name. */
+export const cardEmbossName: JsonSchema = {
+  $id: id('card-emboss-name'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['embossedName'],
+  properties: { embossedName: EMBOSS_NAME },
+};
+
+/** Replace and re-issue. */
+export const cardReplace: JsonSchema = {
+  $id: id('card-replace'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['expDate'],
+  properties: {
+    expDate: { ...EXP_DATE, 'x-exp-date-not-past': true, description: "MM/YYYY, the new card's expiry" },
+    reason: REASON,
+    pinMailer: { type: 'string', minLength: 1, maxLength: 100, description: 'Postal pin-mailer reference' },
+  },
+};
+
+/** Query of the CVV and PAN reads. */
+export const cardSecretQuery: JsonSchema = {
+  $id: id('card-secret-query'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['expDate', 'securityKey'],
+  properties: {
+    expDate: EXP_DATE,
+    securityKey: { type: 'string', maxLength: 4096, 'x-rsa-security-key': true, description: 'base64 of your RSA public key (SPKI DER, ≥ 2048 bits)' },
+  },
+};
+
+/** Set the 3-D Secure answer (forwarded, never logged). */
+export const threeDsAnswer: JsonSchema = {
+  $id: id('three-ds-answer'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['answer'],
+  properties: { answer: { type: 'string', minLength: 1, maxLength: 200 } },
+};
+
+/** Change the 3-D Secure phone number (local only). */
+export const threeDsPhone: JsonSchema = {
+  $id: id('three-ds-phone'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['phoneNumber'],
+  properties: { phoneNumber: { type: 'string', maxLength: 32, pattern: '^\\+[1-9][0-9]{6,14}$', description: 'E.164, at most 32 characters' } },
+};
+
+/** Change PIN. */
+export const pinChange: JsonSchema = {
+  $id: id('pin-change'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['expDate', 'pin'],
+  properties: { expDate: EXP_DATE, pin: RSA_CIPHERTEXT },
+};
+
+/** Force PIN lock. */
+export const pinForceLock: JsonSchema = {
+  $id: id('pin-force-lock'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['expDate'],
+  properties: { expDate: EXP_DATE },
+};
+
+/** Authorize cardholder (PIN-less action). */
+export const cardAuthorize: JsonSchema = {
+  $id: id('card-authorize'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['pin'],
+  properties: { pin: RSA_CIPHERTEXT },
+};
+
+/** Routes that take no body (reset PIN tries): an empty object or nothing. */
+export const emptyBody: JsonSchema = {
+  $id: id('empty-body'),
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
+};
+
+/** Patch several card limits at once. */
+export const limitsPatch: JsonSchema = {
+  $id: id('limits-patch'),
+  type: 'array',
+  minItems: 1,
+  maxItems: LIMIT_NAMES.length,
+  'x-unique-names': true,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'value'],
+    properties: { name: LIMIT_NAME, value: LIMIT_VALUE },
+  },
+};
+
+/** Set one card limit. */
+export const limitSet: JsonSchema = {
+  $id: id('limit-set'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'value'],
+  properties: { name: LIMIT_NAME, value: LIMIT_VALUE },
+};
+
+/** Path parameters of the single-limit routes. */
+export const limitParams: JsonSchema = {
+  $id: id('limit-params'),
+  type: 'object',
+  required: ['limitName'],
+  properties: { id: { type: 'string' }, limitName: LIMIT_NAME },
+};
+
+/** Query of the delivery-method lookup. */
+export const deliveryMethodsQuery: JsonSchema = {
+  $id: id('delivery-methods-query'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['country'],
+  properties: { country: COUNTRY },
+};
+
+/** CustomerType values of the fee checks (spec 4.4.1). */
+export const CUSTOMER_TYPES = ['Consumer Debit', 'Business Debit', 'Consumer Prepaid', 'Business Prepaid'] as const;
+/** ProductType values of the fee checks (spec 4.4.1). */
+export const PRODUCT_TYPES = ['R001', 'R002', 'R003', 'R004', 'R005', 'R006'] as const;
+
+/** The one body of both fee checks (spec 4.4.1): at least one of cardKey, clientId, iban. */
+export const feeCheck: JsonSchema = {
+  $id: id('fee-check'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['CustomerType', 'ProductType'],
+  properties: {
+    CustomerType: { type: 'string', enum: CUSTOMER_TYPES },
+    ProductType: { type: 'string', enum: PRODUCT_TYPES },
+    cardKey: { type: 'string', minLength: 1, maxLength: 64 },
+    clientId: { type: 'string', minLength: 1, maxLength: 64 },
+    iban: { type: 'string', pattern: '^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$', description: 'IBAN without spaces' },
+  },
+  anyOf: [{ required: ['cardKey'] }, { required: ['clientId'] }, { required: ['iban'] }],
+};
+
+/** Query of the partner-wide card list. */
+export const cardsListQuery: JsonSchema = {
+  $id: id('cards-list-query'),
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...PAGINATION_PROPERTIES,
+    status: { type: 'string', enum: CARD_STATUSES },
+    type: { type: 'string', enum: ['virtual', 'physical'] },
+    search: { type: 'string', minLength: 3, maxLength: 64, description: 'Case-insensitive, on cardMask, nickname and embossedName; at least 3 characters (docs/card-search.md)' },
+  },
+};

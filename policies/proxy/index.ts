@@ -1,0 +1,10 @@
+import type { PolicyDefinition } from '../policy';
+import { upstreamProxy } from './proxy';
+import { schema, type ProxyParams } from './schema';
+
+/**
+ * Terminal policy proxying a read to an upstream (http-proxy-middleware). Registered as
+ * `upstream-proxy`: `proxy` is express-gateway's built-in, which stays off (docs/proxy.md).
+ */
+const definition: PolicyDefinition<ProxyParams> = { name: 'upstream-proxy', schema, policy: upstreamProxy };
+export = definition;

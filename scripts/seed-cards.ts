@@ -1,0 +1,215 @@
+/**
+ * Seeds many realistic cards for one partner, to measure the partner-wide card list at scale
+ * (docs/card-search.md):
+ *
+ *   npm run -s seed:cards -- --partner ID --count 1000000 [--database-url URL] [--batch 100000]
+ *
+ * The database is DATABASE_URL unless --database-url is given; it is migrated first, so a fresh
+ * database works. The partner is created when it does not exist (no key: it cannot call the API
+ * until a key is added through the admin API). Cards are 80 % individual (about three per
+ * individual, whose users and onboardings are created too) and 20 % B2B (over a few tenants), with
+ * realistic mixes of status, type and currency, masks like `5355 70** **** 1234`, nicknames on about
+ * a third and embossed names on most. Each batch is one `INSERT ... SELECT generate_series`; the end
+ * is `VACUUM (ANALYZE) cards` so the planner has statistics and index-only counts work at once.
+ */
+import crypto from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { Database } from '../gateway/db/database';
+import { migrate } from '../gateway/db/migrate';
+import { createLogger } from '../gateway/logging/logger';
+
+const USAGE = 'usage: npm run -s seed:cards -- --partner ID --count N [--database-url URL] [--batch N]';
+
+class UsageError extends Error {}
+
+/** What to seed. */
+export interface SeedOptions {
+  partnerId: string;
+  count: number;
+  batchSize?: number;
+  /** Progress callback, called after each batch with the number of cards inserted so far. */
+  progress?: (inserted: number) => void;
+}
+
+/** What a seed run inserted. */
+export interface SeedResult {
+  cards: number;
+  individuals: number;
+  tenants: number;
+}
+
+// Share of individual cards (the rest are B2B) and cards per individual.
+const INDIVIDUAL_SHARE = 0.8;
+const CARDS_PER_INDIVIDUAL = 3;
+const CARDS_PER_TENANT = 20_000;
+
+// Every seeded id derives from md5(partner, run nonce, kind, n): reproducible inside one run
+// without a round trip, and a second run for the same partner never collides with the first.
+const seededId = (kind: string) => `substr(md5($1::text || ':' || $2::text || ':${kind}:' || g), 1, 24)`;
+
+const NICKNAMES = [
+  'Travel', 'Groceries', 'Fuel', 'Office supplies', 'Marketing', 'Subscriptions', 'Holiday fund', 'Team lunch',
+  'Software', 'Ads budget', 'Savings', 'Kids', 'Rent', 'Utilities', 'Hardware', 'Events', 'Training',
+  'Online shopping', 'Backup card', 'Daily spending', 'Cloud hosting', 'Recruiting', 'Conference', 'Petty cash',
+];
+const FIRST_NAMES = [
+  'ADA', 'GRACE', 'ALAN', 'MARY', 'JOHN', 'EMMA', 'LIAM', 'OLIVIA', 'NOAH', 'SOFIA', 'LUCAS', 'MIA', 'LEON', 'ANNA',
+  'PAUL', 'CLARA', 'MARCO', 'ELENA', 'IVAN', 'NINA', 'OMAR', 'LEILA', 'KENJI', 'YUKI', 'PEDRO', 'ZOE',
+];
+const LAST_NAMES = [
+  'LOVELACE', 'HOPPER', 'TURING', 'SOMERVILLE', 'SMITH', 'MUELLER', 'ROSSI', 'GARCIA', 'DUBOIS', 'NOVAK', 'SILVA',
+  'JANSEN', 'KOWALSKI', 'NIELSEN', 'PAPADOPOULOS', 'OBRIEN', 'TANAKA', 'HANSEN', 'IVANOV', 'MORENO', 'KHAN', 'FISCHER',
+];
+const COMPANIES = ['ACME-LTD', 'GLOBEX', 'INITECH', 'UMBRELLA-CO', 'STARK-IND', 'WAYNE-ENT', 'HOOLI', 'VANDELAY'];
+
+const sqlArray = (values: string[]) => `ARRAY[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')}]`;
+const pick = (values: string[], random: string) => `(${sqlArray(values)})[1 + floor(${random} * ${values.length})::int]`;
+
+/**
+ * One batch of cards `g = $3 .. $4` of `$7`: the random draws are made once per row in `r` (the
+ * lateral subquery refers to `g` so that it runs per row, not once), then mapped to
+ * realistic values. Statuses: ACTIVE 72 %, LOCKED 8 % (I1 for a physical card not yet activated,
+ * L1 otherwise), CLOSED 8 %, TEMP_LOCKED 4 %, RESTRICTED/LOST/MOBILE_LOST 2 % each,
+ * STOLEN/FRAUD 1 % each. Types: virtual 60 %, physical 40 %. Currencies: EUR 60 %, USD 20 %,
+ * GBP 15 %, CHF 5 %. Nickname on 35 %; embossed name on every physical card and half the virtual
+ * ones. created_at spreads the cards over the last three years in insertion order.
+ */
+const CARD_BATCH_SQL = `
+INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code,
+                   currency, product_code, holder_client_code, exp_date, embossed_name, nickname, created_at, updated_at)
+SELECT card_key, $1::text, owner_type, owner_id, CASE WHEN owner_type = 'individual' THEN owner_id END,
+       CASE WHEN owner_type = 'b2b' THEN owner_id END, card_mask, type, status, status_code, currency, product_code,
+       holder_client_code, exp_date, embossed_name, nickname, created_at, created_at
+FROM (
+  SELECT 'CK' || upper(substr(md5($1::text || ':' || $2::text || ':card:' || g), 1, 16)) AS card_key,
+         CASE WHEN r.owner < ${INDIVIDUAL_SHARE} THEN 'individual' ELSE 'b2b' END AS owner_type,
+         CASE WHEN r.owner < ${INDIVIDUAL_SHARE} THEN substr(md5($1::text || ':' || $2::text || ':onboarding:' || (g % $5)), 1, 24)
+              ELSE substr(md5($1::text || ':tenant:' || (g % $6)), 1, 24) END AS owner_id,
+         CASE WHEN r.bin < 0.85 THEN '5355 70** **** ' ELSE '4921 83** **** ' END || lpad(floor(r.last4 * 10000)::int::text, 4, '0') AS card_mask,
+         CASE WHEN r.type < 0.6 THEN 'virtual' ELSE 'physical' END AS type,
+         s.status, CASE WHEN s.status = 'LOCKED' AND r.type >= 0.6 AND r.status < 0.78 THEN 'I1' ELSE s.status_code END AS status_code,
+         CASE WHEN r.currency < 0.6 THEN 'EUR' WHEN r.currency < 0.8 THEN 'USD' WHEN r.currency < 0.95 THEN 'GBP' ELSE 'CHF' END AS currency,
+         CASE WHEN r.owner < ${INDIVIDUAL_SHARE} THEN (CASE WHEN r.product < 0.8 THEN 'P-STD' ELSE 'P-PREM' END) ELSE 'P-BIZ' END AS product_code,
+         (100000000 + (g % $5))::text AS holder_client_code,
+         lpad((1 + floor(r.exp_month * 12))::int::text, 2, '0') || '/' || (2026 + floor(r.exp_year * 5))::int AS exp_date,
+         CASE WHEN r.type >= 0.6 OR r.embossed < 0.5 THEN
+           CASE WHEN r.owner < ${INDIVIDUAL_SHARE} THEN ${pick(FIRST_NAMES, 'r.first')} || '.' || ${pick(LAST_NAMES, 'r.last')}
+                ELSE ${pick(COMPANIES, 'r.first')} END
+         END AS embossed_name,
+         CASE WHEN r.nickname < 0.35 THEN
+           ${pick(NICKNAMES, 'r.nickname / 0.35')} || CASE WHEN r.suffix < 0.4 THEN ' ' || (1 + floor(r.suffix * 250))::int ELSE '' END
+         END AS nickname,
+         now() - interval '3 years' + (g::float8 / $7) * interval '3 years' - r.jitter * interval '1 minute' AS created_at
+  FROM generate_series($3::bigint, $4::bigint) AS g
+  CROSS JOIN LATERAL (
+    SELECT random() AS owner, random() AS bin, random() AS last4, random() AS type, random() AS status, random() AS currency,
+           random() AS product, random() AS exp_month, random() AS exp_year, random() AS embossed, random() AS first,
+           random() AS last, random() AS nickname, random() AS suffix, random() AS jitter, g AS drawn_for
+  ) AS r
+  CROSS JOIN LATERAL (
+    SELECT CASE WHEN r.status < 0.72 THEN 'ACTIVE' WHEN r.status < 0.80 THEN 'LOCKED' WHEN r.status < 0.88 THEN 'CLOSED'
+                WHEN r.status < 0.92 THEN 'TEMP_LOCKED' WHEN r.status < 0.94 THEN 'RESTRICTED' WHEN r.status < 0.96 THEN 'LOST'
+                WHEN r.status < 0.98 THEN 'MOBILE_LOST' WHEN r.status < 0.99 THEN 'STOLEN' ELSE 'FRAUD' END AS status
+  ) AS st
+  CROSS JOIN LATERAL (
+    SELECT st.status, CASE st.status WHEN 'ACTIVE' THEN '00' WHEN 'LOCKED' THEN 'L1' WHEN 'CLOSED' THEN 'S4' WHEN 'TEMP_LOCKED' THEN 'T1'
+                      WHEN 'RESTRICTED' THEN 'S1' WHEN 'LOST' THEN 'S2' WHEN 'MOBILE_LOST' THEN 'S6' WHEN 'STOLEN' THEN 'S3'
+                      ELSE 'S5' END AS status_code
+  ) AS s
+) AS seeded`;
+
+/**
+ * Seeds `count` cards for a partner on a migrated database (creates the partner, its tenants and
+ * the individuals the cards belong to). Returns what it inserted.
+ */
+export async function seedCards(db: Database, options: SeedOptions): Promise<SeedResult> {
+  const { partnerId, count } = options;
+  const batchSize = options.batchSize ?? 100_000;
+  const nonce = crypto.randomBytes(6).toString('hex');
+  const individuals = Math.max(1, Math.ceil((count * INDIVIDUAL_SHARE) / CARDS_PER_INDIVIDUAL));
+  const tenants = Math.max(1, Math.ceil((count * (1 - INDIVIDUAL_SHARE)) / CARDS_PER_TENANT));
+
+  await db.query(
+    `INSERT INTO partners (id, name, issuer) VALUES ($1::text, 'seed-' || $1::text, 'https://seed-' || $1::text || '.example') ON CONFLICT (id) DO NOTHING`,
+    [partnerId]
+  );
+  // Tenants are per partner, not per run: a second run adds cards to the same tenants.
+  await db.query(
+    `INSERT INTO b2b_tenants (id, partner_id, name)
+     SELECT substr(md5($1::text || ':tenant:' || g), 1, 24), $1::text, 'Seed tenant ' || g FROM generate_series(0, $2::int - 1) AS g
+     ON CONFLICT (id) DO NOTHING`,
+    [partnerId, tenants]
+  );
+  await db.query(
+    `INSERT INTO users (id, partner_id, email, first_name, last_name)
+     SELECT ${seededId('user')}, $1::text, 'seed' || g || '@example.com', ${pick(FIRST_NAMES, 'random()')}, ${pick(LAST_NAMES, 'random()')}
+     FROM generate_series(0, $3 - 1) AS g`,
+    [partnerId, nonce, individuals]
+  );
+  await db.query(
+    `INSERT INTO individual_onboardings (id, partner_id, user_id, client_id, personal_info, address, application_status, dashboard_status, provisioning)
+     SELECT ${seededId('onboarding')}, $1::text, ${seededId('user')}, (100000000 + g)::text,
+            jsonb_build_object('firstName', u.first_name, 'lastName', u.last_name, 'idType', 'PASSPORT'),
+            jsonb_build_object('country', 'GB', 'city', 'London'), 'APPROVED', 'ACTIVE', 'complete'
+     FROM generate_series(0, $3 - 1) AS g JOIN users u ON u.id = ${seededId('user')}`,
+    [partnerId, nonce, individuals]
+  );
+
+  let inserted = 0;
+  for (let first = 1; first <= count; first += batchSize) {
+    const last = Math.min(count, first + batchSize - 1);
+    await db.query(CARD_BATCH_SQL, [partnerId, nonce, first, last, individuals, tenants, count]);
+    inserted = last;
+    options.progress?.(inserted);
+  }
+  await db.query('VACUUM (ANALYZE) cards');
+  return { cards: inserted, individuals, tenants };
+}
+
+function positiveInteger(value: string | undefined, what: string): number {
+  const n = Number(value);
+  if (!value || !Number.isInteger(n) || n < 1) throw new UsageError(`${what} must be a positive integer`);
+  return n;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      partner: { type: 'string' },
+      count: { type: 'string' },
+      batch: { type: 'string' },
+      'database-url': { type: 'string' },
+    },
+  });
+  const partnerId = values.partner ?? '';
+  if (!/^[0-9a-f]{24}$/.test(partnerId)) throw new UsageError('--partner must be a partner id (24 lower-case hex characters)');
+  const count = positiveInteger(values.count, '--count');
+  const batchSize = values.batch === undefined ? 100_000 : positiveInteger(values.batch, '--batch');
+  const url = values['database-url'] || process.env.DATABASE_URL;
+  if (!url) throw new UsageError('no database: pass --database-url or set DATABASE_URL');
+
+  const log = createLogger({ level: 'warn' });
+  const db = new Database(url, { max: 1, log });
+  try {
+    await migrate(db, log);
+    const started = Date.now();
+    const result = await seedCards(db, {
+      partnerId,
+      count,
+      batchSize,
+      progress: (n) => process.stderr.write(`\r${n} / ${count} cards`),
+    });
+    process.stderr.write('\n');
+    process.stdout.write(`${JSON.stringify({ partnerId, ...result, seconds: (Date.now() - started) / 1000 })}\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${err instanceof UsageError ? `${USAGE}\n` : ''}`);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  });
+}

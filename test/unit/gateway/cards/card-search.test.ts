@@ -1,0 +1,313 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import {
+  cardCountQuery,
+  cardListWhere,
+  cardNewestMatchCountQuery,
+  cardPageQuery,
+  escapeLike,
+  RESULT_WINDOW,
+  searchCards,
+  searchPattern,
+  SORT_ALL_UP_TO,
+  toCardSummary,
+  usesTrigramIndex,
+  WALK_BUDGET,
+  WALK_MAX,
+  windowOf,
+  type CardListFilter,
+  type SearchTuning,
+} from '../../../../gateway/cards/card-search';
+import { seedCards } from '../../../../scripts/seed-cards';
+import { openServices, type InProcessServices } from '../../../support/in-process';
+
+const P = 'aaaaaaaaaaaaaaaaaaaaaaaa';
+
+describe('unit: cards/card-search escapeLike and searchPattern', function () {
+  const table: [string, string][] = [
+    ['plain', 'plain'],
+    ['50%', '50\\%'],
+    ['a_b', 'a\\_b'],
+    ['back\\slash', 'back\\\\slash'],
+    ['%_\\', '\\%\\_\\\\'],
+    ['\\%', '\\\\\\%'],
+    ['5355 70** ****', '5355 70** ****'],
+  ];
+  for (const [text, escaped] of table) {
+    it(`${JSON.stringify(text)} → ${JSON.stringify(escaped)}`, function () {
+      expect(escapeLike(text)).to.equal(escaped);
+      expect(searchPattern(text)).to.equal(`%${escaped}%`);
+    });
+  }
+});
+
+describe('unit: cards/card-search usesTrigramIndex', function () {
+  const table: [string, boolean][] = [
+    ['1234', true],
+    ['ada', true],
+    ['Marketing 52', true],
+    ['x.ab1', true],
+    ['ab', false],
+    ['a', false],
+    ['00', false],
+    ['70** ****', false],
+    ['a.b.c', false],
+    ['%_\\', false],
+    ['éèà', false],
+  ];
+  for (const [search, indexed] of table) {
+    it(`${JSON.stringify(search)} → ${indexed ? 'trigram index' : 'scan'}`, function () {
+      expect(usesTrigramIndex(search)).to.equal(indexed);
+    });
+  }
+});
+
+describe('unit: cards/card-search cardListWhere', function () {
+  const table: { description: string; filter: CardListFilter; form?: 'like' | 'strpos'; text: string; values: unknown[] }[] = [
+    { description: 'the partner only', filter: { partnerId: P }, text: 'partner_id = $1', values: [P] },
+    { description: 'status', filter: { partnerId: P, status: 'ACTIVE' }, text: 'partner_id = $1 AND status = $2', values: [P, 'ACTIVE'] },
+    { description: 'type', filter: { partnerId: P, type: 'physical' }, text: 'partner_id = $1 AND type = $2', values: [P, 'physical'] },
+    {
+      description: 'status, type and an indexed search, escaped',
+      filter: { partnerId: P, status: 'LOCKED', type: 'virtual', search: 'Trav%_el' },
+      text: 'partner_id = $1 AND status = $2 AND type = $3 AND search_text LIKE lower($4)',
+      values: [P, 'LOCKED', 'virtual', '%Trav\\%\\_el%'],
+    },
+    {
+      description: 'a short search: strpos, not escaped',
+      filter: { partnerId: P, search: '5%' },
+      text: 'partner_id = $1 AND strpos(search_text, lower($2)) > 0',
+      values: [P, '5%'],
+    },
+    {
+      description: 'an indexed search written for a walk',
+      filter: { partnerId: P, search: 'travel' },
+      form: 'strpos',
+      text: 'partner_id = $1 AND strpos(search_text, lower($2)) > 0',
+      values: [P, 'travel'],
+    },
+    {
+      description: 'a search containing the field separator: each field checked on its own too',
+      filter: { partnerId: P, search: '1234\u001fteam' },
+      text:
+        'partner_id = $1 AND search_text LIKE lower($2) AND ' +
+        '(lower(card_mask) LIKE lower($2) OR lower(nickname) LIKE lower($2) OR lower(embossed_name) LIKE lower($2))',
+      values: [P, '%1234\u001fteam%'],
+    },
+  ];
+  for (const { description, filter, form, text, values } of table) {
+    it(description, function () {
+      expect(cardListWhere(filter, form)).to.deep.equal({ text, values });
+    });
+  }
+});
+
+describe('unit: cards/card-search page and count queries', function () {
+  it('walks the newest cards with the page as LIMIT and OFFSET', function () {
+    const q = cardPageQuery({ partnerId: P, status: 'ACTIVE' }, 40, 20);
+    expect(q.text).to.match(/FROM cards WHERE partner_id = \$1 AND status = \$2 ORDER BY created_at DESC, card_key LIMIT \$3 OFFSET \$4$/);
+    expect(q.values).to.deep.equal([P, 'ACTIVE', 20, 40]);
+  });
+
+  it('bounds a walk of a search to the budget of newest cards, testing the search outside', function () {
+    const q = cardPageQuery({ partnerId: P, search: 'travel' }, 40, 20, 'walk', 500);
+    expect(q.text).to.match(/FROM cards WHERE partner_id = \$1 ORDER BY created_at DESC, card_key LIMIT \$5\) AS newest WHERE strpos\(search_text, lower\(\$2\)\) > 0 ORDER BY/);
+    expect(q.values).to.deep.equal([P, 'travel', 20, 40, 500]);
+  });
+
+  it('reads every match through a materialized LIKE, then sorts', function () {
+    const q = cardPageQuery({ partnerId: P, search: 'travel' }, 0, 20, 'sort-all');
+    expect(q.text).to.match(/^WITH matching AS MATERIALIZED \(SELECT .* FROM cards WHERE partner_id = \$1 AND search_text LIKE lower\(\$2\)\) SELECT \* FROM matching ORDER BY created_at DESC, card_key LIMIT \$3 OFFSET \$4$/);
+    expect(q.values).to.deep.equal([P, '%travel%', 20, 0]);
+  });
+
+  it('selects the summary columns only (no PAN, CVV or other column)', function () {
+    const q = cardPageQuery({ partnerId: P }, 0, 20);
+    expect(q.text).to.match(/^SELECT card_key, card_mask, type, status, status_code, currency, owner_type, owner_id, nickname, embossed_name, exp_date, created_at FROM/);
+  });
+
+  it('counts the matches among the newest cards (the density of a search)', function () {
+    const q = cardNewestMatchCountQuery({ partnerId: P, status: 'ACTIVE', search: 'travel' }, 20_000);
+    expect(q.text).to.equal(
+      'SELECT count(*)::int AS n FROM (SELECT search_text, card_mask, nickname, embossed_name FROM cards WHERE partner_id = $1 AND status = $2 ' +
+        'ORDER BY created_at DESC, card_key LIMIT $4) AS newest WHERE strpos(search_text, lower($3)) > 0'
+    );
+    expect(q.values).to.deep.equal([P, 'ACTIVE', 'travel', 20_000]);
+  });
+
+  it('counts at most the cap plus one', function () {
+    const q = cardCountQuery({ partnerId: P, type: 'virtual' });
+    expect(q.text).to.equal('SELECT count(*)::int AS n FROM (SELECT 1 FROM cards WHERE partner_id = $1 AND type = $2 LIMIT $3) AS matching');
+    expect(q.values).to.deep.equal([P, 'virtual', RESULT_WINDOW + 1]);
+  });
+});
+
+describe('unit: cards/card-search windowOf', function () {
+  const table: [number, number, { offset: number; rows: number }][] = [
+    [1, 20, { offset: 0, rows: 20 }],
+    [3, 7, { offset: 14, rows: 7 }],
+    [500, 20, { offset: 9980, rows: 20 }],
+    [334, 30, { offset: 9990, rows: 10 }],
+    [501, 20, { offset: 10000, rows: 0 }],
+    [1_000_000, 100, { offset: 99_999_900, rows: 0 }],
+  ];
+  for (const [page, limit, expected] of table) {
+    it(`page ${page}, limit ${limit} → ${JSON.stringify(expected)}`, function () {
+      expect(windowOf({ page, limit })).to.deep.equal(expected);
+    });
+  }
+});
+
+describe('unit: cards/card-search toCardSummary', function () {
+  it('keeps the summary fields only', function () {
+    const row = {
+      card_key: 'CK1',
+      card_mask: '5355 70** **** 1234',
+      type: 'virtual' as const,
+      status: 'ACTIVE' as const,
+      status_code: '00',
+      currency: 'EUR',
+      owner_type: 'b2b' as const,
+      owner_id: 'b'.repeat(24),
+      nickname: null,
+      embossed_name: 'ACME-LTD',
+      exp_date: '12/2030',
+      created_at: new Date('2026-01-02T03:04:05.678Z'),
+      pan: '5355701234561234',
+      cvv: '123',
+      product_code: 'P-BIZ',
+    };
+    expect(toCardSummary(row)).to.deep.equal({
+      cardKey: 'CK1',
+      cardMask: '5355 70** **** 1234',
+      type: 'virtual',
+      status: 'ACTIVE',
+      statusCode: '00',
+      currency: 'EUR',
+      ownerType: 'b2b',
+      ownerId: 'b'.repeat(24),
+      nickname: null,
+      embossedName: 'ACME-LTD',
+      expDate: '12/2030',
+      createdAt: '2026-01-02T03:04:05.678Z',
+    });
+  });
+});
+
+describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function () {
+  this.timeout(60_000);
+  let services: InProcessServices;
+  const partnerId = crypto.randomBytes(12).toString('hex');
+  interface ReferenceRow {
+    card_key: string;
+    card_mask: string;
+    nickname: string | null;
+    embossed_name: string | null;
+    status: string;
+    type: string;
+  }
+  // Every card of the partner, newest first as PostgreSQL orders them: the reference of the checks.
+  let reference: ReferenceRow[];
+
+  interface PlanNode {
+    'Node Type': string;
+    'Relation Name'?: string;
+    'Index Name'?: string;
+    Plans?: PlanNode[];
+  }
+  const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+  async function planOf(query: { text: string; values: unknown[] }): Promise<PlanNode[]> {
+    const rows = await services.db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${query.text}`, query.values);
+    return nodesOf(rows.rows[0]['QUERY PLAN'][0].Plan);
+  }
+
+  function expected(filter: CardListFilter) {
+    const search = filter.search?.toLowerCase();
+    return reference.filter(
+      (c) =>
+        (filter.status === undefined || c.status === filter.status) &&
+        (filter.type === undefined || c.type === filter.type) &&
+        (search === undefined || [c.card_mask, c.nickname, c.embossed_name].some((field) => field !== null && field.toLowerCase().includes(search)))
+    );
+  }
+
+  before(async function () {
+    services = await openServices();
+    await seedCards(services.db, { partnerId, count: 20_000 });
+    reference = (
+      await services.db.query<ReferenceRow>(
+        'SELECT card_key, card_mask, nickname, embossed_name, status, type FROM cards WHERE partner_id = $1 ORDER BY created_at DESC, card_key',
+        [partnerId]
+      )
+    ).rows;
+  });
+  after(async function () {
+    await services?.close();
+  });
+
+  const plans: { description: string; query: () => { text: string; values: unknown[] }; index: string }[] = [
+    { description: 'status=ACTIVE page', query: () => cardPageQuery({ partnerId, status: 'ACTIVE' }, 0, 20), index: 'cards_partner_status_created_idx' },
+    { description: 'type=physical page', query: () => cardPageQuery({ partnerId, type: 'physical' }, 0, 20), index: 'cards_partner_type_created_idx' },
+    { description: 'status=FRAUD&type=physical page', query: () => cardPageQuery({ partnerId, status: 'FRAUD', type: 'physical' }, 0, 20), index: 'cards_partner_status_created_idx' },
+    { description: 'search=travel&status=ACTIVE page, every match sorted', query: () => cardPageQuery({ partnerId, status: 'ACTIVE', search: 'travel' }, 0, 20, 'sort-all'), index: 'cards_search_text_trgm_idx' },
+    { description: 'search=1234 page, every match sorted', query: () => cardPageQuery({ partnerId, search: '1234' }, 0, 20, 'sort-all'), index: 'cards_search_text_trgm_idx' },
+    { description: 'search=travel&status=ACTIVE count', query: () => cardCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'cards_search_text_trgm_idx' },
+    { description: 'search=zzzz count', query: () => cardCountQuery({ partnerId, search: 'zzzz' }), index: 'cards_search_text_trgm_idx' },
+  ];
+  for (const { description, query, index } of plans) {
+    it(`plans the ${description} on ${index}, never a Seq Scan on cards`, async function () {
+      const nodes = await planOf(query());
+      expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'cards'), JSON.stringify(nodes)).to.deep.equal([]);
+      expect(nodes.map((n) => n['Index Name'])).to.include(index);
+    });
+  }
+
+  const filters: CardListFilter[] = [
+    { partnerId },
+    { partnerId, status: 'ACTIVE' },
+    { partnerId, status: 'LOCKED', type: 'physical' },
+    { partnerId, search: 'TRAVEL' },
+    { partnerId, search: 'travel', status: 'ACTIVE' },
+    { partnerId, search: 'lovelace', type: 'virtual' },
+    { partnerId, search: '123' },
+    { partnerId, search: '5355 70' },
+    { partnerId, search: 'zzzz' },
+    { partnerId, search: '00' },
+    { partnerId, search: 'zq' },
+  ];
+  const tunings: SearchTuning[] = [
+    { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX },
+    // Always the walk first (it covers every card of the partner here).
+    { walkBudget: WALK_BUDGET, sortAllUpTo: 0, walkMax: WALK_MAX },
+    // A walk that gives up early, then the longer walk when matches are dense enough.
+    { walkBudget: 50, sortAllUpTo: 0, walkMax: 20_000 },
+    // A walk that gives up early and no longer walk: every match sorted.
+    { walkBudget: 50, sortAllUpTo: 0, walkMax: 50 },
+  ];
+  for (const filter of filters) {
+    it(`pages ${JSON.stringify({ ...filter, partnerId: undefined })} exactly like the reference, with a bounded total`, async function () {
+      const all = expected(filter);
+      const total = Math.min(all.length, RESULT_WINDOW);
+      const lastPage = Math.max(1, Math.ceil(total / 7));
+      for (const tuning of tunings) {
+        for (const page of [{ page: 1, limit: 20 }, { page: 3, limit: 7 }, { page: lastPage, limit: 7 }, { page: lastPage + 1, limit: 7 }]) {
+          const got = await searchCards(services.db, filter, page, tuning);
+          const from = (page.page - 1) * page.limit;
+          const context = `${JSON.stringify(page)} ${JSON.stringify(tuning)}`;
+          expect(got.total, context).to.equal(total);
+          expect(got.totalCapped, context).to.equal(all.length > RESULT_WINDOW);
+          // Past the window, only a capped total refuses the page; otherwise it is past the end.
+          expect(got.withinWindow, context).to.equal(!(all.length > RESULT_WINDOW && from >= RESULT_WINDOW));
+          expect(got.items.map((c) => c.cardKey), context).to.deep.equal(all.slice(from, Math.min(from + page.limit, RESULT_WINDOW)).map((c) => c.card_key));
+        }
+      }
+    });
+  }
+
+  it('refuses a page past the window while more cards match than it holds, not when fewer match', async function () {
+    const beyond = await searchCards(services.db, { partnerId }, { page: 501, limit: 20 });
+    expect(beyond).to.deep.include({ total: RESULT_WINDOW, totalCapped: true, withinWindow: false, items: [] });
+    const pastTheEnd = await searchCards(services.db, { partnerId, search: 'travel' }, { page: 501, limit: 20 });
+    expect(pastTheEnd).to.deep.include({ total: expected({ partnerId, search: 'travel' }).length, totalCapped: false, withinWindow: true, items: [] });
+  });
+});
