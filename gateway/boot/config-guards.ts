@@ -5,8 +5,8 @@ import type { PolicySchema } from '../../policies/policy';
 
 /** The base path of every partner route. */
 export const PARTNER_BASE_PATH = '/api/partner';
-/** Routes served without the JWT policy. */
-export const PUBLIC_PATHS = new Set([`${PARTNER_BASE_PATH}/health-check`]);
+/** Routes served without the JWT policy: the liveness probe and the public API documentation. */
+export const PUBLIC_PATHS = new Set([`${PARTNER_BASE_PATH}/health-check`, `${PARTNER_BASE_PATH}/openapi.json`, `${PARTNER_BASE_PATH}/docs`]);
 /** Model files express-gateway `require`s at boot (a missing one crashes it with a stack trace). */
 export const REQUIRED_MODEL_FILES = ['users.json', 'credentials.json', 'applications.json'];
 /**

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { apiDocsPage, openApiDocument } from './api-docs';
 import { issueCard } from './card-issue';
 import { setCard3dsPhone, setCardNickname } from './card-local';
 import {
@@ -26,6 +27,8 @@ import { listIndividualTransactions } from './transactions';
  */
 export const LOCAL_HANDLERS = {
   'health-check': healthCheck,
+  'openapi-document': openApiDocument,
+  'api-docs': apiDocsPage,
   me,
   'list-individuals': listIndividuals,
   'get-individual': getIndividual,
