@@ -130,6 +130,10 @@ async function main(): Promise<void> {
       ADMIN_TOKEN: adminToken,
       WORKERS: String(workers),
       LOG_LEVEL: 'info',
+      // The bench measures throughput, not the rate limiter: limits far above any rate reached here.
+      RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
+      RATE_LIMIT_READS_PER_MINUTE: '100000000',
+      RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
       DATA_DIR: fs.mkdtempSync(path.join(ROOT, '.data-bench-')),
     });
     const gateway = await startNode(path.join(DIST, 'gateway', 'main.js'), gatewayEnv(1), (l) => l.msg === 'gateway ready');

@@ -53,6 +53,8 @@ export const ERROR_CATALOG = {
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   upstream_rejected: { status: 422, title: 'Upstream refused the request' },
+  // 429: the rate-limit policy (RateLimit-Policy, RateLimit and Retry-After headers)
+  rate_limited: { status: 429, title: 'Too many requests' },
   // 5xx
   internal_error: { status: 500, title: 'Internal error' },
   upstream_error: { status: 502, title: 'Upstream error' },

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { resolveAdminToken } from './admin/admin-token';
 import { ConfigRefusedError } from './boot/config-guards';
 import { createLogger, initLogger, type Logger } from './logging/logger';
+import { serveClusterMetrics } from './metrics';
 import { readSettings, type Settings } from './settings';
 import { startGateway, type RunningGateway } from './start';
 
@@ -100,6 +101,8 @@ async function runPrimary(settings: Settings, log: Logger): Promise<void> {
     });
     return worker;
   };
+  // /admin/metrics answered by any worker adds up every worker's metrics.
+  serveClusterMetrics();
   for (let i = 0; i < settings.workers; i++) fork();
 
   stopOnSignal(log, async () => {

@@ -38,6 +38,12 @@ export interface Settings {
   ownershipCacheTtlMs: number;
   /** Worker processes (`WORKERS`, default: the number of cores); 1 runs without the cluster. */
   workers: number;
+  /** Redis shared by every instance for rate-limit counts (`REDIS_URL`, redis:// or rediss://); unset: counts stay in each process. */
+  redisUrl: string | undefined;
+  /** Prefix of every key the gateway writes to Redis (`REDIS_KEY_PREFIX`, default `partner-gateway:`). */
+  redisKeyPrefix: string;
+  /** Whether gateway.config.yml is watched and hot-reloaded (`CONFIG_WATCH`, default true). */
+  configWatch: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -65,6 +71,36 @@ function urlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
     throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+function booleanFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function redisUrlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = undefined;
+  }
+  // The value may hold a password: never echoed.
+  if (!parsed || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')) throw new Error(`${name} must be a redis:// or rediss:// URL`);
+  return raw;
+}
+
+function redisKeyPrefixFrom(env: NodeJS.ProcessEnv, name: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return 'partner-gateway:';
+  if (!/^[A-Za-z0-9._:-]{1,100}$/.test(raw)) throw new Error(`${name} must be 1 to 100 of A-Z a-z 0-9 . _ : -, got "${raw}"`);
+  return raw;
 }
 
 /** The project root: dist/gateway/settings.js sits two levels below it. */
@@ -100,5 +136,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     upstreamTimeoutMs: intFrom(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120000),
     ownershipCacheTtlMs: intFrom(env, 'OWNERSHIP_CACHE_TTL_MS', 30000, 0, 3600000),
     workers: intFrom(env, 'WORKERS', os.availableParallelism(), 1, 64),
+    redisUrl: redisUrlFrom(env, 'REDIS_URL'),
+    redisKeyPrefix: redisKeyPrefixFrom(env, 'REDIS_KEY_PREFIX'),
+    configWatch: booleanFrom(env, 'CONFIG_WATCH', true),
   };
 }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { resolveAdminToken } from './admin/admin-token';
 import { createAdminApi } from './admin/admin-api';
 import { Database } from './db/database';
@@ -16,7 +17,11 @@ import { listenForPartnerChanges } from './partners/change-feed';
 import { OwnershipCache } from './ownership/ownership-cache';
 import { PartnerStore } from './partners/partner-store';
 import { createUpstreamClients } from './upstreams';
-import { buildPipelines, loadAndCheck } from './runtime/express-gateway';
+import { loadAndCheck } from './runtime/express-gateway';
+import { configAdminRoutes } from './runtime/config-admin-routes';
+import { ConfigReloader, loadInitialConfig } from './runtime/config-reloader';
+import { metricsRoute, recordConfigReload, trackGatewayState } from './metrics';
+import { closeRateLimitStores } from './rate-limit';
 import { setServices, type UpstreamUrls } from './services';
 import type { Settings } from './settings';
 import type { Sandboxes } from '../sandbox';
@@ -58,7 +63,7 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
  * Throws (and leaves nothing running) when any step fails.
  */
 export async function startGateway(settings: Settings, log: Logger, options: { announce?: boolean } = {}): Promise<RunningGateway> {
-  const runtime = loadAndCheck(settings.configDir);
+  const runtime = loadAndCheck(settings);
   const cleanups: (() => Promise<void>)[] = [];
   let closing: Promise<void> | undefined;
   // Idempotent: a cluster worker may be told to stop twice (signal and primary disconnect).
@@ -106,6 +111,7 @@ export async function startGateway(settings: Settings, log: Logger, options: { a
     cleanups.push(async () => {
       clients.close();
       destroyProxyAgents();
+      await closeRateLimitStores();
     });
     // ttl 0 would mean "forever" to lru-cache: a zero setting disables caching instead.
     const ownership = new OwnershipCache({ ttlMs: Math.max(1, settings.ownershipCacheTtlMs), negativeTtlMs: Math.min(5000, Math.max(1, settings.ownershipCacheTtlMs)) });
@@ -118,7 +124,10 @@ export async function startGateway(settings: Settings, log: Logger, options: { a
       cleanups.push(() => feed.stop());
     }
     setServices({ settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache });
-    const pipelines = await buildPipelines(runtime);
+    trackGatewayState({ db, ownership, tokenCache });
+    // Built by the hot-reload code path from one read of the file: the hash reported by
+    // GET /admin/config is that of the bytes that serve.
+    const initialConfig = await loadInitialConfig(runtime, path.join(settings.configDir, 'gateway.config.yml'));
     // Pending individuals older than two upstream timeouts were left by a stopped process.
     const stopReconciler = startReconciler(
       { individuals, clients, ownership, log },
@@ -131,8 +140,31 @@ export async function startGateway(settings: Settings, log: Logger, options: { a
     const { token: adminToken, source } = resolveAdminToken(settings.adminToken, settings.dataDir);
     if (source === 'file') log.warn({ file: `${settings.dataDir}/admin-token` }, 'ADMIN_TOKEN not set: using the generated token in this file');
 
-    const partnerServer = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: 20_000, requestTimeout: 30_000 }, createPartnerApp(pipelines, log).app);
-    const adminServer = http.createServer(createAdminApi({ partners, adminToken, log }));
+    const partnerApp = createPartnerApp(initialConfig.router, log);
+    const reloader = new ConfigReloader({
+      runtime,
+      log,
+      initial: initialConfig,
+      apply: (router) => partnerApp.setPipelines(router),
+      onOutcome: (outcome) => {
+        if (outcome.result !== 'unchanged') recordConfigReload(outcome.result);
+      },
+    });
+    cleanups.push(async () => reloader.close());
+    if (settings.configWatch) reloader.watch();
+    const partnerServer = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: 20_000, requestTimeout: 30_000 }, partnerApp.app);
+    const configRoutes = configAdminRoutes(reloader, log);
+    const adminServer = http.createServer(
+      createAdminApi({
+        partners,
+        adminToken,
+        log,
+        extraRoutes: (app) => {
+          configRoutes(app);
+          metricsRoute(app);
+        },
+      })
+    );
     const port = await listen(partnerServer, settings.port, settings.host);
     cleanups.push(() => closeServer(partnerServer, 10_000));
     const adminPort = await listen(adminServer, settings.adminPort, settings.adminHost);

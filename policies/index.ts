@@ -5,12 +5,16 @@ import orchestrate from './orchestrate';
 import ownership from './ownership';
 import type { PolicyDefinition } from './policy';
 import upstreamProxy from './proxy';
+import rateLimit from './rate-limit';
+import sensitiveData from './sensitive-data';
 import validate from './validate';
 
 /** Every policy of the Partner Gateway plugin, in the order a pipeline runs them. */
 export const POLICIES: PolicyDefinition<any>[] = [
   es512Jwt,
+  rateLimit,
   ownership,
+  sensitiveData,
   validate,
   idempotency,
   localHandler,

@@ -7,7 +7,7 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 
 const root = path.resolve(__dirname, '..');
-const sourceDirs = ['gateway', 'plugins', 'policies', 'sandbox', 'scripts', 'test', 'types', 'bench'];
+const sourceDirs = ['gateway', 'plugins', 'policies', 'sandbox', 'scripts', 'test', 'types', 'bench', 'examples'];
 const stamp = path.join(root, 'dist', '.build-stamp');
 
 function newestSource(dir) {

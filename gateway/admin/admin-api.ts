@@ -80,8 +80,12 @@ const route = (handler: AsyncHandler): RequestHandler => (req, res, next) => {
  * The Partner Gateway admin API (not express-gateway's): partner registration, key rotation and
  * revocation, status, B2B tenants. Every call needs `Authorization: Bearer <ADMIN_TOKEN>`.
  * Listens on ADMIN_HOST:ADMIN_PORT, loopback by default.
+ *
+ * `extraRoutes` mounts more routes behind the same token, JSON body, `no-store` and problem
+ * handler (e.g. `configAdminRoutes` of gateway/runtime), so that a feature adds its admin routes
+ * without editing this file.
  */
-export function createAdminApi(options: { partners: PartnerStore; adminToken: string; log: Logger }): Application {
+export function createAdminApi(options: { partners: PartnerStore; adminToken: string; log: Logger; extraRoutes?: (app: Application) => void }): Application {
   const { partners, adminToken, log } = options;
   const app = express();
   app.disable('x-powered-by');
@@ -140,6 +144,7 @@ export function createAdminApi(options: { partners: PartnerStore; adminToken: st
     log.info({ requestId: req.requestId, partnerId: id, tenantId: tenant._id, operation: 'partner.tenant.add' }, 'admin change');
     res.status(201).json(tenant);
   }));
+  options.extraRoutes?.(app);
 
   app.use(notFound());
   app.use(problemHandler(log));

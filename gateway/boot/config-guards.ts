@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { PolicySchema } from '../../policies/policy';
+import { auditGatewayConfig, PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS, type AuditRule } from '../policy-audit';
 
-/** The base path of every partner route. */
-export const PARTNER_BASE_PATH = '/api/partner';
+export { PARTNER_BASE_PATH };
 /** Routes served without the JWT policy: the liveness probe and the public API documentation. */
-export const PUBLIC_PATHS = new Set([`${PARTNER_BASE_PATH}/health-check`, `${PARTNER_BASE_PATH}/openapi.json`, `${PARTNER_BASE_PATH}/docs`]);
+export const PUBLIC_PATHS = PUBLIC_ROUTE_PATHS;
 /** Model files express-gateway `require`s at boot (a missing one crashes it with a stack trace). */
 export const REQUIRED_MODEL_FILES = ['users.json', 'credentials.json', 'applications.json'];
 /**
@@ -64,7 +64,17 @@ export interface GuardContext {
   pluginLoadErrors: string[];
   /** Name of the JWT policy every protected route must run. */
   jwtPolicy: string;
+  /** `ADMIN_HOST` of our admin API (the policy audit refuses anything beyond loopback). */
+  adminHost: string;
+  /** True when the admin API has a bearer token: ADMIN_TOKEN, or the token generated into DATA_DIR. */
+  adminTokenConfigured: boolean;
 }
+
+/**
+ * Policy-audit rules the checks below already refuse, as strictly or more (e.g. the JWT check
+ * covers every pipeline serving a route): their findings are not listed a second time.
+ */
+const RULES_CHECKED_HERE: ReadonlySet<AuditRule> = new Set(['stock-admin-api', 'expression-policy', 'expression-condition', 'jwt-missing', 'jwt-not-first']);
 
 type Json = Record<string, any>;
 
@@ -88,10 +98,17 @@ function asArray<T>(value: T | T[] | undefined | null): T[] {
   return Array.isArray(value) ? value : [value];
 }
 
+/** A condition and every condition nested in it (allOf/oneOf `conditions`, not's `condition`). */
+function nestedConditions(condition: Json): Json[] {
+  const inner = [...asArray<Json>(condition.conditions), ...asArray<Json>(condition.condition)].filter((c) => c && typeof c === 'object');
+  return [condition, ...inner.flatMap(nestedConditions)];
+}
+
 /**
  * Every check the gateway makes on `gateway.config.yml` and `system.config.yml` before it serves a
- * request. An empty list means the configuration may be served; anything else refuses the boot
- * (and, in a later issue, a hot reload).
+ * request, including the policy audit (`gateway/policy-audit`), whose CRITICAL findings refuse.
+ * An empty list means the configuration may be served; anything else refuses the boot (and a
+ * hot reload).
  */
 export function checkGatewayConfig(gatewayConfig: Json, systemConfig: Json, context: GuardContext): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -169,10 +186,24 @@ export function checkGatewayConfig(gatewayConfig: Json, systemConfig: Json, cont
         const condition = action.condition as Json | undefined;
         if (condition !== undefined) {
           if (!condition || typeof condition.name !== 'string') add(stepAt, 'condition must have a name');
-          else if (condition.name === 'expression') add(stepAt, 'the expression condition runs code from configuration and is never allowed');
-          else if (!context.conditions.has(condition.name)) add(stepAt, `unknown condition "${condition.name}"`);
-          else if (policyName === context.jwtPolicy && condition.name !== 'always') {
-            add(stepAt, 'the JWT policy must run unconditionally');
+          else {
+            // allOf, oneOf and not carry conditions of their own: each is checked like the outer one.
+            let allKnown = true;
+            for (const c of nestedConditions(condition)) {
+              const refusal =
+                typeof c.name !== 'string'
+                  ? 'condition must have a name'
+                  : c.name === 'expression'
+                    ? 'the expression condition runs code from configuration and is never allowed'
+                    : context.conditions.has(c.name)
+                      ? undefined
+                      : `unknown condition "${c.name}"`;
+              if (refusal) {
+                add(stepAt, refusal);
+                allKnown = false;
+              }
+            }
+            if (allKnown && policyName === context.jwtPolicy && condition.name !== 'always') add(stepAt, 'the JWT policy must run unconditionally');
           }
         }
       });
@@ -205,6 +236,12 @@ export function checkGatewayConfig(gatewayConfig: Json, systemConfig: Json, cont
         }
       }
     }
+  }
+
+  // The policy audit: its CRITICAL findings refuse (HIGH and below are for `npm run audit:policies`).
+  const audit = auditGatewayConfig({ gatewayConfig, adminHost: context.adminHost, adminTokenConfigured: context.adminTokenConfigured });
+  for (const finding of audit.findings) {
+    if (finding.severity === 'CRITICAL' && !RULES_CHECKED_HERE.has(finding.rule)) add(finding.where, `${finding.message} [policy audit: ${finding.rule}]`);
   }
   return problems;
 }

@@ -50,8 +50,10 @@ function translate(err: unknown): unknown {
  */
 export class Database implements Queryable {
   readonly pool: Pool;
+  private readonly log: Logger;
 
   constructor(connectionString: string, options: { max: number; log: Logger }) {
+    this.log = options.log;
     this.pool = new Pool({
       connectionString,
       max: options.max,
@@ -86,6 +88,13 @@ export class Database implements Queryable {
       throw translate(err);
     }
     let broken = false;
+    // A connection lost while checked out emits 'error' on the client, which pg's pool does not
+    // listen to then: without this listener the process would crash. The failed query rejects too.
+    const onClientError = (err: Error) => {
+      broken = true;
+      this.log.warn({ err }, 'database connection lost during a transaction');
+    };
+    client.on('error', onClientError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -96,6 +105,7 @@ export class Database implements Queryable {
       if (!broken) await client.query('ROLLBACK').catch(() => undefined);
       throw translate(err);
     } finally {
+      client.off('error', onClientError);
       client.release(broken);
     }
   }

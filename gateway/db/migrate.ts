@@ -32,6 +32,8 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 export async function migrate(db: Database, log: Logger, dir = MIGRATIONS_DIR): Promise<string[]> {
   const client = await db.pool.connect();
   const applied: string[] = [];
+  // A lost connection then fails the migration query (and the start) instead of crashing the process.
+  client.on('error', (err) => log.warn({ err }, 'database connection lost during migration'));
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -1,12 +1,74 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { GatewayError } from '../errors';
+import { buildOpenApiDocument } from '../openapi/document';
+import { DOCS_PAGE_CSP, docsPageHtml, REDOC_ASSET, redocBundle, staticBody, type StaticBody } from '../openapi/docs-page';
 
-/** `GET /openapi.json` (no auth): the OpenAPI 3.1 document. Placeholder until implemented. */
-export function openApiDocument(): RequestHandler {
-  return (_req, _res, next) => next(new GatewayError('route_not_found', 'not implemented yet'));
+/**
+ * The public documentation may be cached (it is the same for everyone and changes only with a
+ * deployment), unlike every other answer of the partner API (`no-store`, set by the partner app
+ * and overridden here).
+ */
+const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
+const BUNDLE_CACHE_CONTROL = 'public, max-age=86400';
+
+/** express-gateway's configuration as it hands it to policy factories: `{ gatewayConfig, ... }`. */
+type PipelineConfig = { gatewayConfig: Record<string, unknown> };
+
+/** The configuration express-gateway loaded at boot (loaded and checked before any pipeline is built). */
+function bootGatewayConfig(): PipelineConfig {
+  // Required here, not at the top: express-gateway must not load before the runtime set it up.
+  return require('express-gateway/lib/config') as typeof import('express-gateway/lib/config');
 }
 
-/** `GET /docs` (no auth): the rendered API reference. Placeholder until implemented. */
+/** Sends a prepared body: 304 on a matching `If-None-Match`, gzip when the client takes it. */
+function sendStatic(req: Request, res: Response, body: StaticBody, type: string, cacheControl: string): void {
+  res.set({ 'Cache-Control': cacheControl, ETag: body.etag, Vary: 'Accept-Encoding' });
+  if (req.headers['if-none-match'] === body.etag) {
+    res.status(304).end();
+    return;
+  }
+  res.type(type);
+  if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    res.set('Content-Encoding', 'gzip').send(body.gzip);
+    return;
+  }
+  res.send(body.raw);
+}
+
+/**
+ * `GET /openapi.json` (no auth): the OpenAPI 3.1 document, generated once when the pipeline is
+ * built, from the route table of the configuration being built and the JSON Schemas of
+ * `gateway/schemas` (docs/openapi.md). Cacheable for 5 minutes, with an ETag.
+ *
+ * @param pipelineConfig the configuration whose pipelines are being built (what express-gateway
+ *   passes a policy factory as its second argument); default: the one express-gateway loaded at boot.
+ */
+export function openApiDocument(pipelineConfig: PipelineConfig = bootGatewayConfig()): RequestHandler {
+  const document = staticBody(Buffer.from(JSON.stringify(buildOpenApiDocument(pipelineConfig.gatewayConfig))));
+  return function serveOpenApiDocument(req, res) {
+    sendStatic(req, res, document, 'application/json', DOCUMENT_CACHE_CONTROL);
+  };
+}
+
+/**
+ * `GET /docs` (no auth): the API reference rendered by Redoc from `/openapi.json`, and
+ * `GET /docs?asset=redoc.standalone.js`: Redoc's bundle, served from node_modules (no CDN). The page
+ * runs under a strict Content-Security-Policy (only this origin; see `DOCS_PAGE_CSP`).
+ */
 export function apiDocsPage(): RequestHandler {
-  return (_req, _res, next) => next(new GatewayError('route_not_found', 'not implemented yet'));
+  const page = staticBody(Buffer.from(docsPageHtml()));
+  const bundle = redocBundle();
+  return function serveApiDocs(req, res, next) {
+    const asset = req.query.asset;
+    if (asset === undefined) {
+      res.set({ 'Content-Security-Policy': DOCS_PAGE_CSP, 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' });
+      sendStatic(req, res, page, 'text/html', DOCUMENT_CACHE_CONTROL);
+      return;
+    }
+    if (asset === REDOC_ASSET) {
+      sendStatic(req, res, bundle, 'application/javascript', BUNDLE_CACHE_CONTROL);
+      return;
+    }
+    next(new GatewayError('not_found', 'No such documentation asset'));
+  };
 }

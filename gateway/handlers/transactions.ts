@@ -40,7 +40,8 @@ export function listIndividualTransactions(): RequestHandler {
         currency: t.currency,
         type: t.type,
         status: t.status,
-        merchant: t.merchant,
+        // Only the documented merchant fields: an upstream's extra fields never reach the partner.
+        merchant: { name: t.merchant.name, mcc: t.merchant.mcc, city: t.merchant.city, country: t.merchant.country },
         createdAt: t.createdAt,
       })),
       pagination: pagination(page, result.total),

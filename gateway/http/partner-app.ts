@@ -4,7 +4,7 @@ import { jsonBody } from './body';
 import { notFound, problemHandler } from './problem';
 import { requestContext } from './request-context';
 
-/** The partner-facing application and the hook to swap its pipelines (hot reload, later). */
+/** The partner-facing application and the hook to swap its pipelines (hot reload). */
 export interface PartnerApp {
   app: Application;
   setPipelines(router: Router): void;

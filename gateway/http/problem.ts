@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { GatewayError, PROBLEM_TYPE_BASE, type InvalidParam } from '../errors';
 import type { Logger } from '../logging/logger';
 import { isUnavailableError } from '../db/database';
+import { recordAuthRefusal } from '../metrics';
 
 /** An RFC 9457 problem document as the gateway writes it. */
 export interface Problem {
@@ -26,6 +27,12 @@ export function toGatewayError(err: unknown): GatewayError {
     return new GatewayError('unsupported_media_type', 'Only UTF-8 JSON bodies are accepted');
   }
   if (e?.type === 'request.aborted') return new GatewayError('validation_failed', 'The request body was aborted');
+  // Other client errors raised by express and body-parser (an undecodable %-escape in the path, a
+  // body whose content-encoding lies, ...) carry their HTTP status: they are the caller's fault.
+  const status = e?.status ?? e?.statusCode;
+  if (status === 413) return new GatewayError('payload_too_large', 'The request body exceeds 64 KB');
+  if (status === 415) return new GatewayError('unsupported_media_type', 'The request body encoding or charset is not supported');
+  if (typeof status === 'number' && status >= 400 && status < 500) return new GatewayError('validation_failed', 'The request is malformed');
   if (isUnavailableError(err)) return new GatewayError('database_unavailable', 'The database is unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
   return new GatewayError('internal_error', 'An internal error occurred; quote the requestId to support');
 }
@@ -61,6 +68,7 @@ export function problemHandler(log: Logger): ErrorRequestHandler {
   return function writeProblem(err, req, res, _next) {
     const error = toGatewayError(err);
     if (error.status >= 500) log.error({ err, requestId: req.requestId, code: error.code }, 'request failed');
+    if (error.status === 401) recordAuthRefusal(error.code);
     if (res.headersSent) {
       res.destroy();
       return;

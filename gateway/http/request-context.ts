@@ -1,16 +1,28 @@
 import crypto from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
-import { redactUrl } from '../logging/redaction';
+import { REDACTED, redactUrl } from '../logging/redaction';
+import { requestMetrics } from '../metrics';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+declare global {
+  namespace Express {
+    interface Locals {
+      /** Set by the sensitive-data policy: the access log records the route pattern, not the URL. */
+      sensitive?: boolean;
+    }
+  }
+}
 
 /**
  * First middleware of both listeners: accepts a well-formed `x-request-id` (or makes one), echoes it,
  * sets the headers every response carries, and writes one access-log line per request when the
- * response is finished (requestId, partnerId, route, status, latency, upstream latency).
+ * response is finished (requestId, partnerId, route, status, latency, upstream latency). For a
+ * request the sensitive-data policy marked, the logged `url` is the route pattern.
  */
 export function requestContext(log: Logger, component: string): RequestHandler {
+  const metrics = requestMetrics(component);
   return function requestContextMiddleware(req, res, next) {
     const started = process.hrtime.bigint();
     const offered = req.headers['x-request-id'];
@@ -20,13 +32,16 @@ export function requestContext(log: Logger, component: string): RequestHandler {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.on('finish', () => {
       const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+      metrics.record(req, res.statusCode, latencyMs / 1000);
+      const route: string | undefined = res.locals.route ?? req.route?.path;
       const entry = {
         component,
         requestId: req.requestId,
         partnerId: req.partner?._id,
         method: req.method,
-        url: redactUrl(req.originalUrl),
-        route: res.locals.route ?? req.route?.path,
+        // Card data routes: the URL holds the card key and secrets' parameters; the pattern is enough.
+        url: res.locals.sensitive ? (route ?? REDACTED) : redactUrl(req.originalUrl),
+        route,
         status: res.statusCode,
         latencyMs: Math.round(latencyMs * 100) / 100,
         upstreamLatencyMs: res.locals.upstreamLatencyMs,

@@ -33,6 +33,8 @@ export class OwnershipCache {
   private readonly cache: LRUCache<string, Entry>;
   private readonly loading = new Map<string, Promise<Owner | undefined>>();
   private readonly negativeTtlMs: number;
+  private hits = 0;
+  private misses = 0;
 
   constructor(options: OwnershipCacheOptions = {}) {
     this.negativeTtlMs = options.negativeTtlMs ?? 5_000;
@@ -42,7 +44,11 @@ export class OwnershipCache {
   async get(kind: OwnedKind, id: string, loader: (id: string) => Promise<Owner | undefined>): Promise<Owner | undefined> {
     const key = `${kind}:${id}`;
     const cached = this.cache.get(key);
-    if (cached !== undefined) return cached === NOT_FOUND ? undefined : cached;
+    if (cached !== undefined) {
+      this.hits += 1;
+      return cached === NOT_FOUND ? undefined : cached;
+    }
+    this.misses += 1;
     let pending = this.loading.get(key);
     if (!pending) {
       const load: Promise<Owner | undefined> = loader(id)
@@ -73,5 +79,10 @@ export class OwnershipCache {
   /** Entries held now (for metrics and tests). */
   get size(): number {
     return this.cache.size;
+  }
+
+  /** Entries, hits and misses since start (metrics: `cache_*{cache="ownership"}`). */
+  stats(): { size: number; hits: number; misses: number } {
+    return { size: this.cache.size, hits: this.hits, misses: this.misses };
   }
 }

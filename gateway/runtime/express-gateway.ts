@@ -6,6 +6,7 @@ import { installExpressGatewayLogBridge, pluginLoadErrors } from '../logging/exp
 import { checkConfigDir, checkGatewayConfig, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
 import { JWT_POLICY } from '../../policies';
 import type { PolicySchema } from '../../policies/policy';
+import type { Settings } from '../settings';
 
 /**
  * express-gateway builds `req.egContext` from `new EgContextBase()` on every request, and its
@@ -54,13 +55,15 @@ function builtinPolicyNames(): Set<string> {
 }
 
 /**
- * Loads express-gateway's configuration and plugins from `configDir` and runs every boot guard.
+ * Loads express-gateway's configuration and plugins from `settings.configDir` and runs every boot
+ * guard, the policy audit included (it also needs `settings.adminHost`).
  * Throws ConfigRefusedError, listing every problem, when the gateway must not start.
  *
  * express-gateway is used as a library: its config loader, plugin loader, policy registry,
  * condition engine and pipeline builder. Its HTTP servers and stock admin API are not started.
  */
-export function loadAndCheck(configDir: string): CheckedRuntime {
+export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>): CheckedRuntime {
+  const { configDir } = settings;
   // Must precede the first require of express-gateway: its winston loggers go through pino.
   installExpressGatewayLogBridge();
   installLightContext();
@@ -98,6 +101,9 @@ export function loadAndCheck(configDir: string): CheckedRuntime {
     conditions: new Set(Object.keys(conditionRegistry.conditions)),
     pluginLoadErrors: [...pluginLoadErrors],
     jwtPolicy: JWT_POLICY,
+    adminHost: settings.adminHost,
+    // The admin API never listens without a token: ADMIN_TOKEN, or one generated into DATA_DIR/admin-token.
+    adminTokenConfigured: true,
   };
   const problems = checkGatewayConfig(config.gatewayConfig, config.systemConfig, guardContext);
   if (problems.length > 0) throw new ConfigRefusedError(problems);

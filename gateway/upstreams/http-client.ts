@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logging/logger';
+import { recordUpstreamCall } from '../metrics';
 import { mapUpstreamFailure, type UpstreamFailure } from './failures';
 import type { CallContext, UpstreamName } from './types';
 
@@ -176,6 +177,7 @@ export class UpstreamHttpClient {
     } finally {
       const ms = Math.round((performance.now() - started) * 100) / 100;
       if (ctx.timing) ctx.timing.upstreamLatencyMs = (ctx.timing.upstreamLatencyMs ?? 0) + ms;
+      recordUpstreamCall(this.upstream, ms / 1000, failure?.kind, status);
       this.log.debug(
         {
           upstream: this.upstream,

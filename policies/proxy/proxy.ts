@@ -9,6 +9,7 @@ import { GatewayError } from '../../gateway/errors';
 import { proxyAgentFor } from '../../gateway/proxy/agents';
 import { RESPONSE_TRANSFORM_TABLE, UnusableAnswerError, type TransformContext } from '../../gateway/proxy/transforms';
 import { compilePath, selectQuery, upstreamHeaders, upstreamPayload } from '../../gateway/proxy/upstream-request';
+import { recordUpstreamCall } from '../../gateway/metrics';
 import { services } from '../../gateway/services';
 import { mapUpstreamFailure, type UpstreamFailure } from '../../gateway/upstreams/failures';
 import type { ProxyParams } from './schema';
@@ -106,6 +107,7 @@ export function upstreamProxy(params: ProxyParams): RequestHandler {
     clearTimeout(exchange.timer);
     const ms = Math.round((performance.now() - exchange.started) * 100) / 100;
     exchange.res.locals.upstreamLatencyMs = (exchange.res.locals.upstreamLatencyMs ?? 0) + ms;
+    recordUpstreamCall(upstream, ms / 1000, failure, status);
     log.debug(
       {
         upstream,

@@ -26,6 +26,11 @@ function brokenConfig(change: { gateway?: (c: Yaml) => void; system?: (c: Yaml) 
   return dir;
 }
 
+/** The first action of the me pipeline's local-handler step (wherever the step sits in the chain). */
+function localHandlerOfMe(c: Yaml): Yaml {
+  return (c.pipelines.me.policies as Yaml[]).find((step) => 'local-handler' in step)!['local-handler'][0];
+}
+
 interface GuardCase {
   description: string;
   config: () => string;
@@ -77,12 +82,12 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
     {
       description: 'a step with an unknown condition',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[1]['local-handler'][0].condition = { name: 'moon-phase' }) }),
+      config: () => brokenConfig({ gateway: (c) => (localHandlerOfMe(c).condition = { name: 'moon-phase' }) }),
       expectedMessage: /unknown condition "moon-phase"/,
     },
     {
       description: 'the expression condition (it runs code from configuration)',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[1]['local-handler'][0].condition = { name: 'expression', expression: 'true' }) }),
+      config: () => brokenConfig({ gateway: (c) => (localHandlerOfMe(c).condition = { name: 'expression', expression: 'true' }) }),
       expectedMessage: /the expression condition runs code from configuration and is never allowed/,
     },
     {
@@ -97,7 +102,7 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
     {
       description: 'an unknown local handler',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[1]['local-handler'][0].action.handler = 'delete-everything') }),
+      config: () => brokenConfig({ gateway: (c) => (localHandlerOfMe(c).action.handler = 'delete-everything') }),
       expectedMessage: /policy "local-handler": invalid action params: \/handler must be equal to one of the allowed values/,
     },
     {

@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
+import { recordSecret } from '../support/secrets';
 import { runDatabaseUrl } from '../support/test-database';
 
 const UNKNOWN_KEY = 'CK0000000000000000';
@@ -308,6 +309,7 @@ describe('e2e: card operations (status changes, local fields, replace, re-issue,
     const pinBlock = (pin: string) => {
       const block = crypto.publicEncrypt({ key: pinKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(pin)).toString('base64');
       secretsUsed.push(block);
+      recordSecret('pinBlock', block);
       return block;
     };
 
@@ -353,6 +355,7 @@ describe('e2e: card operations (status changes, local fields, replace, re-issue,
       const card = await issue('virtual');
       const answer = `my-first-pet-${crypto.randomBytes(4).toString('hex')}`;
       secretsUsed.push(answer);
+      recordSecret('threeDsAnswer', answer);
       const response = await api(gateway, acme, 'PUT', `/cards/${card.cardKey}/3ds/answer`, { body: { answer } });
       expect(response.status).to.equal(200);
       expect(JSON.stringify(response.body)).to.not.include(answer);

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls, type ApiResponse } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
+import { recordSecret } from '../support/secrets';
 
 /** A well-formed card key the issuer never made. */
 const UNKNOWN_CARD = 'CKFFFFFFFFFFFFFFFF';
@@ -23,8 +24,10 @@ function luhnValid(digits: string): boolean {
 /** An RSA key pair as a partner makes it: `securityKey` is base64 of the SPKI DER public key. */
 function securityKeyPair(modulusLength = 2048): { securityKey: string; decrypt(ciphertext: string): string } {
   const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength });
+  const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+  recordSecret('securityKey', securityKey);
   return {
-    securityKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+    securityKey,
     decrypt: (ciphertext) =>
       crypto.privateDecrypt({ key: privateKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(ciphertext, 'base64')).toString('utf8'),
   };
@@ -198,6 +201,7 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
         expect(response.headers.get('cache-control')).to.equal('no-store');
         expect(Object.keys(response.body)).to.deep.equal([read.field]);
         secrets.texts.push(response.body[read.field]);
+        recordSecret('cardCiphertext', response.body[read.field]);
         const clear = keys.decrypt(response.body[read.field]);
         read.check(clear);
         expect(clear).to.equal((await secretsOf(card.cardKey))[read.field]);
@@ -212,6 +216,7 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
 
       it(`${read.route}: refuses a missing, short, EC or garbage securityKey and a bad expDate with 400, and never calls the issuer`, async function () {
         const ec = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+        recordSecret('securityKey', ec);
         const short = securityKeyPair(1024).securityKey;
         secrets.texts.push(short);
         const invalid: { description: string; query: string; field: string }[] = [

@@ -4,9 +4,12 @@ import { Client } from 'pg';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
+import { recordSecret } from '../support/secrets';
 import { runDatabaseUrl } from '../support/test-database';
 
 const UNKNOWN_ID = 'ffffffffffffffffffffffff';
+/** A PAN a test sends: recorded so the run's log scan looks for it (test/setup.ts). */
+const recordedPan = (pan: string) => (recordSecret('pan', pan), pan);
 
 describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
   this.timeout(60_000);
@@ -334,7 +337,7 @@ describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
       { description: 'a four-letter currency', body: () => cardBody(ada.clientID, { currency: 'EURO' }), field: 'currency' },
       { description: 'a missing productCode', body: () => cardBody(ada.clientID, { productCode: undefined }), field: 'productCode' },
       { description: 'another client\'s clientCode', body: () => cardBody('99999999'), field: 'clientCode' },
-      { description: 'an unknown field', body: () => cardBody(ada.clientID, { pan: '4111111111111111' }), field: 'pan' },
+      { description: 'an unknown field', body: () => cardBody(ada.clientID, { pan: recordedPan('4111111111111111') }), field: 'pan' },
     ];
     for (const testCase of invalidCards) {
       it(`refuses a card with ${testCase.description} (400), storing nothing`, async function () {

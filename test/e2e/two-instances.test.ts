@@ -1,18 +1,33 @@
 import { expect } from 'chai';
+import { startSandboxes, type Sandboxes } from '../../sandbox';
+import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { adminCall, registerPartner } from '../support/partners';
+
+/** A short ownership cache (docs/ownership.md) so that the cross-instance window is quick to observe. */
+const OWNERSHIP_CACHE_TTL_MS = 1000;
 
 describe('e2e: two gateway instances on one PostgreSQL', function () {
   this.timeout(60_000);
   let a: GatewayProcess;
   let b: GatewayProcess;
+  let sandboxes: Sandboxes;
 
   before(async function () {
     if (process.env.TEST_DB === 'embedded') this.skip(); // LISTEN/NOTIFY needs real PostgreSQL; the embedded database serves one instance
-    [a, b] = await Promise.all([startGatewayProcess(), startGatewayProcess()]);
+    // Both instances talk to the same upstreams, as in production.
+    sandboxes = await startSandboxes();
+    const env = {
+      OWNERSHIP_CACHE_TTL_MS: String(OWNERSHIP_CACHE_TTL_MS),
+      ISSUER_URL: sandboxes.issuer.url,
+      PROCESSING_URL: sandboxes.processing.url,
+      ACCOUNTS_URL: sandboxes.accounts.url,
+    };
+    [a, b] = await Promise.all([startGatewayProcess({ env }), startGatewayProcess({ env })]);
   });
   after(async function () {
     await Promise.all([a?.stop(), b?.stop()]);
+    await sandboxes?.close();
   });
 
   const me = async (gateway: GatewayProcess, token: string) =>
@@ -43,5 +58,64 @@ describe('e2e: two gateway instances on one PostgreSQL', function () {
     await adminCall(b, 'DELETE', `/admin/partners/${partner.id}/keys/${encodeURIComponent(partner.kid)}`);
     expect(await me(b, token)).to.equal(401);
     await eventually(async () => (await me(a, token)) === 401);
+  });
+  it('replace through A: the new cardKey works through B at once, the old one is refused by both within OWNERSHIP_CACHE_TTL_MS', async function () {
+    const partner = await registerPartner(a, 'two-instances-cards');
+    const ada = (await api(a, partner, 'POST', '/individual/accounts', { body: individualBody() })).body;
+    const issued = await api(a, partner, 'POST', `/individual/accounts/${ada._id}/cards/physical`, { body: cardBody(ada.clientID) });
+    expect(issued.status).to.equal(201);
+    const old = issued.body;
+    // B reads the card: its ownership cache now holds the old key as the partner's.
+    expect((await api(b, partner, 'GET', `/cards/${old.cardKey}/status`)).status).to.equal(200);
+
+    const replaced = await api(a, partner, 'POST', `/cards/${old.cardKey}/replace`, { body: { expDate: old.expDate, reason: 'two instances' } });
+    expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
+    const replacedAt = Date.now();
+    const fresh = replaced.body;
+    expect(fresh.cardKey).to.not.equal(old.cardKey);
+
+    // The new key through B, at once: status, activation (a new physical card is I1), nickname.
+    expect((await api(b, partner, 'GET', `/cards/${fresh.cardKey}/status`)).body).to.deep.equal({ cardKey: fresh.cardKey, status: 'LOCKED', statusCode: 'I1' });
+    const activated = await api(b, partner, 'POST', `/cards/${fresh.cardKey}/activate`, { body: { expDate: fresh.expDate } });
+    expect(activated.status, JSON.stringify(activated.body)).to.equal(200);
+    expect(activated.body.status).to.equal('ACTIVE');
+    expect((await api(b, partner, 'PATCH', `/cards/${fresh.cardKey}/nickname`, { body: { nickname: 'via B' } })).body.nickname).to.equal('via B');
+
+    // The old key: refused by A at once (it invalidated its cache) ...
+    const onA = await api(a, partner, 'GET', `/cards/${old.cardKey}/status`);
+    expect(onA.status).to.equal(404);
+    expect(onA.body).to.include({ code: 'not_found' }).and.not.have.property('upstream');
+
+    // ... and by B once its cached owner expires. Until then B may still accept the key as the
+    // partner's, but never with a 2xx: the issuer (replace retires the old key) or our record refuses it.
+    const issuer = sandboxUrls(b).issuer;
+    expect(issuer).to.equal(sandboxUrls(a).issuer);
+    const deadline = replacedAt + OWNERSHIP_CACHE_TTL_MS + 5000;
+    let refusedByOwnership: any;
+    while (!refusedByOwnership && Date.now() < deadline) {
+      const read = await api(b, partner, 'GET', `/cards/${old.cardKey}/status`);
+      const write = await api(b, partner, 'PATCH', `/cards/${old.cardKey}/nickname`, { body: { nickname: 'stale' } });
+      for (const response of [read, write]) expect(response.status, JSON.stringify(response.body)).to.equal(404);
+      if (read.body.upstream === undefined) refusedByOwnership = read;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refusedByOwnership, `B still looked the old key up at the issuer ${OWNERSHIP_CACHE_TTL_MS + 5000} ms after the replace`).to.not.equal(undefined);
+
+    // From then on the old key never reaches the issuer through either instance.
+    await sandboxControl(issuer, 'DELETE', '/__sandbox/requests');
+    for (const gateway of [a, b]) {
+      for (const [method, path, body] of [
+        ['GET', `/cards/${old.cardKey}`, undefined],
+        ['POST', `/cards/${old.cardKey}/lock`, { expDate: old.expDate }],
+        ['PATCH', `/cards/${old.cardKey}/nickname`, { nickname: 'stale' }],
+      ] as const) {
+        const response = await api(gateway, partner, method, path, { body });
+        expect(response.status, `${method} ${path}`).to.equal(404);
+        expect(response.body.code).to.equal('not_found');
+      }
+    }
+    const reached = await sandboxControl(issuer, 'GET', `/__sandbox/requests?path=/cards/${old.cardKey}*`);
+    expect(reached, 'the issuer was not asked about the old key').to.deep.equal([]);
+    expect((await api(b, partner, 'GET', `/cards/${fresh.cardKey}`)).body).to.include({ cardKey: fresh.cardKey, nickname: 'via B', status: 'ACTIVE' });
   });
 });

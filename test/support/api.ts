@@ -1,5 +1,6 @@
 import type { GatewayProcess } from './gateway-process';
 import type { TestPartner } from './partners';
+import { recordSecret } from './secrets';
 
 /** A parsed response of the partner API. */
 export interface ApiResponse {
@@ -40,7 +41,10 @@ export function sandboxUrls(gateway: GatewayProcess): { issuer: string; processi
   return ready!.upstreams as { issuer: string; processing: string; accounts: string };
 }
 
-/** Calls a sandbox control endpoint. */
+/**
+ * Calls a sandbox control endpoint. Card secrets it reads (`/__sandbox/cards/{k}/secrets`: PAN and
+ * CVV; `/__sandbox/cards/{k}`: the 3DS answer; `/cards/{k}` of a SANDBOX-LEAK card: PAN and CVV) are recorded for the run's log scan.
+ */
 export async function sandboxControl(url: string, method: string, path: string, body?: unknown): Promise<any> {
   const response = await fetch(`${url}${path}`, {
     method,
@@ -48,12 +52,18 @@ export async function sandboxControl(url: string, method: string, path: string, 
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return text ? JSON.parse(text) : null;
+  const parsed = text ? JSON.parse(text) : null;
+  if (parsed && typeof parsed === 'object' && /^(\/__sandbox)?\/cards\/[^/]+(\/secrets)?$/.test(path.split('?')[0])) {
+    recordSecret('pan', parsed.cardNumber);
+    recordSecret('cvv', parsed.cvv);
+    recordSecret('threeDsAnswer', parsed.threeDSAnswer);
+  }
+  return parsed;
 }
 
-/** A valid create-individual body (spec 2.2); override any field. */
+/** A valid create-individual body (spec 2.2); override any field. Its document numbers are recorded as secrets. */
 export function individualBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
+  const body: Record<string, unknown> = {
     firstName: 'Ada',
     middleName: 'Augusta',
     lastName: 'Lovelace',
@@ -74,6 +84,9 @@ export function individualBody(overrides: Record<string, unknown> = {}): Record<
     email: 'ada@example.com',
     ...overrides,
   };
+  recordSecret('passportNumber', body.passportNumber);
+  recordSecret('passportNumber', body.taxIdNumber);
+  return body;
 }
 
 /** A valid card-issue body (spec 2.7) for an individual's clientID. */

@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { nextGatewayLogPath } from './secrets';
 import { runDatabaseUrl } from './test-database';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -15,12 +16,25 @@ export interface GatewayProcess {
   adminToken: string;
   dataDir: string;
   child: ChildProcess;
+  /** The file its output is appended to (`test-output/<run>/gateway-N.log`), scanned for secrets after the run. */
+  logFile: string;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   /** Parsed JSON log lines so far. */
   logLines(): Record<string, unknown>[];
   stop(): Promise<number | null>;
 }
+
+/**
+ * Rate limits far above what a load test sends (`RATE_LIMIT_*_PER_MINUTE`, docs/rate-limits.md):
+ * for the fault, fuzz and soak harnesses, whose hundreds of requests per route and minute would
+ * otherwise be answered 429 by the default limits.
+ */
+export const HIGH_RATE_LIMITS: Record<string, string> = {
+  RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
+  RATE_LIMIT_READS_PER_MINUTE: '1000000000',
+  RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
+};
 
 /** Options of a gateway start; `env` is merged over the defaults below. */
 export interface StartOptions {
@@ -56,6 +70,20 @@ function baseEnv(options: StartOptions, adminToken: string, dataDir: string): No
 }
 
 /**
+ * Copies everything the child writes to a new `test-output/<run>/gateway-N.log` (synchronously, so
+ * the file is complete when the run's secrets scan reads it; test/setup.ts) and returns its path.
+ */
+function teeToLogFile(child: ChildProcess): string {
+  const file = nextGatewayLogPath();
+  const fd = fs.openSync(file, 'a');
+  const write = (chunk: Buffer) => fs.writeSync(fd, chunk);
+  child.stdout!.on('data', write);
+  child.stderr!.on('data', write);
+  child.once('close', () => fs.closeSync(fd));
+  return file;
+}
+
+/**
  * Starts `node dist/gateway/main.js` on free ports and resolves once it logged "gateway ready".
  * Sandbox upstreams start inside it unless the env names real ones.
  */
@@ -63,6 +91,7 @@ export async function startGatewayProcess(options: StartOptions = {}): Promise<G
   const adminToken = crypto.randomBytes(24).toString('base64url');
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
   const child = spawn(process.execPath, [MAIN], { env: baseEnv(options, adminToken, dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  const logFile = teeToLogFile(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -100,6 +129,7 @@ export async function startGatewayProcess(options: StartOptions = {}): Promise<G
     adminToken,
     dataDir,
     child,
+    logFile,
     output: () => output,
     logLines: parse,
     async stop() {
@@ -120,6 +150,7 @@ export async function runGatewayExpectingFailure(options: StartOptions = {}): Pr
     env: baseEnv(options, crypto.randomBytes(24).toString('base64url'), dataDir),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  teeToLogFile(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

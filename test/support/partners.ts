@@ -1,5 +1,6 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import { signPartnerToken } from '../../scripts/token';
+import { recordSecret } from './secrets';
 
 /** A P-521 key pair of a test partner. */
 export interface PartnerKeyPair {
@@ -58,6 +59,11 @@ export async function registerPartner(
     issuer,
     kid,
     keys,
-    token: (options = {}) => signPartnerToken({ partnerId: id, issuer, privateKey: keys.privateKey, ...options }),
+    // Every token made is recorded: the run's gateway logs are scanned for it (test/setup.ts).
+    token: async (options = {}) => {
+      const token = await signPartnerToken({ partnerId: id, issuer, privateKey: keys.privateKey, ...options });
+      recordSecret('jwt', token);
+      return token;
+    },
   };
 }

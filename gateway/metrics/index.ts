@@ -1,0 +1,22 @@
+/**
+ * Prometheus metrics of the gateway (docs/operations.md lists them and what to alert on): one
+ * registry per process, small recorders for the request path, gauges read at scrape time, and the
+ * `/admin/metrics` route of the admin API.
+ */
+export { registry, METRIC_NAMES, LATENCY_BUCKETS } from './registry';
+export {
+  requestMetrics,
+  routeLabel,
+  recordUpstreamCall,
+  upstreamErrorKind,
+  recordAuthRefusal,
+  recordConfigReload,
+  JWT_REFUSAL_CODES,
+  UNMATCHED_ROUTE,
+  type RequestMetrics,
+  type UpstreamErrorKind,
+  type ConfigReloadOutcome,
+} from './recorders';
+export { trackGatewayState, type GatewayStateSources, type CountingCache } from './state';
+export { metricsRoute, collectMetrics, METRICS_PATH } from './route';
+export { serveClusterMetrics } from './cluster';

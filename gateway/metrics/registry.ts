@@ -1,0 +1,82 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * The process's one metrics registry (not prom-client's global one, so that nothing a dependency
+ * registers leaks into `/admin/metrics`). Created once when this module is first loaded, with
+ * prom-client's default process metrics (`process_*`, `nodejs_*`).
+ *
+ * With the cluster (`WORKERS` > 1) every worker process has its own registry: see
+ * `gateway/metrics/cluster.ts` for the aggregation in the primary.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+/** Buckets (seconds) of the request and upstream latency histograms: 5 ms to 10 s. */
+export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Requests answered, by listener (`gateway` or `admin`), route and status. */
+export const requestsTotal = new Counter({
+  name: 'http_requests_total',
+  help: 'Requests answered, by component (gateway: the partner API, admin: the admin API), route (the apiEndpoint name of gateway.config.yml, or "METHOD /pattern" of an admin route, or "unmatched") and HTTP status.',
+  labelNames: ['component', 'route', 'status'] as const,
+  registers: [registry],
+});
+
+/** Time from the first byte of a request to the end of its response. */
+export const requestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'Time from the request to the end of its response in seconds, by component and route (as in http_requests_total).',
+  labelNames: ['component', 'route'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+/** Duration of each call to an upstream system (proxied or through the typed clients). */
+export const upstreamDuration = new Histogram({
+  name: 'upstream_request_duration_seconds',
+  help: 'Duration of one call to an upstream system in seconds (issuer, processing, accounts), failed calls included.',
+  labelNames: ['upstream'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+/** Failed upstream calls by kind. */
+export const upstreamErrors = new Counter({
+  name: 'upstream_errors_total',
+  help: 'Failed calls to an upstream system, by upstream and kind: timeout, connection, malformed (unusable 2xx), status_4xx, status_5xx, status_other.',
+  labelNames: ['upstream', 'kind'] as const,
+  registers: [registry],
+});
+
+/** 401 problems of the es512-jwt policy. */
+export const jwtRefusals = new Counter({
+  name: 'jwt_refusals_total',
+  help: 'Partner requests refused with 401 by the es512-jwt policy, by problem code (token_missing, token_expired, signature_invalid, ...).',
+  labelNames: ['code'] as const,
+  registers: [registry],
+});
+
+/** Configuration reloads, applied or refused. */
+export const configReloads = new Counter({
+  name: 'config_reloads_total',
+  help: 'Reloads of gateway.config.yml: applied, or rejected (the running configuration stays).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** The metric names this module exports (documentation and tests). */
+export const METRIC_NAMES = {
+  requests: 'http_requests_total',
+  requestDuration: 'http_request_duration_seconds',
+  upstreamDuration: 'upstream_request_duration_seconds',
+  upstreamErrors: 'upstream_errors_total',
+  jwtRefusals: 'jwt_refusals_total',
+  configReloads: 'config_reloads_total',
+  cacheHits: 'cache_hits_total',
+  cacheMisses: 'cache_misses_total',
+  cacheEntries: 'cache_entries',
+  dbPoolTotal: 'db_pool_total_connections',
+  dbPoolIdle: 'db_pool_idle_connections',
+  dbPoolWaiting: 'db_pool_waiting_clients',
+  dbPoolMax: 'db_pool_max_connections',
+} as const;

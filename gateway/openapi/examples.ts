@@ -1,0 +1,230 @@
+import type { SchemaName } from '../schemas';
+import type { ResponseSchemaName } from '../schemas/responses';
+
+/**
+ * Example values of the OpenAPI document: one per request schema (bodies, queries, path
+ * parameters) and one per response schema. Unit tests validate each against its schema with the
+ * gateway's own validators, so an example can never show a request the gateway would refuse.
+ * Built when the document is generated: expiry dates lie a few years ahead of that day.
+ */
+
+/** The example ids every example shares, so that requests and answers fit together. */
+export const EXAMPLE_IDS = {
+  individualId: '6b02371b40487492a2ee0dd6',
+  partnerId: '6b0236f540487492a2ee0dc1',
+  tenantId: '6b0236f940487492a2ee0dc7',
+  cardKey: 'CK6DBBA4B3064FE99E',
+  newCardKey: 'CK77A0C1D2E3F40511',
+  clientID: '48213377',
+  requestId: '6f1c0c1e-2b8e-4f57-9a55-5a0b8f0e7f45',
+} as const;
+
+/** A real 2048-bit RSA public key, base64 SPKI DER: what `securityKey` looks like. */
+export const EXAMPLE_SECURITY_KEY =
+  'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEArDU99tC52tIAMNRFS7wKKD4kNGnvN5+4J6jtmv7szFUl+BSgrVpSIwjfVDT44FJc/i39wiGL1am3beJJeDC23zDvfNGEpGNKRuMC51GsA0T3Zg6GZ70Jxb7j7yEfFzGcy0I1Itb8/RU8Q/ZAJ9KJ6Gsx9rWCvRmCq6L1SCqgAuHXATjetAGAPj1iAmAq6fKPUeDxdjablov6a2mLEGwQfF9VNrEJ05M1YB4TyOuAXIjsG08ZaO60mm+jrhfoLL/FFeWgeSo23P9ra/vV0tiL2ss45ZETdZylxt4Umd7yWn3Q1kWiBoT9xDsdXqc18ZS/ZTz+AvsMCAs2R+J9NE6ZYwIDAQAB';
+
+/** An RSA-OAEP-256 ciphertext (256 bytes, base64) standing for an encrypted PIN, CVV or PAN. */
+const EXAMPLE_CIPHERTEXT =
+  'BeANGfSiAQ7L/hc3UdE6t7DTKsZTB9x0fC8uRAPW1mg+zaiHSrzgxCbbnopvG+7p4KqTSsuIcRNiwkyQ0UmXpk1WidFsTPjD3gDyo9PaEb7IBtpHRiBdbi/DkWlkEbqkBXnIe5uUYpnlWHMBoVV38lzpxj0NRpaoQMkXqqpmDGgwnTSt0mxgiHVqGLbaSyPufM4Wi8dKvX6NE/oV+phbxkiSR9JTP3wxHdKEhR0BWwSImVsaYpgsaRfZEm/OtnUh4S2EEv9EMhet95if2SGBZAaOc6UFr3pq1RwZTg0BXWljONgcjEnpUPp6MwbIH40pLYjo6dXV1F09GjXuYkG+AA==';
+
+const CREATED_AT = '2026-11-22T10:00:00.000Z';
+
+/** Example requests by schema name (`gateway/schemas` SCHEMAS). */
+export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
+  const expDate = `09/${now.getUTCFullYear() + 3}`;
+  const newExpDate = `12/${now.getUTCFullYear() + 4}`;
+  return {
+    'pagination-query': { page: 1, limit: 20 },
+    'transactions-query': { page: 1, limit: 20, cardKey: EXAMPLE_IDS.cardKey },
+    'individual-create': {
+      baasAccountClientId: 42,
+      firstName: 'Ada',
+      middleName: 'Augusta',
+      lastName: 'Lovelace',
+      country: 'GB',
+      city: 'London',
+      zipCode: 'SW1Y 4LE',
+      buildingNumber: '12',
+      idType: 'PASSPORT',
+      address1: 'St James Square',
+      passportNumber: 'P1234567',
+      issuingDate: '2020-01-15',
+      validityDate: '2030-01-14',
+      passportCountry: 'GB',
+      birthCountry: 'GB',
+      birthDate: '1990-12-10',
+      nationality: 'GB',
+      phone: '+447700900123',
+      email: 'ada@example.com',
+    },
+    'card-issue': { expDate, clientCode: EXAMPLE_IDS.clientID, currency: 'EUR', productCode: 'P-STD', embossedName: 'ADA.LOVELACE' },
+    'card-status-change': { expDate, reason: 'Holder asked to pause the card' },
+    'card-restrict': { expDate, reason: 'Reported by the holder', description: 'Wallet lost on the train', cardLocation: 'London' },
+    'card-nickname': { nickname: 'Travel' },
+    'card-emboss-name': { embossedName: 'A.LOVELACE' },
+    'card-replace': { expDate: newExpDate, reason: 'Card damaged', pinMailer: 'PM-2026-000123' },
+    'card-secret-query': { expDate, securityKey: EXAMPLE_SECURITY_KEY },
+    'three-ds-answer': { answer: 'Analytical Engine' },
+    'three-ds-phone': { phoneNumber: '+447700900123' },
+    'pin-change': { expDate, pin: EXAMPLE_CIPHERTEXT },
+    'pin-force-lock': { expDate },
+    'card-authorize': { pin: EXAMPLE_CIPHERTEXT },
+    'empty-body': {},
+    'limits-patch': [
+      { name: 'dailyPurchase', value: 1500 },
+      { name: 'monthlyWithdrawal', value: 2000 },
+    ],
+    'limit-set': { name: 'dailyPurchase', value: 1500 },
+    'limit-params': { id: EXAMPLE_IDS.cardKey, limitName: 'dailyPurchase' },
+    'delivery-methods-query': { country: 'DE' },
+    'fee-check': { CustomerType: 'Consumer Debit', ProductType: 'R001', clientId: EXAMPLE_IDS.clientID },
+    'cards-list-query': { page: 1, limit: 20, status: 'ACTIVE', type: 'virtual', search: 'travel' },
+  };
+}
+
+/** Example answers by response schema name (`gateway/schemas/responses.ts`). */
+export function responseExamples(now = new Date()): Record<ResponseSchemaName, unknown> {
+  const expDate = `09/${now.getUTCFullYear() + 3}`;
+  const pagination = { page: 1, limit: 20, total: 1, totalPages: 1 };
+  const card = {
+    cardKey: EXAMPLE_IDS.cardKey,
+    cardMask: '5355 70** **** 1786',
+    type: 'virtual',
+    status: 'ACTIVE',
+    statusCode: '00',
+    currency: 'EUR',
+    ownerType: 'individual',
+    ownerId: EXAMPLE_IDS.individualId,
+    createdAt: CREATED_AT,
+    productCode: 'P-STD',
+    holderClientCode: EXAMPLE_IDS.clientID,
+    expDate,
+    embossedName: 'ADA.LOVELACE',
+    nickname: 'Travel',
+    threeDsPhone: null,
+  };
+  const { productCode: _p, holderClientCode: _h, threeDsPhone: _t, ...cardSummary } = card;
+  const { expDate: _e, embossedName: _n, nickname: _k, ...cardListItem } = cardSummary;
+  const limit = { name: 'dailyPurchase', value: 1500, currency: 'EUR', used: 120.5, available: 1379.5 };
+  const individualSummary = {
+    _id: EXAMPLE_IDS.individualId,
+    clientID: EXAMPLE_IDS.clientID,
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    applicationStatus: 'APPROVED',
+    dashboardStatus: 'ACTIVE',
+    createdAt: CREATED_AT,
+  };
+  const personalInfo = {
+    firstName: 'Ada',
+    middleName: 'Augusta',
+    lastName: 'Lovelace',
+    birthDate: '1990-12-10',
+    birthCountry: 'GB',
+    nationality: 'GB',
+    email: 'ada@example.com',
+    phone: '+447700900123',
+    idType: 'PASSPORT',
+    passportNumber: '****4567',
+    passportCountry: 'GB',
+    issuingDate: '2020-01-15',
+    validityDate: '2030-01-14',
+    taxCountry: null,
+    taxIdNumber: '****4567',
+    fatca: 'F',
+  };
+  const address = { address1: 'St James Square', address2: null, buildingNumber: '12', city: 'London', stateProvince: null, zipCode: 'SW1Y 4LE', country: 'GB' };
+  const auditEntry = {
+    _id: '1042',
+    operation: 'card.issue.virtual',
+    targetType: 'card',
+    targetId: EXAMPLE_IDS.cardKey,
+    outcome: 'success',
+    requestId: EXAMPLE_IDS.requestId,
+    details: { cardMask: '5355 70** **** 1786', type: 'virtual' },
+    createdAt: CREATED_AT,
+  };
+  const historyEntry = {
+    _id: '311',
+    cardKey: EXAMPLE_IDS.cardKey,
+    operation: 'card.lock',
+    oldStatus: 'ACTIVE',
+    newStatus: 'LOCKED',
+    oldStatusCode: '00',
+    newStatusCode: 'L1',
+    reason: 'Holder asked to pause the card',
+    createdAt: CREATED_AT,
+  };
+  const transaction = {
+    _id: 'TX5F1A2B3C4D',
+    cardKey: EXAMPLE_IDS.cardKey,
+    amount: 42.9,
+    currency: 'EUR',
+    type: 'PURCHASE',
+    status: 'SETTLED',
+    merchant: { name: 'Babbage Books', mcc: '5942', city: 'London', country: 'GB' },
+    createdAt: CREATED_AT,
+  };
+  const deliveryMethod = { id: 'DE-DHL-STD', type: 'postal', carrier: 'DHL', name: 'DHL Brief', estimatedDays: 3, fee: 2.5, currency: 'EUR' };
+  const partner = {
+    _id: EXAMPLE_IDS.partnerId,
+    name: 'Acme Pay',
+    issuer: 'https://acme.example',
+    status: 'active',
+    processingEnabled: true,
+    createdAt: CREATED_AT,
+    updatedAt: CREATED_AT,
+  };
+  const tenant = { _id: EXAMPLE_IDS.tenantId, name: 'Acme Corporate', createdAt: CREATED_AT };
+  const invalidParam = { name: 'expDate', reason: 'must match pattern "^(0[1-9]|1[0-2])/[0-9]{4}$"' };
+  return {
+    Card: card,
+    CardListItem: cardListItem,
+    CardSummary: cardSummary,
+    CardPage: { success: true, data: [cardSummary], pagination },
+    CardStatusResult: { cardKey: EXAMPLE_IDS.cardKey, status: 'LOCKED', statusCode: 'L1' },
+    CardLimit: limit,
+    AvailableLimit: { available: 1379.5 },
+    EncryptedCvv: { cvv: EXAMPLE_CIPHERTEXT },
+    EncryptedCardNumber: { cardNumber: EXAMPLE_CIPHERTEXT },
+    PinEncryptionKey: { keyId: 'pin-key-2026-11', algorithm: 'RSA-OAEP-256', publicKey: '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqh...\n-----END PUBLIC KEY-----\n' },
+    FeeResult: { OperationType: 'CARD_ISSUING_FEE', CustomerType: 'Consumer Debit', ProductType: 'R001', fee: 4.99, currency: 'EUR' },
+    DeliveryMethod: deliveryMethod,
+    DeliveryMethods: { data: { success: true, country: 'DE', deliveryMethods: [deliveryMethod] } },
+    PersonalInfo: personalInfo,
+    Address: address,
+    IndividualAccount: {
+      _id: EXAMPLE_IDS.individualId,
+      clientID: EXAMPLE_IDS.clientID,
+      baasAccountClientId: 42,
+      personalInfo,
+      address,
+      applicationStatus: 'APPROVED',
+      dashboardStatus: 'ACTIVE',
+      createdAt: CREATED_AT,
+      updatedAt: CREATED_AT,
+    },
+    IndividualSummary: individualSummary,
+    IndividualList: { count: 1, data: [individualSummary] },
+    AuditLogEntry: auditEntry,
+    AuditLogPage: { data: [auditEntry], pagination },
+    CardStatusHistoryEntry: historyEntry,
+    CardStatusHistoryPage: { data: [historyEntry], pagination },
+    Transaction: transaction,
+    TransactionPage: { data: [transaction], pagination },
+    Pagination: { page: 2, limit: 20, total: 57, totalPages: 3 },
+    Partner: partner,
+    B2bTenant: tenant,
+    Me: { partner, activeTenantId: EXAMPLE_IDS.tenantId, b2bAccounts: [tenant], individuals: [individualSummary] },
+    InvalidParam: invalidParam,
+    Problem: {
+      type: 'https://partner-gateway.dev/problems/validation_failed',
+      title: 'Request validation failed',
+      status: 400,
+      detail: 'The request body is invalid',
+      code: 'validation_failed',
+      requestId: EXAMPLE_IDS.requestId,
+      invalidParams: [invalidParam],
+    },
+  };
+}

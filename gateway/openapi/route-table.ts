@@ -1,0 +1,186 @@
+import type { LocalHandlerName, OrchestrationName } from '../handlers';
+import type { SchemaName } from '../schemas';
+import type { ResponseTransformName } from '../../policies/proxy/schema';
+import { schema as jwtSchema } from '../../policies/es512-jwt/schema';
+import { schema as idempotencySchema } from '../../policies/idempotency/schema';
+
+/** Base path of every partner route; the OpenAPI document's server URL. */
+export const PARTNER_BASE = '/api/partner';
+
+/** Policy names as pipelines spell them (`policies/<name>/index.ts`; a unit test checks they agree). */
+export const POLICY_NAMES = {
+  jwt: 'es512-jwt',
+  ownership: 'ownership',
+  validate: 'validate',
+  idempotency: 'idempotency',
+  localHandler: 'local-handler',
+  orchestrate: 'orchestrate',
+  proxy: 'upstream-proxy',
+} as const;
+
+/** The policy that answers 429 when a partner exceeds its rate: a pipeline that runs it gets the 429 problem documented. */
+export const RATE_LIMIT_POLICY = 'rate-limit';
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** How a pipeline ends: the policy that answers, and which handler, operation or transform. */
+export type Terminal =
+  | { policy: 'local-handler'; handler: LocalHandlerName }
+  | { policy: 'orchestrate'; operation: OrchestrationName }
+  | { policy: 'upstream-proxy'; response: ResponseTransformName; upstream: 'issuer' | 'processing' };
+
+/** One method and path of the active configuration, and what its pipeline does. */
+export interface Route {
+  /** The apiEndpoint name: the operationId. */
+  name: string;
+  /** Lower-case HTTP method. */
+  method: HttpMethod;
+  /** The configured express path, e.g. `/api/partner/cards/:id`. */
+  routePath: string;
+  /** The OpenAPI path relative to {@link PARTNER_BASE}, e.g. `/cards/{id}`. */
+  path: string;
+  /** Names of the path parameters, in order. */
+  pathParams: string[];
+  /** The pipeline serving the apiEndpoint. */
+  pipeline: string;
+  /** Policy names of the pipeline, in order. */
+  policies: string[];
+  /** es512-jwt parameters when the pipeline authenticates (defaults applied). */
+  jwt?: { clockSkewSeconds: number; maxLifetimeSeconds: number };
+  /** The ownership check, when the pipeline has one. */
+  ownership?: { resource: 'individual' | 'card'; param: string };
+  /** Request schemas the validate steps apply. */
+  validate: { body?: SchemaName; query?: SchemaName; params?: SchemaName };
+  /** How long the pipeline remembers an `Idempotency-Key`, when it honours one. */
+  idempotency?: { ttlHours: number };
+  /** Whether a rate-limit policy may answer 429. */
+  rateLimited: boolean;
+  /** The answering step; undefined when the pipeline ends in a policy we do not know. */
+  terminal?: Terminal;
+}
+
+type Json = Record<string, any>;
+
+function asArray<T>(value: T | T[] | undefined | null): T[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** The action params of every step of a policy in a pipeline (`- policy: [ {action}, ... ]`). */
+function actionsOf(step: Json): Json[] {
+  const name = Object.keys(step)[0];
+  return asArray<Json>(step[name]).map((entry) => (entry && typeof entry === 'object' ? (entry.action ?? {}) : {}));
+}
+
+const IDEMPOTENCY_TTL_DEFAULT = (idempotencySchema.properties as Json).ttlHours.default as number;
+
+const JWT_DEFAULTS = {
+  clockSkewSeconds: (jwtSchema.properties as Json).clockSkewSeconds.default as number,
+  maxLifetimeSeconds: (jwtSchema.properties as Json).maxLifetimeSeconds.default as number,
+};
+
+/** express path → OpenAPI path relative to the base: `/api/partner/cards/:id` → `/cards/{id}`. */
+export function openApiPath(routePath: string): { path: string; pathParams: string[] } {
+  const pathParams: string[] = [];
+  const relative = routePath === PARTNER_BASE ? '/' : routePath.startsWith(`${PARTNER_BASE}/`) ? routePath.slice(PARTNER_BASE.length) : routePath;
+  const path = relative.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_match, name: string) => {
+    pathParams.push(name);
+    return `{${name}}`;
+  });
+  return { path, pathParams };
+}
+
+function methodsOf(endpointName: string, methods: unknown): HttpMethod[] {
+  const list = (Array.isArray(methods) ? methods : typeof methods === 'string' ? methods.split(',') : [])
+    .map((m) => String(m).trim().toLowerCase())
+    .filter((m) => m !== '');
+  if (list.length === 0 || list.includes('*')) {
+    throw new Error(`apiEndpoint "${endpointName}": list its methods explicitly so that the OpenAPI document can describe each operation`);
+  }
+  for (const method of list) {
+    if (!(HTTP_METHODS as readonly string[]).includes(method)) throw new Error(`apiEndpoint "${endpointName}": unknown method "${method}"`);
+  }
+  return list as HttpMethod[];
+}
+
+function describePipeline(pipelineName: string, pipeline: Json): Omit<Route, 'name' | 'method' | 'routePath' | 'path' | 'pathParams'> {
+  const steps = asArray<Json>(pipeline.policies ?? pipeline.policy).filter((step) => step && typeof step === 'object');
+  const policies = steps.map((step) => Object.keys(step)[0]);
+  const route: Omit<Route, 'name' | 'method' | 'routePath' | 'path' | 'pathParams'> = {
+    pipeline: pipelineName,
+    policies,
+    validate: {},
+    rateLimited: policies.includes(RATE_LIMIT_POLICY),
+  };
+  for (const step of steps) {
+    const name = Object.keys(step)[0];
+    const actions = actionsOf(step);
+    const first = actions[0] ?? {};
+    switch (name) {
+      case POLICY_NAMES.jwt:
+        route.jwt = {
+          clockSkewSeconds: first.clockSkewSeconds ?? JWT_DEFAULTS.clockSkewSeconds,
+          maxLifetimeSeconds: first.maxLifetimeSeconds ?? JWT_DEFAULTS.maxLifetimeSeconds,
+        };
+        break;
+      case POLICY_NAMES.ownership:
+        route.ownership = { resource: first.resource, param: first.param ?? 'id' };
+        break;
+      case POLICY_NAMES.validate:
+        // Several validate steps (or actions) add up.
+        for (const action of actions) {
+          for (const where of ['body', 'query', 'params'] as const) if (action[where]) route.validate[where] = action[where];
+        }
+        break;
+      case POLICY_NAMES.idempotency:
+        route.idempotency = { ttlHours: first.ttlHours ?? IDEMPOTENCY_TTL_DEFAULT };
+        break;
+      case POLICY_NAMES.localHandler:
+        route.terminal = { policy: 'local-handler', handler: first.handler };
+        break;
+      case POLICY_NAMES.orchestrate:
+        route.terminal = { policy: 'orchestrate', operation: first.operation };
+        break;
+      case POLICY_NAMES.proxy:
+        route.terminal = { policy: 'upstream-proxy', response: first.response, upstream: first.upstream };
+        break;
+      default:
+        break;
+    }
+  }
+  return route;
+}
+
+/**
+ * The route table of a gateway configuration (`gateway.config.yml`, as express-gateway loaded
+ * it): one {@link Route} per apiEndpoint path and method, with what its pipeline does. Like
+ * express-gateway, an apiEndpoint served by several pipelines is served by the last one.
+ * Throws when an apiEndpoint does not list its methods (`*` or none): such a route cannot be
+ * documented operation by operation.
+ *
+ * @example routeTable(require('express-gateway/lib/config').gatewayConfig)
+ */
+export function routeTable(gatewayConfig: Json): Route[] {
+  const apiEndpoints: Json = gatewayConfig.apiEndpoints ?? {};
+  const pipelines: Json = gatewayConfig.pipelines ?? {};
+  const servedBy = new Map<string, string>();
+  for (const [pipelineName, pipeline] of Object.entries(pipelines) as [string, Json][]) {
+    for (const endpoint of asArray<string>(pipeline?.apiEndpoints ?? pipeline?.apiEndpoint)) servedBy.set(endpoint, pipelineName);
+  }
+  const routes: Route[] = [];
+  for (const [name, definition] of Object.entries(apiEndpoints) as [string, Json][]) {
+    const pipelineName = servedBy.get(name);
+    if (!pipelineName) continue; // express-gateway mounts nothing for it (and the boot guard refuses it)
+    const pipeline = describePipeline(pipelineName, pipelines[pipelineName]);
+    for (const entry of asArray<Json>(definition)) {
+      for (const routePath of asArray<string>(entry.paths ?? entry.path)) {
+        const { path, pathParams } = openApiPath(routePath);
+        for (const method of methodsOf(name, entry.methods)) {
+          routes.push({ name, method, routePath, path, pathParams, ...pipeline, validate: { ...pipeline.validate } });
+        }
+      }
+    }
+  }
+  return routes;
+}

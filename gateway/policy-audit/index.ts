@@ -1,0 +1,10 @@
+/**
+ * The policy audit (docs/policy-audit.md): every route's chain of policies and the security
+ * findings on it. Run at boot and on reload by `checkGatewayConfig` (CRITICAL refuses), and by
+ * `npm run audit:policies` (HIGH or CRITICAL fails).
+ */
+export { auditGatewayConfig, isLoopbackHost, AUDIT_RULES, SEVERITIES } from './audit';
+export type { AuditFinding, AuditInput, AuditResult, AuditRule, AuditedRoute, Severity } from './audit';
+export { readGatewayConfigFile, substituteEnv } from './config-file';
+export { auditReport, formatAuditText, summarize, FAILING_SEVERITIES, type AuditSummary } from './report';
+export { PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS, POLICY, PLUGIN_POLICY_NAMES, BUILTIN_POLICIES } from './route-facts';

@@ -1,0 +1,48 @@
+import { performance } from 'node:perf_hooks';
+import { LRUCache } from 'lru-cache';
+import type { RateLimitHit, RateLimitKey, RateLimitStore } from './store';
+
+interface Counter {
+  count: number;
+  resetAt: number;
+}
+
+/**
+ * Counts in this process only (each instance or cluster worker counts for itself): bounded LRUs
+ * whose entries expire with their window. Partners and client IPs have separate LRUs, so that a
+ * flood of public requests from many addresses cannot evict (and so reset) partners' counts.
+ */
+export class MemoryRateLimitStore implements RateLimitStore {
+  readonly kind = 'memory' as const;
+  private readonly counters: Record<RateLimitKey['subject'], LRUCache<string, Counter>>;
+  private readonly now: () => number;
+
+  /**
+   * @param options.maxPartnerKeys most (partner, route) counters kept (default 50,000)
+   * @param options.maxClientKeys most (client IP, route) counters kept (default 50,000)
+   * @param options.now monotonic clock in ms (tests)
+   */
+  constructor(options: { maxPartnerKeys?: number; maxClientKeys?: number; now?: () => number } = {}) {
+    this.now = options.now ?? (() => performance.now());
+    const lru = (max: number) => new LRUCache<string, Counter>({ max, ttl: 60_000, ttlAutopurge: false, perf: { now: this.now } });
+    this.counters = { partner: lru(options.maxPartnerKeys ?? 50_000), client: lru(options.maxClientKeys ?? 50_000) };
+  }
+
+  async hit(key: RateLimitKey, windowMs: number): Promise<RateLimitHit> {
+    const lru = this.counters[key.subject];
+    const id = `${key.route}\u0000${key.id}`;
+    const now = this.now();
+    let counter = lru.get(id);
+    if (!counter || counter.resetAt <= now) {
+      counter = { count: 0, resetAt: now + windowMs };
+      lru.set(id, counter, { ttl: windowMs });
+    }
+    counter.count += 1;
+    return { count: counter.count, resetMs: Math.max(0, counter.resetAt - now) };
+  }
+
+  /** Number of counters held (tests). */
+  size(): number {
+    return this.counters.partner.size + this.counters.client.size;
+  }
+}

@@ -1,0 +1,344 @@
+import { CARD_STATUSES } from '../cards/card-status';
+import { ERROR_CATALOG } from '../errors';
+import { APPLICATION_STATUSES, DASHBOARD_STATUSES } from '../individuals/individual-store';
+import { EXP_DATE_PATTERN } from '../validation/keywords';
+import { ID_TYPES } from './individual-create';
+
+/**
+ * JSON Schemas of what the partner API answers: one schema per resource, written once here and
+ * used by the OpenAPI document (gateway/openapi) and by the tests that validate real responses
+ * against them. Each mirrors the function that builds the answer (named in its description's
+ * source note), field for field: `additionalProperties: false` wherever the gateway builds the
+ * object itself, so a field added to a handler without a schema change fails the tests.
+ *
+ * Composite schemas embed their parts as the same JS objects (no `$ref`, no `$id`), so each entry
+ * of {@link RESPONSE_SCHEMAS} is self-contained for AJV; the OpenAPI generator turns every embedded
+ * named part back into a `$ref` to its component.
+ */
+export type ResponseSchema = Record<string, unknown>;
+
+const string = (description?: string) => ({ type: 'string', ...(description ? { description } : {}) });
+const nullableString = (description: string) => ({ type: ['string', 'null'], description });
+const dateTime = (description = 'ISO 8601 date-time (UTC)') => ({ type: 'string', format: 'date-time', description });
+const OBJECT_ID = { type: 'string', pattern: '^[0-9a-f]{24}$', description: '24-character hexadecimal id' };
+const CARD_STATUS = { type: 'string', enum: CARD_STATUSES, description: 'CardStatus (spec 3.1; docs/cards.md maps issuer codes to it)' };
+const STATUS_CODE = { type: 'string', description: 'Raw issuer-platform status code (00, I1, L1, T1, S1 to S6)' };
+const CARD_TYPE = { type: 'string', enum: ['virtual', 'physical'] };
+const OWNER_TYPE = { type: 'string', enum: ['individual', 'b2b'] };
+const AMOUNT = (description: string) => ({ type: 'number', description });
+
+function object(description: string, properties: Record<string, unknown>, required: string[] = Object.keys(properties)): ResponseSchema {
+  return { type: 'object', description, additionalProperties: false, required, properties };
+}
+
+/** The Pagination object of every paginated answer except the individual list (docs/pagination.md). */
+export const PAGINATION = object('Position of a page in a list (docs/pagination.md)', {
+  page: { type: 'integer', minimum: 1, description: 'The page returned, from 1' },
+  limit: { type: 'integer', minimum: 1, maximum: 100, description: 'The page size asked for' },
+  total: { type: 'integer', minimum: 0, description: 'Items across all pages (the partner-wide card list caps it at 10,000, with `X-Total-Capped: true`)' },
+  totalPages: { type: 'integer', minimum: 0, description: '`ceil(total / limit)`; 0 when there is no item' },
+});
+
+const cardFields = {
+  cardKey: string('Issuer-platform identifier of the card: the `{id}` of card routes'),
+  cardMask: string('Masked card number'),
+  type: CARD_TYPE,
+  status: CARD_STATUS,
+  statusCode: STATUS_CODE,
+  currency: string('Three upper-case letters'),
+  ownerType: OWNER_TYPE,
+  ownerId: string('The individual _id or the B2B tenant _id, as ownerType says'),
+  createdAt: dateTime(),
+  productCode: string(),
+  holderClientCode: nullableString("The holder's clientID"),
+  expDate: { type: 'string', pattern: EXP_DATE_PATTERN, description: 'Card expiry, MM/YYYY' },
+  embossedName: nullableString('Name embossed on the card; null when none'),
+  nickname: nullableString('Nickname kept by the gateway only; null until set'),
+  threeDsPhone: nullableString('3-D Secure phone number kept by the gateway only (E.164); null until set'),
+};
+type CardField = keyof typeof cardFields;
+const pick = (names: CardField[]) => Object.fromEntries(names.map((name) => [name, cardFields[name]]));
+
+/** The full card (spec 2.3 plus nickname and threeDsPhone): `toCard`. Never a card number or CVV. */
+export const CARD = object('A card (spec 2.3) with the locally kept nickname and 3DS phone. Never holds the card number or CVV.', cardFields);
+
+/** The first nine fields of 2.3 (list of an individual's cards): `toCardListItem`. */
+export const CARD_LIST_ITEM = object(
+  "A card in an individual's card list: the first nine fields of the card (spec 2.3)",
+  pick(['cardKey', 'cardMask', 'type', 'status', 'statusCode', 'currency', 'ownerType', 'ownerId', 'createdAt'])
+);
+
+/** A card of the partner-wide list (docs/card-search.md): `toCardSummary`. */
+export const CARD_SUMMARY = object(
+  'A card in the partner-wide list: the card without productCode and holderClientCode, with its nickname (docs/card-search.md)',
+  pick(['cardKey', 'cardMask', 'type', 'status', 'statusCode', 'currency', 'ownerType', 'ownerId', 'nickname', 'embossedName', 'expDate', 'createdAt'])
+);
+
+/** Card status result (spec 2.4). */
+export const CARD_STATUS_RESULT = object('Card status result (spec 2.4)', pick(['cardKey', 'status', 'statusCode']));
+
+/** Card limit (spec 2.5): `cardLimit` transform and the limit handlers. */
+export const CARD_LIMIT = object('Card limit (spec 2.5)', {
+  name: string('dailyPurchase, monthlyPurchase, dailyWithdrawal, monthlyWithdrawal or singleTransaction'),
+  value: AMOUNT('The limit, in the card currency'),
+  currency: string(),
+  used: AMOUNT('Spent against the limit so far'),
+  available: AMOUNT('max(0, value − used)'),
+});
+
+/** Answer of the available-limit read. */
+export const AVAILABLE_LIMIT = object('What is left of one card limit', { available: AMOUNT('max(0, value − used), in the card currency') });
+
+/** `{cvv}`: the CVV2 encrypted under the partner's securityKey. */
+export const ENCRYPTED_CVV = object('The CVV2, encrypted with RSA-OAEP (SHA-256) under the securityKey you sent', {
+  cvv: string('base64 of the RSA-OAEP-256 ciphertext; decrypt it with your RSA private key'),
+});
+
+/** `{cardNumber}`: the PAN encrypted under the partner's securityKey. */
+export const ENCRYPTED_CARD_NUMBER = object('The full card number, encrypted with RSA-OAEP (SHA-256) under the securityKey you sent', {
+  cardNumber: string('base64 of the RSA-OAEP-256 ciphertext; decrypt it with your RSA private key'),
+});
+
+/** The issuer's PIN-encryption key. */
+export const PIN_ENCRYPTION_KEY = object("The issuer's key to encrypt PIN blocks with (RSA-OAEP-256) for the PIN operations", {
+  keyId: string(),
+  algorithm: string('RSA-OAEP-256'),
+  publicKey: string('RSA public key (PEM, SPKI)'),
+});
+
+/** Fee result (spec 2.6). */
+export const FEE_RESULT = object('Fee result (spec 2.6)', {
+  OperationType: string('CARD_ISSUING_FEE or CARD_DELIVERY_FEE, fixed by the route'),
+  CustomerType: string(),
+  ProductType: string(),
+  fee: AMOUNT('The fee'),
+  currency: string(),
+});
+
+/** One delivery method (`deliveryMethod` transform). */
+export const DELIVERY_METHOD = object('A postal-carrier or courier delivery method', {
+  id: string(),
+  type: string('postal or courier'),
+  carrier: string(),
+  name: string(),
+  estimatedDays: { type: 'number', description: 'Estimated delivery time in days' },
+  fee: AMOUNT('Delivery fee'),
+  currency: string(),
+});
+
+/** Answer of the delivery-method lookup (spec 4.4). */
+export const DELIVERY_METHODS = object('Delivery methods of a country (spec 4.4)', {
+  data: object('The lookup result', {
+    success: { type: 'boolean' },
+    country: string('ISO 3166-1 alpha-2'),
+    deliveryMethods: { type: 'array', items: DELIVERY_METHOD },
+  }),
+});
+
+/** personalInfo of an individual: document numbers masked to their last 4 characters. */
+export const PERSONAL_INFO = object('Identity data of the individual; document numbers masked to their last 4 characters', {
+  firstName: string(),
+  middleName: string(),
+  lastName: string(),
+  birthDate: { type: 'string', format: 'date' },
+  birthCountry: string('ISO 3166-1 alpha-2'),
+  nationality: string('ISO 3166-1 alpha-2'),
+  email: { type: 'string', format: 'email' },
+  phone: string('E.164'),
+  idType: { type: 'string', enum: ID_TYPES },
+  passportNumber: string('Masked: only the last 4 characters are shown'),
+  passportCountry: string('ISO 3166-1 alpha-2'),
+  issuingDate: { type: 'string', format: 'date' },
+  validityDate: { type: 'string', format: 'date' },
+  taxCountry: nullableString('ISO 3166-1 alpha-2'),
+  taxIdNumber: string('Masked: only the last 4 characters are shown'),
+  fatca: { type: 'string', enum: ['T', 'F'] },
+});
+
+/** address of an individual. */
+export const ADDRESS = object('Postal address of the individual', {
+  address1: string(),
+  address2: nullableString('Second address line'),
+  buildingNumber: string(),
+  city: string(),
+  stateProvince: nullableString('State or province'),
+  zipCode: string(),
+  country: string('ISO 3166-1 alpha-2'),
+});
+
+const APPLICATION_STATUS = {
+  type: 'string',
+  enum: APPLICATION_STATUSES.filter((status) => status !== 'PENDING'),
+  description: 'APPROVED once the account exists (PENDING is internal and never returned)',
+};
+const DASHBOARD_STATUS = { type: 'string', enum: DASHBOARD_STATUSES, description: "How the record shows in the operator's dashboard" };
+
+/** The individual account (spec 2.1): `IndividualStore` `toAccount`. */
+export const INDIVIDUAL_ACCOUNT = object('Individual account (spec 2.1)', {
+  _id: OBJECT_ID,
+  clientID: nullableString("The account-creation upstream's client id: the clientCode of the individual's cards"),
+  baasAccountClientId: { type: ['integer', 'null'], description: 'Account/program under which the individual was created' },
+  personalInfo: PERSONAL_INFO,
+  address: ADDRESS,
+  applicationStatus: APPLICATION_STATUS,
+  dashboardStatus: DASHBOARD_STATUS,
+  createdAt: dateTime(),
+  updatedAt: dateTime(),
+});
+
+/** The individual account summary (list and `/me`): `IndividualStore` `toSummary`. */
+export const INDIVIDUAL_SUMMARY = object('Individual account summary (list and /me)', {
+  _id: OBJECT_ID,
+  clientID: nullableString("The account-creation upstream's client id"),
+  firstName: string(),
+  lastName: string(),
+  applicationStatus: APPLICATION_STATUS,
+  dashboardStatus: DASHBOARD_STATUS,
+  createdAt: dateTime(),
+});
+
+/** The individual list: `{count, data}` as the spec shapes it. */
+export const INDIVIDUAL_LIST = object("A page of the partner's individuals, newest first", {
+  count: { type: 'integer', minimum: 0, description: "The partner's individuals across all pages" },
+  data: { type: 'array', items: INDIVIDUAL_SUMMARY },
+});
+
+/** An audit entry (`listAuditForIndividual`). */
+export const AUDIT_LOG_ENTRY = object('An audit entry of a change on the individual or its cards', {
+  _id: string(),
+  operation: string('individual.create, card.issue.virtual, card.lock, card.cvv.read, ...'),
+  targetType: { type: 'string', enum: ['individual', 'card'] },
+  targetId: string('The individual _id or the cardKey'),
+  outcome: { type: 'string', enum: ['success', 'failure'] },
+  requestId: nullableString('X-Request-Id of the request that made the change'),
+  details: {
+    type: 'object',
+    description: 'Safe details (card mask and type, clientID, status codes ...); never a secret',
+    additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
+  },
+  createdAt: dateTime(),
+});
+
+/** A card status history entry (`listStatusHistoryOfIndividual`). */
+export const CARD_STATUS_HISTORY_ENTRY = object('One status change of a card of the individual (card creation first)', {
+  _id: string(),
+  cardKey: string(),
+  operation: string('card.issue, card.lock, card.restrict.lost, card.replace, ...'),
+  oldStatus: { type: ['string', 'null'], enum: [...CARD_STATUSES, null], description: 'null for the card creation' },
+  newStatus: CARD_STATUS,
+  oldStatusCode: nullableString('null for the card creation'),
+  newStatusCode: STATUS_CODE,
+  reason: nullableString('The reason sent with the change'),
+  createdAt: dateTime(),
+});
+
+/** A transaction (transactions handler). */
+export const TRANSACTION = object('A card transaction, from the card processing system', {
+  _id: string(),
+  cardKey: string(),
+  amount: AMOUNT('Positive; type says which way the money went'),
+  currency: string(),
+  type: { type: 'string', enum: ['PURCHASE', 'WITHDRAWAL', 'REFUND'] },
+  status: { type: 'string', enum: ['SETTLED', 'PENDING', 'DECLINED'] },
+  merchant: object('Where the transaction happened', { name: string(), mcc: string('Merchant category code'), city: string(), country: string() }),
+  createdAt: dateTime(),
+});
+
+const page = (description: string, item: ResponseSchema) => object(description, { data: { type: 'array', items: item }, pagination: PAGINATION });
+
+/** Paginated answers `{data, pagination}`. */
+export const AUDIT_LOG_PAGE = page('A page of audit entries, newest first', AUDIT_LOG_ENTRY);
+export const CARD_STATUS_HISTORY_PAGE = page('A page of card status changes, newest first', CARD_STATUS_HISTORY_ENTRY);
+export const TRANSACTION_PAGE = page('A page of transactions', TRANSACTION);
+
+/** The partner-wide card list (spec 4.3): `{success, data, pagination}`. */
+export const CARD_PAGE = object('A page of the partner-wide card list, newest first', {
+  success: { type: 'boolean', const: true },
+  data: { type: 'array', items: CARD_SUMMARY },
+  pagination: PAGINATION,
+});
+
+/** The partner (decisions.md): `toPartner`. */
+export const PARTNER = object('The authenticated partner', {
+  _id: OBJECT_ID,
+  name: string(),
+  issuer: string('The `iss` your tokens must carry'),
+  status: { type: 'string', enum: ['active', 'disabled'] },
+  processingEnabled: { type: 'boolean', description: 'Whether the card processing system is configured for you (transactions)' },
+  createdAt: dateTime(),
+  updatedAt: dateTime(),
+});
+
+/** A B2B tenant (decisions.md). */
+export const B2B_TENANT = object('A B2B tenant of the partner', { _id: OBJECT_ID, name: string(), createdAt: dateTime() });
+
+/** `GET /me` (spec 4.1). */
+export const ME = object('Partner self-introspection (spec 4.1)', {
+  partner: PARTNER,
+  activeTenantId: { type: ['string', 'null'], description: 'The first-created B2B tenant; null without tenants' },
+  b2bAccounts: { type: 'array', items: B2B_TENANT },
+  individuals: { type: 'array', maxItems: 100, items: INDIVIDUAL_SUMMARY, description: 'The 100 newest individuals; the paginated list serves the rest' },
+});
+
+/** One invalid field of a 400. */
+export const INVALID_PARAM = object('One invalid field of the request', {
+  name: string('The field: a body property path (`items.0.value`), a query or path parameter'),
+  reason: string('Why it is invalid'),
+});
+
+/** An RFC 9457 problem as `gateway/http/problem.ts` writes it, with our extension members. */
+export const PROBLEM: ResponseSchema = {
+  type: 'object',
+  description: 'An RFC 9457 problem (application/problem+json); docs/errors.md',
+  required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
+  properties: {
+    type: { type: 'string', format: 'uri', description: '`https://partner-gateway.dev/problems/<code>`' },
+    title: string('Human title of the code'),
+    status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status' },
+    detail: string('What happened, for a human; never a secret, stack trace or upstream body'),
+    code: { type: 'string', enum: Object.keys(ERROR_CATALOG), description: 'Machine-readable reason (docs/errors.md)' },
+    requestId: string('Equals the X-Request-Id response header: quote it to support'),
+    invalidParams: { type: 'array', items: INVALID_PARAM, description: 'Validation failures only: every invalid field' },
+    upstream: { type: 'string', enum: ['issuer', 'processing', 'accounts'], description: 'The upstream that caused the problem' },
+    upstreamCode: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$', description: "The upstream's error code, when it gave a well-formed one" },
+    cardStatus: { ...CARD_STATUS, description: 'invalid_transition: the card status that refused the operation' },
+    statusCode: { ...STATUS_CODE, description: 'invalid_transition: the issuer status code that refused the operation' },
+  },
+  additionalProperties: true,
+};
+
+/** Every response schema by component name (the OpenAPI document's `components.schemas`). */
+export const RESPONSE_SCHEMAS = {
+  Card: CARD,
+  CardListItem: CARD_LIST_ITEM,
+  CardSummary: CARD_SUMMARY,
+  CardPage: CARD_PAGE,
+  CardStatusResult: CARD_STATUS_RESULT,
+  CardLimit: CARD_LIMIT,
+  AvailableLimit: AVAILABLE_LIMIT,
+  EncryptedCvv: ENCRYPTED_CVV,
+  EncryptedCardNumber: ENCRYPTED_CARD_NUMBER,
+  PinEncryptionKey: PIN_ENCRYPTION_KEY,
+  FeeResult: FEE_RESULT,
+  DeliveryMethod: DELIVERY_METHOD,
+  DeliveryMethods: DELIVERY_METHODS,
+  PersonalInfo: PERSONAL_INFO,
+  Address: ADDRESS,
+  IndividualAccount: INDIVIDUAL_ACCOUNT,
+  IndividualSummary: INDIVIDUAL_SUMMARY,
+  IndividualList: INDIVIDUAL_LIST,
+  AuditLogEntry: AUDIT_LOG_ENTRY,
+  AuditLogPage: AUDIT_LOG_PAGE,
+  CardStatusHistoryEntry: CARD_STATUS_HISTORY_ENTRY,
+  CardStatusHistoryPage: CARD_STATUS_HISTORY_PAGE,
+  Transaction: TRANSACTION,
+  TransactionPage: TRANSACTION_PAGE,
+  Pagination: PAGINATION,
+  Partner: PARTNER,
+  B2bTenant: B2B_TENANT,
+  Me: ME,
+  InvalidParam: INVALID_PARAM,
+  Problem: PROBLEM,
+} satisfies Record<string, ResponseSchema>;
+
+export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;

@@ -1,0 +1,54 @@
+import type { Request, RequestHandler } from 'express';
+import { GatewayError } from '../../gateway/errors';
+import { rateLimitHeaders, rateLimitStore, secondsToReset, type RateLimitKey } from '../../gateway/rate-limit';
+import { services } from '../../gateway/services';
+import { RATE_LIMIT_DEFAULTS, type RateLimitParams } from './schema';
+
+/** What express-gateway puts on the request: the apiEndpoint the pipeline runs for. */
+interface EgRequest extends Request {
+  egContext?: { apiEndpoint?: { apiEndpointName?: string } };
+}
+
+/** The route a count is for: the apiEndpoint's name (stable across instances, restarts and reloads). */
+function routeOf(req: EgRequest): string {
+  return req.egContext?.apiEndpoint?.apiEndpointName ?? `${req.method} ${req.route?.path ?? '*'}`;
+}
+
+/**
+ * The rate-limit policy: runs right after es512-jwt (before nothing else on the public routes, where
+ * there is no partner). Counts the request for (partner, route), or (client IP, route) without a
+ * partner; the client IP is the TCP peer (`req.socket.remoteAddress`), never X-Forwarded-For.
+ * Within the limit: `RateLimit-Policy` and `RateLimit` headers, then the next step. Over it: 429
+ * `rate_limited` with the same headers and `Retry-After`. A store that cannot count lets the
+ * request through (see gateway/rate-limit/redis-store.ts).
+ */
+export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
+  const { settings, log } = services();
+  const store = rateLimitStore(settings, log);
+  const limit = params.limit ?? RATE_LIMIT_DEFAULTS.limit;
+  const windowSeconds = params.windowSeconds ?? RATE_LIMIT_DEFAULTS.windowSeconds;
+  const windowMs = windowSeconds * 1000;
+  return function rateLimitCheck(req: EgRequest, res, next) {
+    const route = routeOf(req);
+    const key: RateLimitKey = req.partner
+      ? { route, subject: 'partner', id: req.partner._id }
+      : { route, subject: 'client', id: req.socket.remoteAddress ?? 'unknown' };
+    store.hit(key, windowMs).then(
+      (hit) => {
+        if (!hit) return next();
+        const headers = rateLimitHeaders({ name: route, limit, windowSeconds }, hit);
+        if (hit.count > limit) {
+          next(
+            new GatewayError('rate_limited', `This route allows ${limit} requests per ${windowSeconds} s; retry in ${secondsToReset(hit)} s`, {
+              headers,
+            })
+          );
+          return;
+        }
+        res.set(headers);
+        next();
+      },
+      (err: unknown) => next(err)
+    );
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * `npm run audit:policies [-- --json] [--config FILE]` prints every route of the gateway
+ * configuration with its chain of policies and the policy audit's findings by severity
+ * (docs/policy-audit.md). Exit 0 when nothing is HIGH or CRITICAL, 1 otherwise, 2 when the
+ * configuration cannot be read.
+ *
+ * The file is read as the gateway reads it (`${VAR:-default}` substituted from the environment);
+ * ADMIN_HOST and ADMIN_TOKEN come from the environment as well.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { auditGatewayConfig, auditReport, formatAuditText, readGatewayConfigFile } from '../gateway/policy-audit';
+
+const USAGE = 'usage: npm run audit:policies [-- --json] [--config FILE]\n';
+
+/** The admin API's settings as the gateway would read them from this environment. */
+function adminFromEnv(env: NodeJS.ProcessEnv): { adminHost: string; adminTokenConfigured: boolean } {
+  const token = env.ADMIN_TOKEN || undefined;
+  // Unset: the gateway generates one into DATA_DIR/admin-token. Set but short: the gateway refuses it.
+  return { adminHost: env.ADMIN_HOST || '127.0.0.1', adminTokenConfigured: token === undefined || token.length >= 32 };
+}
+
+function main(): number {
+  let values: { json?: boolean; config?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ options: { json: { type: 'boolean' }, config: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (err) {
+    process.stderr.write(`audit-policies: ${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const root = path.resolve(__dirname, '..', '..');
+  const file = path.resolve(values.config ?? path.join(process.env.CONFIG_DIR || path.join(root, 'config'), 'gateway.config.yml'));
+  let gatewayConfig: Record<string, unknown>;
+  try {
+    gatewayConfig = readGatewayConfigFile(file);
+  } catch (err) {
+    process.stderr.write(`audit-policies: cannot read ${file}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const report = auditReport(auditGatewayConfig({ gatewayConfig, ...adminFromEnv(process.env) }));
+  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(`${file}\n\n${formatAuditText(report)}`);
+  return report.summary.passed ? 0 : 1;
+}
+
+if (require.main === module) process.exitCode = main();

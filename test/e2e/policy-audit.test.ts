@@ -1,0 +1,127 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import YAML from 'yaml';
+import { runGatewayExpectingFailure } from '../support/gateway-process';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const CLI = path.join(ROOT, 'dist', 'scripts', 'audit-policies.js');
+const SHIPPED_CONFIG = path.join(ROOT, 'config');
+
+type Yaml = Record<string, any>;
+
+/** A copy of the shipped config folder with a change to gateway.config.yml (the boot-guards helper's pattern). */
+function brokenConfig(change: (c: Yaml) => void): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-audit-'));
+  fs.cpSync(SHIPPED_CONFIG, dir, { recursive: true });
+  const file = path.join(dir, 'gateway.config.yml');
+  const parsed = YAML.parse(fs.readFileSync(file, 'utf8')) as Yaml;
+  change(parsed);
+  fs.writeFileSync(file, YAML.stringify(parsed));
+  return dir;
+}
+
+function withoutStep(c: Yaml, pipeline: string, policy: string): void {
+  c.pipelines[pipeline].policies = (c.pipelines[pipeline].policies as Yaml[]).filter((step) => !(policy in step));
+}
+
+/** Runs `npm run audit:policies` (its compiled script) and resolves whatever its exit code. */
+async function audit(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  if (!('ADMIN_HOST' in env)) delete childEnv.ADMIN_HOST;
+  if (!('ADMIN_TOKEN' in env)) delete childEnv.ADMIN_TOKEN;
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnv });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing CRITICAL findings', function () {
+  this.timeout(60_000);
+
+  it('passes the shipped config: exit 0, every route with its chain, nothing above LOW', async function () {
+    const result = await audit([]);
+    expect(result.code, result.stdout + result.stderr).to.equal(0);
+    expect(result.stdout).to.include('GET /api/partner/cards/:id/cvv  [get-card-cvv → pipeline get-card-cvv]');
+    expect(result.stdout).to.include('es512-jwt → rate-limit → ownership → sensitive-data → validate → upstream-proxy');
+    expect(result.stdout).to.match(/47 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
+  });
+
+  it('--json prints {routes, findings, summary}', async function () {
+    const result = await audit(['--json']);
+    expect(result.code).to.equal(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).to.have.all.keys('routes', 'findings', 'summary');
+    expect(report.routes).to.have.length(47);
+    expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies');
+    expect(report.findings.every((f: Yaml) => f.severity === 'INFO')).to.equal(true);
+    expect(report.findings[0]).to.have.all.keys('severity', 'rule', 'where', 'message');
+    expect(report.summary).to.deep.equal({ routes: 47, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
+  });
+
+  const table: { description: string; change: (c: Yaml) => void; env?: Record<string, string>; code: number; rule: string; severity: string }[] = [
+    { description: 'an {id} route without ownership (CRITICAL)', change: (c) => withoutStep(c, 'get-card-cvv', 'ownership'), code: 1, rule: 'ownership-missing', severity: 'CRITICAL' },
+    { description: 'a card-data route without sensitive-data (HIGH)', change: (c) => withoutStep(c, 'get-card-pan', 'sensitive-data'), code: 1, rule: 'sensitive-data-missing', severity: 'HIGH' },
+    { description: 'a POST route without validate (HIGH)', change: (c) => withoutStep(c, 'lock-card', 'validate'), code: 1, rule: 'validation-missing', severity: 'HIGH' },
+    { description: 'a route without rate-limit (MEDIUM: still exit 0)', change: (c) => withoutStep(c, 'me', 'rate-limit'), code: 0, rule: 'rate-limit-missing', severity: 'MEDIUM' },
+    { description: 'ADMIN_HOST beyond loopback (CRITICAL)', change: () => undefined, env: { ADMIN_HOST: '0.0.0.0' }, code: 1, rule: 'admin-api-exposed', severity: 'CRITICAL' },
+  ];
+  for (const row of table) {
+    it(`exit ${row.code} on ${row.description}`, async function () {
+      const dir = brokenConfig(row.change);
+      const result = await audit(['--json', '--config', path.join(dir, 'gateway.config.yml')], row.env);
+      expect(result.code, result.stderr).to.equal(row.code);
+      const report = JSON.parse(result.stdout);
+      expect(report.findings.filter((f: Yaml) => f.severity !== 'INFO').map((f: Yaml) => `${f.severity} ${f.rule}`)).to.deep.equal([`${row.severity} ${row.rule}`]);
+      expect(report.summary.passed).to.equal(row.code === 0);
+    });
+  }
+
+  it('reads the file as the gateway does: ${VAR:-default} substituted from the environment', async function () {
+    const dir = brokenConfig((c) => {
+      // A proxy timeout that only an environment variable sets.
+      const step = (c.pipelines['get-card-status'].policies as Yaml[]).find((s) => 'upstream-proxy' in s)!;
+      step['upstream-proxy'][0].action.timeoutMs = '${AUDIT_TEST_TIMEOUT_MS}';
+    });
+    const file = path.join(dir, 'gateway.config.yml');
+    const unset = JSON.parse((await audit(['--json', '--config', file])).stdout);
+    expect(unset.findings.map((f: Yaml) => f.rule)).to.include('proxy-timeout-missing');
+    const set = await audit(['--json', '--config', file], { AUDIT_TEST_TIMEOUT_MS: '900' });
+    expect(set.code).to.equal(0);
+  });
+
+  it('exit 2 on a file it cannot read, or an unknown option', async function () {
+    const missing = await audit(['--config', path.join(os.tmpdir(), 'no-such-dir', 'gateway.config.yml')]);
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.match(/cannot read/);
+    expect((await audit(['--frobnicate'])).code).to.equal(2);
+  });
+
+  const refusals: { description: string; configDir?: () => string; env?: Record<string, string>; expectedMessage: RegExp }[] = [
+    {
+      description: 'an {id} route without ownership',
+      configDir: () => brokenConfig((c) => withoutStep(c, 'get-card-cvv', 'ownership')),
+      expectedMessage: /apiEndpoint "get-card-cvv" \(pipeline "get-card-cvv"\): .*runs no ownership step.*\[policy audit: ownership-missing\]/,
+    },
+    {
+      description: 'the admin API on every interface (ADMIN_HOST=0.0.0.0)',
+      env: { ADMIN_HOST: '0.0.0.0' },
+      expectedMessage: /ADMIN_HOST: the admin API listens on 0\.0\.0\.0, beyond loopback.*\[policy audit: admin-api-exposed\]/,
+    },
+  ];
+  for (const refusal of refusals) {
+    it(`the gateway refuses to start on a CRITICAL finding: ${refusal.description}`, async function () {
+      const result = await runGatewayExpectingFailure({ configDir: refusal.configDir?.(), env: refusal.env });
+      expect(result.code, result.output).to.equal(1);
+      expect(result.output).to.match(/configuration refused/);
+      expect(result.output).to.match(refusal.expectedMessage);
+    });
+  }
+});

@@ -1,0 +1,118 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import type { RequestHandler } from 'express';
+import rateLimitPolicy from '../../../policies/rate-limit';
+import { closeRateLimitStores } from '../../../gateway/rate-limit';
+import { services as currentServices, setServices } from '../../../gateway/services';
+import type { Partner } from '../../../gateway/partners/partner-store';
+import { openServices, serve, type InProcessServices } from '../../support/in-process';
+
+/** Stands in for es512-jwt (`x-test-partner`) and for express-gateway's apiEndpoint (`x-test-route`). */
+const asPartnerOnRoute: RequestHandler = (req, _res, next) => {
+  const partnerId = req.headers['x-test-partner'];
+  if (typeof partnerId === 'string') req.partner = { _id: partnerId, name: 'p', issuer: 'https://p.example', status: 'active', processingEnabled: false, createdAt: '', updatedAt: '' } satisfies Partner;
+  (req as unknown as { egContext: unknown }).egContext = { apiEndpoint: { apiEndpointName: String(req.headers['x-test-route'] ?? 'probe') } };
+  next();
+};
+
+describe('rate-limit policy: per partner and route, 429 with RateLimit headers (in-process)', function () {
+  let services: InProcessServices;
+  const run = crypto.randomBytes(4).toString('hex');
+  const servers: { url: string; close(): Promise<void> }[] = [];
+  let handlerExecuted = 0;
+  const handler: RequestHandler = (_req, res) => {
+    handlerExecuted += 1;
+    res.json({ ok: true });
+  };
+
+  async function start(params: Record<string, unknown>): Promise<string> {
+    const server = await serve([asPartnerOnRoute, rateLimitPolicy.policy(params as never), handler], services.log);
+    servers.push(server);
+    return server.url;
+  }
+
+  async function call(url: string, headers: Record<string, string>) {
+    const response = await fetch(`${url}/probe`, { headers });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  }
+
+  before(async function () {
+    services = await openServices();
+  });
+
+  after(async function () {
+    for (const server of servers) await server.close();
+    await closeRateLimitStores();
+    await services?.close();
+  });
+
+  it('lets `limit` requests through with RateLimit-Policy and RateLimit, then answers 429 rate_limited without reaching the handler', async function () {
+    const url = await start({ limit: 3, windowSeconds: 60 });
+    const route = `cvv-${run}`;
+    const as = { 'x-test-partner': `acme-${run}`, 'x-test-route': route };
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await call(url, as);
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('ratelimit-policy')).to.equal(`"${route}";q=3;w=60`);
+      remaining.push(response.headers.get('ratelimit')!);
+    }
+    expect(remaining.map((h) => /;r=(\d+);t=(\d+)$/.exec(h)![1])).to.deep.equal(['2', '1', '0']);
+    const before = handlerExecuted;
+    const refused = await call(url, as);
+    expect(refused.status).to.equal(429);
+    expect(refused.headers.get('content-type')).to.match(/^application\/problem\+json/);
+    expect(refused.body).to.include({ code: 'rate_limited', status: 429, title: 'Too many requests' });
+    expect(refused.body.detail).to.match(/^This route allows 3 requests per 60 s; retry in \d+ s$/);
+    expect(refused.headers.get('ratelimit-policy')).to.equal(`"${route}";q=3;w=60`);
+    const [, r, t] = /;r=(\d+);t=(\d+)$/.exec(refused.headers.get('ratelimit')!)!;
+    expect(r).to.equal('0');
+    expect(Number(t)).to.be.within(1, 60);
+    expect(refused.headers.get('retry-after')).to.equal(t);
+    expect(handlerExecuted, 'handler not reached').to.equal(before);
+  });
+
+  it('counts each partner and each route apart', async function () {
+    const url = await start({ limit: 1, windowSeconds: 60 });
+    const first = { 'x-test-partner': `a-${run}`, 'x-test-route': `me-${run}` };
+    expect((await call(url, first)).status).to.equal(200);
+    expect((await call(url, first)).status).to.equal(429);
+    expect((await call(url, { ...first, 'x-test-partner': `b-${run}` })).status, 'another partner').to.equal(200);
+    expect((await call(url, { ...first, 'x-test-route': `list-cards-${run}` })).status, 'another route').to.equal(200);
+  });
+
+  it('counts per client IP when no partner is authenticated (public routes)', async function () {
+    const url = await start({ limit: 2, windowSeconds: 60 });
+    const publicRoute = { 'x-test-route': `health-check-${run}` };
+    expect((await call(url, publicRoute)).status).to.equal(200);
+    expect((await call(url, { ...publicRoute, 'x-forwarded-for': '203.0.113.9' })).status, 'X-Forwarded-For is not trusted').to.equal(200);
+    const refused = await call(url, { ...publicRoute, 'x-forwarded-for': '198.51.100.7' });
+    expect(refused.status).to.equal(429);
+    expect((await call(url, { ...publicRoute, 'x-test-partner': `a-${run}` })).status, 'a partner is counted apart from its IP').to.equal(200);
+  });
+
+  it('defaults to 600 requests per 60 s', async function () {
+    const url = await start({});
+    const response = await call(url, { 'x-test-partner': `d-${run}`, 'x-test-route': `defaults-${run}` });
+    expect(response.headers.get('ratelimit-policy')).to.equal(`"defaults-${run}";q=600;w=60`);
+  });
+
+  it('fails open when Redis (REDIS_URL) is unreachable: no 429, no headers, the handler answers', async function () {
+    const published = currentServices();
+    setServices({ ...published, settings: { ...published.settings, redisUrl: 'redis://127.0.0.1:1', redisKeyPrefix: `pgw-test-${run}:` } });
+    try {
+      const url = await start({ limit: 1, windowSeconds: 60 });
+      const as = { 'x-test-partner': `r-${run}`, 'x-test-route': `redis-down-${run}` };
+      const before = handlerExecuted;
+      for (let i = 0; i < 3; i++) {
+        const response = await call(url, as);
+        expect(response.status).to.equal(200);
+        expect(response.headers.get('ratelimit')).to.equal(null);
+      }
+      expect(handlerExecuted - before).to.equal(3);
+    } finally {
+      setServices(published);
+    }
+  });
+});

@@ -1,0 +1,42 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+
+/** Keeps the soak harness (scripts/soak.ts) working: `--smoke` holds 2,000 requests over every route. */
+describe('soak harness (smoke: 2,000 requests)', function () {
+  this.timeout(300_000);
+
+  it('holds the load over every route and passes its checks: no 5xx, one audit entry per acknowledged write, no secret logged', async function () {
+    if (process.env.TEST_DB === 'embedded') this.skip(); // the soak creates its database on a real PostgreSQL server
+    let stdout: string;
+    try {
+      ({ stdout } = await run(process.execPath, [path.join(ROOT, 'dist', 'scripts', 'soak.js'), '--smoke'], { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 }));
+    } catch (err) {
+      const failed = err as { stdout?: string; stderr?: string; message: string };
+      throw new Error(`the soak failed: ${failed.message}\n${failed.stdout ?? ''}\n${(failed.stderr ?? '').slice(-4000)}`);
+    }
+    const written = /written (bench\/results\/soak-[^\s]+-smoke\.json)/.exec(stdout);
+    expect(written, stdout).to.not.equal(null);
+    const report = JSON.parse(fs.readFileSync(path.join(ROOT, written![1]), 'utf8'));
+    expect(report.mode).to.equal('smoke');
+    expect(report.requests).to.be.at.least(2000);
+    expect(report.routesExercised, 'every route of the config').to.be.at.least(47);
+    expect(report.checks).to.deep.equal({
+      noFiveXxOnValidRequests: true,
+      noFiveXxOnInvalidRequests: true,
+      oneAuditEntryPerAcknowledgedWrite: true,
+      rssStable: true,
+      noSecretInLog: true,
+      requestsHeld: true,
+    });
+    expect(report.writesChecked).to.be.greaterThan(0);
+    expect(report.rss.samples).to.be.greaterThan(0);
+    expect(report.secrets.hits).to.equal(0);
+    expect(Object.keys(report.secrets.recorded)).to.include.members(['jwt', 'passportNumber', 'pan', 'cvv', 'pinBlock', 'securityKey', 'threeDsAnswer']);
+  });
+});

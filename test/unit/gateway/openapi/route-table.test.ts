@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { openApiPath, POLICY_NAMES, RATE_LIMIT_POLICY, routeTable } from '../../../../gateway/openapi/route-table';
+import es512Jwt from '../../../../policies/es512-jwt';
+import idempotency from '../../../../policies/idempotency';
+import localHandler from '../../../../policies/local-handler';
+import orchestrate from '../../../../policies/orchestrate';
+import ownership from '../../../../policies/ownership';
+import upstreamProxy from '../../../../policies/proxy';
+import rateLimit from '../../../../policies/rate-limit';
+import validate from '../../../../policies/validate';
+
+describe('gateway/openapi/route-table', function () {
+  describe('openApiPath', function () {
+    const cases: { description: string; routePath: string; path: string; pathParams: string[] }[] = [
+      { description: 'a path without parameters', routePath: '/api/partner/me', path: '/me', pathParams: [] },
+      { description: 'one parameter', routePath: '/api/partner/cards/:id', path: '/cards/{id}', pathParams: ['id'] },
+      { description: 'two parameters and a suffix', routePath: '/api/partner/cards/:id/limits/:limitName/available', path: '/cards/{id}/limits/{limitName}/available', pathParams: ['id', 'limitName'] },
+      { description: 'the base path itself', routePath: '/api/partner', path: '/', pathParams: [] },
+      { description: 'a dot in a literal segment', routePath: '/api/partner/openapi.json', path: '/openapi.json', pathParams: [] },
+    ];
+    for (const { description, routePath, path, pathParams } of cases) {
+      it(description, function () {
+        expect(openApiPath(routePath)).to.deep.equal({ path, pathParams });
+      });
+    }
+  });
+
+  it('names the policies as the plugin registers them', function () {
+    expect(POLICY_NAMES).to.deep.equal({
+      jwt: es512Jwt.name,
+      ownership: ownership.name,
+      validate: validate.name,
+      idempotency: idempotency.name,
+      localHandler: localHandler.name,
+      orchestrate: orchestrate.name,
+      proxy: upstreamProxy.name,
+    });
+    expect(RATE_LIMIT_POLICY).to.equal(rateLimit.name);
+  });
+
+  describe('routeTable', function () {
+    const config = {
+      apiEndpoints: {
+        'get-card': { paths: '/api/partner/cards/:id', methods: 'GET' },
+        'set-limit': { paths: ['/api/partner/cards/:id/limits/:limitName'], methods: ['PUT'] },
+        both: [{ paths: '/api/partner/a', methods: 'GET,POST' }, { path: '/api/partner/b', methods: 'DELETE' }],
+        orphan: { paths: '/api/partner/orphan', methods: 'GET' },
+      },
+      pipelines: {
+        'get-card': {
+          apiEndpoints: ['get-card'],
+          policies: [
+            { 'es512-jwt': [{ action: { clockSkewSeconds: 10 } }] },
+            { ownership: [{ action: { resource: 'card' } }] },
+            { 'upstream-proxy': [{ action: { upstream: 'issuer', path: '/cards/{id}', response: 'card-details' } }] },
+          ],
+        },
+        'set-limit': {
+          apiEndpoints: 'set-limit',
+          policies: [
+            { 'es512-jwt': null },
+            { 'rate-limit': [{ action: { limit: 5 } }] },
+            { ownership: [{ action: { resource: 'card', param: 'id' } }] },
+            { validate: [{ action: { params: 'limit-params' } }, { action: { body: 'limit-set' } }] },
+            { idempotency: [{ action: { ttlHours: 1 } }] },
+            { orchestrate: [{ action: { operation: 'set-card-limit' } }] },
+          ],
+        },
+        both: { apiEndpoints: ['both'], policies: [{ 'local-handler': [{ action: { handler: 'health-check' } }] }] },
+      },
+    };
+
+    it('lists one route per path and method, with what its pipeline does', function () {
+      const routes = routeTable(config);
+      expect(routes.map((r) => `${r.method} ${r.path} ${r.name}`)).to.deep.equal([
+        'get /cards/{id} get-card',
+        'put /cards/{id}/limits/{limitName} set-limit',
+        'get /a both',
+        'post /a both',
+        'delete /b both',
+      ]);
+      const [getCard, setLimit, getA] = routes;
+      expect(getCard).to.deep.include({
+        pipeline: 'get-card',
+        policies: ['es512-jwt', 'ownership', 'upstream-proxy'],
+        jwt: { clockSkewSeconds: 10, maxLifetimeSeconds: 300 },
+        ownership: { resource: 'card', param: 'id' },
+        validate: {},
+        rateLimited: false,
+        terminal: { policy: 'upstream-proxy', response: 'card-details', upstream: 'issuer' },
+        routePath: '/api/partner/cards/:id',
+        pathParams: ['id'],
+      });
+      expect(setLimit).to.deep.include({
+        jwt: { clockSkewSeconds: 30, maxLifetimeSeconds: 300 },
+        validate: { params: 'limit-params', body: 'limit-set' },
+        idempotency: { ttlHours: 1 },
+        rateLimited: true,
+        terminal: { policy: 'orchestrate', operation: 'set-card-limit' },
+      });
+      expect(getCard.idempotency).to.equal(undefined);
+      expect(getA.jwt).to.equal(undefined);
+      expect(getA.terminal).to.deep.equal({ policy: 'local-handler', handler: 'health-check' });
+    });
+
+    const unlisted: { description: string; methods: unknown }[] = [
+      { description: 'no methods', methods: undefined },
+      { description: 'all methods (*)', methods: '*' },
+      { description: 'an empty list', methods: [] },
+    ];
+    for (const { description, methods } of unlisted) {
+      it(`refuses an apiEndpoint with ${description}, naming it`, function () {
+        const broken = { apiEndpoints: { loose: { paths: '/api/partner/loose', methods } }, pipelines: { loose: { apiEndpoints: ['loose'], policies: [{ 'es512-jwt': [] }] } } };
+        expect(() => routeTable(broken)).to.throw(/apiEndpoint "loose": list its methods/);
+      });
+    }
+
+    it('refuses an unknown method', function () {
+      const broken = { apiEndpoints: { x: { paths: '/api/partner/x', methods: 'FETCH' } }, pipelines: { x: { apiEndpoints: ['x'], policies: [] } } };
+      expect(() => routeTable(broken)).to.throw(/unknown method "fetch"/);
+    });
+  });
+});

@@ -1,0 +1,346 @@
+import { expect } from 'chai';
+import { auditGatewayConfig, type AuditFinding, type AuditRule, type Severity } from '../../../../gateway/policy-audit';
+import { changedConfig as changed, shippedConfig, stepOf, withoutStep, type Yaml } from './shipped-config';
+
+const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true };
+
+interface RuleCase {
+  description: string;
+  config: () => Yaml;
+  admin?: { adminHost: string; adminTokenConfigured: boolean };
+  rule: AuditRule;
+  severity: Severity;
+  where: RegExp;
+  message?: RegExp;
+}
+
+describe('unit: policy-audit auditGatewayConfig', function () {
+  it('finds nothing above LOW in the shipped config (INFO: the three public routes)', function () {
+    const { routes, findings } = auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK });
+    expect(findings.filter((f) => ['CRITICAL', 'HIGH', 'MEDIUM'].includes(f.severity)), JSON.stringify(findings, null, 2)).to.deep.equal([]);
+    expect(findings.map((f) => `${f.severity} ${f.rule} ${f.where}`)).to.have.members([
+      'INFO public-route apiEndpoint "health-check" (pipeline "health-check")',
+      'INFO public-route apiEndpoint "openapi-document" (pipeline "openapi-document")',
+      'INFO public-route apiEndpoint "api-docs" (pipeline "api-docs")',
+    ]);
+    expect(routes).to.have.length(Object.keys(shippedConfig().apiEndpoints).length);
+  });
+
+  it('lists each route with its methods, paths, pipeline and policy chain', function () {
+    const { routes } = auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK });
+    expect(routes.find((r) => r.name === 'get-card-cvv')).to.deep.equal({
+      name: 'get-card-cvv',
+      methods: ['GET'],
+      paths: ['/api/partner/cards/:id/cvv'],
+      pipeline: 'get-card-cvv',
+      policies: ['es512-jwt', 'rate-limit', 'ownership', 'sensitive-data', 'validate', 'upstream-proxy'],
+    });
+    expect(routes.find((r) => r.name === 'health-check')?.policies).to.deep.equal(['rate-limit', 'local-handler']);
+  });
+
+  it('every shipped route runs rate-limit right after es512-jwt (first on the public routes), and sensitive-data right after ownership', function () {
+    const { routes } = auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK });
+    for (const route of routes) {
+      const chain = route.policies;
+      if (chain[0] === 'es512-jwt') expect(chain[1], route.name).to.equal('rate-limit');
+      else expect(chain[0], route.name).to.equal('rate-limit');
+      const sensitive = chain.indexOf('sensitive-data');
+      if (sensitive >= 0 && chain.includes('ownership')) expect(chain[sensitive - 1], route.name).to.equal('ownership');
+    }
+    const marked = routes.filter((r) => r.policies.includes('sensitive-data')).map((r) => r.name);
+    expect(marked).to.have.members([
+      'get-card',
+      'get-card-cvv',
+      'get-card-pan',
+      'set-card-3ds-answer',
+      'change-card-pin',
+      'force-card-pin-lock',
+      'reset-card-pin-tries',
+      'authorize-cardholder',
+      'get-pin-encryption-key',
+    ]);
+  });
+
+  const cases: RuleCase[] = [
+    {
+      description: 'a protected route without es512-jwt',
+      config: () => changed((c) => withoutStep(c, 'get-card', 'es512-jwt')),
+      rule: 'jwt-missing',
+      severity: 'CRITICAL',
+      where: /^apiEndpoint "get-card" \(pipeline "get-card"\)$/,
+      message: /lacks the es512-jwt policy/,
+    },
+    {
+      description: 'es512-jwt behind a condition',
+      config: () =>
+        changed((c) => {
+          c.pipelines.me.policies[0] = { 'es512-jwt': [{ action: { clockSkewSeconds: 30 }, condition: { name: 'method', methods: ['POST'] } }] };
+        }),
+      rule: 'jwt-missing',
+      severity: 'CRITICAL',
+      where: /^apiEndpoint "me"/,
+      message: /runs only under a condition/,
+    },
+    {
+      description: 'a step before es512-jwt on a protected route',
+      config: () => changed((c) => c.pipelines.me.policies.reverse()),
+      rule: 'jwt-not-first',
+      severity: 'CRITICAL',
+      where: /^apiEndpoint "me"/,
+      message: /local-handler, rate-limit run before es512-jwt/,
+    },
+    {
+      description: 'an {id} route without ownership',
+      config: () => changed((c) => withoutStep(c, 'get-card-cvv', 'ownership')),
+      rule: 'ownership-missing',
+      severity: 'CRITICAL',
+      where: /^apiEndpoint "get-card-cvv"/,
+    },
+    {
+      description: 'an individual {id} route without ownership',
+      config: () => changed((c) => withoutStep(c, 'list-individual-transactions', 'ownership')),
+      rule: 'ownership-missing',
+      severity: 'CRITICAL',
+      where: /^apiEndpoint "list-individual-transactions"/,
+    },
+    {
+      description: 'a POST route without body validation',
+      config: () => changed((c) => withoutStep(c, 'lock-card', 'validate')),
+      rule: 'validation-missing',
+      severity: 'HIGH',
+      where: /^apiEndpoint "lock-card"/,
+      message: /takes a body/,
+    },
+    {
+      description: 'a PUT route validating its path parameters but not its body',
+      config: () => changed((c) => (stepOf(c, 'set-card-limit', 'validate').validate = [{ action: { params: 'limit-params' } }])),
+      rule: 'validation-missing',
+      severity: 'HIGH',
+      where: /^apiEndpoint "set-card-limit"/,
+      message: /takes a body/,
+    },
+    {
+      description: 'a proxy forwarding query parameters without query validation',
+      config: () => changed((c) => withoutStep(c, 'list-delivery-methods', 'validate')),
+      rule: 'validation-missing',
+      severity: 'HIGH',
+      where: /^apiEndpoint "list-delivery-methods"/,
+      message: /reads the query string \(upstream-proxy\)/,
+    },
+    {
+      description: 'a handler reading the query string without query validation',
+      config: () => changed((c) => withoutStep(c, 'list-cards', 'validate')),
+      rule: 'validation-missing',
+      severity: 'HIGH',
+      where: /^apiEndpoint "list-cards"/,
+      message: /reads the query string \(local-handler\)/,
+    },
+    {
+      description: 'an apiEndpoint without methods (all of them, POST included) and no validation',
+      config: () =>
+        changed((c) => {
+          delete c.apiEndpoints.me.methods;
+        }),
+      rule: 'validation-missing',
+      severity: 'HIGH',
+      where: /^apiEndpoint "me"/,
+      message: /^\* \/api\/partner\/me takes a body/,
+    },
+    {
+      description: 'the PAN route without sensitive-data',
+      config: () => changed((c) => withoutStep(c, 'get-card-pan', 'sensitive-data')),
+      rule: 'sensitive-data-missing',
+      severity: 'HIGH',
+      where: /^apiEndpoint "get-card-pan"/,
+    },
+    {
+      description: 'the card details route without sensitive-data',
+      config: () => changed((c) => withoutStep(c, 'get-card', 'sensitive-data')),
+      rule: 'sensitive-data-missing',
+      severity: 'HIGH',
+      where: /^apiEndpoint "get-card"/,
+    },
+    {
+      description: 'a PIN change without sensitive-data',
+      config: () => changed((c) => withoutStep(c, 'change-card-pin', 'sensitive-data')),
+      rule: 'sensitive-data-missing',
+      severity: 'HIGH',
+      where: /^apiEndpoint "change-card-pin"/,
+    },
+    {
+      description: 'a CVV path served by another handler without sensitive-data (found by its path)',
+      config: () =>
+        changed((c) => {
+          withoutStep(c, 'get-card-cvv', 'sensitive-data');
+          withoutStep(c, 'get-card-cvv', 'validate');
+          c.pipelines['get-card-cvv'].policies = c.pipelines['get-card-cvv'].policies.map((step: Yaml) => ('upstream-proxy' in step ? { 'local-handler': [{ action: { handler: 'me' } }] } : step));
+        }),
+      rule: 'sensitive-data-missing',
+      severity: 'HIGH',
+      where: /^apiEndpoint "get-card-cvv"/,
+    },
+    {
+      description: 'a proxy step without timeoutMs',
+      config: () => changed((c) => delete stepOf(c, 'get-card-status', 'upstream-proxy')['upstream-proxy'][0].action.timeoutMs),
+      rule: 'proxy-timeout-missing',
+      severity: 'HIGH',
+      where: /^pipeline "get-card-status", policy "upstream-proxy"$/,
+    },
+    {
+      description: 'a route without rate-limit',
+      config: () => changed((c) => withoutStep(c, 'me', 'rate-limit')),
+      rule: 'rate-limit-missing',
+      severity: 'MEDIUM',
+      where: /^apiEndpoint "me"/,
+    },
+    {
+      description: 'a public route without rate-limit',
+      config: () => changed((c) => withoutStep(c, 'health-check', 'rate-limit')),
+      rule: 'rate-limit-missing',
+      severity: 'MEDIUM',
+      where: /^apiEndpoint "health-check"/,
+    },
+    {
+      description: 'a rate-limit step that runs only under a condition',
+      config: () => changed((c) => (c.pipelines.me.policies[1] = { 'rate-limit': [{ action: { limit: 5 }, condition: { name: 'never' } }] })),
+      rule: 'rate-limit-missing',
+      severity: 'MEDIUM',
+      where: /^apiEndpoint "me"/,
+      message: /only under a condition/,
+    },
+    {
+      description: 'the expression policy whitelisted',
+      config: () => changed((c) => c.policies.push('expression')),
+      rule: 'expression-policy',
+      severity: 'CRITICAL',
+      where: /^policies "expression"$/,
+    },
+    {
+      description: 'the expression condition nested in a not',
+      config: () =>
+        changed((c) => (stepOf(c, 'me', 'local-handler')['local-handler'][0].condition = { name: 'not', condition: { name: 'expression', expression: 'false' } })),
+      rule: 'expression-condition',
+      severity: 'CRITICAL',
+      where: /^pipeline "me", policy "local-handler"$/,
+    },
+    {
+      description: 'an unused built-in (proxy) whitelisted',
+      config: () => changed((c) => c.policies.push('proxy')),
+      rule: 'builtin-policy',
+      severity: 'HIGH',
+      where: /^policies "proxy"$/,
+    },
+    {
+      description: 'a built-in that evaluates code (log) whitelisted',
+      config: () => changed((c) => c.policies.push('log')),
+      rule: 'builtin-policy',
+      severity: 'HIGH',
+      where: /^policies "log"$/,
+      message: /evaluates code from configuration/,
+    },
+    {
+      description: "express-gateway's stock admin section",
+      config: () => changed((c) => (c.admin = { port: 9876, host: 'localhost' })),
+      rule: 'stock-admin-api',
+      severity: 'CRITICAL',
+      where: /^gateway\.config\.yml admin$/,
+    },
+    {
+      description: 'the admin API on every interface',
+      config: shippedConfig,
+      admin: { adminHost: '0.0.0.0', adminTokenConfigured: true },
+      rule: 'admin-api-exposed',
+      severity: 'CRITICAL',
+      where: /^ADMIN_HOST$/,
+      message: /0\.0\.0\.0, beyond loopback/,
+    },
+    {
+      description: 'the admin API on a private address',
+      config: shippedConfig,
+      admin: { adminHost: '10.0.0.5', adminTokenConfigured: true },
+      rule: 'admin-api-exposed',
+      severity: 'CRITICAL',
+      where: /^ADMIN_HOST$/,
+    },
+    {
+      description: 'the admin API without a token',
+      config: shippedConfig,
+      admin: { adminHost: '127.0.0.1', adminTokenConfigured: false },
+      rule: 'admin-token-missing',
+      severity: 'CRITICAL',
+      where: /^ADMIN_TOKEN$/,
+    },
+    {
+      description: 'an apiEndpoint served by two pipelines',
+      config: () => changed((c) => (c.pipelines['me-again'] = { apiEndpoints: ['me'], policies: c.pipelines.me.policies })),
+      rule: 'pipeline-ambiguous',
+      severity: 'MEDIUM',
+      where: /^apiEndpoint "me" \(pipeline "me-again"\)$/,
+    },
+    {
+      description: 'an apiEndpoint no pipeline serves',
+      config: () => changed((c) => (c.apiEndpoints.orphan = { paths: '/api/partner/orphan', methods: 'GET' })),
+      rule: 'route-unserved',
+      severity: 'LOW',
+      where: /^apiEndpoint "orphan"$/,
+    },
+    {
+      description: 'a pathRegex route',
+      config: () => changed((c) => (c.apiEndpoints.me = { pathRegex: '^/api/partner/m.*$', methods: 'GET' })),
+      rule: 'route-unauditable',
+      severity: 'HIGH',
+      where: /^apiEndpoint "me"/,
+    },
+  ];
+
+  for (const testCase of cases) {
+    it(`${testCase.severity} ${testCase.rule}: ${testCase.description}`, function () {
+      const { findings } = auditGatewayConfig({ gatewayConfig: testCase.config(), ...(testCase.admin ?? LOOPBACK) });
+      const hits = findings.filter((f) => f.rule === testCase.rule && testCase.where.test(f.where));
+      expect(hits, JSON.stringify(findings, null, 2)).to.have.length(1);
+      expect(hits[0].severity).to.equal(testCase.severity);
+      if (testCase.message) expect(hits[0].message).to.match(testCase.message);
+      // Nothing else became worse than the shipped config's INFO findings, but what the case caused.
+      const others = findings.filter((f: AuditFinding) => f !== hits[0] && f.severity !== 'INFO');
+      expect(others.every((f) => f.rule === testCase.rule || f.where.startsWith(hits[0].where.split(' (')[0])), JSON.stringify(others, null, 2)).to.equal(true);
+    });
+  }
+
+  it('routes without a path parameter need no ownership (pin-encryption-key, delivery-methods, fees)', function () {
+    const { findings } = auditGatewayConfig({
+      gatewayConfig: changed((c) => {
+        for (const name of ['get-pin-encryption-key', 'list-delivery-methods', 'check-card-issuing-fee', 'check-card-delivery-fee']) {
+          expect((c.pipelines[name].policies as Yaml[]).some((s) => 'ownership' in s), name).to.equal(false);
+        }
+      }),
+      ...LOOPBACK,
+    });
+    expect(findings.filter((f) => f.rule === 'ownership-missing')).to.deep.equal([]);
+  });
+
+  it('our rate-limit whitelisted is not an express-gateway built-in; loopback admin hosts pass', function () {
+    for (const adminHost of ['127.0.0.1', '127.10.0.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) {
+      const { findings } = auditGatewayConfig({ gatewayConfig: shippedConfig(), adminHost, adminTokenConfigured: true });
+      expect(findings.filter((f) => f.severity !== 'INFO'), adminHost).to.deep.equal([]);
+    }
+    for (const adminHost of ['::', '0.0.0.0', '192.168.1.4', 'admin.internal', '128.0.0.1']) {
+      const { findings } = auditGatewayConfig({ gatewayConfig: shippedConfig(), adminHost, adminTokenConfigured: true });
+      expect(findings.map((f) => f.rule), adminHost).to.include('admin-api-exposed');
+    }
+  });
+
+  it('sorts findings most severe first and survives an empty config', function () {
+    const { findings } = auditGatewayConfig({
+      gatewayConfig: changed((c) => {
+        withoutStep(c, 'me', 'rate-limit');
+        withoutStep(c, 'get-card', 'ownership');
+        withoutStep(c, 'get-card-pan', 'sensitive-data');
+      }),
+      ...LOOPBACK,
+    });
+    const order = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'];
+    const ranks = findings.map((f) => order.indexOf(f.severity));
+    expect(ranks).to.deep.equal([...ranks].sort((a, b) => a - b));
+    expect(auditGatewayConfig({ gatewayConfig: {}, ...LOOPBACK })).to.deep.equal({ routes: [], findings: [] });
+  });
+});

@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { checkGatewayConfig, type GuardContext } from '../../../../gateway/boot/config-guards';
+import { LOCAL_HANDLERS, ORCHESTRATIONS } from '../../../../gateway/handlers';
+import { BUILTIN_POLICIES, PLUGIN_POLICY_NAMES, POLICY, readGatewayConfigFile, substituteEnv } from '../../../../gateway/policy-audit';
+import { QUERY_READERS, SENSITIVE_STEPS } from '../../../../gateway/policy-audit/route-facts';
+import { JWT_POLICY, POLICIES } from '../../../../policies';
+import { RESPONSE_TRANSFORMS } from '../../../../policies/proxy/schema';
+import { changedConfig as changed, SHIPPED_CONFIG_FILE, shippedConfig, withoutStep, type Yaml } from './shipped-config';
+
+describe('unit: policy-audit configuration file (env substitution as express-gateway does it)', function () {
+  const table: { description: string; text: string; env: NodeJS.ProcessEnv; expected: string }[] = [
+    { description: 'a set variable wins over the default', text: 'limit: ${RL:-600}', env: { RL: '5' }, expected: 'limit: 5' },
+    { description: 'the default when unset', text: 'limit: ${RL:-600}', env: {}, expected: 'limit: 600' },
+    { description: 'an empty variable is used as it is', text: 'limit: ${RL:-600}', env: { RL: '' }, expected: 'limit: ' },
+    { description: 'unset without default: null', text: 'limit: ${RL}', env: {}, expected: 'limit: null' },
+    { description: 'an escaped reference stays', text: 'x: $${RL}', env: { RL: '5' }, expected: 'x: $${RL}' },
+    { description: 'several on one line', text: '${A:-1} ${B:-2} ${A}', env: { A: 'a' }, expected: 'a 2 a' },
+  ];
+  for (const row of table) {
+    it(row.description, function () {
+      expect(substituteEnv(row.text, row.env)).to.equal(row.expected);
+    });
+  }
+
+  it('reads the shipped file with its rate limits and proxy timeouts overridable from the environment', function () {
+    const limitsOf = (c: Yaml) =>
+      Object.fromEntries(
+        Object.entries(c.pipelines as Yaml).map(([name, p]) => [name, (p.policies as Yaml[]).find((s) => 'rate-limit' in s)!['rate-limit'][0].action.limit])
+      );
+    const defaults = limitsOf(shippedConfig());
+    expect(defaults.me).to.equal(600);
+    expect(defaults['lock-card']).to.equal(120);
+    expect(defaults['health-check']).to.equal(600);
+    const tuned = readGatewayConfigFile(SHIPPED_CONFIG_FILE, { RATE_LIMIT_READS_PER_MINUTE: '7', RATE_LIMIT_WRITES_PER_MINUTE: '3', RATE_LIMIT_PUBLIC_PER_MINUTE: '9', UPSTREAM_TIMEOUT_MS: '800' }) as Yaml;
+    expect(limitsOf(tuned)).to.include({ me: 7, 'lock-card': 3, 'health-check': 9, 'get-card-cvv': 7, 'check-card-issuing-fee': 3 });
+    const proxy = (tuned.pipelines['get-card-cvv'].policies as Yaml[]).find((s) => 'upstream-proxy' in s)!['upstream-proxy'][0].action;
+    expect(proxy.timeoutMs).to.equal(800);
+  });
+});
+
+describe('unit: policy-audit facts agree with the code', function () {
+  it('knows every policy our plugin registers, and the JWT policy by its name', function () {
+    expect([...PLUGIN_POLICY_NAMES]).to.have.members(POLICIES.map((p) => p.name));
+    expect(POLICY.jwt).to.equal(JWT_POLICY);
+  });
+
+  it("knows every express-gateway built-in policy (its lib/policies folders)", function () {
+    const dir = path.dirname(require.resolve('express-gateway/lib/policies'));
+    const folders = fs.readdirSync(dir).filter((entry) => fs.statSync(path.join(dir, entry)).isDirectory());
+    expect(Object.keys(BUILTIN_POLICIES)).to.have.members(folders);
+  });
+
+  it('names only handlers, operations and transforms that exist', function () {
+    const known: Record<string, Set<string>> = {
+      'local-handler': new Set(Object.keys(LOCAL_HANDLERS)),
+      orchestrate: new Set(Object.keys(ORCHESTRATIONS)),
+      'upstream-proxy': new Set(RESPONSE_TRANSFORMS),
+    };
+    for (const table of [QUERY_READERS, SENSITIVE_STEPS]) {
+      for (const [policy, { names }] of Object.entries(table)) {
+        for (const name of names) expect(known[policy].has(name), `${policy} ${name}`).to.equal(true);
+      }
+    }
+  });
+});
+
+describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', function () {
+  const systemConfig = { plugins: { 'partner-gateway': { package: 'x' } } };
+  const context = (overrides: Partial<GuardContext> = {}): GuardContext => ({
+    pluginPolicies: new Map(POLICIES.map((p) => [p.name, p.schema])),
+    builtinPolicies: new Set(Object.keys(BUILTIN_POLICIES)),
+    conditions: new Set(['always', 'never', 'allOf', 'oneOf', 'not', 'method', 'pathExact', 'pathMatch', 'expression']),
+    pluginLoadErrors: [],
+    jwtPolicy: JWT_POLICY,
+    adminHost: '127.0.0.1',
+    adminTokenConfigured: true,
+    ...overrides,
+  });
+
+  it('accepts the shipped config', function () {
+    expect(checkGatewayConfig(shippedConfig(), systemConfig, context())).to.deep.equal([]);
+  });
+
+  it('refuses an {id} route without ownership, naming the rule', function () {
+    const problems = checkGatewayConfig(
+      changed((c) => withoutStep(c, 'get-card-pan', 'ownership')),
+      systemConfig,
+      context()
+    );
+    expect(problems).to.have.length(1);
+    expect(problems[0].where).to.equal('apiEndpoint "get-card-pan" (pipeline "get-card-pan")');
+    expect(problems[0].message).to.match(/runs no ownership step.*\[policy audit: ownership-missing\]$/);
+  });
+
+  it('refuses the admin API beyond loopback, or without a token', function () {
+    expect(checkGatewayConfig(shippedConfig(), systemConfig, context({ adminHost: '0.0.0.0' })).map((p) => p.where)).to.deep.equal(['ADMIN_HOST']);
+    expect(checkGatewayConfig(shippedConfig(), systemConfig, context({ adminTokenConfigured: false })).map((p) => p.where)).to.deep.equal(['ADMIN_TOKEN']);
+  });
+
+  it('lets HIGH and MEDIUM findings through (they fail npm run audit:policies, not the boot)', function () {
+    const config = changed((c) => {
+      withoutStep(c, 'get-card-pan', 'sensitive-data');
+      withoutStep(c, 'me', 'rate-limit');
+    });
+    expect(checkGatewayConfig(config, systemConfig, context())).to.deep.equal([]);
+  });
+
+  it('lists a cause the guard checks itself once, not twice', function () {
+    const table: { description: string; change: (c: Yaml) => void; message: RegExp }[] = [
+      { description: 'no JWT', change: (c) => withoutStep(c, 'me', 'es512-jwt'), message: /lacks the es512-jwt policy as its first/ },
+      { description: 'stock admin API', change: (c) => (c.admin = { port: 1 }), message: /admin API has no authentication/ },
+      { description: 'expression policy', change: (c) => c.policies.push('expression'), message: /expression policy runs code/ },
+      {
+        description: 'nested expression condition',
+        change: (c) => ((c.pipelines.me.policies as Yaml[]).find((s) => 'local-handler' in s)!['local-handler'][0].condition = { name: 'allOf', conditions: [{ name: 'always' }, { name: 'expression', expression: '1' }] }),
+        message: /expression condition runs code/,
+      },
+    ];
+    for (const row of table) {
+      const problems = checkGatewayConfig(changed(row.change), systemConfig, context());
+      expect(problems, row.description).to.have.length(1);
+      expect(problems[0].message, row.description).to.match(row.message);
+    }
+  });
+
+  it('checks the names of nested conditions', function () {
+    const problems = checkGatewayConfig(
+      changed((c) => ((c.pipelines.me.policies as Yaml[]).find((s) => 'local-handler' in s)!['local-handler'][0].condition = { name: 'not', condition: { name: 'moon-phase' } })),
+      systemConfig,
+      context()
+    );
+    expect(problems.map((p) => p.message)).to.deep.equal(['unknown condition "moon-phase"']);
+  });
+});

@@ -1,0 +1,160 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import YAML from 'yaml';
+import type { PolicySchema } from '../../../../policies/policy';
+import { buildCandidate, ConfigRejectedError, configHash, envReplace, readConfigSource, type ConfigSource } from '../../../../gateway/runtime/config-candidate';
+import { loadAndCheck, type CheckedRuntime } from '../../../../gateway/runtime/express-gateway';
+import { openServices, type InProcessServices } from '../../../support/in-process';
+
+const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', '..', '..', 'config');
+const SHIPPED_FILE = path.join(SHIPPED_CONFIG, 'gateway.config.yml');
+
+type Yaml = Record<string, any>;
+
+const sourceOf = (text: string): ConfigSource => ({ path: '/virtual/gateway.config.yml', text, hash: configHash(text) });
+const changed = (change: (c: Yaml) => void): string => {
+  const parsed = YAML.parse(fs.readFileSync(SHIPPED_FILE, 'utf8')) as Yaml;
+  change(parsed);
+  return YAML.stringify(parsed);
+};
+
+describe('unit: gateway/runtime/config-candidate', function () {
+  describe('envReplace (express-gateway semantics)', function () {
+    const env = { PGW_A: 'alpha', PGW_EMPTY: '' };
+    const cases: { description: string; text: string; expected: string; unknown?: string[] }[] = [
+      { description: 'a set variable', text: 'x: ${PGW_A}', expected: 'x: alpha' },
+      { description: 'a set variable wins over its default', text: 'x: ${PGW_A:-d}', expected: 'x: alpha' },
+      { description: 'a set but empty variable is empty', text: 'x: "${PGW_EMPTY}"', expected: 'x: ""' },
+      { description: 'a set but empty variable wins over its default (unlike the shell)', text: 'x: "${PGW_EMPTY:-d}"', expected: 'x: ""' },
+      { description: 'an unset variable takes its default', text: 'x: ${PGW_UNSET:-/opt/dist}', expected: 'x: /opt/dist' },
+      { description: 'an unset variable without default is "null"', text: 'x: ${PGW_UNSET}', expected: 'x: null', unknown: ['PGW_UNSET'] },
+      { description: 'an empty default counts as none', text: 'x: ${PGW_UNSET:-}', expected: 'x: null', unknown: ['PGW_UNSET'] },
+      { description: '$${...} is left as written', text: 'x: $${PGW_A}', expected: 'x: $${PGW_A}' },
+      { description: 'several on one line', text: '${PGW_A}-${PGW_UNSET:-b}-${PGW_A}', expected: 'alpha-b-alpha' },
+    ];
+    for (const testCase of cases) {
+      it(testCase.description, function () {
+        const unknown: string[] = [];
+        expect(envReplace(testCase.text, env, (name) => unknown.push(name))).to.equal(testCase.expected);
+        expect(unknown).to.deep.equal(testCase.unknown ?? []);
+      });
+    }
+  });
+
+  describe('buildCandidate', function () {
+    this.timeout(30_000);
+    let services: InProcessServices;
+    let runtime: CheckedRuntime;
+
+    before(async function () {
+      services = await openServices();
+      runtime = loadAndCheck({ configDir: SHIPPED_CONFIG, adminHost: '127.0.0.1' });
+    });
+
+    after(async function () {
+      await services?.close();
+    });
+
+    it("substitutes variables exactly as express-gateway's own loader does", function () {
+      // express-gateway's envReplace is not exported: its Config class (a fresh instance, not the
+      // singleton) loads a file full of references, and our substitution must parse to the same.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-env-'));
+      const text = 'apiEndpoints:\n  probe:\n    host: "${PGW_ENV_A}|${PGW_ENV_A:-d}|${PGW_ENV_UNSET:-d}|${PGW_ENV_UNSET}|$${PGW_ENV_A}|${PGW_ENV_EMPTY}|${PGW_ENV_EMPTY:-d}|${PGW_ENV_UNSET:-}"\n';
+      fs.writeFileSync(path.join(dir, 'gateway.config.yml'), text);
+      process.env.PGW_ENV_A = 'alpha';
+      process.env.PGW_ENV_EMPTY = '';
+      try {
+        const Config = require('express-gateway/lib/config/config') as new () => { gatewayConfigPath?: string; gatewayConfig: Yaml; loadConfig(type: string): void };
+        const theirs = new Config();
+        theirs.gatewayConfigPath = path.join(dir, 'gateway.config.yml');
+        theirs.loadConfig('gateway');
+        const ours = YAML.parse(envReplace(text, process.env)) as Yaml;
+        expect(ours.apiEndpoints.probe.host).to.equal(theirs.gatewayConfig.apiEndpoints.probe.host);
+        expect(ours.apiEndpoints.probe.host).to.equal('alpha|alpha|d|null|$${PGW_ENV_A}|||null');
+      } finally {
+        delete process.env.PGW_ENV_A;
+        delete process.env.PGW_ENV_EMPTY;
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("builds the shipped configuration on its own config object, never express-gateway's singleton", async function () {
+      const singleton = require('express-gateway/lib/config') as { gatewayConfig: Yaml };
+      const singletonConfig = singleton.gatewayConfig;
+      const snapshot = JSON.stringify(singletonConfig);
+      const source = readConfigSource(SHIPPED_FILE);
+      expect(source.hash).to.equal(crypto.createHash('sha256').update(fs.readFileSync(SHIPPED_FILE)).digest('hex'));
+
+      const candidate = await buildCandidate(source, runtime);
+      expect(candidate.router).to.be.a('function');
+      expect(candidate.unknownVariables).to.deep.equal([]);
+      expect(candidate.gatewayConfig).to.not.equal(singletonConfig);
+      expect(singleton.gatewayConfig).to.equal(singletonConfig);
+      expect(JSON.stringify(singleton.gatewayConfig)).to.equal(snapshot);
+
+      // Built twice (a reload of the same file): policy factories tolerate it.
+      expect((await buildCandidate(source, runtime)).router).to.be.a('function');
+    });
+
+    /** A runtime whose guards know a policy express-gateway's registry does not: only the build can fail. */
+    const withGhostPolicy = (r: CheckedRuntime): CheckedRuntime => ({
+      ...r,
+      guardContext: {
+        ...r.guardContext,
+        pluginPolicies: new Map([...r.guardContext.pluginPolicies, ['ghost-policy', { $id: 'urn:test:ghost', type: 'object', description: 'test', properties: {} } as PolicySchema]]),
+      },
+    });
+
+    const rejections: { description: string; text: () => string; stage: string; reason: RegExp; runtime?: (r: CheckedRuntime) => CheckedRuntime }[] = [
+      { description: 'invalid YAML (position, no quoted text)', text: () => 'pipelines: [unclosed\n', stage: 'yaml', reason: /^invalid YAML at line 2, column 1: unexpected end/ },
+      { description: 'a YAML list instead of a mapping', text: () => '- a\n- b\n', stage: 'yaml', reason: /is not a YAML mapping/ },
+      { description: 'a !!js/function tag (safe schema)', text: () => 'x: !!js/function "function () { return 1 }"\n', stage: 'yaml', reason: /unknown tag/ },
+      { description: "express-gateway's schema", text: () => changed((c) => (c.apiEndpoints = 'everything')), stage: 'schema', reason: /schema refuses it: data\.apiEndpoints should be object/ },
+      {
+        description: 'an unknown policy (guards)',
+        text: () =>
+          changed((c) => {
+            c.policies.push('rate-limiter-9000');
+            c.pipelines.me.policies.splice(1, 0, { 'rate-limiter-9000': [{ action: {} }] });
+          }),
+        stage: 'guards',
+        reason: /pipeline "me", policy "rate-limiter-9000": unknown policy/,
+      },
+      {
+        description: 'a policy the guards know but express-gateway has not registered (pipeline build)',
+        text: () =>
+          changed((c) => {
+            c.policies.push('ghost-policy');
+            c.pipelines.me.policies.splice(1, 0, { 'ghost-policy': [{ action: {} }] });
+          }),
+        stage: 'pipelines',
+        reason: /^express-gateway could not build the pipelines: POLICY_NOT_FOUND/,
+        runtime: withGhostPolicy,
+      },
+    ];
+
+    for (const testCase of rejections) {
+      it(`refuses ${testCase.description}`, async function () {
+        const singleton = require('express-gateway/lib/config') as { gatewayConfig: Yaml };
+        const snapshot = JSON.stringify(singleton.gatewayConfig);
+        const error = await buildCandidate(sourceOf(testCase.text()), testCase.runtime ? testCase.runtime(runtime) : runtime).then(
+          () => undefined,
+          (err: unknown) => err
+        );
+        expect(error).to.be.instanceOf(ConfigRejectedError);
+        const rejected = error as ConfigRejectedError;
+        expect(rejected.stage).to.equal(testCase.stage);
+        expect(rejected.reason).to.match(testCase.reason);
+        expect(rejected.problems).to.not.be.empty;
+        expect(JSON.stringify(singleton.gatewayConfig), 'the singleton never sees a candidate').to.equal(snapshot);
+      });
+    }
+
+    it('refuses a file that cannot be read (stage read)', function () {
+      expect(() => readConfigSource('/nonexistent/gateway.config.yml')).to.throw(ConfigRejectedError, /cannot read .* \(ENOENT\)/);
+    });
+  });
+});
