@@ -64,4 +64,4 @@ EXPOSE 8080 9876
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/partner/health-check').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "dist/gateway/main.js"]
+CMD ["node", "--max-old-space-size=160", "dist/gateway/main.js"]

@@ -130,6 +130,8 @@ async function main(): Promise<void> {
       ADMIN_TOKEN: adminToken,
       WORKERS: String(workers),
       LOG_LEVEL: 'info',
+      // As npm start and the container run it: a bounded V8 heap (docs/performance.md).
+      NODE_OPTIONS: '--max-old-space-size=160',
       // The bench measures throughput, not the rate limiter: limits far above any rate reached here.
       RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
       RATE_LIMIT_READS_PER_MINUTE: '100000000',

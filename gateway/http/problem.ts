@@ -33,6 +33,9 @@ export function toGatewayError(err: unknown): GatewayError {
   if (status === 413) return new GatewayError('payload_too_large', 'The request body exceeds 64 KB');
   if (status === 415) return new GatewayError('unsupported_media_type', 'The request body encoding or charset is not supported');
   if (typeof status === 'number' && status >= 400 && status < 500) return new GatewayError('validation_failed', 'The request is malformed');
+  // PostgreSQL refusing a character (U+0000, invalid encoding): the caller's input, never a 500.
+  const sqlState = (err as { code?: unknown } | undefined)?.code;
+  if (sqlState === '22021' || sqlState === '22P05') return new GatewayError('validation_failed', 'The request holds a character that cannot be stored');
   if (isUnavailableError(err)) return new GatewayError('database_unavailable', 'The database is unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
   return new GatewayError('internal_error', 'An internal error occurred; quote the requestId to support');
 }

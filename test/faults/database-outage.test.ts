@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { api, cardBody, individualBody } from '../support/api';
+import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
@@ -148,8 +148,16 @@ describe('faults: PostgreSQL stopped and started during a load of writes', funct
       expect(allowed, `card ${w}`).to.include(stored);
     }
     const appliedUnacknowledged = refused.filter((o) => audited.has(o.requestId)).length;
+    // Reported, not asserted (docs/reliability.md, open points): a status change the issuer applied
+    // whose local transaction then failed leaves the issuer and our record apart until the next change.
+    let diverged = 0;
+    for (const card of cards) {
+      const issuer = await sandboxControl(sandboxUrls(gateway).issuer, 'GET', `/cards/${card.cardKey}`);
+      const local = (await db.query('SELECT status_code FROM cards WHERE card_key = $1', [card.cardKey])).rows[0].status_code;
+      if (issuer.statusCode !== local) diverged += 1;
+    }
     process.stdout.write(
-      `      database outage: ${outcomes.length} writes, ${acknowledged.length} acknowledged (all found), ${refused.length} answered 503 (${during.length} made while down), ${appliedUnacknowledged} applied without acknowledgement\n`
+      `      database outage: ${outcomes.length} writes, ${acknowledged.length} acknowledged (all found), ${refused.length} answered 503 (${during.length} made while down), ${appliedUnacknowledged} applied without acknowledgement, ${diverged} of ${cards.length} cards left with another status at the issuer\n`
     );
   });
 });

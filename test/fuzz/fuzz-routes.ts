@@ -189,6 +189,9 @@ export function validValue(schema: Record<string, unknown>, ctx: FuzzContext, fi
   }
 }
 
+/** Characters that survive JSON but not every store or log: NUL (thrice as likely), C0 controls, a lone surrogate, a bidi override, a non-character. */
+const ODD_CHARACTERS = ['\u0000', '\u0000', '\u0000', '\u0001', '\u001f', '\u007f', '\ud800', '\u202e', '\uffff'];
+
 /** Values that break a field: wrong types, huge numbers, unicode, lengths just past the limits. */
 function badValue(schema: Record<string, unknown> | undefined): fc.Arbitrary<unknown> {
   const max = Number(schema?.maxLength ?? 64);
@@ -220,6 +223,18 @@ function mutated(schema: Record<string, unknown>, ctx: FuzzContext): fc.Arbitrar
       // the whole body of another shape
       fc.jsonValue({ maxDepth: 3 }),
     ];
+    // a valid body but for one control or odd character inside a string field (NUL, a lone surrogate, bidi override...)
+    const strings = names.filter((name) => properties[name].type === 'string' && !properties[name].enum);
+    if (strings.length) {
+      variants.push(
+        fc.tuple(valid, fc.constantFrom(...strings), fc.constantFrom(...ODD_CHARACTERS), fc.nat()).map(([value, name, character, at]) => {
+          const current = (value as Record<string, unknown>)[name];
+          const text = typeof current === 'string' ? current : 'text';
+          const cut = at % (text.length + 1);
+          return { ...(value as object), [name]: `${text.slice(0, cut)}${character}${text.slice(cut)}` };
+        })
+      );
+    }
     // a required field missing
     if (required.length) variants.push(fc.tuple(valid, fc.constantFrom(...required)).map(([value, name]) => Object.fromEntries(Object.entries(value as object).filter(([k]) => k !== name))));
     return fc.oneof(...variants);
@@ -249,7 +264,7 @@ function queryString(value: unknown): string {
 
 /** Query strings no client library would send. */
 const rawQueries = fc.oneof(
-  fc.constantFrom('%', '%zz', 'page=%', 'page=1&page=2', 'limit[]=5', 'page[a]=1', '__proto__[x]=1', 'constructor[prototype][x]=1', '&&&', '=', 'a=%E0%A4%A', 'page=1e3', 'limit=0x10', 'page=-0', 'page=%00'),
+  fc.constantFrom('%', '%zz', 'page=%', 'search=ab%00cd', 'cardKey=%00', 'search=%C0%AF%C0%AF', 'page=1&page=2', 'limit[]=5', 'page[a]=1', '__proto__[x]=1', 'constructor[prototype][x]=1', '&&&', '=', 'a=%E0%A4%A', 'page=1e3', 'limit=0x10', 'page=-0', 'page=%00'),
   fc.string({ unit: 'grapheme', maxLength: 30 }).map(encodeURIComponent),
   fc.string({ maxLength: 30 }).map((s) => s.replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c)).replace(/#/g, '%23'))
 );

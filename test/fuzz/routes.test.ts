@@ -29,7 +29,7 @@ interface Violation {
  * schemas (gateway/schemas), the gateway never answers 5xx, always answers errors as problem
  * documents, and never calls an upstream for a request it refused itself.
  */
-describe(`fuzz: every route, ${RUNS} generated requests each (seed ${SEED})`, function () {
+describe(`fuzz: every route, ${RUNS} generated requests each`, function () {
   this.timeout(Math.max(120_000, RUNS * 1000));
   const routes = loadRoutes();
   let gateway: GatewayProcess;
@@ -39,6 +39,7 @@ describe(`fuzz: every route, ${RUNS} generated requests each (seed ${SEED})`, fu
   const base = {} as Omit<FuzzContext, 'card'>;
   const tokens = { valid: '', other: '', signedAt: 0 };
   const cases: Record<string, number> = {};
+  const categories: Record<string, number> = {};
 
   async function refreshTokens(): Promise<void> {
     // One token per partner, reused (the gateway caches verified tokens); renewed before its 300 s lifetime ends.
@@ -75,6 +76,7 @@ describe(`fuzz: every route, ${RUNS} generated requests each (seed ${SEED})`, fu
     await gateway?.stop();
     const total = Object.values(cases).reduce((a, b) => a + b, 0);
     process.stdout.write(`      fuzz: ${total} requests over ${Object.keys(cases).length} routes (min ${Math.min(...Object.values(cases))} per route), seed ${SEED}\n`);
+    process.stdout.write(`      fuzz: by kind ${Object.entries(categories).sort(([, a], [, b]) => b - a).map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
   });
 
   it(`covers every route of the gateway config (${routes.length})`, function () {
@@ -162,6 +164,7 @@ describe(`fuzz: every route, ${RUNS} generated requests each (seed ${SEED})`, fu
         await checkUpstreams();
       }
       cases[route.name] = samples.length;
+      for (const sample of samples) categories[sample.category] = (categories[sample.category] ?? 0) + 1;
 
       if (violations.length > 0) {
         // One example per rule, status and category, with everything needed to replay it.

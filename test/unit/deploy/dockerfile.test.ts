@@ -113,7 +113,8 @@ describe('unit: Dockerfile and .dockerignore', function () {
     expect(copied.has('tsconfig.json')).to.equal(true);
     expect(inStage(build, 'RUN').map((i) => i.args).join('\n')).to.match(/tsc -p tsconfig\.json/);
 
-    const cmd = words(inStage(runtime, 'CMD')[0].args);
+    // node, its flags (e.g. --max-old-space-size), then the script.
+    const cmd = words(inStage(runtime, 'CMD')[0].args).filter((word) => !word.startsWith('--'));
     expect(cmd[0]).to.equal('node');
     const outDir = tsconfig.compilerOptions.outDir;
     expect(cmd[1].startsWith(`${outDir}/`), `${cmd[1]} is under ${outDir}/`).to.equal(true);
