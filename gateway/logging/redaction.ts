@@ -45,8 +45,11 @@ export function isRedactedKey(key: string): boolean {
 
 // A compact JWS/JWT anywhere in a string: header.payload.signature, base64url, header starting "eyJ".
 const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
-// A run of 13 to 19 digits (optionally spaced or dashed) that passes the Luhn check looks like a PAN.
-const PAN_PATTERN = /\b(?:\d[ -]?){12,18}\d\b/g;
+// A run of 13 to 19 digits (optionally spaced or dashed) that starts like a payment card (major
+// industry identifier 2 to 6: Mastercard 2/5, Amex 3, Visa 4, Discover 6, ...) and passes the
+// Luhn check looks like a PAN. Numbers starting with 1 (epoch milliseconds in request ids, say)
+// are left alone: one in ten would pass Luhn by chance.
+const PAN_PATTERN = /\b[2-6](?:[ -]?\d){12,18}\b/g;
 
 /** Luhn checksum of a digit string (true when valid). */
 export function luhnValid(digits: string): boolean {

@@ -227,8 +227,11 @@ describe('e2e: gateway foundation (real process, real PostgreSQL, sandbox upstre
       const token = await acme.token();
       tokensUsed.push(token);
       await get(gateway, '/api/partner/me', { authorization: `Bearer ${token}`, 'x-request-id': 'log-line-check-1' });
-      await new Promise((r) => setTimeout(r, 200));
-      const line = gateway.logLines().find((l) => l.requestId === 'log-line-check-1' && l.msg === 'request');
+      // The line is written asynchronously once the response finishes: poll for it.
+      let line: Record<string, unknown> | undefined;
+      for (const deadline = Date.now() + 5000; !line && Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+        line = gateway.logLines().find((l) => l.requestId === 'log-line-check-1' && l.msg === 'request');
+      }
       expect(line, gateway.output()).to.not.equal(undefined);
       expect(line).to.include({ partnerId: acme.id, route: '/api/partner/me', status: 200, method: 'GET' });
       expect(line!.latencyMs).to.be.a('number');

@@ -29,6 +29,8 @@ describe('unit: logging/redaction', function () {
     expect(scrubText(`token ${jwt} end`)).to.equal('token [REDACTED_JWT] end');
     expect(scrubText('pan 4111 1111 1111 1111 here')).to.equal('pan [REDACTED_PAN] here');
     expect(scrubText('id 1732233600000 is a timestamp')).to.equal('id 1732233600000 is a timestamp');
+    expect(scrubText('req-1763778230043'), 'a Luhn-valid epoch timestamp is not a PAN').to.equal('req-1763778230043');
+    expect(scrubText('amex 378282246310005, mc 5555-5555-5555-4444')).to.equal('amex [REDACTED_PAN], mc [REDACTED_PAN]');
     expect(luhnValid('4111111111111111')).to.equal(true);
     expect(luhnValid('4111111111111112')).to.equal(false);
   });
