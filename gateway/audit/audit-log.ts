@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database';
-import { offsetOf, type PageRequest } from '../http/pagination';
+import { pageOfIndividualHistory, type PageRequest } from '../http/pagination';
 
 /** One audit entry to write. `details` must never hold a secret (no PAN, CVV, PIN, document number). */
 export interface AuditEntry {
@@ -47,18 +47,19 @@ export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<voi
 
 /** A page of an individual's audit entries, newest first, and the total. */
 export async function listAuditForIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<{ total: number; items: AuditLogItem[] }> {
-  const [count, rows] = await Promise.all([
-    db.query<{ n: string }>('SELECT count(*) AS n FROM audit_log WHERE individual_id = $1', [individualId]),
-    db.query<{ id: string; operation: string; target_type: string; target_id: string; outcome: string; request_id: string | null; details: Record<string, unknown>; created_at: Date }>(
-      `SELECT id, operation, target_type, target_id, outcome, request_id, details, created_at
-         FROM audit_log WHERE individual_id = $1
-        ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-      [individualId, page.limit, offsetOf(page)]
-    ),
-  ]);
+  const { total, rows } = await pageOfIndividualHistory<{
+    id: string;
+    operation: string;
+    target_type: string;
+    target_id: string;
+    outcome: string;
+    request_id: string | null;
+    details: Record<string, unknown>;
+    created_at: Date;
+  }>(db, 'audit_log', 'id, operation, target_type, target_id, outcome, request_id, details, created_at', individualId, page);
   return {
-    total: Number(count.rows[0].n),
-    items: rows.rows.map((r) => ({
+    total,
+    items: rows.map((r) => ({
       _id: String(r.id),
       operation: r.operation,
       targetType: r.target_type,

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database';
-import { offsetOf, type PageRequest } from '../http/pagination';
+import { pageOfIndividualHistory, type PageRequest } from '../http/pagination';
 import type { CardStatus } from './card-status';
 
 /** The full card object (spec 2.3), plus the locally kept nickname and 3DS phone. */
@@ -185,18 +185,20 @@ export async function recordStatusChange(db: Queryable, change: StatusChange): P
 
 /** A page of the status history of an individual's cards, newest first, and the total. */
 export async function listStatusHistoryOfIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<{ total: number; items: StatusHistoryItem[] }> {
-  const [count, rows] = await Promise.all([
-    db.query<{ n: string }>('SELECT count(*) AS n FROM card_status_history WHERE individual_id = $1', [individualId]),
-    db.query<{ id: string; card_key: string; operation: string; old_status: string | null; new_status: string; old_status_code: string | null; new_status_code: string; reason: string | null; created_at: Date }>(
-      `SELECT id, card_key, operation, old_status, new_status, old_status_code, new_status_code, reason, created_at
-         FROM card_status_history WHERE individual_id = $1
-        ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-      [individualId, page.limit, offsetOf(page)]
-    ),
-  ]);
+  const { total, rows } = await pageOfIndividualHistory<{
+    id: string;
+    card_key: string;
+    operation: string;
+    old_status: string | null;
+    new_status: string;
+    old_status_code: string | null;
+    new_status_code: string;
+    reason: string | null;
+    created_at: Date;
+  }>(db, 'card_status_history', 'id, card_key, operation, old_status, new_status, old_status_code, new_status_code, reason, created_at', individualId, page);
   return {
-    total: Number(count.rows[0].n),
-    items: rows.rows.map((r) => ({
+    total,
+    items: rows.map((r) => ({
       _id: String(r.id),
       cardKey: r.card_key,
       operation: r.operation,
