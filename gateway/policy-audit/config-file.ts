@@ -1,22 +1,15 @@
 import fs from 'node:fs';
 import YAML from 'yaml';
-
-const ENV_REFERENCE = /\$?\$\{([A-Za-z0-9_]+)(?::-(.*?))?\}/g;
+import { envReplace } from '../runtime/env-substitution';
 
 /**
- * Replaces `${VAR}` and `${VAR:-default}` in configuration text the way express-gateway's config
- * loader does before it parses the YAML: a set variable wins (even when empty), then a non-empty
- * default; a variable with neither becomes `null`. `$${VAR}` is left as it is.
+ * Replaces `${VAR}` and `${VAR:-default}` in configuration text exactly as the gateway's loader does
+ * (one implementation: gateway/runtime/env-substitution.ts).
  *
  * @example substituteEnv('limit: ${RATE_LIMIT:-600}', {}) // 'limit: 600'
  */
 export function substituteEnv(text: string, env: NodeJS.ProcessEnv): string {
-  return text.replace(ENV_REFERENCE, (whole: string, name: string, fallback: string | undefined) => {
-    if (whole.startsWith('$$')) return whole;
-    if (Object.prototype.hasOwnProperty.call(env, name)) return String(env[name]);
-    if (fallback) return fallback;
-    return 'null';
-  });
+  return envReplace(text, env);
 }
 
 /**

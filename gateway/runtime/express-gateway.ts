@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
-import express, { type Router } from 'express';
 import { installExpressGatewayLogBridge, pluginLoadErrors } from '../logging/express-gateway-bridge';
 import { checkConfigDir, checkGatewayConfig, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
 import { JWT_POLICY } from '../../policies';
@@ -108,17 +107,4 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   const problems = checkGatewayConfig(config.gatewayConfig, config.systemConfig, guardContext);
   if (problems.length > 0) throw new ConfigRefusedError(problems);
   return { config, guardContext };
-}
-
-/**
- * Builds the pipelines of a checked configuration into one Express router (express-gateway's
- * pipeline engine). Policy factories run here, so the gateway services must be published first.
- */
-export async function buildPipelines(runtime: CheckedRuntime): Promise<Router> {
-  const pipelines = require('express-gateway/lib/gateway/pipelines') as typeof import('express-gateway/lib/gateway/pipelines');
-  try {
-    return await pipelines.bootstrap({ app: express.Router(), config: runtime.config });
-  } catch (err) {
-    throw new ConfigRefusedError([{ where: 'pipelines', message: `express-gateway could not build the pipelines: ${(err as Error).message}` }]);
-  }
 }
