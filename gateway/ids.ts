@@ -14,7 +14,10 @@ export function newObjectId(now = Date.now()): string {
   return `${seconds}${processRandom}${counter.toString(16).padStart(6, '0')}`;
 }
 
-const OBJECT_ID = /^[0-9a-f]{24}$/;
+/** A 24-hex-char object id (individuals, partners, tenants). */
+export const OBJECT_ID = /^[0-9a-f]{24}$/;
+/** A cardKey as the issuer makes them: opaque, 1 to 64 of A-Z a-z 0-9 _ -. */
+export const CARD_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** True for a well-formed 24-hex-char object id (lower case). */
 export function isObjectId(value: unknown): value is string {

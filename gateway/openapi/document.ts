@@ -1,3 +1,4 @@
+import { CARD_KEY, OBJECT_ID } from '../ids';
 import { ERROR_CATALOG, PROBLEM_TYPE_BASE, type ErrorCode } from '../errors';
 import { SCHEMAS, type SchemaName } from '../schemas';
 import type { JsonSchema } from '../schemas/common';
@@ -29,8 +30,8 @@ export interface OpenApiDocument {
  * them private: these must follow it).
  */
 const PATH_IDS = {
-  individual: { type: 'string', pattern: '^[0-9a-f]{24}$', description: 'The individual account `_id` (24 hexadecimal characters)', example: EXAMPLE_IDS.individualId },
-  card: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'The cardKey', example: EXAMPLE_IDS.cardKey },
+  individual: { type: 'string', pattern: OBJECT_ID.source, description: 'The individual account `_id` (24 hexadecimal characters)', example: EXAMPLE_IDS.individualId },
+  card: { type: 'string', pattern: CARD_KEY.source, description: 'The cardKey', example: EXAMPLE_IDS.cardKey },
 } as const;
 
 /** Problem responses by HTTP status: component name, when it happens, example code and headers. */

@@ -3,23 +3,24 @@ import type { SchemaName } from '../schemas';
 import type { ResponseTransformName } from '../../policies/proxy/schema';
 import { schema as jwtSchema } from '../../policies/es512-jwt/schema';
 import { schema as idempotencySchema } from '../../policies/idempotency/schema';
+import { PARTNER_BASE_PATH, POLICY } from '../policy-audit/route-facts';
 
 /** Base path of every partner route; the OpenAPI document's server URL. */
-export const PARTNER_BASE = '/api/partner';
+export const PARTNER_BASE = PARTNER_BASE_PATH;
 
-/** Policy names as pipelines spell them (`policies/<name>/index.ts`; a unit test checks they agree). */
+/** The policies whose steps shape an operation, by the names the policy audit keeps (one table). */
 export const POLICY_NAMES = {
-  jwt: 'es512-jwt',
-  ownership: 'ownership',
-  validate: 'validate',
-  idempotency: 'idempotency',
-  localHandler: 'local-handler',
-  orchestrate: 'orchestrate',
-  proxy: 'upstream-proxy',
+  jwt: POLICY.jwt,
+  ownership: POLICY.ownership,
+  validate: POLICY.validate,
+  idempotency: POLICY.idempotency,
+  localHandler: POLICY.localHandler,
+  orchestrate: POLICY.orchestrate,
+  proxy: POLICY.proxy,
 } as const;
 
 /** The policy that answers 429 when a partner exceeds its rate: a pipeline that runs it gets the 429 problem documented. */
-export const RATE_LIMIT_POLICY = 'rate-limit';
+export const RATE_LIMIT_POLICY = POLICY.rateLimit;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

@@ -1,12 +1,10 @@
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { isObjectId } from '../../gateway/ids';
+import { CARD_KEY, isObjectId } from '../../gateway/ids';
 import { OWNER_LOADERS } from '../../gateway/ownership/owners';
 import { services } from '../../gateway/services';
 import type { OwnershipParams } from './schema';
 
-/** A cardKey as the issuer makes them: opaque, 1 to 64 of A-Z a-z 0-9 _ -. */
-const CARD_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
 const NOUN = { individual: 'individual account', card: 'card' } as const;
 
