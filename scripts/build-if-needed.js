@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// Compiles the TypeScript sources with tsc when dist/ is missing or older than any source file,
-// so that `npm start` on a fresh clone works without a separate build step. `--force` always compiles.
+// Compiles the TypeScript sources with tsc (TypeScript 7, the native compiler) when dist/ is
+// missing or older than any source file, so that `npm start` and `npm test` on a fresh clone work
+// without a separate build step and later runs skip an unchanged build. `--force` always compiles
+// (`npm run build`).
 'use strict';
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
@@ -10,25 +13,31 @@ const root = path.resolve(__dirname, '..');
 const sourceDirs = ['gateway', 'plugins', 'policies', 'sandbox', 'scripts', 'test', 'types', 'bench', 'examples'];
 const stamp = path.join(root, 'dist', '.build-stamp');
 
-function newestSource(dir) {
-  let newest = 0;
-  if (!fs.existsSync(dir)) return newest;
+/** Every source file with its modification time: a changed, added, removed or renamed file changes it. */
+function sourceList(dir, out) {
+  if (!fs.existsSync(dir)) return out;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+    if (entry.isDirectory()) sourceList(full, out);
+    else if (entry.name.endsWith('.ts')) out.push(`${path.relative(root, full)}:${fs.statSync(full).mtimeMs}`);
   }
-  return newest;
+  return out;
 }
 
-const newest = Math.max(
-  fs.statSync(path.join(root, 'tsconfig.json')).mtimeMs,
-  ...sourceDirs.map((d) => newestSource(path.join(root, d)))
-);
-const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
-// --force: always compile (npm run build); otherwise only when a source is newer than the last build.
-if (process.argv.includes('--force') || built < newest) {
-  const tsc = require.resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
-  fs.writeFileSync(stamp, new Date().toISOString());
+const inputs = ['tsconfig.json', 'package-lock.json'].map((f) => `${f}:${fs.statSync(path.join(root, f)).mtimeMs}`);
+for (const dir of sourceDirs) sourceList(path.join(root, dir), inputs);
+const signature = crypto.createHash('sha256').update(inputs.sort().join('\n')).digest('hex');
+const built = fs.existsSync(stamp) ? fs.readFileSync(stamp, 'utf8') : '';
+if (process.argv.includes('--force') || built !== signature) {
+  // typescript 7 exports no `bin/tsc` subpath: resolve it from the package folder.
+  const tsc = path.join(path.dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
+  // A removed or renamed source must not leave its old output behind (a stale test file would still run).
+  fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+  try {
+    execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
+  } catch (err) {
+    // tsc has printed the errors: exit with its status, without a Node stack trace.
+    process.exit(typeof err.status === 'number' ? err.status : 1);
+  }
+  fs.writeFileSync(stamp, signature);
 }
