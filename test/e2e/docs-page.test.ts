@@ -3,37 +3,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { findChromium } from '../support/browser';
+import { sharedGateway, type Gateway } from '../support/gateway-process';
 
-/** Debian's chromium (`apt-get install -y chromium`; .ci/run installs it). */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const OUTPUT_DIR = path.resolve(__dirname, '..', '..', '..', 'test-output');
 
 type Json = Record<string, any>;
 
 describe('e2e: the API reference page (GET /api/partner/docs, Redoc, headless Chromium)', function () {
   this.timeout(180_000);
-  let gateway: GatewayProcess;
+  let gateway: Gateway;
   let document: Json;
 
   before(async function () {
-    gateway = await startGatewayProcess();
+    gateway = await sharedGateway();
     document = (await (await fetch(`${gateway.baseUrl}/api/partner/openapi.json`)).json()) as Json;
   });
 
-  after(async function () {
-    await gateway?.stop();
-  });
 
   it('serves the page without a token, under a Content-Security-Policy that allows only this origin', async function () {
     const response = await fetch(`${gateway.baseUrl}/api/partner/docs`);
@@ -76,13 +62,13 @@ describe('e2e: the API reference page (GET /api/partner/docs, Redoc, headless Ch
     const problems: string[] = [];
 
     before(async function () {
-      // Fails, never skips: without a browser the page is untested.
-      if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+      // Fails, never skips: without a browser the page is untested (findChromium names what is missing).
+      const browser = await findChromium();
       userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-chromium-'));
       context = await chromium.launchPersistentContext(userDataDir, {
-        executablePath: CHROMIUM,
+        executablePath: browser.executablePath,
         headless: true,
-        args: CHROMIUM_ARGS,
+        args: browser.args,
         viewport: { width: 1440, height: 900 },
       });
       page = context.pages()[0] ?? (await context.newPage());
