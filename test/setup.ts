@@ -1,39 +1,63 @@
-// Loaded by mocha before every spec file (see .mocharc.json): one fresh PostgreSQL database per
-// run, created before the first test and dropped after the last, so no run sees another's rows.
-// TEST_DB=embedded runs the whole suite on the embedded PostgreSQL (PGlite) instead.
+// Loaded by mocha before the spec files (see .mocharc.js). Its global fixtures run once per run in
+// mocha's main process, also when the files run in parallel workers:
 //
-// After the last test, every gateway log of the run (test-output/<run>/gateway-N.log, written by
-// test/support/gateway-process.ts) is scanned for every secret the run recorded
-// (test/support/secrets.ts): one hit fails the run.
+// - one fresh PostgreSQL database per run, created before the first test and dropped after the
+//   last, so no run sees another's rows (TEST_DB=embedded: one embedded PostgreSQL instead);
+// - one shared gateway process (test/support/gateway-process.ts, `sharedGateway()`), started in the
+//   background for the files that need no private one: each such file registers its own partners,
+//   so no test sees another's rows;
+// - after the last test, every gateway log of the run (test-output/<run>/gateway-*.log) is scanned
+//   for every secret any process of the run recorded (test/support/secrets.ts): one hit fails the run.
+import { startSharedGateway, type GatewayProcess } from './support/gateway-process';
+import { recordFileTime, reportRunFailure } from './support/run-failures';
 import { describeHits, recordedSecrets, runGatewayLogs, runOutputDir, scanForSecrets, secretCounts } from './support/secrets';
 import { createEmbeddedRunDatabase, createRunDatabase, type RunDatabase } from './support/test-database';
 
 process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
 
 let runDatabase: RunDatabase | undefined;
+let shared: Promise<GatewayProcess | undefined> | undefined;
 
+/**
+ * Root hooks: in mocha's parallel mode they run around each test file in its worker, which is the
+ * only place a file's wall time can be taken (the reporter sees a worker's events only once its
+ * file is over); each file's span goes to the run's output directory for the reporter's
+ * "slowest test files". In serial mode they run once around the whole run and record nothing.
+ */
+let fileStartedAt = 0;
 export const mochaHooks = {
-  async beforeAll(this: Mocha.Context) {
-    this.timeout(60_000);
-    runOutputDir();
-    runDatabase = process.env.TEST_DB === 'embedded' ? await createEmbeddedRunDatabase() : await createRunDatabase();
-    process.env.TEST_RUN_DATABASE_URL = runDatabase.url;
+  beforeAll() {
+    fileStartedAt = Date.now();
   },
-  async afterAll(this: Mocha.Context) {
-    this.timeout(120_000);
-    try {
-      await runDatabase?.drop();
-    } finally {
-      const files = runGatewayLogs();
-      const secrets = recordedSecrets();
-      const result = scanForSecrets(files, secrets);
-      const searched = Object.entries(secretCounts(secrets))
-        .map(([kind, n]) => `${kind} ${n}`)
-        .join(', ');
-      process.stdout.write(
-        `\nsecrets scan: ${result.files} gateway log(s), ${(result.bytes / 1e6).toFixed(1)} MB, ${secrets.length} secret(s) recorded (${searched || 'none'}): ${result.hits.length} found\n`
-      );
-      if (result.hits.length > 0) throw new Error(`secrets scan failed: ${describeHits(result.hits)}`);
-    }
+  afterAll(this: Mocha.Context) {
+    const files = new Set((this.test?.parent?.suites ?? []).map((suite) => suite.file).filter(Boolean));
+    if (files.size === 1) recordFileTime([...files][0]!, Date.now() - fileStartedAt);
   },
 };
+
+export async function mochaGlobalSetup(): Promise<void> {
+  runOutputDir();
+  runDatabase = process.env.TEST_DB === 'embedded' ? await createEmbeddedRunDatabase() : await createRunDatabase();
+  process.env.TEST_RUN_DATABASE_URL = runDatabase.url;
+  // Not awaited: the first files (unit tests) run while it boots; `sharedGateway()` waits for it.
+  shared = startSharedGateway().catch(() => undefined);
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  try {
+    await (await shared)?.stop();
+    await runDatabase?.drop();
+  } finally {
+    const files = runGatewayLogs();
+    const secrets = recordedSecrets();
+    const result = scanForSecrets(files, secrets);
+    const searched = Object.entries(secretCounts(secrets))
+      .map(([kind, n]) => `${kind} ${n}`)
+      .join(', ');
+    process.stdout.write(
+      `\nsecrets scan: ${result.files} gateway log(s), ${(result.bytes / 1e6).toFixed(1)} MB, ${secrets.length} secret(s) recorded (${searched || 'none'}): ${result.hits.length} found\n`
+    );
+    // Counted as a failure by the reporter (test/support/summary-reporter.ts), which closes the run after this.
+    if (result.hits.length > 0) reportRunFailure(`secrets scan failed: ${describeHits(result.hits)}`);
+  }
+}

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { logsSettled, sharedGateway, type Gateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { runDatabaseUrl } from '../support/test-database';
@@ -11,7 +11,7 @@ const UNKNOWN_KEY = 'CK0000000000000000';
 
 describe('e2e: card operations (status changes, local fields, replace, re-issue, PIN, 3DS, limits)', function () {
   this.timeout(60_000);
-  let gateway: GatewayProcess;
+  let gateway: Gateway;
   let acme: TestPartner;
   let globex: TestPartner;
   let sandboxes: { issuer: string; processing: string; accounts: string };
@@ -33,7 +33,7 @@ describe('e2e: card operations (status changes, local fields, replace, re-issue,
     (await db.query('SELECT operation, old_status, new_status, old_status_code, new_status_code, reason FROM card_status_history WHERE card_key = $1 ORDER BY id', [cardKey])).rows;
 
   before(async function () {
-    gateway = await startGatewayProcess();
+    gateway = await sharedGateway();
     sandboxes = sandboxUrls(gateway);
     acme = await registerPartner(gateway, 'acme-cards');
     globex = await registerPartner(gateway, 'globex-cards');
@@ -46,7 +46,6 @@ describe('e2e: card operations (status changes, local fields, replace, re-issue,
 
   after(async function () {
     await db?.end();
-    await gateway?.stop();
   });
 
   describe('status changes', function () {
@@ -295,7 +294,7 @@ describe('e2e: card operations (status changes, local fields, replace, re-issue,
 
     it('keeps the local change when the webhook fails, and leaves it in the outbox for a retry', async function () {
       const card = await issue('physical');
-      await sandboxControl(sandboxes.processing, 'POST', '/__sandbox/faults', { method: 'POST', path: '/webhooks/card-created', mode: 'status', status: 500, times: 1 });
+      await sandboxControl(sandboxes.processing, 'POST', '/__sandbox/faults', { method: 'POST', path: '/webhooks/card-created', mode: 'status', status: 500, times: 1, bodyIncludes: card.cardKey });
       const response = await api(gateway, acme, 'POST', `/cards/${card.cardKey}/replace`, { body: { expDate: card.expDate } });
       expect(response.status).to.equal(200);
       const outbox = await db.query("SELECT delivered_at, attempts, last_error, next_attempt_at FROM outbox_events WHERE payload->>'cardKey' = $1", [response.body.cardKey]);
@@ -408,7 +407,7 @@ describe('e2e: card operations (status changes, local fields, replace, re-issue,
 
   describe('logs', function () {
     it('never logs a PIN block or a 3DS answer it handled', async function () {
-      await new Promise((r) => setTimeout(r, 200));
+      await logsSettled(gateway);
       expect(secretsUsed.length).to.be.at.least(3);
       const output = gateway.output();
       for (const secret of secretsUsed) expect(output.includes(secret), 'a secret was logged').to.equal(false);

@@ -5,7 +5,7 @@ import { Database } from '../../gateway/db/database';
 import { createLogger } from '../../gateway/logging/logger';
 import { seedCards } from '../../scripts/seed-cards';
 import { api, cardBody, individualBody } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { sharedGateway, type Gateway } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 import { runDatabaseUrl } from '../support/test-database';
 
@@ -22,7 +22,7 @@ interface CardRow {
 
 describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
   this.timeout(90_000);
-  let gateway: GatewayProcess;
+  let gateway: Gateway;
   let acme: TestPartner;
   let globex: TestPartner;
   let db: Client;
@@ -57,7 +57,7 @@ describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
   }
 
   before(async function () {
-    gateway = await startGatewayProcess();
+    gateway = await sharedGateway();
     acme = await registerPartner(gateway, 'acme-card-list');
     globex = await registerPartner(gateway, 'globex-card-list');
     db = new Client({ connectionString: runDatabaseUrl() });
@@ -88,7 +88,6 @@ describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
 
   after(async function () {
     await db?.end();
-    await gateway?.stop();
   });
 
   it('refuses a call without a token (401)', async function () {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { logsSettled, sharedGateway, waitForRequestLog, type Gateway } from '../support/gateway-process';
 import { adminCall, makeKeyPair, registerPartner, type TestPartner } from '../support/partners';
 
-async function get(gateway: GatewayProcess, path: string, headers: Record<string, string> = {}) {
+async function get(gateway: Gateway, path: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${gateway.baseUrl}${path}`, { headers });
   const text = await response.text();
   const json = response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined;
@@ -10,20 +10,17 @@ async function get(gateway: GatewayProcess, path: string, headers: Record<string
 }
 
 describe('e2e: gateway foundation (real process, real PostgreSQL, sandbox upstreams)', function () {
-  let gateway: GatewayProcess;
+  let gateway: Gateway;
   let acme: TestPartner;
   let globex: TestPartner;
   const tokensUsed: string[] = [];
 
   before(async function () {
-    gateway = await startGatewayProcess();
+    gateway = await sharedGateway();
     acme = await registerPartner(gateway, 'acme');
     globex = await registerPartner(gateway, 'globex');
   });
 
-  after(async function () {
-    await gateway?.stop();
-  });
 
   describe('GET /api/partner/health-check', function () {
     it('answers 200 text/plain OK without a token', async function () {
@@ -227,14 +224,10 @@ describe('e2e: gateway foundation (real process, real PostgreSQL, sandbox upstre
       const token = await acme.token();
       tokensUsed.push(token);
       await get(gateway, '/api/partner/me', { authorization: `Bearer ${token}`, 'x-request-id': 'log-line-check-1' });
-      // The line is written asynchronously once the response finishes: poll for it.
-      let line: Record<string, unknown> | undefined;
-      for (const deadline = Date.now() + 5000; !line && Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
-        line = gateway.logLines().find((l) => l.requestId === 'log-line-check-1' && l.msg === 'request');
-      }
-      expect(line, gateway.output()).to.not.equal(undefined);
+      // The line is written asynchronously once the response finishes: wait for it.
+      const line = await waitForRequestLog(gateway, 'log-line-check-1');
       expect(line).to.include({ partnerId: acme.id, route: '/api/partner/me', status: 200, method: 'GET' });
-      expect(line!.latencyMs).to.be.a('number');
+      expect(line.latencyMs).to.be.a('number');
     });
 
     it("routes express-gateway's own (winston) log lines through pino as JSON", async function () {
@@ -248,7 +241,7 @@ describe('e2e: gateway foundation (real process, real PostgreSQL, sandbox upstre
       tokensUsed.push(garbage);
       await get(gateway, '/api/partner/me', { authorization: `Bearer ${garbage}` });
       await get(gateway, `/api/partner/me?token=${encodeURIComponent(garbage)}`);
-      await new Promise((r) => setTimeout(r, 200));
+      await logsSettled(gateway);
       const output = gateway.output();
       expect(tokensUsed.length).to.be.at.least(8);
       for (const token of tokensUsed) {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { api, cardBody, individualBody } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { sharedGateway, waitForRequestLog, type Gateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 
 interface Probe {
@@ -12,12 +12,12 @@ interface Probe {
 
 describe('e2e: response headers of both listeners (no x-powered-by, nosniff, no-store on card data)', function () {
   this.timeout(90_000);
-  let gateway: GatewayProcess;
+  let gateway: Gateway;
   let acme: TestPartner;
   let card: { cardKey: string; expDate: string };
 
   before(async function () {
-    gateway = await startGatewayProcess();
+    gateway = await sharedGateway();
     acme = await registerPartner(gateway, 'acme-headers');
     const individual = (await api(gateway, acme, 'POST', '/individual/accounts', { body: individualBody() })).body;
     const issued = await api(gateway, acme, 'POST', `/individual/accounts/${individual._id}/cards/virtual`, { body: cardBody(individual.clientID) });
@@ -25,9 +25,6 @@ describe('e2e: response headers of both listeners (no x-powered-by, nosniff, no-
     card = issued.body;
   });
 
-  after(async function () {
-    await gateway?.stop();
-  });
 
   const partner = (path: string, init: RequestInit = {}) => fetch(`${gateway.baseUrl}/api/partner${path}`, init);
   const admin = (path: string, init: RequestInit = {}, token: string | null = gateway.adminToken) =>
@@ -95,11 +92,10 @@ describe('e2e: response headers of both listeners (no x-powered-by, nosniff, no-
     const statusId = `headers-status-${Date.now()}`;
     await api(gateway, acme, 'GET', `/cards/${card.cardKey}/cvv?${new URLSearchParams({ expDate: card.expDate, securityKey })}`, { headers: { 'x-request-id': cvvId } });
     await api(gateway, acme, 'GET', `/cards/${card.cardKey}/status`, { headers: { 'x-request-id': statusId } });
-    await new Promise((r) => setTimeout(r, 300));
-    const cvvLine = gateway.logLines().find((l) => l.msg === 'request' && l.requestId === cvvId);
+    const cvvLine = await waitForRequestLog(gateway, cvvId);
     expect(cvvLine).to.include({ url: '/api/partner/cards/:id/cvv', route: '/api/partner/cards/:id/cvv', status: 200 });
     expect(JSON.stringify(cvvLine)).to.not.include(card.cardKey);
-    const statusLine = gateway.logLines().find((l) => l.msg === 'request' && l.requestId === statusId);
-    expect(statusLine?.url).to.equal(`/api/partner/cards/${card.cardKey}/status`);
+    const statusLine = await waitForRequestLog(gateway, statusId);
+    expect(statusLine.url).to.equal(`/api/partner/cards/${card.cardKey}/status`);
   });
 });

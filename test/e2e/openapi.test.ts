@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { api, cardBody, individualBody, type ApiResponse } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { sharedGateway, type Gateway } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -45,21 +45,18 @@ function configuredRoutes(file: string): Set<string> {
 
 describe('e2e: the OpenAPI document (GET /api/partner/openapi.json)', function () {
   this.timeout(120_000);
-  let gateway: GatewayProcess;
+  let gateway: Gateway;
   let response: Response;
   let document: Json;
   let operations: Map<string, Json>;
 
   before(async function () {
-    gateway = await startGatewayProcess();
+    gateway = await sharedGateway();
     response = await fetch(`${gateway.baseUrl}/api/partner/openapi.json`);
     document = (await response.json()) as Json;
     operations = operationsOf(document);
   });
 
-  after(async function () {
-    await gateway?.stop();
-  });
 
   it('is served without a token as JSON, cacheable for 5 minutes, with an ETag', async function () {
     expect(response.status).to.equal(200);

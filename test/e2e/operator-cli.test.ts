@@ -4,23 +4,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { sharedGateway, type Gateway } from '../support/gateway-process';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
 describe('e2e: operator CLI (npm run partners) and token script (npm run token)', function () {
   this.timeout(60_000);
-  let gateway: GatewayProcess;
+  let gateway: Gateway;
   let env: NodeJS.ProcessEnv;
   const keysDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-cli-'));
 
   before(async function () {
-    gateway = await startGatewayProcess();
+    gateway = await sharedGateway();
     env = { ...process.env, ADMIN_PORT: new URL(gateway.adminUrl).port, ADMIN_TOKEN: gateway.adminToken };
-  });
-  after(async function () {
-    await gateway?.stop();
   });
 
   const partners = async (...args: string[]) => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { sharedGateway, type Gateway } from '../support/gateway-process';
 import { adminCall, registerPartner } from '../support/partners';
 import { runDatabaseUrl } from '../support/test-database';
 
@@ -24,18 +24,17 @@ async function runQuickstart(env: Record<string, string>): Promise<{ stdout: str
 
 describe('e2e: the partner quickstart (examples/quickstart.ts) against the sandbox', function () {
   this.timeout(120_000);
-  let gateway: GatewayProcess;
+  let gateway: Gateway;
   let db: Client;
 
   before(async function () {
-    gateway = await startGatewayProcess();
+    gateway = await sharedGateway();
     db = new Client({ connectionString: runDatabaseUrl() });
     await db.connect();
   });
 
   after(async function () {
     await db?.end();
-    await gateway?.stop();
   });
 
   it('registers itself (operator step), onboards, issues, locks and unlocks, decrypts the CVV and changes a limit', async function () {

@@ -1,4 +1,4 @@
-import type { GatewayProcess } from './gateway-process';
+import type { Gateway } from './gateway-process';
 import type { TestPartner } from './partners';
 import { recordSecret } from './secrets';
 
@@ -11,7 +11,7 @@ export interface ApiResponse {
 
 /** Calls the partner API as `partner` (a fresh token per call), or without a token when partner is null. */
 export async function api(
-  gateway: GatewayProcess,
+  gateway: Gateway,
   partner: TestPartner | null,
   method: string,
   path: string,
@@ -36,7 +36,7 @@ export async function api(
 }
 
 /** The sandbox URLs a gateway process started (from its ready line). */
-export function sandboxUrls(gateway: GatewayProcess): { issuer: string; processing: string; accounts: string } {
+export function sandboxUrls(gateway: Gateway): { issuer: string; processing: string; accounts: string } {
   const ready = gateway.logLines().find((l) => l.msg === 'gateway ready');
   return ready!.upstreams as { issuer: string; processing: string; accounts: string };
 }

@@ -3,25 +3,29 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { nextGatewayLogPath } from './secrets';
+import { nextGatewayLogPath, runOutputDir } from './secrets';
 import { runDatabaseUrl } from './test-database';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const MAIN = path.join(ROOT, 'dist', 'gateway', 'main.js');
 
-/** A gateway process started by a test, with everything it logged. */
-export interface GatewayProcess {
+/** A running gateway a test calls: its URLs, admin token and everything it logged. */
+export interface Gateway {
   baseUrl: string;
   adminUrl: string;
   adminToken: string;
   dataDir: string;
-  child: ChildProcess;
-  /** The file its output is appended to (`test-output/<run>/gateway-N.log`), scanned for secrets after the run. */
+  /** The file its output is appended to (`test-output/<run>/gateway-*.log`), scanned for secrets after the run. */
   logFile: string;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   /** Parsed JSON log lines so far. */
   logLines(): Record<string, unknown>[];
+}
+
+/** A gateway process started by a test (a private one: the test may stop, kill or reconfigure it). */
+export interface GatewayProcess extends Gateway {
+  child: ChildProcess;
   stop(): Promise<number | null>;
 }
 
@@ -95,17 +99,7 @@ export async function startGatewayProcess(options: StartOptions = {}): Promise<G
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const parse = () =>
-    output
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => {
-        try {
-          return JSON.parse(line) as Record<string, unknown>;
-        } catch {
-          return {};
-        }
-      });
+  const parse = () => parseLogLines(output);
 
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not become ready:\n${output}`)), options.timeoutMs ?? 30_000);
@@ -171,4 +165,100 @@ export async function runGatewayExpectingFailure(options: StartOptions = {}): Pr
       }
     });
   });
+}
+
+function parseLogLines(output: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return {};
+      }
+    });
+}
+
+/**
+ * Waits until `gateway` has logged a line matching `predicate` (access-log lines are written once a
+ * response has finished, so a test polls for them); resolves with it, or throws after `timeoutMs`
+ * with the output so far.
+ */
+export async function waitForLogLine(
+  gateway: Gateway,
+  predicate: (line: Record<string, unknown>) => boolean,
+  timeoutMs = 5000
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = gateway.logLines().find(predicate);
+    if (line) return line;
+    if (Date.now() > deadline) throw new Error(`no matching log line within ${timeoutMs} ms:\n${gateway.output().slice(-4000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits for the access-log line of the request with this `x-request-id`. */
+export function waitForRequestLog(gateway: Gateway, requestId: string, timeoutMs = 5000): Promise<Record<string, unknown>> {
+  return waitForLogLine(gateway, (line) => line.msg === 'request' && line.requestId === requestId, timeoutMs);
+}
+
+/**
+ * Environment of the shared gateway (`sharedGateway()`): the rate limits of {@link HIGH_RATE_LIMITS},
+ * because every file that shares it calls the public routes from the same address; everything else
+ * is the default configuration (WORKERS=1, the run's database, the sandboxes).
+ */
+const SHARED_ENV: Record<string, string> = { ...HIGH_RATE_LIMITS };
+
+const SHARED_FILE = 'shared-gateway.json';
+
+/**
+ * Starts the run's shared gateway (mocha's global setup, test/setup.ts) and publishes where it
+ * listens in the run's output directory, where `sharedGateway()` in any worker finds it.
+ */
+export async function startSharedGateway(): Promise<GatewayProcess> {
+  const file = path.join(runOutputDir(), SHARED_FILE);
+  try {
+    const gateway = await startGatewayProcess({ env: SHARED_ENV, timeoutMs: 60_000 });
+    const { baseUrl, adminUrl, adminToken, dataDir, logFile } = gateway;
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ baseUrl, adminUrl, adminToken, dataDir, logFile }));
+    fs.renameSync(`${file}.tmp`, file);
+    return gateway;
+  } catch (err) {
+    fs.writeFileSync(file, JSON.stringify({ error: (err as Error).message }));
+    throw err;
+  }
+}
+
+/**
+ * The run's shared gateway (default configuration, see {@link SHARED_ENV}), for test files that need
+ * no private one. Each file registers its own partners, so no test sees another's rows; a file that
+ * stops, kills, reconfigures or counts everything a gateway did starts its own with
+ * {@link startGatewayProcess} instead.
+ */
+export async function sharedGateway(timeoutMs = 60_000): Promise<Gateway> {
+  const dir = process.env.TEST_OUTPUT_DIR;
+  if (!dir) throw new Error('TEST_OUTPUT_DIR is not set: run the tests through mocha with test/setup');
+  const file = path.join(dir, SHARED_FILE);
+  const deadline = Date.now() + timeoutMs;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`the shared gateway did not start within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const published = JSON.parse(fs.readFileSync(file, 'utf8')) as Omit<Gateway, 'output' | 'logLines'> & { error?: string };
+  if (published.error) throw new Error(`the shared gateway failed to start: ${published.error}`);
+  const output = () => fs.readFileSync(published.logFile, 'utf8');
+  return { ...published, output, logLines: () => parseLogLines(output()) };
+}
+
+/**
+ * Resolves once every line `gateway` logged for requests answered before this call is in its
+ * output: sends a health check with a fresh request id and waits for that request's access-log
+ * line, which the gateway writes after the lines of earlier requests.
+ */
+export async function logsSettled(gateway: Gateway): Promise<void> {
+  const requestId = `logs-settled-${crypto.randomBytes(6).toString('hex')}`;
+  await (await fetch(`${gateway.baseUrl}/api/partner/health-check`, { headers: { 'x-request-id': requestId } })).text();
+  await waitForRequestLog(gateway, requestId);
 }

@@ -47,12 +47,27 @@ const registry = new Map<string, SecretKind>();
 export function recordSecret(kind: SecretKind, value: unknown): void {
   if (typeof value !== 'string' || value === '') return;
   // The first kind wins: a value recorded twice keeps one entry.
-  if (!registry.has(value)) registry.set(value, kind);
+  if (registry.has(value)) return;
+  registry.set(value, kind);
+  // Test files may run in mocha's parallel workers: each process also appends what it records to
+  // the run's output directory, where the scan at the end of the run (test/setup.ts) reads it.
+  fs.appendFileSync(path.join(runOutputDir(), `secrets-${process.pid}.jsonl`), `${JSON.stringify([value, kind])}\n`);
 }
 
-/** The secrets recorded so far, as `[value, kind]` pairs. */
+/** The secrets recorded so far by every process of the run, as `[value, kind]` pairs. */
 export function recordedSecrets(): [string, SecretKind][] {
-  return [...registry.entries()];
+  const all = new Map(registry);
+  const dir = process.env.TEST_OUTPUT_DIR;
+  if (dir && fs.existsSync(dir)) {
+    for (const name of fs.readdirSync(dir).filter((n) => /^secrets-\d+\.jsonl$/.test(n))) {
+      for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
+        if (!line) continue;
+        const [value, kind] = JSON.parse(line) as [string, SecretKind];
+        if (!all.has(value)) all.set(value, kind);
+      }
+    }
+  }
+  return [...all.entries()];
 }
 
 /** How many secrets of each kind were recorded. */
@@ -80,10 +95,10 @@ export function runOutputDir(): string {
 
 let gatewayLogs = 0;
 
-/** A fresh `gateway-N.log` path in the run's output directory. */
+/** A fresh `gateway-<pid>-N.log` path in the run's output directory (unique across parallel workers). */
 export function nextGatewayLogPath(): string {
   gatewayLogs += 1;
-  return path.join(runOutputDir(), `gateway-${gatewayLogs}.log`);
+  return path.join(runOutputDir(), `gateway-${process.pid}-${gatewayLogs}.log`);
 }
 
 /** The gateway logs written so far in the run's output directory. */

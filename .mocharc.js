@@ -1,0 +1,53 @@
+// mocha's configuration. Test files run in parallel worker processes (two, one per core of the
+// machines this suite targets), longest first so that the short ones fill in around them; the
+// global fixtures of test/setup.ts (the run's database, the shared gateway, the secrets scan) run
+// once in the main process. `--no-parallel` (or MOCHA_PARALLEL=false) runs them in one process.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+/** Files that take longest (figures printed at the end of every run): started first. */
+const LONGEST_FIRST = [
+  'dist/test/fuzz/',
+  'dist/test/soak/',
+  'dist/test/bench/',
+  'dist/test/faults/',
+  'dist/test/e2e/boot-guards.test.js',
+  'dist/test/e2e/policy-audit.test.js',
+  'dist/test/e2e/hot-reload.test.js',
+];
+
+function testFiles(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(full);
+    return entry.name.endsWith('.test.js') ? [full] : [];
+  });
+}
+
+const rank = (file) => {
+  const i = LONGEST_FIRST.findIndex((prefix) => file.startsWith(prefix));
+  return i === -1 ? LONGEST_FIRST.length : i;
+};
+/**
+ * Files named on the command line (`npx mocha dist/test/e2e/foundation.test.js`) run alone: mocha
+ * would otherwise add them to this spec list and run everything.
+ */
+function filesOnCommandLine() {
+  const takesValue = new Set(['--require', '-r', '--reporter', '-R', '--file', '--ignore', '--config', '--grep', '-g', '--fgrep', '-f', '--jobs', '-j', '--timeout', '-t', '--reporter-option', '-O']);
+  const args = process.argv.slice(2);
+  return args.filter((arg, i) => !arg.startsWith('-') && !takesValue.has(args[i - 1]) && /\.js$|\*/.test(arg));
+}
+
+const spec = filesOnCommandLine().length > 0 ? [] : testFiles('dist/test').sort().sort((a, b) => rank(a) - rank(b));
+
+module.exports = {
+  spec,
+  require: ['dist/test/setup.js'],
+  timeout: 30000,
+  exit: true,
+  parallel: process.env.MOCHA_PARALLEL !== 'false',
+  jobs: Number(process.env.MOCHA_JOBS || 2),
+  reporter: './dist/test/support/summary-reporter.js',
+};
