@@ -1,5 +1,4 @@
 import type { Express } from 'express';
-import { pinEncryptionKey } from '../shared/rsa';
 import { createSandboxApp, type SandboxOptions } from '../shared/sandbox-app';
 import { CardStore, maskPan } from './card-store';
 import type { CardIssuanceFeed } from './issuance-feed';
@@ -37,8 +36,6 @@ export function createIssuerSandbox(opts: IssuerSandboxOptions = {}): Express {
           createdAt: card.createdAt,
         })),
   );
-  // Generate the process-wide PIN key now rather than on the first request.
-  pinEncryptionKey();
   return createSandboxApp({
     name: 'issuer',
     options: { hangMs: opts.hangMs },

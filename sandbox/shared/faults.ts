@@ -10,6 +10,11 @@ export interface FaultSpec {
   mode: FaultMode;
   status?: number;
   times?: number;
+  /**
+   * Only requests whose body contains this text (e.g. a cardKey), so that a fault aimed at one
+   * card's calls never hits another client's calls to the same route.
+   */
+  bodyIncludes?: string;
 }
 
 /** A fault as stored and listed by `GET /__sandbox/faults`. */
@@ -22,6 +27,8 @@ export interface Fault {
   status: number | null;
   /** Requests this fault still applies to; `null` means until the faults are cleared. */
   remaining: number | null;
+  /** Text the request body must contain, or `null` for any body. */
+  bodyIncludes: string | null;
   createdAt: string;
 }
 
@@ -37,6 +44,7 @@ export const faultSpecSchema = {
     mode: { type: 'string', enum: ['status', 'timeout', 'reset', 'malformed'] },
     status: { type: 'integer', minimum: 400, maximum: 599 },
     times: { type: 'integer', minimum: 0 },
+    bodyIncludes: { type: 'string', minLength: 1, maxLength: 256 },
   },
 };
 
@@ -63,16 +71,20 @@ export class FaultBook {
       mode: spec.mode,
       status: spec.mode === 'status' ? (spec.status ?? null) : null,
       remaining: times === 0 ? null : times,
+      bodyIncludes: spec.bodyIncludes ?? null,
       createdAt: new Date().toISOString(),
     };
     this.faults.push(fault);
     return fault;
   }
 
-  /** Finds the first fault matching the request and consumes one of its uses. */
-  take(method: string, path: string): Fault | undefined {
+  /** Finds the first fault matching the request and consumes one of its uses; `body()` is read only when a fault needs it. */
+  take(method: string, path: string, body: () => string = () => ''): Fault | undefined {
     const index = this.faults.findIndex(
-      (f) => (f.method === null || f.method === method.toUpperCase()) && pathMatches(f.path, path),
+      (f) =>
+        (f.method === null || f.method === method.toUpperCase()) &&
+        pathMatches(f.path, path) &&
+        (f.bodyIncludes === null || body().includes(f.bodyIncludes)),
     );
     if (index < 0) return undefined;
     const fault = this.faults[index];

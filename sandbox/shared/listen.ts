@@ -23,7 +23,10 @@ export function listenSandbox(
   host: string,
   port: number,
 ): Promise<RunningSandbox> {
-  const server = http.createServer(listener);
+  // Idle keep-alive connections stay open longer than any client's own idle timeout (the gateway's
+  // agents close theirs after 4 s, undici's after 4 s), so a client never reuses a socket at the
+  // moment the sandbox closes it ("other side closed" / ECONNRESET on a new request).
+  const server = http.createServer({ keepAliveTimeout: 65_000 }, listener);
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);

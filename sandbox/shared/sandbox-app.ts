@@ -205,7 +205,7 @@ export function createSandboxApp(def: SandboxDefinition): Express {
     next();
   });
   app.use(function injectFault(req, res, next) {
-    const fault = faults.take(req.method, req.path);
+    const fault = faults.take(req.method, req.path, () => (typeof req.body === 'string' ? req.body : JSON.stringify(req.body ?? null)));
     if (fault) answerFault(fault, req, res, kit);
     else next();
   });
