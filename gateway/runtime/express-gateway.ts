@@ -36,6 +36,23 @@ function installLightContext(): void {
   require.cache[modulePath] = mod;
 }
 
+/**
+ * express-gateway's plugin loader requires `lib/services` (users, apps, credentials, tokens and
+ * their Redis store, with ioredis-mock and a Lua VM in emulation mode) only to hand it to a
+ * plugin's init context. Its services serve the stock admin API and the built-in auth policies,
+ * which never run here (the boot guard refuses both), and our plugin does not read them: an empty
+ * module takes its place, saving about 0.3 s of CPU at every start.
+ */
+function installNoServices(): void {
+  const modulePath = require.resolve('express-gateway/lib/services');
+  if (require.cache[modulePath]) return;
+  const mod = new Module(modulePath);
+  mod.filename = modulePath;
+  mod.loaded = true;
+  mod.exports = Object.freeze({});
+  require.cache[modulePath] = mod;
+}
+
 /** The compiled output root (dist/), which system.config.yml names as PARTNER_GATEWAY_DIST. */
 export const DIST_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -66,6 +83,7 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   // Must precede the first require of express-gateway: its winston loggers go through pino.
   installExpressGatewayLogBridge();
   installLightContext();
+  installNoServices();
 
   const dirProblems = checkConfigDir(configDir);
   if (dirProblems.length > 0) throw new ConfigRefusedError(dirProblems);
