@@ -3,6 +3,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logging/logger';
 import { recordUpstreamCall } from '../metrics';
+import { cardDataIn } from './card-data';
 import { mapUpstreamFailure, type UpstreamFailure } from './failures';
 import type { CallContext, UpstreamName } from './types';
 
@@ -204,12 +205,18 @@ export class UpstreamHttpClient {
     const { status, body } = answer;
     if (status >= 200 && status < 300) {
       if (status === 204) return undefined as T;
+      let parsed: unknown;
       try {
-        return JSON.parse(body.toString('utf8')) as T;
+        parsed = JSON.parse(body.toString('utf8'));
       } catch {
         // No cause: a JSON.parse message quotes the body, which may hold card data.
         throw new ExchangeFailure({ kind: 'malformed' }, false);
       }
+      // A PAN where none belongs (a full cardMask, a number in a name) is never handed to a
+      // handler, so it can neither be answered nor stored. The cause names the member only.
+      const cardData = cardDataIn(parsed);
+      if (cardData !== undefined) throw new ExchangeFailure({ kind: 'malformed', cardData: true }, false, { cause: new Error(`upstream answer refused: ${cardData}`) });
+      return parsed as T;
     }
     throw new ExchangeFailure(
       { kind: 'status', status, errorCode: upstreamErrorCode(body), retryAfter: headerValue(answer.headers['retry-after']) },
