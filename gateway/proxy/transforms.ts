@@ -1,7 +1,7 @@
 import { cardStatusOf } from '../cards/card-status';
 import type { Card } from '../cards/card-store';
 import type { ResponseTransformName } from '../../policies/proxy/schema';
-import { isMaskedCardNumber, looksLikeRsaCiphertext } from '../upstreams/card-data';
+import { isMaskedCardNumber, looksLikeRsaCiphertext, memberHoldsCardNumber } from '../upstreams/card-data';
 
 /**
  * The response transforms of the proxy policy: each turns an upstream's 2xx JSON answer into the
@@ -9,7 +9,10 @@ import { isMaskedCardNumber, looksLikeRsaCiphertext } from '../upstreams/card-da
  * the upstream body reaches the partner: a PAN or CVV the issuer adds to a card can never leak.
  *
  * A transform throws {@link UnusableAnswerError} when the answer lacks a documented field or has
- * the wrong type; the policy answers that as 502 `upstream_error` (kind `malformed`).
+ * the wrong type; the policy answers that as 502 `upstream_error` (kind `malformed`). Every value a
+ * transform takes from the answer is refused the same way when it holds a card number (a `cardMask`
+ * that is not masked, a PAN in a name or a fee), and so is a CVV/PAN reveal that is not RSA-OAEP
+ * ciphertext of the securityKey's size (docs/cards.md, "Card numbers from upstreams").
  */
 
 /** The upstream answered 2xx with JSON that does not have the documented shape. */
@@ -49,10 +52,16 @@ function objectOf(value: unknown, what: string): Json {
   return value as Json;
 }
 
+/** A value taken from the answer is refused when it holds a card number (docs/cards.md). */
+function withoutCardNumber<T extends string | number>(field: string, value: T): T {
+  if (memberHoldsCardNumber(field, value)) throw new UnusableAnswerError(`${field} holds a card number`, true);
+  return value;
+}
+
 function stringOf(source: Json, field: string): string {
   const value = source[field];
   if (typeof value !== 'string') throw new UnusableAnswerError(`${field} is not a string`);
-  return value;
+  return withoutCardNumber(field, value);
 }
 
 /**
@@ -60,7 +69,8 @@ function stringOf(source: Json, field: string): string {
  * (docs/cards.md). Anything else (a plaintext CVV or PAN, a short or odd string) is unusable.
  */
 function ciphertextOf(source: Json, field: string, context: TransformContext): string {
-  const value = stringOf(source, field);
+  const value = source[field];
+  if (typeof value !== 'string') throw new UnusableAnswerError(`${field} is not a string`);
   if (!looksLikeRsaCiphertext(value, context.revealKeyBytes)) throw new UnusableAnswerError(`${field} is not an RSA-OAEP ciphertext under the securityKey`, true);
   return value;
 }
@@ -68,7 +78,7 @@ function ciphertextOf(source: Json, field: string, context: TransformContext): s
 function numberOf(source: Json, field: string): number {
   const value = source[field];
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new UnusableAnswerError(`${field} is not a number`);
-  return value;
+  return withoutCardNumber(field, value);
 }
 
 function booleanOf(source: Json, field: string): boolean {
@@ -110,9 +120,9 @@ export function cardDetails(answer: unknown, storedCard: Card): Card {
     if (!isMaskedCardNumber(body.cardMask)) throw new UnusableAnswerError('cardMask is not a masked card number', true);
     card.cardMask = body.cardMask;
   }
-  if (typeof body.expDate === 'string') card.expDate = body.expDate;
+  if (typeof body.expDate === 'string') card.expDate = withoutCardNumber('expDate', body.expDate);
   // The issuer answers "" for "no emboss name"; we store and answer null (as at issuance).
-  if (typeof body.embossedName === 'string') card.embossedName = body.embossedName || null;
+  if (typeof body.embossedName === 'string') card.embossedName = withoutCardNumber('embossedName', body.embossedName) || null;
   return card;
 }
 

@@ -141,8 +141,24 @@ export function looksLikeRsaCiphertext(text: string, modulusBytes?: number): boo
   return bytes >= 256 && bytes <= 1024 && bytes % 128 === 0;
 }
 
-/** Members whose value is an identifier: refused only when the identifier is itself a card number. */
-const IDENTIFIER_MEMBERS: ReadonlySet<string> = new Set(['cardKey', 'previousCardKey', 'cardId', 'id', '_id', 'accountId', 'clientId', 'keyId', 'onboardingId']);
+/**
+ * Members whose value is an identifier (`id`, `_id`, `…Id`, `…ID`, `…Key`: `cardKey`, `accountId`,
+ * `clientID`...): refused only when the identifier is itself a card number.
+ */
+const IDENTIFIER_MEMBER = /^(?:_?id|.*(?:Id|ID|Key))$/;
+
+/**
+ * True when one value an upstream answered under `member` holds a card number: for an identifier
+ * member ({@link IDENTIFIER_MEMBER}), only when it is a card number by itself; for any other, when
+ * it contains one. Numbers are checked as their decimal text.
+ *
+ * @example memberHoldsCardNumber('currency', '5355709999999994') // true
+ * @example memberHoldsCardNumber('cardKey', 'CK5355709999999994') // false
+ */
+export function memberHoldsCardNumber(member: string, value: string | number): boolean {
+  const text = String(value);
+  return IDENTIFIER_MEMBER.test(member) ? identifierIsCardNumber(text) : containsCardNumber(text);
+}
 
 /**
  * Members never read from an answer by the gateway except as a reveal: `cvv` / `cardNumber` are
@@ -155,29 +171,28 @@ const REVEAL_MEMBERS: ReadonlySet<string> = new Set(['cvv', 'cardNumber']);
  * Where an upstream's JSON answer carries card data the gateway could pass on or store, or
  * undefined when it carries none. The answer is walked iteratively (any depth):
  * - a `cardMask` member must have the masked shape ({@link isMaskedCardNumber});
- * - an identifier member ({@link IDENTIFIER_MEMBERS}) must not be a card number by itself;
+ * - an identifier member ({@link IDENTIFIER_MEMBER}) must not be a card number by itself;
  * - `cvv` and `cardNumber` are left to the reveal transforms (see {@link REVEAL_MEMBERS});
+ * - members listed in `unread` (data the caller never reads, such as the accounts service's echo
+ *   of the partner's own input) are skipped: the caller must not read them;
  * - every other string, number and member name must not contain a card number.
  *
  * The answer names the member (`data.3.merchant.name`), never its value.
  *
  * @example cardDataIn({ cardMask: '5355709999999994' }) // 'cardMask is not a masked card number'
  */
-export function cardDataIn(answer: unknown): string | undefined {
+export function cardDataIn(answer: unknown, unread: readonly string[] = []): string | undefined {
   const stack: Array<{ value: unknown; path: string; member: string | undefined }> = [{ value: answer, path: '', member: undefined }];
   while (stack.length > 0) {
     const { value, path, member } = stack.pop()!;
     const where = path || 'answer';
-    if (member !== undefined && REVEAL_MEMBERS.has(member)) continue;
+    if (member !== undefined && (REVEAL_MEMBERS.has(member) || unread.includes(member))) continue;
     if (member === 'cardMask' && value !== null && value !== undefined) {
       if (typeof value !== 'string' || !isMaskedCardNumber(value)) return `${where} is not a masked card number`;
       continue;
     }
-    if (typeof value === 'string') {
-      const found = member !== undefined && IDENTIFIER_MEMBERS.has(member) ? identifierIsCardNumber(value) : containsCardNumber(value);
-      if (found) return `${where} holds a card number`;
-    } else if (typeof value === 'number' || typeof value === 'bigint') {
-      if (containsCardNumber(String(value))) return `${where} holds a card number`;
+    if (typeof value === 'string' || typeof value === 'number') {
+      if (memberHoldsCardNumber(member ?? '', value)) return `${where} holds a card number`;
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: path ? `${path}.${i}` : String(i), member: undefined });
     } else if (value !== null && typeof value === 'object') {

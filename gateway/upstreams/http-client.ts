@@ -19,6 +19,11 @@ export interface UpstreamRequest {
   query?: Record<string, string | number | undefined>;
   /** Sent as JSON (`content-type: application/json`); `undefined` = no body. */
   body?: unknown;
+  /**
+   * Members of the answer (at any depth) the caller never reads, left out of the card-data check
+   * ({@link cardDataIn}); the caller must not read them.
+   */
+  unread?: readonly string[];
 }
 
 /** Options of {@link UpstreamHttpClient}. */
@@ -170,7 +175,7 @@ export class UpstreamHttpClient {
         }
       }
       status = answer.status;
-      return this.interpret<T>(answer);
+      return this.interpret<T>(answer, request.unread);
     } catch (err) {
       if (!(err instanceof ExchangeFailure)) throw err;
       failure = err.failure;
@@ -201,7 +206,7 @@ export class UpstreamHttpClient {
     this.agent.destroy();
   }
 
-  private interpret<T>(answer: RawAnswer): T {
+  private interpret<T>(answer: RawAnswer, unread?: readonly string[]): T {
     const { status, body } = answer;
     if (status >= 200 && status < 300) {
       if (status === 204) return undefined as T;
@@ -214,7 +219,7 @@ export class UpstreamHttpClient {
       }
       // A PAN where none belongs (a full cardMask, a number in a name) is never handed to a
       // handler, so it can neither be answered nor stored. The cause names the member only.
-      const cardData = cardDataIn(parsed);
+      const cardData = cardDataIn(parsed, unread);
       if (cardData !== undefined) throw new ExchangeFailure({ kind: 'malformed', cardData: true }, false, { cause: new Error(`upstream answer refused: ${cardData}`) });
       return parsed as T;
     }

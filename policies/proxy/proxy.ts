@@ -11,7 +11,7 @@ import { RESPONSE_TRANSFORM_TABLE, UnusableAnswerError, type TransformContext } 
 import { compilePath, selectQuery, upstreamHeaders, upstreamPayload } from '../../gateway/proxy/upstream-request';
 import { recordUpstreamCall } from '../../gateway/metrics';
 import { services } from '../../gateway/services';
-import { cardDataIn, rsaModulusBytes } from '../../gateway/upstreams/card-data';
+import { rsaModulusBytes } from '../../gateway/upstreams/card-data';
 import { mapUpstreamFailure, type UpstreamFailure } from '../../gateway/upstreams/failures';
 import type { ProxyParams } from './schema';
 
@@ -175,10 +175,6 @@ export function upstreamProxy(params: ProxyParams): RequestHandler {
       // No cause: a JSON.parse message quotes the body, which may hold card data.
       throw mapUpstreamFailure(upstream, { kind: 'malformed' });
     }
-    // Card data where none belongs (a full PAN as cardMask, in a name, a fee...) → 502; the
-    // reveal fields are left to their transform, which requires ciphertext (docs/cards.md).
-    const cardData = cardDataIn(parsed);
-    if (cardData !== undefined) throw mapUpstreamFailure(upstream, { kind: 'malformed', cardData: true }, { cause: new Error(`upstream answer refused: ${cardData}`) });
     const context: TransformContext = {};
     if (transform.needsSecurityKey) {
       const securityKey = (req.query as Record<string, unknown>).securityKey;
