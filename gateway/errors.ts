@@ -24,6 +24,7 @@ export const ERROR_CATALOG = {
   // 400
   validation_failed: { status: 400, title: 'Request validation failed' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
+  body_too_deep: { status: 400, title: 'JSON body nested too deeply' },
   invalid_id: { status: 400, title: 'Malformed identifier' },
   // 401: every code of the ES512 JWT policy
   token_missing: { status: 401, title: 'Bearer token missing' },

@@ -1,4 +1,6 @@
 import type { Queryable } from '../db/database';
+import { GatewayError } from '../errors';
+import { isMaskedCardNumber } from '../upstreams/card-data';
 import { pageOfIndividualHistory, type PageRequest } from '../http/pagination';
 import type { CardStatus } from './card-status';
 
@@ -91,8 +93,21 @@ export function toCardListItem(card: Card): CardListItem {
   return { cardKey, cardMask, type, status, statusCode, currency, ownerType, ownerId, createdAt };
 }
 
-/** Inserts an issued card; returns it as the full card object. */
+/**
+ * The issuer's `cardMask`, checked before it is stored: it must have the masked shape (at most the
+ * first 6 and the last 4 digits visible; docs/cards.md). Anything else, a full PAN above all, is
+ * 502 `upstream_error` and nothing is stored.
+ */
+export function maskedCardNumber(cardMask: unknown): string {
+  if (typeof cardMask !== 'string' || !isMaskedCardNumber(cardMask)) {
+    throw new GatewayError('upstream_error', 'The card issuer platform answered card data where none is allowed', { extensions: { upstream: 'issuer' } });
+  }
+  return cardMask;
+}
+
+/** Inserts an issued card (its `cardMask` checked by {@link maskedCardNumber}); returns it as the full card object. */
 export async function insertCard(db: Queryable, card: NewCard): Promise<Card> {
+  maskedCardNumber(card.cardMask);
   const ownerType = card.individualId ? 'individual' : 'b2b';
   const rows = await db.query<CardRow>(
     `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code,

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
-import { CARD_COLUMNS, insertCard, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
+import { CARD_COLUMNS, insertCard, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { enqueue } from '../outbox/outbox';
@@ -60,7 +60,7 @@ export function replaceCard(): RequestHandler {
       const rows = await tx.query<CardRow>(
         `UPDATE cards SET card_key = $2, card_mask = $3, status = $4, status_code = $5, exp_date = $6, updated_at = now()
           WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`,
-        [oldKey, newKey, fresh.cardMask, status, fresh.statusCode, fresh.expDate]
+        [oldKey, newKey, maskedCardNumber(fresh.cardMask), status, fresh.statusCode, fresh.expDate]
       );
       const replaced = toCard(rows.rows[0]);
       await recordStatusChange(tx, {

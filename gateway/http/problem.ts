@@ -3,6 +3,7 @@ import { GatewayError, PROBLEM_TYPE_BASE, type InvalidParam } from '../errors';
 import type { Logger } from '../logging/logger';
 import { isUnavailableError } from '../db/database';
 import { recordAuthRefusal } from '../metrics';
+import { containsCardNumber } from '../upstreams/card-data';
 
 /** An RFC 9457 problem document as the gateway writes it. */
 export interface Problem {
@@ -40,18 +41,33 @@ export function toGatewayError(err: unknown): GatewayError {
   return new GatewayError('internal_error', 'An internal error occurred; quote the requestId to support');
 }
 
+/**
+ * The last guard before a problem leaves: a detail that holds a card number (a Luhn-valid run of
+ * 13 to 19 digits, wherever it came from) is replaced by the title, extension members holding one
+ * are dropped, and so are such names or reasons of `invalidParams` (docs/errors.md).
+ */
+function withoutCardNumbers(error: GatewayError): Pick<Problem, 'detail' | 'invalidParams'> & { extensions: Record<string, unknown> } {
+  const extensions = Object.fromEntries(Object.entries(error.extensions ?? {}).filter(([, value]) => !(typeof value === 'string' && containsCardNumber(value))));
+  const invalidParams = error.invalidParams?.map((p) => ({
+    name: containsCardNumber(p.name) ? '(a field name holding a card number)' : p.name,
+    reason: containsCardNumber(p.reason) ? 'is invalid' : p.reason,
+  }));
+  return { detail: containsCardNumber(error.message) ? error.title : error.message, invalidParams, extensions };
+}
+
 /** Writes a GatewayError as `application/problem+json`. The only writer of error responses. */
 export function sendProblem(res: Response, requestId: string, error: GatewayError): void {
+  const { detail, invalidParams, extensions } = withoutCardNumbers(error);
   const body: Problem = {
-    ...error.extensions,
+    ...extensions,
     type: `${PROBLEM_TYPE_BASE}${error.code}`,
     title: error.title,
     status: error.status,
-    detail: error.message,
+    detail,
     code: error.code,
     requestId,
   };
-  if (error.invalidParams) body.invalidParams = error.invalidParams;
+  if (invalidParams) body.invalidParams = invalidParams;
   if (error.headers) res.set(error.headers);
   res.status(error.status).set('Cache-Control', 'no-store').type('application/problem+json').send(JSON.stringify(body));
 }

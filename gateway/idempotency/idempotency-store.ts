@@ -50,6 +50,22 @@ export class IdempotencyStore {
     return { outcome: 'replay', response: { status: row.response_status, body: row.response_body } };
   }
 
+  /**
+   * The stored final response of this partner's key, when it was completed for the same route and
+   * request hash and has not expired; undefined otherwise (unknown, running, another request).
+   * Reads only: never claims, releases or deletes.
+   */
+  async completedResponse(partnerId: string, key: string, route: string, requestHash: string): Promise<StoredResponse | undefined> {
+    const found = await this.db.query<{ response_status: number; response_body: unknown }>(
+      `SELECT response_status, response_body FROM idempotency_keys
+        WHERE partner_id = $1 AND key = $2 AND route = $3 AND request_hash = $4
+          AND state = 'completed' AND response_status IS NOT NULL AND expires_at >= now()`,
+      [partnerId, key, route, requestHash]
+    );
+    const row = found.rows[0];
+    return row ? { status: row.response_status, body: row.response_body } : undefined;
+  }
+
   async complete(partnerId: string, key: string, response: StoredResponse): Promise<void> {
     await this.db.query(
       `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4::jsonb

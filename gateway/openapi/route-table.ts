@@ -135,6 +135,8 @@ function describePipeline(pipelineName: string, pipeline: Json): Omit<Route, 'na
         }
         break;
       case POLICY_NAMES.idempotency:
+        // A replay-only step (before ownership) adds nothing: the route's ordinary step documents the header.
+        if (first.replayOnly === true) break;
         route.idempotency = { ttlHours: first.ttlHours ?? IDEMPOTENCY_TTL_DEFAULT };
         break;
       case POLICY_NAMES.localHandler:

@@ -1,6 +1,7 @@
 import { cardStatusOf } from '../cards/card-status';
 import type { Card } from '../cards/card-store';
 import type { ResponseTransformName } from '../../policies/proxy/schema';
+import { isMaskedCardNumber, looksLikeRsaCiphertext, memberHoldsCardNumber } from '../upstreams/card-data';
 
 /**
  * The response transforms of the proxy policy: each turns an upstream's 2xx JSON answer into the
@@ -8,12 +9,19 @@ import type { ResponseTransformName } from '../../policies/proxy/schema';
  * the upstream body reaches the partner: a PAN or CVV the issuer adds to a card can never leak.
  *
  * A transform throws {@link UnusableAnswerError} when the answer lacks a documented field or has
- * the wrong type; the policy answers that as 502 `upstream_error` (kind `malformed`).
+ * the wrong type; the policy answers that as 502 `upstream_error` (kind `malformed`). Every value a
+ * transform takes from the answer is refused the same way when it holds a card number (a `cardMask`
+ * that is not masked, a PAN in a name or a fee), and so is a CVV/PAN reveal that is not RSA-OAEP
+ * ciphertext of the securityKey's size (docs/cards.md, "Card numbers from upstreams").
  */
 
 /** The upstream answered 2xx with JSON that does not have the documented shape. */
 export class UnusableAnswerError extends Error {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    /** The field would have revealed card data in the clear (a plaintext CVV or PAN). */
+    readonly cardData = false,
+  ) {
     // The reason names a field, never a value: values may be card data.
     super(`unusable upstream answer: ${reason}`);
     this.name = 'UnusableAnswerError';
@@ -24,12 +32,16 @@ export class UnusableAnswerError extends Error {
 export interface TransformContext {
   /** The card as stored in our PostgreSQL (`card-details` only; the policy loads it first). */
   storedCard?: Card;
+  /** Bytes of the RSA modulus of the partner's securityKey (`cvv`, `card-number`): the ciphertext's exact size. */
+  revealKeyBytes?: number;
 }
 
 /** One named transform. */
 export interface ResponseTransform {
   /** True when the policy must load the stored card (`{id}` path parameter) before applying it. */
   needsStoredCard: boolean;
+  /** True when the transform checks a ciphertext against the size of the `securityKey` query parameter. */
+  needsSecurityKey?: boolean;
   apply(answer: unknown, context: TransformContext): unknown;
 }
 
@@ -40,16 +52,33 @@ function objectOf(value: unknown, what: string): Json {
   return value as Json;
 }
 
+/** A value taken from the answer is refused when it holds a card number (docs/cards.md). */
+function withoutCardNumber<T extends string | number>(field: string, value: T): T {
+  if (memberHoldsCardNumber(field, value)) throw new UnusableAnswerError(`${field} holds a card number`, true);
+  return value;
+}
+
 function stringOf(source: Json, field: string): string {
   const value = source[field];
   if (typeof value !== 'string') throw new UnusableAnswerError(`${field} is not a string`);
+  return withoutCardNumber(field, value);
+}
+
+/**
+ * A reveal field: base64 of an RSA-OAEP ciphertext of exactly the size of the partner's key
+ * (docs/cards.md). Anything else (a plaintext CVV or PAN, a short or odd string) is unusable.
+ */
+function ciphertextOf(source: Json, field: string, context: TransformContext): string {
+  const value = source[field];
+  if (typeof value !== 'string') throw new UnusableAnswerError(`${field} is not a string`);
+  if (!looksLikeRsaCiphertext(value, context.revealKeyBytes)) throw new UnusableAnswerError(`${field} is not an RSA-OAEP ciphertext under the securityKey`, true);
   return value;
 }
 
 function numberOf(source: Json, field: string): number {
   const value = source[field];
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new UnusableAnswerError(`${field} is not a number`);
-  return value;
+  return withoutCardNumber(field, value);
 }
 
 function booleanOf(source: Json, field: string): boolean {
@@ -87,10 +116,13 @@ export function cardDetails(answer: unknown, storedCard: Card): Card {
   const body = objectOf(answer, 'answer');
   const { status, statusCode } = statusOf(body);
   const card: Card = { ...storedCard, status, statusCode };
-  if (typeof body.cardMask === 'string') card.cardMask = body.cardMask;
-  if (typeof body.expDate === 'string') card.expDate = body.expDate;
+  if (typeof body.cardMask === 'string') {
+    if (!isMaskedCardNumber(body.cardMask)) throw new UnusableAnswerError('cardMask is not a masked card number', true);
+    card.cardMask = body.cardMask;
+  }
+  if (typeof body.expDate === 'string') card.expDate = withoutCardNumber('expDate', body.expDate);
   // The issuer answers "" for "no emboss name"; we store and answer null (as at issuance).
-  if (typeof body.embossedName === 'string') card.embossedName = body.embossedName || null;
+  if (typeof body.embossedName === 'string') card.embossedName = withoutCardNumber('embossedName', body.embossedName) || null;
   return card;
 }
 
@@ -156,9 +188,14 @@ export const RESPONSE_TRANSFORM_TABLE: Readonly<Record<ResponseTransformName, Re
       return cardDetails(answer, context.storedCard);
     },
   },
-  // CVV and PAN are ciphertexts under the partner's securityKey: forwarded untouched, never logged.
-  cvv: simple((answer) => ({ cvv: stringOf(objectOf(answer, 'answer'), 'cvv') })),
-  'card-number': simple((answer) => ({ cardNumber: stringOf(objectOf(answer, 'answer'), 'cardNumber') })),
+  // CVV and PAN are ciphertexts under the partner's securityKey: forwarded untouched, never logged,
+  // and refused unless they look like one (a plaintext reveal would hand the partner the secret).
+  cvv: { needsStoredCard: false, needsSecurityKey: true, apply: (answer, context) => ({ cvv: ciphertextOf(objectOf(answer, 'answer'), 'cvv', context) }) },
+  'card-number': {
+    needsStoredCard: false,
+    needsSecurityKey: true,
+    apply: (answer, context) => ({ cardNumber: ciphertextOf(objectOf(answer, 'answer'), 'cardNumber', context) }),
+  },
   limits: simple((answer) => arrayOf(answer, 'answer').map(cardLimit)),
   limit: simple(cardLimit),
   'limit-available': simple((answer) => ({ available: numberOf(objectOf(answer, 'answer'), 'available') })),

@@ -16,13 +16,17 @@ export interface AccountsClient {
   findByOnboardingId(ctx: CallContext, onboardingId: string): Promise<UpstreamAccount | undefined>;
 }
 
+/** Members of an account the gateway never reads, so never checked for card data (docs/cards.md). */
+const UNREAD = ['individual'] as const;
+
 /** Builds the accounts client on the shared HTTP client of that upstream. */
 export function createAccountsClient(http: UpstreamHttpClient): AccountsClient {
   return {
     createAccount: async (ctx, body) => http.request<CreatedAccount>(ctx, { method: 'POST', path: '/accounts', body }),
-    getAccount: async (ctx, accountId) => http.request<UpstreamAccount>(ctx, { method: 'GET', path: upstreamPath`/accounts/${accountId}` }),
+    // `individual` echoes the partner's own input (documents, tax number): never read by the gateway.
+    getAccount: async (ctx, accountId) => http.request<UpstreamAccount>(ctx, { method: 'GET', path: upstreamPath`/accounts/${accountId}`, unread: UNREAD }),
     async findByOnboardingId(ctx, onboardingId) {
-      const list = await http.request<AccountList>(ctx, { method: 'GET', path: '/accounts', query: { onboardingId } });
+      const list = await http.request<AccountList>(ctx, { method: 'GET', path: '/accounts', query: { onboardingId }, unread: UNREAD });
       // The contract promises `{ data: [] }`; anything else is an unusable answer, not "no account".
       if (!Array.isArray(list?.data)) throw mapUpstreamFailure('accounts', { kind: 'malformed' });
       return list.data[0];

@@ -1,4 +1,5 @@
 import { GatewayError, type ErrorCode } from '../errors';
+import { containsCardNumber } from './card-data';
 import type { UpstreamName } from './types';
 
 /**
@@ -10,8 +11,11 @@ export type UpstreamFailure =
   | { kind: 'timeout' }
   /** The connection failed or broke: ECONNREFUSED, ECONNRESET, socket hang up, EPIPE, ENOTFOUND... */
   | { kind: 'connection'; code?: string }
-  /** A 2xx whose body is not JSON (or is truncated). */
-  | { kind: 'malformed' }
+  /**
+   * A 2xx whose body is not JSON (or is truncated); with `cardData`, a JSON answer carrying card
+   * data where none belongs (a full PAN as `cardMask`, a plaintext reveal; docs/cards.md).
+   */
+  | { kind: 'malformed'; cardData?: boolean }
   /** A non-2xx answer; `errorCode` from the upstream's error body, `retryAfter` its `Retry-After` header. */
   | { kind: 'status'; status: number; errorCode?: string; retryAfter?: string };
 
@@ -27,6 +31,19 @@ export const UPSTREAM_TITLES: Readonly<Record<UpstreamName, string>> = {
  * that put free text (or card data) into `errorCode` must not reach the problem document.
  */
 const ERROR_CODE_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+/** 13 digits in a row: no contract code has them; a card number (Luhn-valid or not) does. */
+const LONG_NUMBER = /[0-9]{13}/;
+
+/**
+ * The upstream's `errorCode` as partners may see it (`upstreamCode` and the detail), or undefined:
+ * contract-shaped, and holding neither a card number nor any run of 13 digits.
+ */
+export function echoableErrorCode(errorCode: string | undefined): string | undefined {
+  if (errorCode === undefined || !ERROR_CODE_PATTERN.test(errorCode)) return undefined;
+  if (LONG_NUMBER.test(errorCode) || containsCardNumber(errorCode)) return undefined;
+  return errorCode;
+}
 
 /** Node's error codes (`ECONNREFUSED`, `UND_ERR_SOCKET`); anything else is left out of the detail. */
 const CONNECTION_CODE_PATTERN = /^[A-Z][A-Z0-9_]{0,40}$/;
@@ -71,7 +88,7 @@ function errorFor(
  * | status 400, 422, any other 4xx | 422 `upstream_rejected` |
  *
  * Every error carries the problem extension members `upstream` and, when the upstream answered
- * a well-formed `errorCode`, `upstreamCode`. The `detail` names the system and that code, never
+ * a well-formed `errorCode` without card data ({@link echoableErrorCode}), `upstreamCode`. The `detail` names the system and that code, never
  * the upstream's message text or body.
  *
  * An upstream 503 is transient by definition, so its 502 carries `Retry-After`: the upstream's
@@ -92,10 +109,11 @@ export function mapUpstreamFailure(upstream: UpstreamName, failure: UpstreamFail
       return errorFor('upstream_error', upstream, `${system} could not be reached${code}`, undefined, { cause });
     }
     case 'malformed':
+      if (failure.cardData) return errorFor('upstream_error', upstream, `${system} answered card data where none is allowed`, undefined, { cause });
       return errorFor('upstream_error', upstream, `${system} answered with a malformed body`, undefined, { cause });
     case 'status': {
       const { status } = failure;
-      const upstreamCode = failure.errorCode !== undefined && ERROR_CODE_PATTERN.test(failure.errorCode) ? failure.errorCode : undefined;
+      const upstreamCode = echoableErrorCode(failure.errorCode);
       const reason = upstreamCode ?? `HTTP ${status}`;
       if (status >= 500 || status < 400) {
         const headers = status === 503 ? { 'Retry-After': retryAfterOf(failure.retryAfter) } : undefined;

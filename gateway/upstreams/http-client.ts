@@ -3,6 +3,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logging/logger';
 import { recordUpstreamCall } from '../metrics';
+import { cardDataIn } from './card-data';
 import { mapUpstreamFailure, type UpstreamFailure } from './failures';
 import type { CallContext, UpstreamName } from './types';
 
@@ -18,6 +19,11 @@ export interface UpstreamRequest {
   query?: Record<string, string | number | undefined>;
   /** Sent as JSON (`content-type: application/json`); `undefined` = no body. */
   body?: unknown;
+  /**
+   * Members of the answer (at any depth) the caller never reads, left out of the card-data check
+   * ({@link cardDataIn}); the caller must not read them.
+   */
+  unread?: readonly string[];
 }
 
 /** Options of {@link UpstreamHttpClient}. */
@@ -169,7 +175,7 @@ export class UpstreamHttpClient {
         }
       }
       status = answer.status;
-      return this.interpret<T>(answer);
+      return this.interpret<T>(answer, request.unread);
     } catch (err) {
       if (!(err instanceof ExchangeFailure)) throw err;
       failure = err.failure;
@@ -200,16 +206,22 @@ export class UpstreamHttpClient {
     this.agent.destroy();
   }
 
-  private interpret<T>(answer: RawAnswer): T {
+  private interpret<T>(answer: RawAnswer, unread?: readonly string[]): T {
     const { status, body } = answer;
     if (status >= 200 && status < 300) {
       if (status === 204) return undefined as T;
+      let parsed: unknown;
       try {
-        return JSON.parse(body.toString('utf8')) as T;
+        parsed = JSON.parse(body.toString('utf8'));
       } catch {
         // No cause: a JSON.parse message quotes the body, which may hold card data.
         throw new ExchangeFailure({ kind: 'malformed' }, false);
       }
+      // A PAN where none belongs (a full cardMask, a number in a name) is never handed to a
+      // handler, so it can neither be answered nor stored. The cause names the member only.
+      const cardData = cardDataIn(parsed, unread);
+      if (cardData !== undefined) throw new ExchangeFailure({ kind: 'malformed', cardData: true }, false, { cause: new Error(`upstream answer refused: ${cardData}`) });
+      return parsed as T;
     }
     throw new ExchangeFailure(
       { kind: 'status', status, errorCode: upstreamErrorCode(body), retryAfter: headerValue(answer.headers['retry-after']) },

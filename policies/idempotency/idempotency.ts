@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { IdempotencyStore } from '../../gateway/idempotency/idempotency-store';
+import { IdempotencyStore, type StoredResponse } from '../../gateway/idempotency/idempotency-store';
+import { SCHEMAS } from '../../gateway/schemas';
 import { services } from '../../gateway/services';
+import { assertValid, bodyAjv } from '../../gateway/validation/ajv';
 import type { IdempotencyParams } from './schema';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -49,6 +51,54 @@ function recordBeforeSending(res: Response, record: (status: number, body: unkno
   };
 }
 
+/** The hash a request is recognised by: its route (method and path), path parameters and body. */
+function requestHash(route: string, params: unknown, body: unknown): string {
+  return crypto.createHash('sha256').update(canonical({ route, params, body })).digest('hex');
+}
+
+/** Answers a stored response again, marked `Idempotent-Replayed: true`. */
+function replay(res: Response, response: StoredResponse): void {
+  res.set('Idempotent-Replayed', 'true');
+  res
+    .status(response.status)
+    .type(response.status >= 400 ? 'application/problem+json' : 'application/json')
+    .send(JSON.stringify(response.body));
+}
+
+/**
+ * The replay-only step (`replayOnly: true`), placed before ownership on routes whose resource
+ * moves: a replace or re-issue retires the cardKey of its path, so a retry of it would meet 404
+ * `not_found` at the ownership step. This step answers the stored first response when, and only
+ * when, the same partner (from the verified token) completed the same route with the same key and
+ * the same request (body compared as the route's validate step will have it). Anything else
+ * (no key, a malformed one, another partner, another body, still running, nothing stored) goes
+ * on unchanged to ownership, validation and the ordinary idempotency step.
+ */
+function replayOnly(params: IdempotencyParams): RequestHandler {
+  const store = new IdempotencyStore(services().db);
+  const bodySchema = params.body ? bodyAjv.getSchema(SCHEMAS[params.body].$id) ?? bodyAjv.compile(SCHEMAS[params.body]) : undefined;
+  return function idempotencyReplay(req, res, next) {
+    const header = req.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    const partnerId = req.partner?._id;
+    if (key === undefined || !KEY.test(key) || partnerId === undefined) return next();
+    let body: unknown = req.body ?? {};
+    if (bodySchema) {
+      try {
+        body = assertValid(bodySchema, structuredClone(body), 'body');
+      } catch {
+        // Invalid: it cannot be a repeat of a completed request; the validate step answers it.
+        return next();
+      }
+    }
+    const route = `${req.method} ${req.baseUrl}${req.path}`;
+    store.completedResponse(partnerId, key, route, requestHash(route, req.params, body)).then(
+      (stored) => (stored ? replay(res, stored) : next()),
+      (err: unknown) => next(err)
+    );
+  };
+}
+
 /**
  * The idempotency policy (after validation, before the handler). Without the header the request
  * runs as usual. With it: the first request runs and its final response is stored; the same key
@@ -58,6 +108,7 @@ function recordBeforeSending(res: Response, record: (status: number, body: unkno
  * partner can retry with it.
  */
 export function idempotency(params: IdempotencyParams): RequestHandler {
+  if (params.replayOnly) return replayOnly(params);
   const store = new IdempotencyStore(services().db);
   const ttlHours = params.ttlHours ?? 24;
   return function idempotencyCheck(req, res, next) {
@@ -72,7 +123,7 @@ export function idempotency(params: IdempotencyParams): RequestHandler {
     }
     const partnerId = req.partner!._id;
     const route = `${req.method} ${req.baseUrl}${req.path}`;
-    const hash = crypto.createHash('sha256').update(canonical({ route, params: req.params, body: req.body })).digest('hex');
+    const hash = requestHash(route, req.params, req.body);
     store.claim(partnerId, key, route, hash, ttlHours).then(
       (claim) => {
         switch (claim.outcome) {
@@ -83,11 +134,7 @@ export function idempotency(params: IdempotencyParams): RequestHandler {
               headers: { 'Retry-After': '1' },
             }));
           case 'replay':
-            res.set('Idempotent-Replayed', 'true');
-            res
-              .status(claim.response.status)
-              .type(claim.response.status >= 400 ? 'application/problem+json' : 'application/json')
-              .send(JSON.stringify(claim.response.body));
+            replay(res, claim.response);
             return;
           case 'claimed': {
             recordBeforeSending(

@@ -11,6 +11,7 @@ import { RESPONSE_TRANSFORM_TABLE, UnusableAnswerError, type TransformContext } 
 import { compilePath, selectQuery, upstreamHeaders, upstreamPayload } from '../../gateway/proxy/upstream-request';
 import { recordUpstreamCall } from '../../gateway/metrics';
 import { services } from '../../gateway/services';
+import { rsaModulusBytes } from '../../gateway/upstreams/card-data';
 import { mapUpstreamFailure, type UpstreamFailure } from '../../gateway/upstreams/failures';
 import type { ProxyParams } from './schema';
 
@@ -175,6 +176,10 @@ export function upstreamProxy(params: ProxyParams): RequestHandler {
       throw mapUpstreamFailure(upstream, { kind: 'malformed' });
     }
     const context: TransformContext = {};
+    if (transform.needsSecurityKey) {
+      const securityKey = (req.query as Record<string, unknown>).securityKey;
+      context.revealKeyBytes = typeof securityKey === 'string' ? rsaModulusBytes(securityKey) : undefined;
+    }
     if (transform.needsStoredCard) {
       const rows = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1`, [req.params.id]);
       if (rows.rows.length === 0) throw new GatewayError('not_found', 'No card has this id');
@@ -184,7 +189,7 @@ export function upstreamProxy(params: ProxyParams): RequestHandler {
     try {
       result = transform.apply(parsed, context);
     } catch (err) {
-      if (err instanceof UnusableAnswerError) throw mapUpstreamFailure(upstream, { kind: 'malformed' }, { cause: err });
+      if (err instanceof UnusableAnswerError) throw mapUpstreamFailure(upstream, { kind: 'malformed', cardData: err.cardData }, { cause: err });
       throw err;
     }
     if (audit) {

@@ -15,6 +15,9 @@ import { openServices, type InProcessServices } from '../../support/in-process';
 import { refusedUrl, startFakeUpstream, type FakeUpstream } from './fake-upstream';
 
 /** Upstream error text that must never reach a partner (it may carry card data). */
+/** Stand-in RSA-2048 OAEP ciphertexts: base64 of 256 bytes (the reveal transforms check the size). */
+const CIPHERTEXT_CVV = Buffer.alloc(256, 0x5c).toString('base64');
+const CIPHERTEXT_PAN = Buffer.alloc(256, 0x3e).toString('base64');
 const UPSTREAM_SECRET = 'issuer-internal 5355701234567890 cvv=987';
 
 interface Mounted {
@@ -142,12 +145,12 @@ describe('upstream-proxy policy in-process (loopback upstream, real PostgreSQL)'
 
     it('forwards only the listed query parameters, URL-encoded (a base64 key keeps + / =), and encodes path parameters', async function () {
       const securityKey = 'MIIBIjANBgkq+hkiG9w0BAQEFAAOC/AQ8AMIIBCgKCAQEA==';
-      upstream.behave = () => ({ kind: 'json', body: { cvv: 'Y2lwaGVy' } });
+      upstream.behave = () => ({ kind: 'json', body: { cvv: CIPHERTEXT_CVV } });
       const m = await mount({ upstream: 'issuer', path: '/cards/{id}/cvv', query: ['expDate', 'securityKey'], response: 'cvv' });
       const query = new URLSearchParams({ expDate: '12/2030', securityKey, debug: 'true', callback: 'http://evil.example' });
       const response = await call(m, `/probe/${encodeURIComponent('a b/..')}?${query}`);
       expect(response.status).to.equal(200);
-      expect(response.body).to.deep.equal({ cvv: 'Y2lwaGVy' });
+      expect(response.body).to.deep.equal({ cvv: CIPHERTEXT_CVV });
       const seen = new URL(upstream.seen[0].url, 'http://x');
       expect(seen.pathname).to.equal('/cards/a%20b%2F../cvv');
       expect([...seen.searchParams.keys()]).to.deep.equal(['expDate', 'securityKey']);
@@ -398,24 +401,24 @@ describe('upstream-proxy policy in-process (loopback upstream, real PostgreSQL)'
     });
 
     it('audit: writes the entry (no secret in it) before answering', async function () {
-      upstream.behave = () => ({ kind: 'json', body: { cardNumber: 'Y2lwaGVydGV4dA==' } });
+      upstream.behave = () => ({ kind: 'json', body: { cardNumber: CIPHERTEXT_PAN } });
       const m = await mount({ upstream: 'issuer', path: '/cards/{id}/pan', query: ['expDate', 'securityKey'], response: 'card-number', audit: 'card.pan.read' }, '/probe/:id', 'get', [owner()]);
       const response = await call(m, '/probe/CKAUDIT1?expDate=12/2030&securityKey=abc', { headers: { 'x-request-id': 'audit-pan-1' } });
       expect(response.status).to.equal(200);
-      expect(response.body).to.deep.equal({ cardNumber: 'Y2lwaGVydGV4dA==' });
+      expect(response.body).to.deep.equal({ cardNumber: CIPHERTEXT_PAN });
       const rows = await services.db.query('SELECT * FROM audit_log WHERE request_id = $1', ['audit-pan-1']);
       expect(rows.rows).to.have.length(1);
       expect(rows.rows[0]).to.include({ partner_id: partnerId, individual_id: individualId, operation: 'card.pan.read', target_type: 'card', target_id: 'CKAUDIT1', outcome: 'success' });
-      expect(JSON.stringify(rows.rows[0])).to.not.include('Y2lwaGVy').and.not.include('abc');
+      expect(JSON.stringify(rows.rows[0])).to.not.include(CIPHERTEXT_PAN.slice(0, 24)).and.not.include('abc');
     });
 
     it('audit: a failed audit write fails the answer (the secret is not revealed)', async function () {
-      upstream.behave = () => ({ kind: 'json', body: { cvv: 'c2VjcmV0LWN2dg==' } });
+      upstream.behave = () => ({ kind: 'json', body: { cvv: CIPHERTEXT_CVV } });
       // An owner whose partner does not exist: the audit insert violates its foreign key.
       const m = await mount({ upstream: 'issuer', path: '/cards/{id}/cvv', response: 'cvv', audit: 'card.cvv.read' }, '/probe/:id', 'get', [owner(() => newObjectId())]);
       const response = await call(m, '/probe/CKAUDIT2');
       expect(response.status).to.equal(500);
-      expect(response.text).to.not.include('c2VjcmV0LWN2dg');
+      expect(response.text).to.not.include(CIPHERTEXT_CVV.slice(0, 24));
     });
 
     it('audit: a failed read is audited as a failure, with the reason and no secret', async function () {

@@ -4,6 +4,8 @@ import { applyTransform, RESPONSE_TRANSFORM_TABLE, UnusableAnswerError } from '.
 import { RESPONSE_TRANSFORMS, type ResponseTransformName } from '../../../policies/proxy/schema';
 
 const PAN = '5355700000001234';
+/** A stand-in RSA-2048 OAEP ciphertext: base64 of 256 bytes (the reveal transforms check the size). */
+const CIPHERTEXT = Buffer.alloc(256, 0xa7).toString('base64');
 const LIMIT = { name: 'dailyPurchase', value: 2000, currency: 'EUR', used: 120.5, available: 1879.5 };
 const METHOD = { id: 'de-dp-standard', type: 'postal', carrier: 'Deutsche Post', name: 'Standard letter', estimatedDays: 3, fee: 1.5, currency: 'EUR' };
 
@@ -54,10 +56,19 @@ const cases: Case[] = [
   { description: 'non-string overlay fields are ignored', transform: 'card-details', answer: { statusCode: '00', cardMask: 5, expDate: null }, expected: STORED },
   { description: 'a card without a status code', transform: 'card-details', answer: { cardKey: 'CK1' }, unusable: true },
   { description: 'a card with an unknown status code', transform: 'card-details', answer: { statusCode: 'XX' }, unusable: true },
+  { description: 'a card whose cardMask is a full PAN', transform: 'card-details', answer: { statusCode: '00', cardMask: '5355709999999994' }, unusable: true },
+  { description: 'a card whose emboss name holds a grouped PAN', transform: 'card-details', answer: { statusCode: '00', embossedName: '5355 7099 9999 9994' }, unusable: true },
+  { description: 'card-status: a cardKey holding digits by chance passes', transform: 'card-status', answer: { cardKey: 'CK5355709999999994', statusCode: '00' }, expected: { cardKey: 'CK5355709999999994', status: 'ACTIVE', statusCode: '00' } },
+  { description: 'card-status: a cardKey that is a PAN', transform: 'card-status', answer: { cardKey: '5355709999999994', statusCode: '00' }, unusable: true },
+  { description: 'limit: a currency holding a PAN', transform: 'limit', answer: { ...LIMIT, currency: 'PAN_5355709999999994' }, unusable: true },
+  { description: 'limit: a 16-digit Luhn-valid value', transform: 'limit', answer: { ...LIMIT, value: 5355709999999994 }, unusable: true },
   // cvv / card-number
-  { description: 'cvv ciphertext only', transform: 'cvv', answer: { cvv: 'QUJD', cardNumber: 'x' }, expected: { cvv: 'QUJD' } },
+  { description: 'cvv ciphertext only', transform: 'cvv', answer: { cvv: CIPHERTEXT, cardNumber: 'x' }, expected: { cvv: CIPHERTEXT } },
+  { description: 'cvv in plaintext', transform: 'cvv', answer: { cvv: '123' }, unusable: true },
+  { description: 'cvv: base64 of 16 bytes', transform: 'cvv', answer: { cvv: 'QUJDREVGR0hJSktMTU5PUA==' }, unusable: true },
   { description: 'cvv not a string', transform: 'cvv', answer: { cvv: 123 }, unusable: true },
-  { description: 'cardNumber ciphertext only', transform: 'card-number', answer: { cardNumber: 'QUJD', cvv: 'y' }, expected: { cardNumber: 'QUJD' } },
+  { description: 'cardNumber ciphertext only', transform: 'card-number', answer: { cardNumber: CIPHERTEXT, cvv: 'y' }, expected: { cardNumber: CIPHERTEXT } },
+  { description: 'cardNumber in plaintext', transform: 'card-number', answer: { cardNumber: '5355709999999994' }, unusable: true },
   { description: 'cardNumber missing', transform: 'card-number', answer: {}, unusable: true },
   // limits (2.5)
   { description: 'limits: documented fields of each', transform: 'limits', answer: [{ ...LIMIT, secret: 1 }, LIMIT], expected: [LIMIT, LIMIT] },
@@ -127,7 +138,7 @@ describe('upstream-proxy: response transforms (table)', function () {
 
   it('does not change the stored card it is given', function () {
     const stored = { ...STORED };
-    applyTransform('card-details', { statusCode: 'S2', cardMask: 'x' }, { storedCard: stored });
+    applyTransform('card-details', { statusCode: 'S2', cardMask: '5355 70** **** 9999' }, { storedCard: stored });
     expect(stored).to.deep.equal(STORED);
   });
 });

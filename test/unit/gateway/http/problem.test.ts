@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ERROR_CATALOG, GatewayError } from '../../../../gateway/errors';
-import { toGatewayError } from '../../../../gateway/http/problem';
+import { sendProblem, toGatewayError } from '../../../../gateway/http/problem';
 
 describe('unit: http/problem toGatewayError', function () {
   const table: { description: string; error: unknown; code: string; status: number }[] = [
@@ -34,5 +34,39 @@ describe('unit: http/problem toGatewayError', function () {
       expect(entry.status, code).to.be.within(400, 599);
       expect(entry.title, code).to.be.a('string').and.not.equal('');
     }
+  });
+});
+
+describe('unit: http/problem sendProblem never writes a card number', function () {
+  it('replaces a detail, drops an extension member and rewrites invalidParams holding one', function () {
+    let written = '';
+    const headers: Record<string, string> = {};
+    const res: any = {
+      set(h: Record<string, string> | string, v?: string) {
+        if (typeof h === 'string') headers[h] = v!;
+        else Object.assign(headers, h);
+        return res;
+      },
+      status() {
+        return res;
+      },
+      type() {
+        return res;
+      },
+      send(body: string) {
+        written = body;
+        return res;
+      },
+    };
+    const error = new GatewayError('upstream_rejected', 'card 5355 7099 9999 9994 refused', {
+      extensions: { upstream: 'issuer', upstreamCode: 'PAN_5355709999999994' },
+      invalidParams: [{ name: 'x5355709999999994', reason: 'is 5355709999999994' }],
+    });
+    sendProblem(res, 'req-1', error);
+    const body = JSON.parse(written);
+    expect(written.replace(/[ -]/g, '')).to.not.include('5355709999999994');
+    expect(body).to.include({ detail: 'Upstream refused the request', upstream: 'issuer', code: 'upstream_rejected' });
+    expect(body).to.not.have.property('upstreamCode');
+    expect(body.invalidParams).to.deep.equal([{ name: '(a field name holding a card number)', reason: 'is invalid' }]);
   });
 });

@@ -25,6 +25,11 @@ const cases: Case[] = [
   { upstream: 'accounts', failure: { kind: 'status', status: 500, errorCode: 'ACCOUNT_CREATION_FAILED' }, status: 502, code: 'upstream_error', detail: 'The account-creation service failed (ACCOUNT_CREATION_FAILED)', upstreamCode: 'ACCOUNT_CREATION_FAILED' },
   { upstream: 'issuer', failure: { kind: 'status', status: 500, errorCode: 'OPERATION_NOT_SUPPORTED' }, status: 502, code: 'upstream_error', detail: 'The card issuer platform failed (OPERATION_NOT_SUPPORTED)', upstreamCode: 'OPERATION_NOT_SUPPORTED' },
   { upstream: 'issuer', failure: { kind: 'status', status: 502 }, status: 502, code: 'upstream_error', detail: 'The card issuer platform failed (HTTP 502)' },
+  // A card number (or any 13-digit run) in errorCode is never echoed: no upstreamCode, the detail names the HTTP status.
+  { upstream: 'issuer', failure: { kind: 'status', status: 422, errorCode: 'PAN_5355709999999995' }, status: 422, code: 'upstream_rejected', detail: 'The card issuer platform refused the request (HTTP 422)' },
+  { upstream: 'issuer', failure: { kind: 'status', status: 500, errorCode: 'PAN_5355709999999994' }, status: 502, code: 'upstream_error', detail: 'The card issuer platform failed (HTTP 500)' },
+  { upstream: 'processing', failure: { kind: 'status', status: 404, errorCode: 'X4111111111111' }, status: 404, code: 'not_found', detail: 'The card processing system does not know the resource (HTTP 404)' },
+  { upstream: 'issuer', failure: { kind: 'malformed', cardData: true }, status: 502, code: 'upstream_error', detail: 'The card issuer platform answered card data where none is allowed' },
   { upstream: 'issuer', failure: { kind: 'status', status: 504, errorCode: 'SANDBOX_TIMEOUT' }, status: 502, code: 'upstream_error', detail: 'The card issuer platform failed (SANDBOX_TIMEOUT)', upstreamCode: 'SANDBOX_TIMEOUT' },
   { upstream: 'accounts', failure: { kind: 'status', status: 503, errorCode: 'SERVICE_UNAVAILABLE' }, status: 502, code: 'upstream_error', detail: 'The account-creation service is unavailable (SERVICE_UNAVAILABLE)', upstreamCode: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } },
   { upstream: 'accounts', failure: { kind: 'status', status: 503, retryAfter: '30' }, status: 502, code: 'upstream_error', detail: 'The account-creation service is unavailable (HTTP 503)', headers: { 'Retry-After': '30' } },

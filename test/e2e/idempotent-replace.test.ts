@@ -1,0 +1,89 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { Client } from 'pg';
+import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { registerPartner, type TestPartner } from '../support/partners';
+import { runDatabaseUrl } from '../support/test-database';
+
+/**
+ * Replace and re-issue retried with the same Idempotency-Key (issue 11, item 12): the first answer
+ * retires the cardKey of the path, so the retry used to meet the ownership step's 404. The retry
+ * now replays the first answer, once, for the partner that made it only.
+ */
+describe('e2e: replace and re-issue retried with the same Idempotency-Key replay the first answer', function () {
+  this.timeout(60_000);
+  let gateway: GatewayProcess;
+  let acme: TestPartner;
+  let globex: TestPartner;
+  let issuerUrl: string;
+  let db: Client;
+  let ada: any;
+
+  before(async function () {
+    gateway = await startGatewayProcess();
+    issuerUrl = sandboxUrls(gateway).issuer;
+    acme = await registerPartner(gateway, 'acme-replay');
+    globex = await registerPartner(gateway, 'globex-replay');
+    db = new Client({ connectionString: runDatabaseUrl() });
+    await db.connect();
+    ada = (await api(gateway, acme, 'POST', '/individual/accounts', { body: individualBody() })).body;
+  });
+
+  after(async function () {
+    await db?.end();
+    await gateway?.stop();
+  });
+
+  const issue = async (type: 'virtual' | 'physical') => {
+    const created = await api(gateway, acme, 'POST', `/individual/accounts/${ada._id}/cards/${type}`, { body: cardBody(ada.clientID) });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    return created.body;
+  };
+  const issuerCalls = async (path: string) => (await sandboxControl(issuerUrl, 'GET', `/__sandbox/requests?method=POST&path=${encodeURIComponent(path)}`)).length;
+  const cardRows = async () => (await db.query('SELECT card_key, status_code FROM cards WHERE partner_id = $1 ORDER BY card_key', [acme.id])).rows;
+
+  // After the first answer: a replaced card's old key is gone (404); a re-issued one is kept, closed.
+  for (const operation of [
+    { name: 'replace', type: 'physical' as const, status: 200, otherBody: { status: 404, code: 'not_found' }, noKey: { status: 404, code: 'not_found' } },
+    { name: 'reissue', type: 'virtual' as const, status: 201, otherBody: { status: 409, code: 'idempotency_key_reused' }, noKey: { status: 409, code: 'invalid_transition' } },
+  ]) {
+    it(`${operation.name} with key K → ${operation.status} and a new cardKey; the retry with K replays the same answer without a second issuer ${operation.name}`, async function () {
+      const card = await issue(operation.type);
+      const key = `retry-${crypto.randomUUID()}`;
+      const path = `/cards/${card.cardKey}/${operation.name}`;
+      const body = { expDate: card.expDate, reason: 'damaged' };
+      const first = await api(gateway, acme, 'POST', path, { body, headers: { 'idempotency-key': key } });
+      expect(first.status, JSON.stringify(first.body)).to.equal(operation.status);
+      expect(first.body.cardKey).to.be.a('string').and.not.equal(card.cardKey);
+      const rowsAfterFirst = await cardRows();
+
+      const retry = await api(gateway, acme, 'POST', path, { body, headers: { 'idempotency-key': key } });
+      expect(retry.status, JSON.stringify(retry.body)).to.equal(operation.status);
+      expect(retry.body).to.deep.equal(first.body);
+      expect(retry.headers.get('idempotent-replayed')).to.equal('true');
+      expect(await issuerCalls(`/cards/${card.cardKey}/${operation.name}`), `issuer ${operation.name} calls`).to.equal(1);
+      expect(await cardRows(), 'nothing changed by the retry').to.deep.equal(rowsAfterFirst);
+
+      // Only the same partner, the same key and the same request replay.
+      const other = await api(gateway, globex, 'POST', path, { body, headers: { 'idempotency-key': key } });
+      expect(other.status, 'another partner with the same key').to.be.oneOf([403, 404]);
+      expect(other.headers.get('idempotent-replayed')).to.equal(null);
+      expect(JSON.stringify(other.body)).to.not.include(first.body.cardKey);
+      const otherBody = await api(gateway, acme, 'POST', path, { body: { ...body, reason: 'lost in the post' }, headers: { 'idempotency-key': key } });
+      expect(otherBody.headers.get('idempotent-replayed'), 'another body with the same key').to.equal(null);
+      expect(otherBody.body).to.include(operation.otherBody);
+      const noKey = await api(gateway, acme, 'POST', path, { body });
+      expect(noKey.body, 'without the key the operation runs again on the old cardKey').to.include(operation.noKey);
+      expect(await issuerCalls(`/cards/${card.cardKey}/${operation.name}`)).to.equal(1);
+    });
+  }
+
+  it('a key that has not completed a request is not replayed early: the first replace with it runs normally', async function () {
+    const card = await issue('physical');
+    const key = `fresh-${crypto.randomUUID()}`;
+    const response = await api(gateway, acme, 'POST', `/cards/${card.cardKey}/replace`, { body: { expDate: card.expDate }, headers: { 'idempotency-key': key } });
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('idempotent-replayed')).to.equal(null);
+  });
+});
