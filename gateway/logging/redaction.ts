@@ -43,13 +43,53 @@ export function isRedactedKey(key: string): boolean {
   return redactedKeySet.has(key.toLowerCase());
 }
 
-// A compact JWS/JWT anywhere in a string: header.payload.signature, base64url, header starting "eyJ".
-const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
+// A compact JWS/JWT lies inside a run of base64url characters and dots: header.payload.signature,
+// the header starting "eyJ". The scan takes maximal runs only and looks for the token inside each
+// run in code (redactJwtsInRun), so it is linear. A pattern that starts at "eyJ" and must then find
+// a dot (the former `eyJ[A-Za-z0-9_-]{5,}\.…`) is quadratic: on "eyJeyJeyJ…" without a dot every
+// "eyJ" reads to the end of the run before it fails (15 KB of it cost 90 to 190 ms).
+const TOKEN_RUN = /[A-Za-z0-9_.-]+/g;
 // A run of 13 to 19 digits (optionally spaced or dashed) that starts like a payment card (major
 // industry identifier 2 to 6: Mastercard 2/5, Amex 3, Visa 4, Discover 6, ...) and passes the
 // Luhn check looks like a PAN. Numbers starting with 1 (epoch milliseconds in request ids, say)
-// are left alone: one in ten would pass Luhn by chance.
+// are left alone: one in ten would pass Luhn by chance. Each try reads at most 37 characters.
 const PAN_PATTERN = /\b[2-6](?:[ -]?\d){12,18}\b/g;
+const PAN_SEPARATORS = /[ -]/g;
+
+/** The most characters of a URL that a log line keeps; longer ones end in {@link URL_TRUNCATED}. */
+export const MAX_LOGGED_URL_LENGTH = 2048;
+/** Appended to a logged URL that was cut at {@link MAX_LOGGED_URL_LENGTH} characters. */
+export const URL_TRUNCATED = '…[truncated]';
+
+/**
+ * Redacts the JWTs in one run of base64url characters and dots, as the pattern
+ * `eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*` would, in one pass: a JWT starts at the
+ * first "eyJ" of a dot-separated segment that has at least 5 characters after it, is followed by a
+ * payload segment of at least 5 characters and a (possibly empty) signature segment.
+ */
+function redactJwtsInRun(run: string): string {
+  if (!run.includes('eyJ')) return run;
+  const segments = run.split('.');
+  const out: string[] = [];
+  let i = 0;
+  while (i < segments.length) {
+    const segment = segments[i];
+    const at = segment.indexOf('eyJ');
+    if (at !== -1 && segment.length - at >= 8 && i + 2 < segments.length && segments[i + 1].length >= 5) {
+      out.push(`${segment.slice(0, at)}[REDACTED_JWT]`);
+      i += 3;
+    } else {
+      out.push(segment);
+      i += 1;
+    }
+  }
+  return out.join('.');
+}
+
+/** Replaces every JWT-looking token in free text with `[REDACTED_JWT]` (linear in the text's length). */
+export function redactJwts(text: string): string {
+  return text.includes('eyJ') ? text.replace(TOKEN_RUN, redactJwtsInRun) : text;
+}
 
 /** Luhn checksum of a digit string (true when valid). */
 export function luhnValid(digits: string): boolean {
@@ -67,19 +107,31 @@ export function luhnValid(digits: string): boolean {
 
 /** Removes anything that looks like a JWT or a full card number from free text. */
 export function scrubText(text: string): string {
-  return text
-    .replace(JWT_PATTERN, '[REDACTED_JWT]')
-    .replace(PAN_PATTERN, (match) => (luhnValid(match.replace(/[ -]/g, '')) ? '[REDACTED_PAN]' : match));
+  return redactJwts(text).replace(PAN_PATTERN, (match) => (luhnValid(match.replace(PAN_SEPARATORS, '')) ? '[REDACTED_PAN]' : match));
 }
 
 /**
- * Rewrites a URL or path so that the values of redacted query parameters are replaced.
+ * Cuts a (scrubbed) URL to {@link MAX_LOGGED_URL_LENGTH} characters and marks the cut, so that a
+ * hostile 15 KB path costs a log line no more than 2 KB.
+ */
+export function capUrl(url: string): string {
+  if (url.length <= MAX_LOGGED_URL_LENGTH) return url;
+  let end = MAX_LOGGED_URL_LENGTH;
+  const last = url.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1; // never split a surrogate pair
+  return `${url.slice(0, end)}${URL_TRUNCATED}`;
+}
+
+/**
+ * Rewrites a URL or path for a log line: the values of redacted query parameters are replaced,
+ * JWTs and PANs anywhere are scrubbed, and then the result is capped ({@link capUrl}). Scrubbing
+ * runs on the whole URL first, so that a cut can never leave part of a token unscrubbed.
  *
  * @example redactUrl('/cards/X/cvv?expDate=01/2030&securityKey=MIIB') // '/cards/X/cvv?expDate=01/2030&securityKey=[REDACTED]'
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q === -1) return scrubText(url);
+  if (q === -1) return capUrl(scrubText(url));
   const head = url.slice(0, q);
   const query = url
     .slice(q + 1)
@@ -96,7 +148,7 @@ export function redactUrl(url: string): string {
       return isRedactedKey(name) && eq !== -1 ? `${rawName}=${REDACTED}` : pair;
     })
     .join('&');
-  return scrubText(`${head}?${query}`);
+  return capUrl(scrubText(`${head}?${query}`));
 }
 
 const URL_KEYS = new Set(['url', 'path', 'originalurl', 'upstreamurl']);

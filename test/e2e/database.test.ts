@@ -1,6 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
+import { connectAsOtherUser, tcpListeningPorts } from '../support/listeners';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { runDatabaseUrl } from '../support/test-database';
 
@@ -17,8 +20,12 @@ describe('e2e: database availability', function () {
 
     before(async function () {
       const direct = new URL(runDatabaseUrl());
-      proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+      const port = Number(direct.port || 5432);
+      // TEST_DB=embedded: the run's database is a Unix socket (host = its directory), forwarded here over loopback TCP.
+      const host = decodeURIComponent(direct.hostname);
+      proxy = await startTcpProxy(host.startsWith('/') ? { path: path.join(host, `.s.PGSQL.${port}`) } : { host, port });
       const viaProxy = new URL(direct.toString());
+      viaProxy.hostname = '127.0.0.1';
       viaProxy.port = String(proxy.port);
       gateway = await startGatewayProcess({ env: { DATABASE_URL: viaProxy.toString() } });
       partner = await registerPartner(gateway, 'outage');
@@ -77,6 +84,37 @@ describe('e2e: database availability', function () {
       } finally {
         await second.stop();
       }
+    });
+
+    it('opens no TCP port for the database: its socket sits in a directory only the gateway user can enter', async function () {
+      if (process.platform !== 'linux') this.skip(); // listeners are read from /proc
+      const gateway = await startGatewayProcess({ embedded: true, timeoutMs: 60_000 });
+      try {
+        const ready = gateway.logLines().find((l) => l.msg === 'gateway ready') as { port: number; adminPort: number; upstreams: Record<string, string> };
+        const ownPorts = [ready.port, ready.adminPort, ...Object.values(ready.upstreams).map((url) => Number(new URL(url).port))];
+        expect(tcpListeningPorts(gateway.child.pid!), 'the partner and admin listeners and the in-process sandboxes, nothing else').to.deep.equal(
+          [...new Set(ownPorts)].sort((a, b) => a - b)
+        );
+
+        const partner = await registerPartner(gateway, 'embedded-socket');
+        expect((await me(gateway, partner)).status, 'the gateway works on its embedded database').to.equal(200);
+
+        const started = gateway.logLines().find((l) => typeof l.msg === 'string' && l.msg.startsWith('embedded PostgreSQL (PGlite) started'));
+        const socketDir = String(started?.socketDir);
+        const stat = fs.statSync(socketDir);
+        expect(stat.isDirectory()).to.equal(true);
+        expect(stat.mode & 0o777, 'only the owner may enter the socket directory').to.equal(0o700);
+        expect(stat.uid).to.equal(process.getuid!());
+        const socket = { path: path.join(socketDir, '.s.PGSQL.5432') };
+        if (process.getuid!() === 0) {
+          // The probe is live: as the directory's owner it gets a password-less session.
+          expect(await connectAsOtherUser(socket, 0)).to.deep.equal({ outcome: 'authenticated' });
+          expect(await connectAsOtherUser(socket), 'another local user cannot reach the socket').to.deep.equal({ outcome: 'error', code: 'EACCES' });
+        }
+      } finally {
+        await gateway.stop();
+      }
+      expect(fs.existsSync(String(gateway.logLines().find((l) => l.socketDir)?.socketDir)), 'the socket directory is removed on stop').to.equal(false);
     });
   });
 });

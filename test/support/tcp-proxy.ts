@@ -10,11 +10,11 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-/** Forwards 127.0.0.1:<port> to `target`. */
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** Forwards 127.0.0.1:<port> to `target`, a TCP address or a Unix socket path. */
+export async function startTcpProxy(target: { host: string; port: number } | { path: string }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
-    const upstream = net.connect(target.port, target.host);
+    const upstream = net.connect(target);
     sockets.add(client).add(upstream);
     const drop = () => {
       client.destroy();

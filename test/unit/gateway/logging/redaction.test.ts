@@ -1,7 +1,17 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { createLogger } from '../../../../gateway/logging/logger';
-import { luhnValid, redactUrl, redactValue, REDACTED_KEYS, scrubText } from '../../../../gateway/logging/redaction';
+import {
+  luhnValid,
+  MAX_LOGGED_URL_LENGTH,
+  redactJwts,
+  redactUrl,
+  redactValue,
+  REDACTED_KEYS,
+  scrubText,
+  URL_TRUNCATED,
+} from '../../../../gateway/logging/redaction';
 
 describe('unit: logging/redaction', function () {
   it('declares every secret the product handles, authorization first', function () {
@@ -33,6 +43,51 @@ describe('unit: logging/redaction', function () {
     expect(scrubText('amex 378282246310005, mc 5555-5555-5555-4444')).to.equal('amex [REDACTED_PAN], mc [REDACTED_PAN]');
     expect(luhnValid('4111111111111111')).to.equal(true);
     expect(luhnValid('4111111111111112')).to.equal(false);
+  });
+
+  it('finds JWTs wherever the former pattern did: inside a run, between dots, several in a row', function () {
+    const jwt = 'eyJhbGciOiJFUzUxMiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+    const cases: [string, string][] = [
+      [`/api/partner/${jwt}/x`, '/api/partner/[REDACTED_JWT]/x'],
+      [`Bearer ${jwt}`, 'Bearer [REDACTED_JWT]'],
+      [`abc${jwt}`, 'abc[REDACTED_JWT]'],
+      [`pre.${jwt}.more`, 'pre.[REDACTED_JWT].more'],
+      [`${jwt}.${jwt}`, '[REDACTED_JWT].[REDACTED_JWT]'],
+      ['eyJhbGciOiJFUzUxMiJ9.eyJzdWIiOiJ4In0.', '[REDACTED_JWT]'],
+      ['eyJab.eyJabcdef.ghijk.x', 'eyJab.[REDACTED_JWT]'],
+      ['eyJabcde.abcd.xyz', 'eyJabcde.abcd.xyz'],
+      ['eyJabcde.abcde', 'eyJabcde.abcde'],
+      ['eyJ'.repeat(20), 'eyJ'.repeat(20)],
+    ];
+    for (const [text, expected] of cases) expect(redactJwts(text), text).to.equal(expected);
+  });
+
+  it('redacts exactly what the former JWT pattern redacted, on any text', function () {
+    // The pattern the scanner replaces (quadratic on "eyJeyJ…", see docs/logging.md), as the reference.
+    const former = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
+    const pieces = fc.constantFrom('eyJ', 'e', 'y', 'J', 'a', 'Z9', '_', '-', '.', '..', ' ', '/', '?', '=', 'é', 'abcde');
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 40 }), (parts) => {
+        const text = parts.join('');
+        expect(redactJwts(text)).to.equal(text.replace(former, '[REDACTED_JWT]'));
+      }),
+      { numRuns: 3000, seed: 11 }
+    );
+  });
+
+  it('caps a logged URL at 2 KB and marks the cut; a 15 KB "eyJeyJ…" path is logged capped', function () {
+    const hostile = `/api/partner/${'eyJ'.repeat(5000)}`;
+    const logged = redactUrl(hostile);
+    expect(MAX_LOGGED_URL_LENGTH).to.equal(2048);
+    expect(logged).to.equal(`${hostile.slice(0, 2048)}${URL_TRUNCATED}`);
+    expect(logged.endsWith('…[truncated]')).to.equal(true);
+    const exactly = `/x/${'a'.repeat(2045)}`;
+    expect(redactUrl(exactly), 'a URL of exactly 2048 characters is kept whole').to.equal(exactly);
+    // Scrubbed before it is cut: a token across the 2 KB mark leaves nothing of itself behind.
+    const jwt = 'eyJhbGciOiJFUzUxMiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+    const across = `/p/${'a'.repeat(2030)}/${jwt}?securityKey=MIIB`;
+    expect(redactUrl(across)).to.equal(`/p/${'a'.repeat(2030)}/[REDACTED_JWT]`.slice(0, 2048) + URL_TRUNCATED);
+    expect(redactValue({ url: hostile })).to.deep.equal({ url: logged });
   });
 
   it('redacts listed keys at any depth, case-insensitively, and scrubs URL fields', function () {
