@@ -83,6 +83,7 @@ export function listenForPartnerChanges(
     client = next;
     delayMs = minDelay;
     handlers.onConnected();
+    log.info({ channel: PARTNER_CHANGED_CHANNEL }, 'partner change feed listening');
     heartbeat = setInterval(() => {
       let answered = false;
       const deadline = setTimeout(() => {
