@@ -120,7 +120,7 @@ export async function startGateway(settings: Settings, log: Logger, options: { a
     const ownership = new OwnershipCache({ ttlMs: Math.max(1, settings.ownershipCacheTtlMs), negativeTtlMs: Math.min(5000, Math.max(1, settings.ownershipCacheTtlMs)) });
     const outbox = new OutboxDeliverer(db, clients, log);
     const tokenCache = new VerifiedTokenCache();
-    const authFailures = new FailedAuthLimiter(failedAuthLimitsFrom(process.env));
+    const authFailures = new FailedAuthLimiter(failedAuthLimitsFrom(settings));
     // A change made through this process's admin API: dropped here, then in every cluster worker
     // (through the primary) before the admin call answers, then on other instances through NOTIFY.
     onClusterBroadcast(TOKEN_EVICTION_TOPIC, (partnerId) => {

@@ -2,9 +2,9 @@ import { LRUCache } from 'lru-cache';
 
 /** Limits on failed token verifications (docs/authentication.md, "Throttling failed authentication"). */
 export interface FailedAuthLimits {
-  /** Failed verifications allowed per client address and window (`AUTH_FAILURES_PER_ADDRESS_PER_MINUTE`, default 60). */
+  /** Failed verifications allowed per client address and window (`AUTH_FAILURES_PER_ADDRESS_PER_MINUTE`). */
   perAddress: number;
-  /** Failed verifications allowed per claimed partner (`sub`) and window (`AUTH_FAILURES_PER_PARTNER_PER_MINUTE`, default 30). */
+  /** Failed verifications allowed per claimed partner (`sub`) and window (`AUTH_FAILURES_PER_PARTNER_PER_MINUTE`). */
   perPartner: number;
   /** Length of the window in ms (60 s). */
   windowMs: number;
@@ -17,26 +17,9 @@ export interface FailedAuthLimits {
 
 export const DEFAULT_FAILED_AUTH_LIMITS: FailedAuthLimits = { perAddress: 60, perPartner: 30, windowMs: 60_000, trustedAddressMs: 600_000 };
 
-const MAX_LIMIT = 1_000_000_000;
-
-function limitFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT) throw new Error(`${name} must be an integer from 1 to ${MAX_LIMIT}, got "${raw}"`);
-  return value;
-}
-
-/**
- * The limits from `AUTH_FAILURES_PER_ADDRESS_PER_MINUTE` and `AUTH_FAILURES_PER_PARTNER_PER_MINUTE`;
- * throws with the variable's name on a bad value (the gateway then refuses to start).
- */
-export function failedAuthLimitsFrom(env: NodeJS.ProcessEnv = process.env): FailedAuthLimits {
-  return {
-    ...DEFAULT_FAILED_AUTH_LIMITS,
-    perAddress: limitFrom(env, 'AUTH_FAILURES_PER_ADDRESS_PER_MINUTE', DEFAULT_FAILED_AUTH_LIMITS.perAddress),
-    perPartner: limitFrom(env, 'AUTH_FAILURES_PER_PARTNER_PER_MINUTE', DEFAULT_FAILED_AUTH_LIMITS.perPartner),
-  };
+/** The limits from the settings (`AUTH_FAILURES_PER_ADDRESS_PER_MINUTE`, `AUTH_FAILURES_PER_PARTNER_PER_MINUTE`). */
+export function failedAuthLimitsFrom(settings: { authFailuresPerAddressPerMinute: number; authFailuresPerPartnerPerMinute: number }): FailedAuthLimits {
+  return { ...DEFAULT_FAILED_AUTH_LIMITS, perAddress: settings.authFailuresPerAddressPerMinute, perPartner: settings.authFailuresPerPartnerPerMinute };
 }
 
 /** Why a verification is not attempted: which count is over its limit, and for how long. */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { DEFAULT_FAILED_AUTH_LIMITS, FailedAuthLimiter, failedAuthLimitsFrom } from '../../../../gateway/auth/failed-auth-limiter';
+import { readSettings } from '../../../../gateway/settings';
 
 describe('unit: auth/failed-auth-limiter', function () {
   const now = 1_800_000_000_000;
@@ -42,10 +43,11 @@ describe('unit: auth/failed-auth-limiter', function () {
   });
 
   it('reads AUTH_FAILURES_PER_ADDRESS_PER_MINUTE and AUTH_FAILURES_PER_PARTNER_PER_MINUTE, refusing bad values', function () {
-    expect(failedAuthLimitsFrom({})).to.deep.equal(DEFAULT_FAILED_AUTH_LIMITS);
+    expect(failedAuthLimitsFrom(readSettings({}))).to.deep.equal(DEFAULT_FAILED_AUTH_LIMITS);
     expect(DEFAULT_FAILED_AUTH_LIMITS).to.include({ perAddress: 60, perPartner: 30, windowMs: 60_000 });
-    expect(failedAuthLimitsFrom({ AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: '100', AUTH_FAILURES_PER_PARTNER_PER_MINUTE: '7' })).to.include({ perAddress: 100, perPartner: 7 });
-    expect(() => failedAuthLimitsFrom({ AUTH_FAILURES_PER_PARTNER_PER_MINUTE: '0' })).to.throw(/AUTH_FAILURES_PER_PARTNER_PER_MINUTE must be an integer/);
-    expect(() => failedAuthLimitsFrom({ AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: 'many' })).to.throw(/AUTH_FAILURES_PER_ADDRESS_PER_MINUTE/);
+    expect(failedAuthLimitsFrom(readSettings({ AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: '100', AUTH_FAILURES_PER_PARTNER_PER_MINUTE: '7' }))).to.include({ perAddress: 100, perPartner: 7 });
+    expect(() => readSettings({ AUTH_FAILURES_PER_PARTNER_PER_MINUTE: '0' })).to.throw(/AUTH_FAILURES_PER_PARTNER_PER_MINUTE must be an integer/);
+    expect(() => readSettings({ AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: 'many' })).to.throw(/AUTH_FAILURES_PER_ADDRESS_PER_MINUTE/);
   });
+
 });
