@@ -1,7 +1,8 @@
+import cluster from 'node:cluster';
 import type { Application } from 'express';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
-import { broadcast, onClusterBroadcast, type WorkerAnswer } from './cluster-broadcast';
+import { broadcast, clusterBroadcastAvailable, onClusterBroadcast, type WorkerAnswer } from './cluster-broadcast';
 import type { ConfigReloader, ConfigStatus, ReloadOutcome } from './config-reloader';
 
 /** The cluster broadcast topic of `POST /admin/config/reload`. */
@@ -94,13 +95,19 @@ export function aggregateReload(answers: readonly WorkerAnswer[]): ClusterReload
  * Registers this process's reloader as the handler of {@link CONFIG_RELOAD_TOPIC}.
  */
 export function configAdminRoutes(reloader: ConfigReloader, log: Logger): (app: Application) => void {
-  onClusterBroadcast(CONFIG_RELOAD_TOPIC, async () => summarise(await reloader.reload('admin')));
+  const reloadHere = async () => summarise(await reloader.reload('admin'));
+  onClusterBroadcast(CONFIG_RELOAD_TOPIC, reloadHere);
+  // Outside a cluster, this process's own reloader (not whichever registered the topic last).
+  const reloadEverywhere = async (): Promise<WorkerAnswer[]> =>
+    clusterBroadcastAvailable()
+      ? broadcast(CONFIG_RELOAD_TOPIC, null, { timeoutMs: CONFIG_RELOAD_TIMEOUT_MS })
+      : [{ worker: cluster.worker?.id ?? 0, pid: process.pid, ok: true, value: await reloadHere() }];
   return (app) => {
     app.get('/admin/config', (_req, res) => {
       res.json(reloader.status());
     });
     app.post('/admin/config/reload', (req, res, next) => {
-      broadcast(CONFIG_RELOAD_TOPIC, null, { timeoutMs: CONFIG_RELOAD_TIMEOUT_MS })
+      reloadEverywhere()
         .then((answers) => {
           const outcome = aggregateReload(answers);
           log.info(
