@@ -36,9 +36,9 @@ export const ERROR_CATALOG = {
   token_expired: { status: 401, title: 'Token expired' },
   token_not_yet_valid: { status: 401, title: 'Token not yet valid' },
   lifetime_too_long: { status: 401, title: 'Token lifetime too long' },
-  unknown_partner: { status: 401, title: 'Unknown partner' },
+  // One code for "no such partner" and "issuer does not match": telling them apart would reveal which partner ids exist.
+  unknown_partner: { status: 401, title: 'Unknown partner or issuer' },
   partner_disabled: { status: 401, title: 'Partner disabled' },
-  issuer_mismatch: { status: 401, title: 'Issuer does not match the partner' },
   key_unknown: { status: 401, title: 'No active key matches the token' },
   key_revoked: { status: 401, title: 'Signing key revoked' },
   signature_invalid: { status: 401, title: 'Signature invalid' },
@@ -65,6 +65,9 @@ export const ERROR_CATALOG = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
+/** The value of an RFC 9457 extension member: a scalar, or a list of plain objects (e.g. per-worker outcomes). */
+export type ProblemExtension = string | number | boolean | readonly Record<string, string | number | boolean | null>[];
+
 /** Base URI of problem `type`s. */
 export const PROBLEM_TYPE_BASE = 'https://partner-gateway.dev/problems/';
 
@@ -82,7 +85,7 @@ export class GatewayError extends Error {
   /** Extra response headers (e.g. `WWW-Authenticate`, `Retry-After`). */
   readonly headers?: Record<string, string>;
   /** RFC 9457 extension members added to the problem (e.g. `upstream`, `upstreamCode`). */
-  readonly extensions?: Record<string, string | number | boolean>;
+  readonly extensions?: Record<string, ProblemExtension>;
 
   constructor(
     code: ErrorCode,
@@ -90,7 +93,7 @@ export class GatewayError extends Error {
     options: {
       invalidParams?: InvalidParam[];
       headers?: Record<string, string>;
-      extensions?: Record<string, string | number | boolean>;
+      extensions?: Record<string, ProblemExtension>;
       cause?: unknown;
     } = {}
   ) {

@@ -3,6 +3,7 @@ import { resolveAdminToken } from './admin/admin-token';
 import { ConfigRefusedError } from './boot/config-guards';
 import { createLogger, initLogger, type Logger } from './logging/logger';
 import { serveClusterMetrics } from './metrics';
+import { serveClusterBroadcast } from './runtime/cluster-broadcast';
 import { readSettings, type Settings } from './settings';
 import { startGateway, type RunningGateway } from './start';
 
@@ -103,6 +104,8 @@ async function runPrimary(settings: Settings, log: Logger): Promise<void> {
   };
   // /admin/metrics answered by any worker adds up every worker's metrics.
   serveClusterMetrics();
+  // A revocation and a config reload reach every worker before the admin call answers.
+  serveClusterBroadcast();
   for (let i = 0; i < settings.workers; i++) fork();
 
   stopOnSignal(log, async () => {

@@ -1,3 +1,4 @@
+import type { FailedAuthLimiter } from './auth/failed-auth-limiter';
 import type { VerifiedTokenCache } from './auth/verified-token-cache';
 import type { Database } from './db/database';
 import type { OutboxDeliverer } from './outbox/outbox';
@@ -35,6 +36,8 @@ export interface GatewayServices {
   outbox: OutboxDeliverer;
   /** Tokens already verified, until their exp. */
   tokenCache: VerifiedTokenCache;
+  /** Failed token verifications per client address and claimed partner (429 over the limits). */
+  authFailures: FailedAuthLimiter;
 }
 
 let current: GatewayServices | undefined;

@@ -44,6 +44,10 @@ export interface Settings {
   redisKeyPrefix: string;
   /** Whether gateway.config.yml is watched and hot-reloaded (`CONFIG_WATCH`, default true). */
   configWatch: boolean;
+  /** Failed token verifications a minute per client address before 429 (`AUTH_FAILURES_PER_ADDRESS_PER_MINUTE`, default 60). */
+  authFailuresPerAddressPerMinute: number;
+  /** Failed token verifications a minute per claimed partner before 429 (`AUTH_FAILURES_PER_PARTNER_PER_MINUTE`, default 30). */
+  authFailuresPerPartnerPerMinute: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -139,5 +143,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: redisUrlFrom(env, 'REDIS_URL'),
     redisKeyPrefix: redisKeyPrefixFrom(env, 'REDIS_KEY_PREFIX'),
     configWatch: booleanFrom(env, 'CONFIG_WATCH', true),
+    authFailuresPerAddressPerMinute: intFrom(env, 'AUTH_FAILURES_PER_ADDRESS_PER_MINUTE', 60, 1, 1_000_000_000),
+    authFailuresPerPartnerPerMinute: intFrom(env, 'AUTH_FAILURES_PER_PARTNER_PER_MINUTE', 30, 1, 1_000_000_000),
   };
 }

@@ -11,6 +11,9 @@ import type { Logger } from './logging/logger';
 import { IndividualStore } from './individuals/individual-store';
 import { startReconciler } from './individuals/reconciler';
 import { VerifiedTokenCache } from './auth/verified-token-cache';
+import { FailedAuthLimiter, failedAuthLimitsFrom } from './auth/failed-auth-limiter';
+import { evictEverywhere, TOKEN_EVICTION_TOPIC } from './auth/cluster-eviction';
+import { onClusterBroadcast } from './runtime/cluster-broadcast';
 import { OutboxDeliverer } from './outbox/outbox';
 import { destroyProxyAgents } from './proxy/agents';
 import { listenForPartnerChanges } from './partners/change-feed';
@@ -117,13 +120,31 @@ export async function startGateway(settings: Settings, log: Logger, options: { a
     const ownership = new OwnershipCache({ ttlMs: Math.max(1, settings.ownershipCacheTtlMs), negativeTtlMs: Math.min(5000, Math.max(1, settings.ownershipCacheTtlMs)) });
     const outbox = new OutboxDeliverer(db, clients, log);
     const tokenCache = new VerifiedTokenCache();
-    partners.onChange((partnerId) => tokenCache.evictPartner(partnerId));
+    const authFailures = new FailedAuthLimiter(failedAuthLimitsFrom(settings));
+    // A change made through this process's admin API: dropped here, then in every cluster worker
+    // (through the primary) before the admin call answers, then on other instances through NOTIFY.
+    onClusterBroadcast(TOKEN_EVICTION_TOPIC, (partnerId) => {
+      if (typeof partnerId === 'string') tokenCache.evictPartner(partnerId);
+    });
+    partners.onChange((partnerId) => evictEverywhere(tokenCache, partnerId, log));
     if (!embedded) {
-      // Other instances (and cluster workers) announce their partner changes through NOTIFY.
-      const feed = listenForPartnerChanges(databaseUrl, { onChange: (id) => tokenCache.evictPartner(id), onMissed: () => tokenCache.clear() }, log);
+      // Other instances announce their partner changes through NOTIFY. While the feed is down, cached
+      // verifications are trusted for FEED_DOWN_TRUST_MS after their database read only.
+      const feed = listenForPartnerChanges(
+        databaseUrl,
+        {
+          onChange: (id) => tokenCache.evictPartner(id),
+          onConnected: () => {
+            tokenCache.clear();
+            tokenCache.feedUp();
+          },
+          onDisconnected: () => tokenCache.feedDown(),
+        },
+        log
+      );
       cleanups.push(() => feed.stop());
     }
-    setServices({ settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache });
+    setServices({ settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache, authFailures });
     trackGatewayState({ db, ownership, tokenCache });
     // Built by the hot-reload code path from one read of the file: the hash reported by
     // GET /admin/config is that of the bytes that serve.

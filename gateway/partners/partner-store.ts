@@ -95,18 +95,22 @@ const PARTNER_COLUMNS = 'id, name, issuer, status, processing_enabled, created_a
  */
 export class PartnerStore {
   private readonly keyObjects = new Map<string, KeyObject>();
-  private readonly listeners: ((partnerId: string) => void)[] = [];
+  private readonly listeners: ((partnerId: string) => void | Promise<void>)[] = [];
 
   constructor(private readonly db: Database) {}
 
-  /** Calls `listener(partnerId)` after every change of a partner's keys or settings in this process. */
-  onChange(listener: (partnerId: string) => void): void {
+  /**
+   * Calls `listener(partnerId)` after every change of a partner (created, keys or settings changed)
+   * in this process; the change's method resolves only once every listener has (e.g. once every
+   * cluster worker dropped the partner's cached tokens).
+   */
+  onChange(listener: (partnerId: string) => void | Promise<void>): void {
     this.listeners.push(listener);
   }
 
   /** Announces a change: to this process's listeners and, through NOTIFY, to every other instance. */
   private async changed(partnerId: string): Promise<void> {
-    for (const listener of this.listeners) listener(partnerId);
+    for (const listener of this.listeners) await listener(partnerId);
     await this.db.query("SELECT pg_notify('partner_changed', $1)", [partnerId]);
   }
 
@@ -115,7 +119,7 @@ export class PartnerStore {
     const key = parsePartnerPublicKey(input.publicKey);
     const kid = input.kid ?? (await keyThumbprint(key));
     const id = newObjectId();
-    return this.db.transaction(async (tx) => {
+    const created = await this.db.transaction(async (tx) => {
       const partner = await tx.query<PartnerRow>(
         `INSERT INTO partners (id, name, issuer) VALUES ($1, $2, $3) RETURNING ${PARTNER_COLUMNS}`,
         [id, input.name, input.issuer]
@@ -127,6 +131,9 @@ export class PartnerStore {
       );
       return { ...toPartner(partner.rows[0]), keys: keyRow.rows.map(toKey) };
     });
+    // Drops a remembered "no such partner" of this id everywhere.
+    await this.changed(id);
+    return created;
   }
 
   async list(): Promise<(Partner & { keys: PartnerKey[] })[]> {

@@ -4,7 +4,9 @@ import { GatewayError, type ErrorCode } from '../../gateway/errors';
 import { isObjectId } from '../../gateway/ids';
 import { services } from '../../gateway/services';
 import type { PartnerStore } from '../../gateway/partners/partner-store';
-import type { VerifiedTokenCache } from '../../gateway/auth/verified-token-cache';
+import type { CacheSnapshot, VerifiedTokenCache } from '../../gateway/auth/verified-token-cache';
+import type { FailedAuthLimiter } from '../../gateway/auth/failed-auth-limiter';
+import type { Logger } from '../../gateway/logging/logger';
 import type { Es512JwtParams } from './schema';
 
 /** Header parameters that would let a token bring its own key: never trusted, always refused. */
@@ -37,16 +39,33 @@ import type { VerifiedToken } from '../../gateway/auth/verified-token-cache';
 export type { VerifiedToken };
 
 /**
+ * One public answer for "no partner has this sub" and "the partner's issuer is not iss": telling
+ * them apart would tell a prober which partner ids exist. The precise reason is logged only.
+ */
+const UNKNOWN_PARTNER_DETAIL = '"sub" and "iss" do not name a registered partner';
+
+/** What the policy adds to a verification: the caller's address, the failed-auth limiter, the log. */
+export interface VerificationContext {
+  /** The client address (TCP peer) the failed-auth limits count by. */
+  address?: string;
+  limiter?: FailedAuthLimiter;
+  log?: Logger;
+  requestId?: string;
+}
+
+/**
  * Checks a bearer token and returns the partner it authenticates, or throws a 401 GatewayError
- * whose code says why. Cheap checks (shape, algorithm, claims, times) run before the partner
- * lookup and the ~1 ms ES512 signature verification.
+ * whose code says why (429 when too many verifications failed lately, see {@link FailedAuthLimiter}).
+ * Cheap checks (shape, algorithm, claims, times) run before the partner lookup and the ~1 ms
+ * ES512 signature verification.
  */
 export async function verifyPartnerToken(
   authorization: string | undefined,
   partners: PartnerStore,
   params: Es512JwtParams,
   nowSeconds = Math.floor(Date.now() / 1000),
-  cache?: VerifiedTokenCache
+  cache?: VerifiedTokenCache,
+  context: VerificationContext = {}
 ): Promise<VerifiedToken> {
   if (authorization === undefined || authorization === '') {
     throw refuse('token_missing', 'Send Authorization: Bearer <token>');
@@ -58,12 +77,19 @@ export async function verifyPartnerToken(
   // changed since: nothing to re-check.
   const known = cache?.get(token, nowSeconds * 1000);
   if (known) return known;
-  const verified = await verifyFully(token, partners, params, nowSeconds);
-  cache?.set(token, verified, nowSeconds * 1000);
-  return verified;
+  const verified = await verifyFully(token, partners, params, nowSeconds, cache, context);
+  cache?.set(token, verified.token, nowSeconds * 1000, verified.since);
+  return verified.token;
 }
 
-async function verifyFully(token: string, partners: PartnerStore, params: Es512JwtParams, nowSeconds: number): Promise<VerifiedToken> {
+async function verifyFully(
+  token: string,
+  partners: PartnerStore,
+  params: Es512JwtParams,
+  nowSeconds: number,
+  cache: VerifiedTokenCache | undefined,
+  context: VerificationContext
+): Promise<{ token: VerifiedToken; since?: CacheSnapshot }> {
   if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) {
     throw refuse('token_malformed', 'The token is not a compact JWS (header.payload.signature)');
   }
@@ -100,11 +126,60 @@ async function verifyFully(token: string, partners: PartnerStore, params: Es512J
     throw refuse('lifetime_too_long', `exp - iat is ${exp - iat} s; at most ${params.maxLifetimeSeconds} s is accepted`);
   }
 
-  if (!isObjectId(sub)) throw refuse('unknown_partner', '"sub" is not a registered partner id');
+  const unknownPartner = (reason: 'sub_not_an_id' | 'no_such_partner' | 'issuer_mismatch') => {
+    context.log?.info({ requestId: context.requestId, claimedPartner: isObjectId(sub) ? sub : undefined, reason }, 'partner token refused: unknown partner or issuer');
+    return refuse('unknown_partner', UNKNOWN_PARTNER_DETAIL);
+  };
+  if (!isObjectId(sub)) throw unknownPartner('sub_not_an_id');
+
+  // Too many failed verifications from this address or naming this partner: answered before the
+  // partner lookup and the signature check, which are what a flood of forged tokens costs.
+  const { limiter, address = 'unknown', log } = context;
+  const throttled = limiter?.check(address, sub);
+  if (throttled) {
+    throw new GatewayError(
+      'rate_limited',
+      `Too many failed authentications ${throttled.scope === 'address' ? 'from this address' : 'naming this partner'}; retry in ${throttled.retryAfterSeconds} s`,
+      { headers: { 'Retry-After': String(throttled.retryAfterSeconds) } }
+    );
+  }
+  try {
+    const verified = await checkAgainstPartner(token, partners, header, { iss, sub, iat, exp }, cache, unknownPartner);
+    limiter?.succeeded(address, sub);
+    return verified;
+  } catch (err) {
+    if (limiter && err instanceof GatewayError && err.status === 401) {
+      for (const scope of limiter.failed(address, sub)) {
+        log?.warn({ requestId: context.requestId, scope, claimedPartner: sub, limit: scope === 'address' ? limiter.limits.perAddress : limiter.limits.perPartner, windowMs: limiter.limits.windowMs }, 'failed authentications reached their limit: further attempts are answered 429 until the window ends');
+      }
+    }
+    throw err;
+  }
+}
+
+/** The part of a verification that reads the partner: its status, issuer, keys, and the signature. */
+async function checkAgainstPartner(
+  token: string,
+  partners: PartnerStore,
+  header: Record<string, unknown>,
+  claims: VerifiedToken['claims'],
+  cache: VerifiedTokenCache | undefined,
+  unknownPartner: (reason: 'no_such_partner' | 'issuer_mismatch') => GatewayError
+): Promise<{ token: VerifiedToken; since?: CacheSnapshot }> {
+  const { iss, sub } = claims;
+  if (cache?.isUnknown(sub)) throw unknownPartner('no_such_partner');
+  // Taken BEFORE the credentials are read: if the partner changes (a key revoked, the partner
+  // disabled) while this verification runs, its result is not cached.
+  const since = cache?.snapshot(sub);
   const credentials = await partners.credentials(sub);
-  if (!credentials) throw refuse('unknown_partner', '"sub" is not a registered partner id');
+  if (!credentials) {
+    if (since) cache?.setUnknown(since);
+    throw unknownPartner('no_such_partner');
+  }
+  // The issuer before the status: with a guessed id and a wrong issuer, a disabled partner looks
+  // like no partner at all.
+  if (credentials.partner.issuer !== iss) throw unknownPartner('issuer_mismatch');
   if (credentials.partner.status !== 'active') throw refuse('partner_disabled', 'The partner is disabled');
-  if (credentials.partner.issuer !== iss) throw refuse('issuer_mismatch', '"iss" is not the issuer registered for this partner');
 
   if (typeof header.kid === 'string' && credentials.revokedKids.has(header.kid)) {
     throw refuse('key_revoked', 'The key this token names (kid) has been revoked');
@@ -116,11 +191,7 @@ async function verifyFully(token: string, partners: PartnerStore, params: Es512J
   for (const candidate of candidates) {
     try {
       await compactVerify(token, candidate.key, { algorithms: ['ES512'] });
-      return {
-        partner: credentials.partner,
-        kid: candidate.kid,
-        claims: { iss, sub, iat, exp },
-      };
+      return { token: { partner: credentials.partner, kid: candidate.kid, claims }, since };
     } catch (err) {
       if (!(err instanceof joseErrors.JWSSignatureVerificationFailed) && !(err instanceof joseErrors.JOSEError)) throw err;
     }
@@ -138,10 +209,11 @@ export function es512Jwt(params: Es512JwtParams): RequestHandler {
     maxLifetimeSeconds: params.maxLifetimeSeconds ?? 300,
     cacheVerifiedTokens: params.cacheVerifiedTokens ?? true,
   };
-  const { partners, tokenCache } = services();
+  const { partners, tokenCache, authFailures, log } = services();
   const cache = settings.cacheVerifiedTokens ? tokenCache : undefined;
   return function es512JwtPolicy(req, _res, next) {
-    verifyPartnerToken(req.headers.authorization, partners, settings, Math.floor(Date.now() / 1000), cache).then(
+    const context: VerificationContext = { address: req.socket.remoteAddress ?? 'unknown', limiter: authFailures, log, requestId: req.requestId };
+    verifyPartnerToken(req.headers.authorization, partners, settings, Math.floor(Date.now() / 1000), cache, context).then(
       (verified) => {
         req.partner = verified.partner;
         req.auth = { kid: verified.kid, claims: verified.claims };

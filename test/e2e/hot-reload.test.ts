@@ -403,4 +403,57 @@ describe('e2e: hot reload of gateway.config.yml', function () {
       expect(reloaded).to.deep.equal(new Set(seen.keys()));
     });
   });
+
+  describe('cluster (WORKERS=2, CONFIG_WATCH=false): POST /admin/config/reload reaches every worker', function () {
+    let configDir: string;
+    let gateway: GatewayProcess;
+    let partner: TestPartner;
+
+    before(async function () {
+      configDir = configCopy();
+      gateway = await startGatewayProcess({ configDir, env: { WORKERS: '2', CONFIG_WATCH: 'false' }, timeoutMs: 45_000 });
+      partner = await registerPartner(gateway, 'cluster-reload');
+    });
+
+    after(async function () {
+      await gateway?.stop();
+      if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
+    });
+
+    /** The RateLimit-Policy header of GET /api/partner/me on a new connection (so that requests spread over the workers). */
+    function rateLimitPolicyOfMe(token: string): Promise<string> {
+      return new Promise((resolve, reject) => {
+        const req = http.get(`${gateway.baseUrl}/api/partner/me`, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(String(res.headers['ratelimit-policy'])));
+        });
+        req.on('error', reject);
+      });
+    }
+
+    it('answers applied only once every worker applied it, naming each; then every request sees the new pipeline', async function () {
+      const token = await partner.token({ ttlSeconds: 300 });
+      const before = new Set<string>();
+      for (let i = 0; i < 10; i++) before.add(await rateLimitPolicyOfMe(token));
+      expect([...before]).to.deep.equal(['"me";q=600;w=60']);
+
+      const hash = writeConfig(
+        configDir,
+        changedConfig(currentConfig(configDir), (c) => {
+          const step = c.pipelines.me.policies.find((p: Yaml) => p['rate-limit']);
+          step['rate-limit'] = [{ action: { limit: 599, windowSeconds: 60 } }];
+        })
+      );
+      const reloaded = await adminCall(gateway, 'POST', '/admin/config/reload');
+      expect(reloaded.status, JSON.stringify(reloaded.body)).to.equal(200);
+      expect(reloaded.body).to.include({ result: 'applied', hash });
+
+      const after = new Set<string>();
+      for (let i = 0; i < 20; i++) after.add(await rateLimitPolicyOfMe(token));
+      expect([...after], 'every worker serves the new pipeline').to.deep.equal(['"me";q=599;w=60']);
+      expect(reloaded.body.workers?.map((w: { result: string; hash: string }) => `${w.result} ${w.hash}`)).to.deep.equal([`applied ${hash}`, `applied ${hash}`]);
+      expect(new Set(reloaded.body.workers.map((w: { pid: number }) => w.pid)).size).to.equal(2);
+    });
+  });
 });
+

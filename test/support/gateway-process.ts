@@ -30,7 +30,8 @@ export interface GatewayProcess extends Gateway {
 }
 
 /**
- * Rate limits far above what a load test sends (`RATE_LIMIT_*_PER_MINUTE`, docs/rate-limits.md):
+ * Rate limits far above what a load test sends (`RATE_LIMIT_*_PER_MINUTE`, docs/rate-limits.md, and
+ * `AUTH_FAILURES_*_PER_MINUTE`):
  * for the fault, fuzz and soak harnesses, whose hundreds of requests per route and minute would
  * otherwise be answered 429 by the default limits.
  */
@@ -38,6 +39,9 @@ export const HIGH_RATE_LIMITS: Record<string, string> = {
   RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
   RATE_LIMIT_READS_PER_MINUTE: '1000000000',
   RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
+  // The failed-authentication limits (docs/authentication.md): a harness's hostile tokens would otherwise be answered 429.
+  AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: '1000000000',
+  AUTH_FAILURES_PER_PARTNER_PER_MINUTE: '1000000000',
 };
 
 /** Options of a gateway start; `env` is merged over the defaults below. */

@@ -6,6 +6,7 @@ import { migrate } from '../../gateway/db/migrate';
 import { createLogger, type Logger } from '../../gateway/logging/logger';
 import { IndividualStore } from '../../gateway/individuals/individual-store';
 import { VerifiedTokenCache } from '../../gateway/auth/verified-token-cache';
+import { FailedAuthLimiter, type FailedAuthLimits } from '../../gateway/auth/failed-auth-limiter';
 import { OutboxDeliverer } from '../../gateway/outbox/outbox';
 import { OwnershipCache } from '../../gateway/ownership/ownership-cache';
 import { PartnerStore } from '../../gateway/partners/partner-store';
@@ -26,6 +27,7 @@ export interface InProcessServices {
   ownership: OwnershipCache;
   outbox: OutboxDeliverer;
   tokenCache: VerifiedTokenCache;
+  authFailures: FailedAuthLimiter;
   log: Logger;
   close(): Promise<void>;
 }
@@ -33,9 +35,9 @@ export interface InProcessServices {
 /** Opens the run's database, migrates it and publishes the gateway services for in-process policy tests. */
 export async function openServices(
   upstreams = { issuer: 'http://127.0.0.1:9', processing: 'http://127.0.0.1:9', accounts: 'http://127.0.0.1:9' },
-  options: { ownershipTtlMs?: number; timeoutMs?: number } = {}
+  options: { ownershipTtlMs?: number; timeoutMs?: number; authFailureLimits?: FailedAuthLimits; log?: Logger } = {}
 ): Promise<InProcessServices> {
-  const log = createLogger({ level: 'silent' });
+  const log = options.log ?? createLogger({ level: 'silent' });
   const db = new Database(runDatabaseUrl(), { max: 4, log });
   await migrate(db, log);
   const partners = new PartnerStore(db);
@@ -45,7 +47,8 @@ export async function openServices(
   const outbox = new OutboxDeliverer(db, clients, log);
   const tokenCache = new VerifiedTokenCache();
   partners.onChange((partnerId) => tokenCache.evictPartner(partnerId));
-  setServices({ settings: readSettings({}), log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache });
+  const authFailures = new FailedAuthLimiter(options.authFailureLimits);
+  setServices({ settings: readSettings({}), log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache, authFailures });
   return {
     db,
     partners,
@@ -54,6 +57,7 @@ export async function openServices(
     ownership,
     outbox,
     tokenCache,
+    authFailures,
     log,
     close: async () => {
       clients.close();

@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { CompactSign } from 'jose';
 import es512JwtPolicy from '../../../policies/es512-jwt';
 import { makeKeyPair, type PartnerKeyPair } from '../../support/partners';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../../gateway/logging/logger';
 import { openServices, serve, type InProcessServices } from '../../support/in-process';
 
 type Claims = Record<string, unknown>;
@@ -57,8 +59,16 @@ describe('es512-jwt policy: access (table-driven, real PostgreSQL)', function ()
   const es512 = (c: Claims, key: KeyObject = partner.keys.privateKey, header: Record<string, unknown> = {}) =>
     signWith({ alg: 'ES512', ...header }, c, key);
 
+  const logLines: Record<string, unknown>[] = [];
+  const logSink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line.startsWith('{')) logLines.push(JSON.parse(line));
+      done();
+    },
+  });
+
   before(async function () {
-    services = await openServices();
+    services = await openServices(undefined, { log: createLogger({ level: 'info', destination: logSink }) });
     const create = async (name: string) => {
       const keys = makeKeyPair();
       const issuer = `https://${name}-${crypto.randomBytes(3).toString('hex')}.example`;
@@ -162,7 +172,8 @@ describe('es512-jwt policy: access (table-driven, real PostgreSQL)', function ()
     { description: 'lifetime of one hour (max 300 s)', authorization: bearer(() => es512(claims({ exp: now() + 3600 }))), expectedCode: 'lifetime_too_long' },
     { description: 'sub is not an object id', authorization: bearer(() => es512(claims({ sub: 'acme' }))), expectedCode: 'unknown_partner' },
     { description: 'sub of no registered partner', authorization: bearer(() => es512(claims({ sub: 'ffffffffffffffffffffffff' }))), expectedCode: 'unknown_partner' },
-    { description: 'iss does not match the partner', authorization: bearer(() => es512(claims({ iss: 'https://evil.example' }))), expectedCode: 'issuer_mismatch' },
+    // One public code for "no such partner" and "issuer does not match" (the precise reason is logged only).
+    { description: 'iss does not match the partner', authorization: bearer(() => es512(claims({ iss: 'https://evil.example' }))), expectedCode: 'unknown_partner' },
     {
       description: 'signed by another partner\'s key (sub of this partner)',
       authorization: async () => `Bearer ${await es512(claims(), other.keys.privateKey)}`,
@@ -217,7 +228,12 @@ describe('es512-jwt policy: access (table-driven, real PostgreSQL)', function ()
     {
       description: 'hand-made ES512 with a wrong-partner issuer in the right format',
       authorization: bearer(() => rawEs512({}, claims({ iss: other.issuer }), partner.keys.privateKey)),
-      expectedCode: 'issuer_mismatch',
+      expectedCode: 'unknown_partner',
+    },
+    {
+      description: 'disabled partner named with a wrong issuer',
+      authorization: async () => `Bearer ${await es512({ iss: 'https://guess.example', sub: disabled.id, iat: now(), exp: now() + 60 }, attacker.privateKey)}`,
+      expectedCode: 'unknown_partner',
     },
   ];
 
@@ -239,6 +255,29 @@ describe('es512-jwt policy: access (table-driven, real PostgreSQL)', function ()
       expect(handlerExecuted, 'handler must not run').to.equal(before);
     });
   }
+
+  it('answers an unknown partner and a wrong issuer alike (status, code, title, detail, headers); only the log tells them apart', async function () {
+    const unknownSub = 'eeeeeeeeeeeeeeeeeeeeeeee';
+    const unknown = await call(`Bearer ${await es512(claims({ sub: unknownSub }), attacker.privateKey)}`);
+    const mismatch = await call(`Bearer ${await es512(claims({ iss: 'https://guess.example' }), attacker.privateKey)}`);
+    const publicPart = (r: Awaited<ReturnType<typeof call>>) => ({
+      status: r.status,
+      wwwAuthenticate: r.headers.get('www-authenticate'),
+      contentType: r.headers.get('content-type'),
+      body: { ...r.body, requestId: undefined },
+    });
+    expect(publicPart(unknown)).to.deep.equal(publicPart(mismatch));
+    expect(unknown.body).to.include({ status: 401, code: 'unknown_partner', title: 'Unknown partner or issuer' });
+    const reasons = await (async () => {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const found = [unknown, mismatch].map((r) => logLines.find((l) => l.requestId === r.body.requestId && l.msg === 'partner token refused: unknown partner or issuer'));
+        if (found.every(Boolean) || Date.now() > deadline) return found.map((l) => l?.reason);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    expect(reasons).to.deep.equal(['no_such_partner', 'issuer_mismatch']);
+  });
 
   const accepted: { description: string; token: () => Promise<string>; expectedKid: () => string }[] = [
     { description: 'a valid token without kid', token: () => es512(claims()), expectedKid: () => partner.kid },

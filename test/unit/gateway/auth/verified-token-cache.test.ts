@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { VerifiedTokenCache, type VerifiedToken } from '../../../../gateway/auth/verified-token-cache';
+import { FEED_DOWN_TRUST_MS, UNKNOWN_PARTNER_TTL_MS, VerifiedTokenCache, type VerifiedToken } from '../../../../gateway/auth/verified-token-cache';
 
 const verified = (partnerId: string, exp: number): VerifiedToken => ({
   partner: { _id: partnerId, name: 'p', issuer: 'https://p.example', status: 'active', processingEnabled: true, createdAt: '', updatedAt: '' },
@@ -53,4 +53,62 @@ describe('unit: auth/verified-token-cache', function () {
     cache.get('t0', now);
     expect(cache.stats()).to.include({ hits: 1, misses: 1 });
   });
+
+  it('does not store a verification whose partner changed after its snapshot (taken before the credentials read)', function () {
+    const cache = new VerifiedTokenCache();
+    const since = cache.snapshot('a');
+    cache.evictPartner('a'); // a revocation lands while the verification runs
+    cache.set('a1', verified('a', exp), now, since);
+    expect(cache.get('a1', now)).to.equal(undefined);
+    expect(cache.stats().size).to.equal(0);
+    cache.set('a1', verified('a', exp), now, cache.snapshot('a'));
+    expect(cache.get('a1', now)?.partner._id).to.equal('a');
+  });
+
+  it('does not store a verification begun before a clear (missed notifications)', function () {
+    const cache = new VerifiedTokenCache();
+    const since = cache.snapshot('a');
+    cache.clear();
+    cache.set('a1', verified('a', exp), now, since);
+    expect(cache.stats().size).to.equal(0);
+  });
+
+  it('while the change feed is down, trusts an entry for FEED_DOWN_TRUST_MS after its credentials were read, then verifies again', function () {
+    let clock = 5_000;
+    const cache = new VerifiedTokenCache({ clock: () => clock });
+    cache.set('old', verified('a', exp), now, cache.snapshot('a'));
+    clock += 10_000;
+    cache.set('fresh', verified('a', exp), now, cache.snapshot('a'));
+    expect(cache.get('old', now)?.partner._id, 'feed up: trusted until exp').to.equal('a');
+    cache.feedDown();
+    expect(cache.get('old', now), 'read 10 s ago, feed down').to.equal(undefined);
+    expect(cache.get('fresh', now)?.partner._id, 'read just now').to.equal('a');
+    clock += FEED_DOWN_TRUST_MS;
+    expect(cache.get('fresh', now)?.partner._id, 'read exactly FEED_DOWN_TRUST_MS ago').to.equal('a');
+    clock += 1;
+    expect(cache.get('fresh', now)).to.equal(undefined);
+    cache.feedUp();
+    expect(cache.get('old', now)?.partner._id, 'feed up again').to.equal('a');
+  });
+
+  it('remembers unknown partner ids until a change of that id, and not while the feed is down', function () {
+    const cache = new VerifiedTokenCache();
+    cache.setUnknown(cache.snapshot('x'));
+    expect(cache.isUnknown('x')).to.equal(true);
+    expect(cache.isUnknown('y')).to.equal(false);
+    cache.evictPartner('x'); // created meanwhile, here or elsewhere
+    expect(cache.isUnknown('x')).to.equal(false);
+    const since = cache.snapshot('x');
+    cache.evictPartner('x');
+    cache.setUnknown(since);
+    expect(cache.isUnknown('x'), 'created while the look-up ran').to.equal(false);
+    cache.setUnknown(cache.snapshot('x'));
+    cache.feedDown();
+    expect(cache.isUnknown('x')).to.equal(false);
+  });
+
+  it('remembers unknown partner ids briefly (seconds, not minutes)', function () {
+    expect(UNKNOWN_PARTNER_TTL_MS).to.be.within(1000, 60_000);
+  });
 });
+
