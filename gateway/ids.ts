@@ -1,17 +1,17 @@
 import crypto from 'node:crypto';
 
-let counter = crypto.randomInt(0, 0xffffff);
-const processRandom = crypto.randomBytes(5).toString('hex');
+/** Random bytes in each new object id: 64 bits from the CSPRNG (docs/decisions.md, "Object ids"). */
+export const OBJECT_ID_RANDOM_BYTES = 8;
 
 /**
  * A new 24-hex-char object id (the shape partners see as `_id`): 4 bytes of seconds since the
- * epoch, 5 random bytes per process and a 3-byte counter, like a MongoDB ObjectId, so ids sort
- * roughly by creation time.
+ * epoch, then 8 bytes from `crypto.randomBytes` (64 bits, drawn anew for every id). The time prefix
+ * keeps ids roughly in creation order; the random part makes an id unguessable from any other id
+ * (there is no per-process part and no counter to step through).
  */
 export function newObjectId(now = Date.now()): string {
-  counter = (counter + 1) % 0x1000000;
   const seconds = Math.floor(now / 1000).toString(16).padStart(8, '0').slice(-8);
-  return `${seconds}${processRandom}${counter.toString(16).padStart(6, '0')}`;
+  return `${seconds}${crypto.randomBytes(OBJECT_ID_RANDOM_BYTES).toString('hex')}`;
 }
 
 /** A 24-hex-char object id (individuals, partners, tenants). */

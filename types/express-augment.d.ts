@@ -9,7 +9,7 @@ declare global {
       /** Set by the es512-jwt policy once the token is verified. */
       partner?: Partner;
       /** Set by the ownership policy: the checked resource and its owner. */
-      ownership?: { kind: 'individual' | 'card'; id: string; partnerId: string; individualId?: string; tenantId?: string };
+      ownership?: { kind: 'individual' | 'card' | 'client'; id: string; partnerId: string; individualId?: string; tenantId?: string };
       /** Verified claims and key of the request's token. */
       auth?: { kid: string; claims: { iss: string; sub: string; iat: number; exp: number } };
     }

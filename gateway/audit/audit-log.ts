@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database';
 import { pageOfIndividualHistory, type PageRequest } from '../http/pagination';
+import { newObjectId } from '../ids';
 
 /** One audit entry to write. `details` must never hold a secret (no PAN, CVV, PIN, document number). */
 export interface AuditEntry {
@@ -16,6 +17,7 @@ export interface AuditEntry {
 
 /** An audit entry as partners read it (docs/individuals.md). */
 export interface AuditLogItem {
+  /** The entry's public id (24 hex, random: migration 004), never the internal sequence. */
   _id: string;
   operation: string;
   targetType: string;
@@ -29,9 +31,10 @@ export interface AuditLogItem {
 /** Writes an audit entry; call it with the transaction of the change it records. */
 export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<void> {
   await db.query(
-    `INSERT INTO audit_log (partner_id, individual_id, tenant_id, operation, target_type, target_id, request_id, outcome, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)`,
+    `INSERT INTO audit_log (public_id, partner_id, individual_id, tenant_id, operation, target_type, target_id, request_id, outcome, details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb)`,
     [
+      newObjectId(),
       entry.partnerId,
       entry.individualId ?? null,
       entry.tenantId ?? null,
@@ -48,7 +51,7 @@ export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<voi
 /** A page of an individual's audit entries, newest first, and the total. */
 export async function listAuditForIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<{ total: number; items: AuditLogItem[] }> {
   const { total, rows } = await pageOfIndividualHistory<{
-    id: string;
+    public_id: string;
     operation: string;
     target_type: string;
     target_id: string;
@@ -56,11 +59,11 @@ export async function listAuditForIndividual(db: Queryable, individualId: string
     request_id: string | null;
     details: Record<string, unknown>;
     created_at: Date;
-  }>(db, 'audit_log', 'id, operation, target_type, target_id, outcome, request_id, details, created_at', individualId, page);
+  }>(db, 'audit_log', 'public_id, operation, target_type, target_id, outcome, request_id, details, created_at', individualId, page);
   return {
     total,
     items: rows.map((r) => ({
-      _id: String(r.id),
+      _id: r.public_id,
       operation: r.operation,
       targetType: r.target_type,
       targetId: r.target_id,

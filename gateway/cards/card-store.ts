@@ -2,6 +2,7 @@ import type { Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { isMaskedCardNumber } from '../upstreams/card-data';
 import { pageOfIndividualHistory, type PageRequest } from '../http/pagination';
+import { newObjectId } from '../ids';
 import type { CardStatus } from './card-status';
 
 /** The full card object (spec 2.3), plus the locally kept nickname and 3DS phone. */
@@ -181,9 +182,10 @@ export interface StatusHistoryItem {
 /** Records a card status change; call it in the transaction of the change. */
 export async function recordStatusChange(db: Queryable, change: StatusChange): Promise<void> {
   await db.query(
-    `INSERT INTO card_status_history (card_key, partner_id, individual_id, old_status, new_status, old_status_code, new_status_code, operation, reason, request_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    `INSERT INTO card_status_history (public_id, card_key, partner_id, individual_id, old_status, new_status, old_status_code, new_status_code, operation, reason, request_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
+      newObjectId(),
       change.cardKey,
       change.partnerId,
       change.individualId ?? null,
@@ -201,7 +203,7 @@ export async function recordStatusChange(db: Queryable, change: StatusChange): P
 /** A page of the status history of an individual's cards, newest first, and the total. */
 export async function listStatusHistoryOfIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<{ total: number; items: StatusHistoryItem[] }> {
   const { total, rows } = await pageOfIndividualHistory<{
-    id: string;
+    public_id: string;
     card_key: string;
     operation: string;
     old_status: string | null;
@@ -210,11 +212,11 @@ export async function listStatusHistoryOfIndividual(db: Queryable, individualId:
     new_status_code: string;
     reason: string | null;
     created_at: Date;
-  }>(db, 'card_status_history', 'id, card_key, operation, old_status, new_status, old_status_code, new_status_code, reason, created_at', individualId, page);
+  }>(db, 'card_status_history', 'public_id, card_key, operation, old_status, new_status, old_status_code, new_status_code, reason, created_at', individualId, page);
   return {
     total,
     items: rows.map((r) => ({
-      _id: String(r.id),
+      _id: r.public_id,
       cardKey: r.card_key,
       operation: r.operation,
       oldStatus: r.old_status,

@@ -48,6 +48,8 @@ export function createIndividual(): RequestHandler {
     );
     if (!created) throw new GatewayError('internal_error', 'The individual could not be completed; quote the requestId to support');
     ownership.invalidate('individual', onboardingId);
+    // A probe of this clientId before it existed may have left a "not found" entry.
+    ownership.invalidate('client', account.clientId);
     res.status(201).json(created);
   });
 }

@@ -40,6 +40,7 @@ export async function reconcilePendingIndividuals(
           })
         );
         deps.ownership.invalidate('individual', pending.id);
+        deps.ownership.invalidate('client', account.clientId);
         result.completed.push(pending.id);
       } else {
         await deps.individuals.discardPending(pending.id);

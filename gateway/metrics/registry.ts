@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The process's one metrics registry (not prom-client's global one, so that nothing a dependency
@@ -64,6 +64,20 @@ export const configReloads = new Counter({
   registers: [registry],
 });
 
+/** Rate-limit counts kept in this process's memory because Redis could not take them. */
+export const rateLimitFallbackTotal = new Counter({
+  name: 'rate_limit_fallback_total',
+  help: "Requests whose rate-limit count was kept in this process's memory because Redis (REDIS_URL) was down, reconnecting or slower than 250 ms (each process then enforces the limit on its own).",
+  registers: [registry],
+});
+
+/** 1 while this process counts in memory because Redis is unreachable. */
+export const rateLimitFallbackActive = new Gauge({
+  name: 'rate_limit_fallback_active',
+  help: 'Processes counting rate limits in their own memory because Redis (REDIS_URL) is unreachable: 1 per process while it lasts, 0 otherwise (summed over cluster workers).',
+  registers: [registry],
+});
+
 /** The metric names this module exports (documentation and tests). */
 export const METRIC_NAMES = {
   requests: 'http_requests_total',
@@ -72,6 +86,8 @@ export const METRIC_NAMES = {
   upstreamErrors: 'upstream_errors_total',
   jwtRefusals: 'jwt_refusals_total',
   configReloads: 'config_reloads_total',
+  rateLimitFallback: 'rate_limit_fallback_total',
+  rateLimitFallbackActive: 'rate_limit_fallback_active',
   cacheHits: 'cache_hits_total',
   cacheMisses: 'cache_misses_total',
   cacheEntries: 'cache_entries',

@@ -216,7 +216,7 @@ function successOf(route: Route): SuccessAnswer | undefined {
 /** One line for readers and security reviewers: the pipeline's policies and what each is set to. */
 function pipelineLine(route: Route): string {
   const detail = (policy: string): string => {
-    if (policy === 'ownership' && route.ownership) return `ownership (${route.ownership.resource})`;
+    if (policy === 'ownership' && route.ownership) return `ownership (${route.ownership.checks.join(', ')})`;
     if (policy === 'validate') return `validate (${Object.entries(route.validate).map(([where, name]) => `${where}: ${name}`).join(', ')})`;
     if (policy === route.terminal?.policy) {
       const t = route.terminal;
@@ -278,7 +278,7 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
     for (const name of route.pathParams) {
       let schema: Json = { type: 'string' };
       let example: unknown = paramsExample[name];
-      if (route.ownership?.param === name) {
+      if (route.ownership?.in === 'path' && route.ownership.param === name && route.ownership.resource !== 'client') {
         const { example: idExample, ...idSchema } = PATH_IDS[route.ownership.resource];
         schema = idSchema;
         example = idExample;

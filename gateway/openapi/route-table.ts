@@ -49,8 +49,8 @@ export interface Route {
   policies: string[];
   /** es512-jwt parameters when the pipeline authenticates (defaults applied). */
   jwt?: { clockSkewSeconds: number; maxLifetimeSeconds: number };
-  /** The ownership check, when the pipeline has one. */
-  ownership?: { resource: 'individual' | 'card'; param: string };
+  /** The ownership check, when the pipeline has one (`in: body` for an id named in the body). */
+  ownership?: { resource: 'individual' | 'card' | 'client'; param: string; in: 'path' | 'body'; checks: string[] };
   /** Request schemas the validate steps apply. */
   validate: { body?: SchemaName; query?: SchemaName; params?: SchemaName };
   /** How long the pipeline remembers an `Idempotency-Key`, when it honours one. */
@@ -126,7 +126,12 @@ function describePipeline(pipelineName: string, pipeline: Json): Omit<Route, 'na
         };
         break;
       case POLICY_NAMES.ownership:
-        route.ownership = { resource: first.resource, param: first.param ?? 'id' };
+        route.ownership = {
+          resource: first.resource,
+          param: first.param ?? 'id',
+          in: first.in === 'body' ? 'body' : 'path',
+          checks: actions.map((a) => (a.in === 'body' ? `${a.resource} in body.${a.param ?? 'id'}` : String(a.resource))),
+        };
         break;
       case POLICY_NAMES.validate:
         // Several validate steps (or actions) add up.

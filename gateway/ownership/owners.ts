@@ -21,8 +21,22 @@ export async function loadCardOwner(db: Queryable, cardKey: string): Promise<Own
   return { partnerId: row.partner_id, individualId: row.individual_id ?? undefined, tenantId: row.tenant_id ?? undefined };
 }
 
+/**
+ * Loads the owner of an individual by its clientID (the account-creation upstream's id, which the
+ * fee checks name as `clientId`). ClientIDs are unique in that upstream; were one ever stored twice,
+ * the earliest record owns it.
+ */
+export async function loadClientOwner(db: Queryable, clientId: string): Promise<Owner | undefined> {
+  const rows = await db.query<{ id: string; partner_id: string }>(
+    "SELECT id, partner_id FROM individual_onboardings WHERE client_id = $1 AND provisioning = 'complete' ORDER BY created_at, id LIMIT 1",
+    [clientId]
+  );
+  return rows.rowCount ? { partnerId: rows.rows[0].partner_id, individualId: rows.rows[0].id } : undefined;
+}
+
 /** The loader of each kind. */
 export const OWNER_LOADERS: Record<OwnedKind, (db: Queryable, id: string) => Promise<Owner | undefined>> = {
   individual: loadIndividualOwner,
   card: loadCardOwner,
+  client: loadClientOwner,
 };

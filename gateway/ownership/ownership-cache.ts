@@ -7,8 +7,8 @@ export interface Owner {
   tenantId?: string;
 }
 
-/** The kinds of resource whose ownership is checked. */
-export type OwnedKind = 'individual' | 'card';
+/** The kinds of resource whose ownership is checked (`client`: an individual named by its clientID). */
+export type OwnedKind = 'individual' | 'card' | 'client';
 
 /** Bounds of the ownership cache (docs/ownership.md). */
 export interface OwnershipCacheOptions {

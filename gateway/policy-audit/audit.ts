@@ -4,6 +4,7 @@ import {
   BUILTIN_POLICIES,
   CODE_CONDITION,
   hasPathParameter,
+  OWNED_BODY_FIELDS,
   PLUGIN_POLICY_NAMES,
   POLICY,
   PUBLIC_ROUTE_PATHS,
@@ -233,9 +234,18 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
       add('jwt-not-first', where, `${steps.slice(0, jwtIndex).map((s) => s.policy).join(', ')} run before ${POLICY.jwt}: on unauthenticated requests`);
     }
 
-    // Ownership of the resource named in the path.
-    if (paths.some(hasPathParameter) && !runs(steps, POLICY.ownership)) {
+    // Ownership of the resource named in the path (a step checking a body field does not count).
+    if (paths.some(hasPathParameter) && !runs(steps, POLICY.ownership, (p) => p.in !== 'body')) {
       add('ownership-missing', where, `${routeText} names a resource in its path but runs no ${POLICY.ownership} step${describeCondition(steps, POLICY.ownership)}: a partner could reach another partner's resource`);
+    }
+
+    // Ownership of the resources named in the body (OWNED_BODY_FIELDS).
+    const unownedBodyFields = bodySchemasOf(steps).flatMap((schemaName) =>
+      (OWNED_BODY_FIELDS[schemaName] ?? []).filter(({ field, resource }) => !runs(steps, POLICY.ownership, (p) => p.in === 'body' && p.param === field && p.resource === resource))
+    );
+    if (unownedBodyFields.length > 0) {
+      const missing = unownedBodyFields.map(({ field, resource }) => `"${field}" names a ${resource} ({ resource: ${resource}, in: body, param: ${field} })`).join(', ');
+      add('ownership-missing', where, `${routeText} takes a body in which ${missing} but runs no ${POLICY.ownership} step checking it: a partner could name another partner's resource`);
     }
 
     // Validation of what the partner sends: the body, and the query string when the route reads it.
@@ -268,6 +278,11 @@ function methodsOf(entry: Json): string[] {
     .map((m) => m.trim().toUpperCase())
     .filter(Boolean);
   return methods.length > 0 ? methods : ['*'];
+}
+
+/** Body schemas the route's `validate` steps check (`validate: { body: <schema> }`). */
+function bodySchemasOf(steps: Step[]): string[] {
+  return steps.filter((s) => s.policy === POLICY.validate).flatMap((s) => s.actions.map((a) => a.params.body).filter((b): b is string => typeof b === 'string'));
 }
 
 /** A step that reads `req.query`: a proxy forwarding query parameters, or a handler of QUERY_READERS. */

@@ -96,6 +96,18 @@ export const SENSITIVE_PATHS: readonly RegExp[] = [
   /^\/api\/partner\/cards\/:[^/]+$/,
 ];
 
+/**
+ * Body schemas (a `validate` step's `body`) with fields that name a partner's resource, and the
+ * ownership resource of each: a route validating its body with one of them must check every such
+ * field with an `ownership` step `in: body` (issue 11: a fee check named another partner's card).
+ */
+export const OWNED_BODY_FIELDS: Readonly<Record<string, readonly { field: string; resource: string }[]>> = {
+  'fee-check': [
+    { field: 'cardKey', resource: 'card' },
+    { field: 'clientId', resource: 'client' },
+  ],
+};
+
 /** True when a path has a parameter (`:id` in express-gateway syntax, `{id}` in the spec's). */
 export function hasPathParameter(routePath: string): boolean {
   return /(^|\/):[A-Za-z_]/.test(routePath) || /\{[^}/]+\}/.test(routePath);

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
-import { Counter } from 'prom-client';
 import type { Logger } from '../logging/logger';
-import { registry } from '../metrics';
+import { rateLimitFallbackActive, rateLimitFallbackTotal } from '../metrics';
+import { MemoryRateLimitStore } from './memory-store';
 import type { RateLimitHit, RateLimitKey, RateLimitStore } from './store';
 
 /**
@@ -18,17 +18,10 @@ end
 return { count, ttl }
 `;
 
-/** Requests let through because Redis could not count them. */
-const failOpenTotal = new Counter({
-  name: 'rate_limit_fail_open_total',
-  help: 'Requests let through without a rate-limit count because Redis (REDIS_URL) was unreachable or too slow.',
-  registers: [registry],
-});
-
-/** Milliseconds a count may take before the request is let through uncounted. */
+/** Milliseconds a count may take in Redis before the request is counted in memory instead. */
 export const REDIS_COMMAND_TIMEOUT_MS = 250;
-/** A warning is logged at the first fail-open, then at most once per this many ms (with the count since). */
-export const FAIL_OPEN_LOG_INTERVAL_MS = 30_000;
+/** Redis connection errors (ioredis retries) are logged at most once per this many ms. */
+export const CONNECTION_ERROR_LOG_INTERVAL_MS = 30_000;
 
 type RedisWithHit = Redis & { pgwRateLimitHit(key: string, windowMs: number): Promise<[number, number]> };
 
@@ -46,22 +39,29 @@ export function redisTarget(url: string): string {
  * Counts in Redis, shared by every gateway instance and worker using the same `REDIS_URL` and key
  * prefix. Keys: `<prefix>rl:<route>:<partner|client>:<id>`, expiring with their window.
  *
- * Fails open: when Redis is down, reconnecting, or slower than REDIS_COMMAND_TIMEOUT_MS, the
- * request goes through uncounted, `rate_limit_fail_open_total` grows and a warning is logged
- * (throttled). Availability of the partner API wins over strict limits (docs/rate-limits.md).
+ * Falls back to this process's memory: when Redis is down, reconnecting, or slower than
+ * REDIS_COMMAND_TIMEOUT_MS, the request is counted in an in-memory store of this process (the same
+ * windows and bounds as without Redis), so each process still enforces the limit on its own. One
+ * warning when the fallback starts, one info line when Redis counts again (not one per request);
+ * `rate_limit_fallback_total` counts the requests counted in memory and `rate_limit_fallback_active`
+ * is 1 while it lasts (docs/rate-limits.md). Requests never wait for a reconnecting Redis.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly kind = 'redis' as const;
   private readonly client: RedisWithHit;
-  private failOpen = 0;
-  private failOpenSinceLog = 0;
-  private readonly lastWarnAt = { error: -Infinity, failOpen: -Infinity };
+  private readonly fallback: MemoryRateLimitStore;
+  /** Set while counting in memory: when the outage began, and what was counted since. */
+  private outage: { since: number; reason: string; counted: number } | undefined;
+  private fallbackTotal = 0;
+  private lastConnectionErrorLogAt = -Infinity;
 
   constructor(
     readonly url: string,
     private readonly keyPrefix: string,
-    private readonly log: Logger
+    private readonly log: Logger,
+    fallback: MemoryRateLimitStore = new MemoryRateLimitStore()
   ) {
+    this.fallback = fallback;
     this.client = new Redis(url, {
       // Commands wait for the first connection, but never longer than the timeout.
       enableOfflineQueue: true,
@@ -72,29 +72,43 @@ export class RedisRateLimitStore implements RateLimitStore {
     }) as RedisWithHit;
     this.client.defineCommand('pgwRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.client.on('error', (err: Error) => {
-      if (this.due('error')) this.log.warn({ reason: err.message, redis: redisTarget(url) }, 'rate-limit store: Redis connection error');
+      const now = Date.now();
+      if (now - this.lastConnectionErrorLogAt < CONNECTION_ERROR_LOG_INTERVAL_MS) return;
+      this.lastConnectionErrorLogAt = now;
+      this.log.warn({ reason: err.message, redis: redisTarget(url) }, 'rate-limit store: Redis connection error');
     });
   }
 
-  async hit(key: RateLimitKey, windowMs: number): Promise<RateLimitHit | null> {
-    // While it reconnects, do not queue: let the request through at once.
+  async hit(key: RateLimitKey, windowMs: number): Promise<RateLimitHit> {
+    // While it reconnects, do not queue: count in memory at once.
     const status = this.client.status;
-    if (status === 'reconnecting' || status === 'close' || status === 'end') return this.letThrough(`Redis ${status}`);
+    if (status === 'reconnecting' || status === 'close' || status === 'end') return this.countInMemory(key, windowMs, `Redis ${status}`);
+    let counted: [number, number];
     try {
-      const [count, ttl] = await this.client.pgwRateLimitHit(`${this.keyPrefix}rl:${key.route}:${key.subject}:${key.id}`, windowMs);
-      return { count: Number(count), resetMs: Math.max(0, Number(ttl)) };
+      counted = await this.client.pgwRateLimitHit(`${this.keyPrefix}rl:${key.route}:${key.subject}:${key.id}`, windowMs);
     } catch (err) {
-      return this.letThrough((err as Error).message);
+      return this.countInMemory(key, windowMs, (err as Error).message);
     }
+    if (this.outage) this.endOutage();
+    return { count: Number(counted[0]), resetMs: Math.max(0, Number(counted[1])) };
   }
 
-  /** Requests let through uncounted since this store was made. */
-  failOpenCount(): number {
-    return this.failOpen;
+  /** Requests counted in memory (Redis unreachable) since this store was made. */
+  fallbackCount(): number {
+    return this.fallbackTotal;
+  }
+
+  /** True while requests are counted in memory. */
+  fallingBack(): boolean {
+    return this.outage !== undefined;
   }
 
   /** Closes the connection (at shutdown, or in tests). */
   async close(): Promise<void> {
+    if (this.outage) {
+      this.outage = undefined;
+      rateLimitFallbackActive.dec();
+    }
     try {
       await this.client.quit();
     } catch {
@@ -102,25 +116,28 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
   }
 
-  private letThrough(reason: string): null {
-    this.failOpen += 1;
-    this.failOpenSinceLog += 1;
-    failOpenTotal.inc();
-    if (this.due('failOpen')) {
+  private countInMemory(key: RateLimitKey, windowMs: number, reason: string): Promise<RateLimitHit> {
+    if (!this.outage) {
+      this.outage = { since: Date.now(), reason, counted: 0 };
+      rateLimitFallbackActive.inc();
       this.log.warn(
-        { reason, redis: redisTarget(this.url), failOpenSinceLastWarning: this.failOpenSinceLog, failOpenTotal: this.failOpen },
-        'rate-limit store unreachable: requests go through uncounted (fail open)'
+        { reason, redis: redisTarget(this.url) },
+        "rate-limit store: Redis unreachable, counting in this process's memory until it is back (each process enforces the limits on its own)"
       );
-      this.failOpenSinceLog = 0;
     }
-    return null;
+    this.outage.counted += 1;
+    this.fallbackTotal += 1;
+    rateLimitFallbackTotal.inc();
+    return this.fallback.hit(key, windowMs);
   }
 
-  /** Throttles warnings: true at most once per FAIL_OPEN_LOG_INTERVAL_MS for each kind. */
-  private due(kind: 'error' | 'failOpen'): boolean {
-    const now = Date.now();
-    if (now - this.lastWarnAt[kind] < FAIL_OPEN_LOG_INTERVAL_MS) return false;
-    this.lastWarnAt[kind] = now;
-    return true;
+  private endOutage(): void {
+    const outage = this.outage!;
+    this.outage = undefined;
+    rateLimitFallbackActive.dec();
+    this.log.info(
+      { redis: redisTarget(this.url), outageMs: Date.now() - outage.since, countedInMemory: outage.counted, firstReason: outage.reason },
+      'rate-limit store: Redis is back, counting in Redis again'
+    );
   }
 }

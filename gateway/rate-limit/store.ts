@@ -19,6 +19,6 @@ export interface RateLimitHit {
  */
 export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
-  /** Counts one request. `null` means it could not be counted (the store is unreachable): the request is let through. */
-  hit(key: RateLimitKey, windowMs: number): Promise<RateLimitHit | null>;
+  /** Counts one request (the Redis store counts in memory while Redis is unreachable). */
+  hit(key: RateLimitKey, windowMs: number): Promise<RateLimitHit>;
 }

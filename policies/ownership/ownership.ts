@@ -2,37 +2,62 @@ import type { RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
 import { CARD_KEY, isObjectId } from '../../gateway/ids';
 import { OWNER_LOADERS } from '../../gateway/ownership/owners';
+import type { OwnedKind } from '../../gateway/ownership/ownership-cache';
 import { services } from '../../gateway/services';
 import type { OwnershipParams } from './schema';
 
+const NOUN: Record<OwnedKind, string> = { individual: 'individual account', card: 'card', client: 'individual account (clientId)' };
 
-const NOUN = { individual: 'individual account', card: 'card' } as const;
+/** A clientID as the account-creation upstream makes them, and the fee-check schema bounds them. */
+const CLIENT_ID = /^[\x21-\x7e]{1,64}$/;
+
+const WELL_FORMED: Record<OwnedKind, (id: string) => boolean> = {
+  individual: isObjectId,
+  card: (id) => CARD_KEY.test(id),
+  client: (id) => CLIENT_ID.test(id),
+};
+
+const SHAPE: Record<OwnedKind, string> = {
+  individual: 'must be a 24-character hexadecimal id',
+  card: 'must be a cardKey',
+  client: 'must be a clientId',
+};
 
 /**
  * The ownership policy: runs after es512-jwt. Sets `req.ownership` for the handler, or ends the
  * request with 400 (malformed id), 404 (unknown) or 403 (another partner's).
+ *
+ * With `in: body` it checks a top-level field of the JSON body the same way (a cardKey or clientId
+ * a partner names in a fee check must be its own), and leaves `req.ownership` alone: the path's
+ * resource, if any, stays the one the handler acts on. An absent field passes (validate decides
+ * which fields are required); a present one is checked before anything reaches an upstream.
  */
 export function ownership(params: OwnershipParams): RequestHandler {
   const { db, ownership: cache } = services();
   const kind = params.resource;
   const param = params.param ?? 'id';
-  const wellFormed = kind === 'individual' ? isObjectId : (id: string) => CARD_KEY.test(id);
+  const inBody = params.in === 'body';
+  const wellFormed = WELL_FORMED[kind];
   const load = (id: string) => OWNER_LOADERS[kind](db, id);
   return function ownershipCheck(req, _res, next) {
-    const id = req.params[param];
+    let id: unknown;
+    if (inBody) {
+      const body: unknown = req.body;
+      id = body && typeof body === 'object' && !Array.isArray(body) && Object.prototype.hasOwnProperty.call(body, param) ? (body as Record<string, unknown>)[param] : undefined;
+      if (id === undefined) return next();
+    } else {
+      id = req.params[param];
+    }
     if (typeof id !== 'string' || !wellFormed(id)) {
-      next(
-        new GatewayError('invalid_id', `The ${NOUN[kind]} id is malformed`, {
-          invalidParams: [{ name: param, reason: kind === 'individual' ? 'must be a 24-character hexadecimal id' : 'must be a cardKey' }],
-        })
-      );
+      next(new GatewayError('invalid_id', `The ${NOUN[kind]} id is malformed`, { invalidParams: [{ name: param, reason: SHAPE[kind] }] }));
       return;
     }
-    cache.get(kind, id, load).then(
+    const ownedId = id;
+    cache.get(kind, ownedId, load).then(
       (owner) => {
         if (!owner) return next(new GatewayError('not_found', `No ${NOUN[kind]} has this id`));
         if (owner.partnerId !== req.partner?._id) return next(new GatewayError('forbidden', `The ${NOUN[kind]} belongs to another partner`));
-        req.ownership = { kind, id, ...owner };
+        if (!inBody) req.ownership = { kind, id: ownedId, ...owner };
         next();
       },
       (err: unknown) => next(err)

@@ -19,8 +19,8 @@ function routeOf(req: EgRequest): string {
  * there is no partner). Counts the request for (partner, route), or (client IP, route) without a
  * partner; the client IP is the TCP peer (`req.socket.remoteAddress`), never X-Forwarded-For.
  * Within the limit: `RateLimit-Policy` and `RateLimit` headers, then the next step. Over it: 429
- * `rate_limited` with the same headers and `Retry-After`. A store that cannot count lets the
- * request through (see gateway/rate-limit/redis-store.ts).
+ * `rate_limited` with the same headers and `Retry-After`. With Redis unreachable, this process
+ * counts in its own memory (see gateway/rate-limit/redis-store.ts).
  */
 export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
   const { settings, log } = services();
@@ -35,7 +35,6 @@ export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
       : { route, subject: 'client', id: req.socket.remoteAddress ?? 'unknown' };
     store.hit(key, windowMs).then(
       (hit) => {
-        if (!hit) return next();
         const headers = rateLimitHeaders({ name: route, limit, windowSeconds }, hit);
         if (hit.count > limit) {
           next(

@@ -13,7 +13,7 @@ export const schema: PolicySchema = {
   $id: 'https://partner-gateway.dev/schemas/policies/rate-limit.json',
   type: 'object',
   description:
-    'Limits requests per partner and route (per client IP on the public routes): over `limit` requests in a window of `windowSeconds`, 429 rate_limited with RateLimit-Policy, RateLimit and Retry-After. Counts in memory, or in Redis when REDIS_URL is set (fails open).',
+    'Limits requests per partner and route (per client IP on the public routes): over `limit` requests in a window of `windowSeconds`, 429 rate_limited with RateLimit-Policy, RateLimit and Retry-After. Counts in memory, or in Redis when REDIS_URL is set (while Redis is unreachable, each process counts in its own memory).',
   properties: {
     limit: {
       type: 'integer',

@@ -45,6 +45,7 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
   let card: any; // acme's virtual card
   let leakCard: any; // acme's SANDBOX-LEAK card
   let globexCard: any;
+  let globexIndividual: any; // globex's individual (owner of globexCard)
   /** Every secret this suite handled: none may appear in the gateway's output. */
   const secrets = { pans: [] as string[], cvvs: [] as string[], texts: [] as string[] };
   const keys = securityKeyPair();
@@ -64,6 +65,7 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
     card = await issue(acme, ada);
     leakCard = await issue(acme, ada, { embossedName: 'SANDBOX-LEAK' });
     globexCard = await issue(globex, grace);
+    globexIndividual = grace;
     for (const c of [card, leakCard, globexCard]) {
       const s = await sandboxControl(sandboxes.issuer, 'GET', `/__sandbox/cards/${c.cardKey}/secrets`);
       secrets.pans.push(s.cardNumber);
@@ -330,6 +332,41 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
         expect(sent.headers).to.not.have.any.keys('authorization', 'idempotency-key');
       });
 
+      // Issue 11 item 10: a cardKey or clientId named in the body is owned like a path id.
+      const feeBody = (ids: Record<string, string>) => ({ CustomerType: 'Business Debit', ProductType: 'R002', ...ids });
+      const ownershipCases: { description: string; partner: () => TestPartner; ids: () => Record<string, string>; expectedStatus: number; expectedCode?: string }[] = [
+        { description: "another partner's cardKey", partner: () => globex, ids: () => ({ cardKey: card.cardKey }), expectedStatus: 403, expectedCode: 'forbidden' },
+        { description: "another partner's clientId", partner: () => globex, ids: () => ({ clientId: ada.clientID }), expectedStatus: 403, expectedCode: 'forbidden' },
+        { description: "its own clientId with another partner's cardKey", partner: () => globex, ids: () => ({ clientId: globexIndividual.clientID, cardKey: card.cardKey }), expectedStatus: 403, expectedCode: 'forbidden' },
+        { description: "its own cardKey with another partner's clientId", partner: () => globex, ids: () => ({ cardKey: globexCard.cardKey, clientId: ada.clientID }), expectedStatus: 403, expectedCode: 'forbidden' },
+        { description: "another partner's cardKey next to an iban", partner: () => globex, ids: () => ({ cardKey: card.cardKey, iban: 'DE89370400440532013000' }), expectedStatus: 403, expectedCode: 'forbidden' },
+        { description: 'an unknown cardKey', partner: () => acme, ids: () => ({ cardKey: UNKNOWN_CARD }), expectedStatus: 404, expectedCode: 'not_found' },
+        { description: 'an unknown clientId', partner: () => acme, ids: () => ({ clientId: '99999999999' }), expectedStatus: 404, expectedCode: 'not_found' },
+        { description: 'a malformed cardKey', partner: () => acme, ids: () => ({ cardKey: 'CK/../1' }), expectedStatus: 400, expectedCode: 'invalid_id' },
+        { description: 'its own cardKey', partner: () => acme, ids: () => ({ cardKey: card.cardKey }), expectedStatus: 200 },
+        { description: 'its own clientId', partner: () => acme, ids: () => ({ clientId: ada.clientID }), expectedStatus: 200 },
+        { description: 'its own cardKey and clientId', partner: () => globex, ids: () => ({ cardKey: globexCard.cardKey, clientId: globexIndividual.clientID }), expectedStatus: 200 },
+        { description: 'an iban alone (passed through: docs/decisions.md)', partner: () => globex, ids: () => ({ iban: 'DE89370400440532013000' }), expectedStatus: 200 },
+      ];
+      for (const testCase of ownershipCases) {
+        it(`${route}: ${testCase.description} → ${testCase.expectedStatus}${testCase.expectedStatus === 200 ? ' (forwarded as sent)' : ' (processing not called)'}`, async function () {
+          await sandboxControl(sandboxes.processing, 'DELETE', '/__sandbox/requests');
+          const body = feeBody(testCase.ids());
+          const response = await api(gateway, testCase.partner(), 'POST', route, { body });
+          expect(response.status, JSON.stringify(response.body)).to.equal(testCase.expectedStatus);
+          const sent = await sandboxControl(sandboxes.processing, 'GET', '/__sandbox/requests?path=/fees');
+          if (testCase.expectedStatus === 200) {
+            expect(response.body).to.include({ OperationType: operationType, fee });
+            expect(sent).to.have.length(1);
+            expect(sent[0].body).to.deep.equal({ ...body, OperationType: operationType });
+          } else {
+            expect(response.headers.get('content-type')).to.match(/^application\/problem\+json/);
+            expect(response.body.code).to.equal(testCase.expectedCode);
+            expect(sent, 'a refused fee check never reaches the processing system').to.have.length(0);
+          }
+        });
+      }
+
       const invalid: { description: string; body: Record<string, unknown> }[] = [
         { description: 'none of cardKey, clientId, iban', body: { CustomerType: 'Consumer Debit', ProductType: 'R001' } },
         { description: 'an unknown CustomerType', body: { CustomerType: 'Consumer Credit', ProductType: 'R001', clientId: '1' } },
@@ -374,7 +411,7 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
 
     it('the processing system\'s 503 on /fees → 502 with Retry-After', async function () {
       await sandboxControl(sandboxes.processing, 'POST', '/__sandbox/faults', { method: 'POST', path: '/fees', mode: 'status', status: 503 });
-      const response = await api(gateway, acme, 'POST', '/fees/card-issuing', { body: { CustomerType: 'Consumer Debit', ProductType: 'R001', clientId: '1' } });
+      const response = await api(gateway, acme, 'POST', '/fees/card-issuing', { body: { CustomerType: 'Consumer Debit', ProductType: 'R001', clientId: ada.clientID } });
       expect(response.status).to.equal(502);
       expect(response.body).to.include({ code: 'upstream_error', upstream: 'processing' });
       expect(response.headers.get('retry-after')).to.equal('1');

@@ -426,6 +426,31 @@ describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
       expect((await api(gateway, acme, 'GET', `/individual/accounts/${ada._id}/audit-logs?page=0`)).status).to.equal(400);
     });
 
+    // Issue 11 item 7: `_id` was the bigserial of one platform-wide sequence, so a partner's first
+    // entry ("75") told how many entries all partners had made.
+    it('gives audit and status-history entries random 24-hex ids, not one platform-wide sequence', async function () {
+      const first = async (partner: TestPartner, individualId: string, list: string) => {
+        const page = await api(gateway, partner, 'GET', `/individual/accounts/${individualId}/${list}?limit=100`);
+        expect(page.status).to.equal(200);
+        return page.body.data.map((e: { _id: string }) => e._id) as string[];
+      };
+      const graceCard = await api(gateway, globex, 'POST', `/individual/accounts/${grace._id}/cards/virtual`, { body: cardBody(grace.clientID) });
+      expect(graceCard.status).to.equal(201);
+      for (const list of ['audit-logs', 'card-status-history']) {
+        const ids = [...(await first(acme, ada._id, list)), ...(await first(globex, grace._id, list))];
+        expect(ids.length).to.be.at.least(2);
+        for (const id of ids) {
+          expect(id, `${list} _id`).to.match(/^[0-9a-f]{24}$/);
+          expect(id, `${list} _id is not a number`).to.not.match(/^\d+$/);
+        }
+        expect(new Set(ids).size).to.equal(ids.length);
+        // The 8 bytes after the time are random: no two entries share them, and none counts up.
+        const tails = ids.map((id) => BigInt(`0x${id.slice(8)}`));
+        expect(new Set(tails).size).to.equal(ids.length);
+        for (const a of tails) for (const b of tails) expect(a - b === 1n, `${list}: adjacent ids`).to.equal(false);
+      }
+    });
+
     it('lists transactions from the processing system, paginated, filtered by card', async function () {
       const all = await api(gateway, acme, 'GET', `/individual/accounts/${ada._id}/transactions?limit=5`);
       expect(all.status).to.equal(200);

@@ -87,7 +87,7 @@ describe('e2e: metrics (GET /admin/metrics)', function () {
     const processing = sandboxUrls(gateway).processing;
     await sandboxControl(processing, 'POST', '/__sandbox/faults', { method: 'POST', path: '/fees', mode: 'status', status: 503 });
     try {
-      const fee = await api(gateway, acme, 'POST', '/fees/card-issuing', { body: { CustomerType: 'Consumer Debit', ProductType: 'R001', clientId: '1' } });
+      const fee = await api(gateway, acme, 'POST', '/fees/card-issuing', { body: { CustomerType: 'Consumer Debit', ProductType: 'R001', clientId: created.body.clientID } });
       expect(fee.status).to.equal(502);
     } finally {
       await sandboxControl(processing, 'DELETE', '/__sandbox/faults');

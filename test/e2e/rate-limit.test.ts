@@ -4,6 +4,7 @@ import Redis from 'ioredis';
 import { api } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -91,5 +92,76 @@ describe('e2e: rate limits per partner and route, shared by two instances throug
     const docs = await fetch(`${a.baseUrl}/api/partner/openapi.json`);
     expect(docs.status, 'another public route').to.equal(200);
     expect(docs.headers.get('ratelimit-policy')).to.equal('"openapi-document";q=3;w=60');
+  });
+});
+
+/** The value of an unlabelled metric on a gateway's `/admin/metrics` (NaN when absent). */
+async function scrapeMetric(gateway: GatewayProcess, name: string): Promise<number> {
+  const text = await (await fetch(`${gateway.adminUrl}/admin/metrics`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? Number.NaN : Number(line.slice(name.length + 1));
+}
+
+/**
+ * Issue 11 item 9: with Redis unreachable, requests went through uncounted (60 of 60 on a limit of
+ * 5). Now the process counts in its own memory until Redis is back. Redis sits behind a TCP proxy
+ * that the test cuts and restores (the machine's Redis itself keeps running).
+ */
+describe('e2e: rate limits while Redis is unreachable (each process counts in memory, then Redis again)', function () {
+  this.timeout(90_000);
+  const prefix = `pgw-test-${Date.now().toString(36)}-${crypto.randomBytes(3).toString('hex')}:`;
+  let proxy: TcpProxy;
+  let gateway: GatewayProcess;
+  let acme: TestPartner;
+  let redis: Redis;
+
+  before(async function () {
+    const target = new URL(REDIS_URL);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    gateway = await startGatewayProcess({
+      env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_READS_PER_MINUTE: '5', RATE_LIMIT_PUBLIC_PER_MINUTE: '100000' },
+    });
+    acme = await registerPartner(gateway, 'acme-rate-fallback');
+    redis = new Redis(REDIS_URL);
+  });
+
+  after(async function () {
+    await gateway?.stop();
+    await proxy?.close();
+    if (redis) {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+
+  it('lets at most the limit (5) through per process while Redis is away, then 429; logs it once and shows it in the metrics; counts in Redis again once it is back', async function () {
+    const redisKey = `${prefix}rl:me:partner:${acme.id}`;
+    expect((await api(gateway, acme, 'GET', '/me')).status).to.equal(200);
+    expect(await redis.get(redisKey)).to.equal('1');
+    expect(await scrapeMetric(gateway, 'rate_limit_fallback_active')).to.equal(0);
+
+    await proxy.cut();
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await api(gateway, acme, 'GET', '/me')).status);
+    expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+    expect(await redis.get(redisKey), 'nothing reached Redis').to.equal('1');
+    expect(await scrapeMetric(gateway, 'rate_limit_fallback_total')).to.be.at.least(12);
+    expect(await scrapeMetric(gateway, 'rate_limit_fallback_active')).to.equal(1);
+    const unreachable = gateway.output().split('\n').filter((l) => l.includes('rate-limit store: Redis unreachable, counting in this process'));
+    expect(unreachable, 'one warning for the outage, not one per request').to.have.length(1);
+
+    await proxy.restore();
+    // ioredis reconnects on its own schedule (at most 2 s apart): poll a public route until a count reaches Redis again.
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline && (await scrapeMetric(gateway, 'rate_limit_fallback_active')) !== 0) {
+      await api(gateway, null, 'GET', '/openapi.json');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await scrapeMetric(gateway, 'rate_limit_fallback_active'), 'counting returned to Redis').to.equal(0);
+    expect(gateway.output()).to.include('rate-limit store: Redis is back, counting in Redis again');
+    const after = await api(gateway, acme, 'GET', '/me');
+    expect(after.status, 'Redis had counted 1 of 5 in this window').to.equal(200);
+    expect(await redis.get(redisKey)).to.equal('2');
   });
 });

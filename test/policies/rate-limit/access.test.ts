@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import rateLimitPolicy from '../../../policies/rate-limit';
+import { registry } from '../../../gateway/metrics';
 import { closeRateLimitStores } from '../../../gateway/rate-limit';
 import { services as currentServices, setServices } from '../../../gateway/services';
 import type { Partner } from '../../../gateway/partners/partner-store';
@@ -14,6 +15,12 @@ const asPartnerOnRoute: RequestHandler = (req, _res, next) => {
   (req as unknown as { egContext: unknown }).egContext = { apiEndpoint: { apiEndpointName: String(req.headers['x-test-route'] ?? 'probe') } };
   next();
 };
+
+/** The value of an unlabelled metric of the process's registry. */
+async function metricValue(name: string): Promise<number> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  return Number(metric?.values[0]?.value ?? 0);
+}
 
 describe('rate-limit policy: per partner and route, 429 with RateLimit headers (in-process)', function () {
   let services: InProcessServices;
@@ -98,19 +105,26 @@ describe('rate-limit policy: per partner and route, 429 with RateLimit headers (
     expect(response.headers.get('ratelimit-policy')).to.equal(`"defaults-${run}";q=600;w=60`);
   });
 
-  it('fails open when Redis (REDIS_URL) is unreachable: no 429, no headers, the handler answers', async function () {
+  // Issue 11 item 9: "fail open" let 60 of 60 requests through on a limit of 5.
+  it('with Redis (REDIS_URL) unreachable, still lets at most `limit` through per process, then 429; counted in the fallback metric', async function () {
     const published = currentServices();
     setServices({ ...published, settings: { ...published.settings, redisUrl: 'redis://127.0.0.1:1', redisKeyPrefix: `pgw-test-${run}:` } });
     try {
-      const url = await start({ limit: 1, windowSeconds: 60 });
+      const url = await start({ limit: 5, windowSeconds: 60 });
       const as = { 'x-test-partner': `r-${run}`, 'x-test-route': `redis-down-${run}` };
+      const fallbackBefore = await metricValue('rate_limit_fallback_total');
       const before = handlerExecuted;
-      for (let i = 0; i < 3; i++) {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) {
         const response = await call(url, as);
-        expect(response.status).to.equal(200);
-        expect(response.headers.get('ratelimit')).to.equal(null);
+        statuses.push(response.status);
+        if (response.status === 200) expect(response.headers.get('ratelimit')).to.equal(`"redis-down-${run}";r=${5 - i - 1};t=60`);
+        else expect(response.body.code).to.equal('rate_limited');
       }
-      expect(handlerExecuted - before).to.equal(3);
+      expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+      expect(handlerExecuted - before, 'the handler ran only for the 5 within the limit').to.equal(5);
+      expect((await metricValue('rate_limit_fallback_total')) - fallbackBefore).to.equal(12);
+      expect(await metricValue('rate_limit_fallback_active')).to.be.at.least(1);
     } finally {
       setServices(published);
     }

@@ -84,7 +84,7 @@ describe('gateway/openapi/route-table', function () {
         pipeline: 'get-card',
         policies: ['es512-jwt', 'ownership', 'upstream-proxy'],
         jwt: { clockSkewSeconds: 10, maxLifetimeSeconds: 300 },
-        ownership: { resource: 'card', param: 'id' },
+        ownership: { resource: 'card', param: 'id', in: 'path', checks: ['card'] },
         validate: {},
         rateLimited: false,
         terminal: { policy: 'upstream-proxy', response: 'card-details', upstream: 'issuer' },

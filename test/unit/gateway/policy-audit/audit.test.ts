@@ -104,6 +104,36 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       where: /^apiEndpoint "list-individual-transactions"/,
     },
     {
+      description: 'an {id} route whose only ownership step checks a body field',
+      config: () =>
+        changed((c) => {
+          stepOf(c, 'get-card-cvv', 'ownership').ownership = [{ action: { resource: 'card', in: 'body', param: 'cardKey' } }];
+        }),
+      rule: 'ownership-missing',
+      severity: 'CRITICAL',
+      where: /^apiEndpoint "get-card-cvv"/,
+      message: /names a resource in its path/,
+    },
+    {
+      description: 'a fee check that does not own the cardKey of its body',
+      config: () =>
+        changed((c) => {
+          const step = stepOf(c, 'check-card-issuing-fee', 'ownership');
+          step.ownership = (step.ownership as Yaml[]).filter((a) => a.action.param !== 'cardKey');
+        }),
+      rule: 'ownership-missing',
+      severity: 'CRITICAL',
+      where: /^apiEndpoint "check-card-issuing-fee"/,
+      message: /"cardKey" names a card/,
+    },
+    {
+      description: 'a fee check without body ownership',
+      config: () => changed((c) => withoutStep(c, 'check-card-delivery-fee', 'ownership')),
+      rule: 'ownership-missing',
+      severity: 'CRITICAL',
+      where: /^apiEndpoint "check-card-delivery-fee"/,
+    },
+    {
       description: 'a POST route without body validation',
       config: () => changed((c) => withoutStep(c, 'lock-card', 'validate')),
       rule: 'validation-missing',
@@ -306,11 +336,17 @@ describe('unit: policy-audit auditGatewayConfig', function () {
     });
   }
 
-  it('routes without a path parameter need no ownership (pin-encryption-key, delivery-methods, fees)', function () {
+  it('routes without a path parameter or an owned body field need no ownership (pin-encryption-key, delivery-methods); the fee checks own cardKey and clientId of their body', function () {
     const { findings } = auditGatewayConfig({
       gatewayConfig: changed((c) => {
-        for (const name of ['get-pin-encryption-key', 'list-delivery-methods', 'check-card-issuing-fee', 'check-card-delivery-fee']) {
+        for (const name of ['get-pin-encryption-key', 'list-delivery-methods']) {
           expect((c.pipelines[name].policies as Yaml[]).some((s) => 'ownership' in s), name).to.equal(false);
+        }
+        for (const name of ['check-card-issuing-fee', 'check-card-delivery-fee']) {
+          expect(stepOf(c, name, 'ownership').ownership.map((a: Yaml) => a.action), name).to.deep.equal([
+            { resource: 'card', in: 'body', param: 'cardKey' },
+            { resource: 'client', in: 'body', param: 'clientId' },
+          ]);
         }
       }),
       ...LOOPBACK,
