@@ -141,10 +141,10 @@ function conditionNames(condition: unknown): string[] {
 type PathToRegexp = (path: string | RegExp, keys: unknown[], options: { sensitive: boolean; strict: boolean; end: boolean }) => RegExp;
 
 /**
- * express's own path-to-regexp (express-gateway mounts every apiEndpoint path on an express
- * router), so that a route path matches here exactly as it matches there.
+ * The path-to-regexp of the express that express-gateway mounts every apiEndpoint path with, so
+ * that a route path matches here exactly as it matches there.
  */
-const pathToRegexp = createRequire(require.resolve('express'))('path-to-regexp') as PathToRegexp;
+const pathToRegexp = createRequire(createRequire(require.resolve('express-gateway/lib/gateway/pipelines.js')).resolve('express'))('path-to-regexp') as PathToRegexp;
 
 /**
  * The public paths that a route pattern answers as express-gateway mounts it: case-insensitive,
