@@ -5,7 +5,11 @@ import type { PolicySchema } from '../../policies/policy';
 import { auditGatewayConfig, PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS, type AuditRule } from '../policy-audit';
 
 export { PARTNER_BASE_PATH };
-/** Routes served without the JWT policy: the liveness probe and the public API documentation. */
+/**
+ * Paths of the public routes: the liveness probe and the public API documentation. A route on one
+ * of them goes without the JWT policy only in its exact public shape (the policy audit's
+ * `public-route-shape` rule, docs/policy-audit.md), never because of its path.
+ */
 export const PUBLIC_PATHS = PUBLIC_ROUTE_PATHS;
 /** Model files express-gateway `require`s at boot (a missing one crashes it with a stack trace). */
 export const REQUIRED_MODEL_FILES = ['users.json', 'credentials.json', 'applications.json'];
@@ -210,7 +214,12 @@ export function checkGatewayConfig(gatewayConfig: Json, systemConfig: Json, cont
     }
   }
 
-  // Routes: all under /api/partner, each served by a pipeline, each protected but the health check.
+  // The policy audit: also says which routes are public (their exact public shape, not their path).
+  const audit = auditGatewayConfig({ gatewayConfig, adminHost: context.adminHost, adminTokenConfigured: context.adminTokenConfigured });
+  const publicShaped = new Set(audit.routes.filter((r) => r.public).map((r) => r.name));
+
+  // Routes: all under /api/partner, each served by a pipeline, each protected but the public routes
+  // in their exact public shape.
   for (const [endpointName, definition] of Object.entries(apiEndpoints) as [string, Json][]) {
     const where = `apiEndpoint "${endpointName}"`;
     const served = endpointPipelines.get(endpointName) ?? [];
@@ -228,7 +237,7 @@ export function checkGatewayConfig(gatewayConfig: Json, systemConfig: Json, cont
           continue;
         }
         if (/[*(]/.test(routePath)) add(where, `path "${routePath}" must not use wildcards or regular expressions`);
-        if (PUBLIC_PATHS.has(routePath)) continue;
+        if (PUBLIC_PATHS.has(routePath) && publicShaped.has(endpointName)) continue;
         for (const pipelineName of served) {
           if (!runsJwtFirst(pipelines[pipelineName], context)) {
             add(where, `route ${routePath} (pipeline "${pipelineName}") lacks the ${context.jwtPolicy} policy as its first, unconditional policy`);
@@ -239,7 +248,6 @@ export function checkGatewayConfig(gatewayConfig: Json, systemConfig: Json, cont
   }
 
   // The policy audit: its CRITICAL findings refuse (HIGH and below are for `npm run audit:policies`).
-  const audit = auditGatewayConfig({ gatewayConfig, adminHost: context.adminHost, adminTokenConfigured: context.adminTokenConfigured });
   for (const finding of audit.findings) {
     if (finding.severity === 'CRITICAL' && !RULES_CHECKED_HERE.has(finding.rule)) add(finding.where, `${finding.message} [policy audit: ${finding.rule}]`);
   }

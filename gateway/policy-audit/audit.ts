@@ -1,16 +1,21 @@
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import {
   BODY_METHODS,
+  PARTNER_BASE_PATH,
   BUILTIN_POLICIES,
   CODE_CONDITION,
   hasPathParameter,
   OWNED_BODY_FIELDS,
   PLUGIN_POLICY_NAMES,
   POLICY,
+  PUBLIC_ROUTE_METHODS,
   PUBLIC_ROUTE_PATHS,
+  PUBLIC_ROUTES,
   QUERY_READERS,
   SENSITIVE_PATHS,
   SENSITIVE_STEPS,
+  UPSTREAM_CONTRACT_PATHS,
 } from './route-facts';
 
 /** Finding severities, most severe first. */
@@ -21,6 +26,8 @@ export type Severity = (typeof SEVERITIES)[number];
 export const AUDIT_RULES = {
   'jwt-missing': 'CRITICAL',
   'jwt-not-first': 'CRITICAL',
+  'public-route-shape': 'CRITICAL',
+  'proxy-path-contract': 'CRITICAL',
   'ownership-missing': 'CRITICAL',
   'expression-policy': 'CRITICAL',
   'expression-condition': 'CRITICAL',
@@ -58,6 +65,11 @@ export interface AuditedRoute {
   pipeline: string | null;
   /** Policy names of that pipeline, in order. */
   policies: string[];
+  /**
+   * True for a public route in its exact public shape, served without a token (PUBLIC_ROUTES): the
+   * only routes exempt from es512-jwt.
+   */
+  public: boolean;
 }
 
 /** What the audit reads: the loaded gateway config (env vars substituted) and the admin listener's settings. */
@@ -127,6 +139,160 @@ function conditionNames(condition: unknown): string[] {
   ];
 }
 
+type PathToRegexp = (path: string | RegExp, keys: unknown[], options: { sensitive: boolean; strict: boolean; end: boolean }) => RegExp;
+
+/**
+ * The path-to-regexp of the express that express-gateway mounts every apiEndpoint path with, so
+ * that a route path matches here exactly as it matches there.
+ */
+const pathToRegexp = createRequire(createRequire(require.resolve('express-gateway/lib/gateway/pipelines.js')).resolve('express'))('path-to-regexp') as PathToRegexp;
+
+/**
+ * The public paths that a route pattern answers as express-gateway mounts it: case-insensitive,
+ * with or without a trailing slash, `:param` and `*` matching; `pathRegex` as a regular
+ * expression; no path at all as `*` (every path).
+ */
+function publicPathsAnswered(pattern: string | RegExp): string[] {
+  let regexp: RegExp;
+  try {
+    regexp = pathToRegexp(pattern, [], { sensitive: false, strict: false, end: true });
+  } catch {
+    return []; // express-gateway cannot mount it either: the reload or boot fails there.
+  }
+  return [...PUBLIC_ROUTE_PATHS].filter((p) => {
+    regexp.lastIndex = 0;
+    return regexp.test(p);
+  });
+}
+
+/** The mount patterns of one apiEndpoint entry, as express-gateway builds them. */
+function mountPatterns(entry: Json): (string | RegExp)[] {
+  if (entry.pathRegex !== undefined && entry.pathRegex !== null) {
+    try {
+      return [new RegExp(String(entry.pathRegex))];
+    } catch {
+      return [];
+    }
+  }
+  const paths = asArray<unknown>(entry.paths ?? entry.path).map(String);
+  return paths.length > 0 ? paths : ['*'];
+}
+
+/**
+ * The public route rule for one public path, in words (the audit's messages, the CLI's report).
+ *
+ * @example publicShapeText('/api/partner/health-check') // 'GET or HEAD /api/partner/health-check → local-handler health-check (no rate limit)'
+ */
+export function publicShapeText(publicPath: string): string {
+  const shape = PUBLIC_ROUTES.get(publicPath);
+  if (!shape) return `${publicPath} is not a public path`;
+  const chain = [...(shape.rateLimited ? [POLICY.rateLimit] : []), `${POLICY.localHandler} ${shape.handler}`];
+  return `GET or HEAD ${publicPath} → ${chain.join(' → ')}${shape.rateLimited ? '' : ' (no rate limit)'}`;
+}
+
+/** The whole public route rule (printed by `npm run audit:policies`, documented in docs/policy-audit.md). */
+export const PUBLIC_ROUTE_RULE = [
+  'Public routes (served without a token) are judged by what they run, not by their path. Only these shapes are public:',
+  ...[...PUBLIC_ROUTES.keys()].map((p) => `  ${publicShapeText(p)}`),
+  `Each step runs unconditionally, with one action; ${POLICY.jwt} first is allowed (the route is then protected).`,
+  'Anything else that answers a public path (another method, policy, handler, a proxy, a condition, a second path,',
+  `or a pattern such as ${PARTNER_BASE_PATH}/:x that also matches one) is CRITICAL public-route-shape; every other`,
+  `route needs ${POLICY.jwt} first (CRITICAL jwt-missing), whatever its path.`,
+].join('\n');
+
+/**
+ * Where a route answers a public path: that path, and how the route differs from its public shape
+ * (PUBLIC_ROUTES; an empty list: exactly the shape). Null when the route answers no public path.
+ */
+function publicShapeOf(entries: Json[], servers: { name: string; steps: Step[] }[]): { path: string; deviations: string[] } | null {
+  const answered = new Set<string>();
+  const deviations: string[] = [];
+  const otherPaths: string[] = [];
+  for (const entry of entries) {
+    for (const pattern of mountPatterns(entry)) {
+      const hits = publicPathsAnswered(pattern);
+      hits.forEach((p) => answered.add(p));
+      const shown = pattern instanceof RegExp ? `pathRegex ${pattern.source}` : `path "${pattern}"`;
+      if (hits.length === 0) otherPaths.push(shown);
+      else if (pattern instanceof RegExp || !PUBLIC_ROUTE_PATHS.has(pattern)) {
+        deviations.push(`${shown} also answers ${hits.join(', ')} (a public path is served only at its exact path)`);
+      }
+    }
+  }
+  if (answered.size === 0) return null;
+  const publicPath = [...answered][0];
+  if (answered.size > 1) deviations.push(`it answers several public paths (${[...answered].join(', ')})`);
+  if (otherPaths.length > 0) deviations.push(`it also serves ${otherPaths.join(', ')}`);
+  // Served at another path than its own, the route cannot be in any public shape: its chain is not compared.
+  const exactPath = deviations.length === 0;
+
+  for (const entry of entries) {
+    const methods = methodsOf(entry);
+    if (methods.includes('*')) deviations.push('it answers every method (no methods listed)');
+    const others = methods.filter((m) => m !== '*' && !PUBLIC_ROUTE_METHODS.has(m));
+    if (others.length > 0) deviations.push(`it answers ${others.join(', ')}`);
+  }
+
+  const shape = PUBLIC_ROUTES.get(publicPath)!;
+  const expected = [...(shape.rateLimited ? [POLICY.rateLimit] : []), POLICY.localHandler];
+  for (const { name, steps } of exactPath ? servers : []) {
+    const at = servers.length > 1 ? `pipeline "${name}" ` : '';
+    const chain = steps[0]?.policy === POLICY.jwt ? steps.slice(1) : steps;
+    const policies = chain.map((s) => s.policy);
+    if (policies.join(' → ') !== expected.join(' → ')) {
+      deviations.push(`${at}runs ${policies.join(' → ') || 'nothing'}${chain !== steps ? ` after ${POLICY.jwt}` : ''} instead of ${expected.join(' → ')}`);
+    }
+    for (const step of steps) {
+      if (step.actions.length !== 1) deviations.push(`${at}its ${step.policy} step has ${step.actions.length} actions`);
+      if (!step.actions.every(unconditional)) deviations.push(`${at}its ${step.policy} step runs under a condition`);
+      if (step.policy === POLICY.localHandler) {
+        const handlers = step.actions.map((a) => String(a.params.handler)).filter((h) => h !== shape.handler);
+        if (handlers.length > 0) deviations.push(`${at}its local handler is ${handlers.map((h) => `"${h}"`).join(', ')}, not "${shape.handler}"`);
+      }
+    }
+  }
+  return { path: publicPath, deviations: [...new Set(deviations)] };
+}
+
+const PLACEHOLDER = /^\{([A-Za-z][A-Za-z0-9_]*)\}$/;
+
+/**
+ * Why an `upstream-proxy` path is not a path of its upstream's contract (UPSTREAM_CONTRACT_PATHS)
+ * with route parameters in its `{}` places; undefined when it is one.
+ */
+function contractProblem(upstream: unknown, upstreamPath: unknown): string | undefined {
+  if (typeof upstreamPath !== 'string') return undefined; // the guard's schema check refuses it
+  const contract = UPSTREAM_CONTRACT_PATHS[String(upstream)];
+  if (!contract) return `upstream "${String(upstream)}" has no contract (docs/upstreams.md): the path "${upstreamPath}" cannot be checked`;
+  const segments = upstreamPath.split('/').slice(1);
+  const fits = (template: string) => {
+    const fixed = template.split('/').slice(1);
+    return (
+      upstreamPath.startsWith('/') &&
+      fixed.length === segments.length &&
+      fixed.every((f, i) => (f.startsWith('{') ? PLACEHOLDER.test(segments[i]) : f === segments[i]))
+    );
+  };
+  if (contract.some(fits)) return undefined;
+  const known = new Set(contract.flatMap((t) => t.split('/').filter((f) => f !== '' && !f.startsWith('{'))));
+  const literals = segments.filter((seg) => !PLACEHOLDER.test(seg) && !known.has(seg));
+  if (literals.length > 0) {
+    return `the upstream path "${upstreamPath}" names ${literals.map((l) => `"${l}"`).join(', ')}: neither a fixed segment of the ${String(upstream)} contract (docs/upstreams.md) nor a {route parameter}. An upstream path holds only contract segments and route parameters, never a literal card key or id`;
+  }
+  return `the upstream path "${upstreamPath}" is not a path of the ${String(upstream)} contract (docs/upstreams.md), with a route parameter in each {} place`;
+}
+
+/** `{name}` placeholders of an upstream path. */
+function placeholdersOf(upstreamPath: unknown): string[] {
+  if (typeof upstreamPath !== 'string') return [];
+  return [...upstreamPath.matchAll(/\{([A-Za-z][A-Za-z0-9_]*)\}/g)].map((m) => m[1]);
+}
+
+/** `:name` parameters of an express route path. */
+function routeParamsOf(routePath: string): Set<string> {
+  return new Set([...routePath.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]));
+}
+
 /** True for `localhost`, 127.0.0.0/8, `::1` and IPv4-mapped loopback. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
@@ -194,6 +360,10 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
         if (step.policy === POLICY.proxy && typeof action.params.timeoutMs !== 'number') {
           add('proxy-timeout-missing', stepAt, 'the proxy step has no timeoutMs of its own: set one (e.g. timeoutMs: ${UPSTREAM_TIMEOUT_MS:-5000})');
         }
+        if (step.policy === POLICY.proxy) {
+          const problem = contractProblem(action.params.upstream, action.params.path);
+          if (problem) add('proxy-path-contract', stepAt, problem);
+        }
       });
     }
   }
@@ -208,7 +378,8 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
     const servers = servedBy.get(name) ?? [];
     const pipelineName = servers.length > 0 ? servers[servers.length - 1] : null;
     const steps = pipelineName === null ? [] : stepsOf(pipelines[pipelineName]);
-    routes.push({ name, methods, paths, pipeline: pipelineName, policies: steps.map((s) => s.policy) });
+    const route: AuditedRoute = { name, methods, paths, pipeline: pipelineName, policies: steps.map((s) => s.policy), public: false };
+    routes.push(route);
 
     const where = pipelineName === null ? `apiEndpoint "${name}"` : `apiEndpoint "${name}" (pipeline "${pipelineName}")`;
     const routeText = `${methods.join(',')} ${paths.join(', ') || '(no path)'}`;
@@ -223,15 +394,50 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
       add('route-unauditable', where, 'list explicit paths (no pathRegex, wildcard or regular expression): the route\'s protection cannot be checked');
     }
 
-    // Authentication: es512-jwt first, unconditionally, except on the public routes.
-    const isPublic = paths.length > 0 && paths.every((p) => PUBLIC_ROUTE_PATHS.has(p));
-    const jwtIndex = steps.findIndex((s) => s.policy === POLICY.jwt && alwaysRun(s).length === s.actions.length);
-    if (isPublic) {
-      add('public-route', where, `${routeText} is public by design: served without a token`);
-    } else if (jwtIndex === -1) {
-      add('jwt-missing', where, `route ${paths.join(', ')} (pipeline "${pipelineName}") lacks the ${POLICY.jwt} policy${describeCondition(steps, POLICY.jwt)}: anyone can call it`);
-    } else if (jwtIndex > 0) {
-      add('jwt-not-first', where, `${steps.slice(0, jwtIndex).map((s) => s.policy).join(', ')} run before ${POLICY.jwt}: on unauthenticated requests`);
+    // Public routes: judged by what every pipeline serving them runs, never by their path alone.
+    const servingSteps = servers.map((server) => ({ name: server, steps: stepsOf(pipelines[server]) }));
+    const publicShape = publicShapeOf(entries, servingSteps);
+    if (publicShape && publicShape.deviations.length > 0) {
+      add(
+        'public-route-shape',
+        where,
+        `${routeText} answers the public path ${publicShape.path} but is not its public shape (${publicShapeText(publicShape.path)}, optionally behind ${POLICY.jwt}): ${publicShape.deviations.join('; ')}`
+      );
+    }
+    const isPublic = publicShape !== null && publicShape.deviations.length === 0;
+    route.public = isPublic && servingSteps.some((s) => s.steps[0]?.policy !== POLICY.jwt);
+
+    // Authentication: es512-jwt first, unconditionally, on every pipeline serving the route, except
+    // a public route in its exact public shape.
+    for (const server of servingSteps) {
+      const serverWhere = `apiEndpoint "${name}" (pipeline "${server.name}")`;
+      const jwtIndex = server.steps.findIndex((s) => s.policy === POLICY.jwt && alwaysRun(s).length === s.actions.length);
+      if (jwtIndex === 0) continue;
+      if (isPublic) {
+        add('public-route', serverWhere, `${routeText} is public by design: served without a token, in its exact public shape (${publicShapeText(publicShape!.path)})`);
+      } else if (jwtIndex === -1) {
+        add('jwt-missing', serverWhere, `route ${paths.join(', ') || '(every path)'} (pipeline "${server.name}") lacks the ${POLICY.jwt} policy${describeCondition(server.steps, POLICY.jwt)}: anyone can call it`);
+      } else {
+        add('jwt-not-first', serverWhere, `${server.steps.slice(0, jwtIndex).map((s) => s.policy).join(', ')} run before ${POLICY.jwt}: on unauthenticated requests`);
+      }
+    }
+
+    // An upstream path's {parameters} are the route's own.
+    for (const server of servingSteps) {
+      for (const step of server.steps.filter((s) => s.policy === POLICY.proxy)) {
+        for (const action of step.actions) {
+          for (const routePath of paths) {
+            const missing = placeholdersOf(action.params.path).filter((p) => !routeParamsOf(routePath).has(p));
+            if (missing.length > 0) {
+              add(
+                'proxy-path-contract',
+                `apiEndpoint "${name}" (pipeline "${server.name}")`,
+                `the upstream path "${String(action.params.path)}" uses ${missing.map((m) => `{${m}}`).join(', ')}, which route ${routePath} does not have: only route parameters fill an upstream path`
+              );
+            }
+          }
+        }
+      }
     }
 
     // Ownership of the resource named in the path (a step checking a body field does not count).
@@ -263,7 +469,8 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
       add('sensitive-data-missing', where, `${routeText} returns or carries card data, a PIN or a 3DS answer but runs no ${POLICY.sensitiveData} step (no-store, URL kept out of the access log)`);
     }
 
-    if (!runs(steps, POLICY.rateLimit)) add('rate-limit-missing', where, `${routeText} has no ${POLICY.rateLimit} step${describeCondition(steps, POLICY.rateLimit)}`);
+    // A public route's shape says whether it is rate limited (the health check is not).
+    if (!isPublic && !runs(steps, POLICY.rateLimit)) add('rate-limit-missing', where, `${routeText} has no ${POLICY.rateLimit} step${describeCondition(steps, POLICY.rateLimit)}`);
   }
 
   findings.sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity));
@@ -276,8 +483,10 @@ function methodsOf(entry: Json): string[] {
   const methods = asArray<string>(entry.methods)
     .flatMap((m) => String(m).split(','))
     .map((m) => m.trim().toUpperCase())
-    .filter(Boolean);
-  return methods.length > 0 ? methods : ['*'];
+    .filter(Boolean)
+    // `all` mounts express's router.all: every method.
+    .map((m) => (m === 'ALL' ? '*' : m));
+  return methods.length > 0 ? [...new Set(methods)] : ['*'];
 }
 
 /** Body schemas the route's `validate` steps check (`validate: { body: <schema> }`). */

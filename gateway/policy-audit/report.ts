@@ -1,4 +1,4 @@
-import { SEVERITIES, type AuditFinding, type AuditResult, type Severity } from './audit';
+import { PUBLIC_ROUTE_RULE, SEVERITIES, type AuditFinding, type AuditResult, type Severity } from './audit';
 
 /** Counts per severity, the most severe level found, and whether the audit passes (nothing HIGH or CRITICAL). */
 export interface AuditSummary {
@@ -18,9 +18,9 @@ export function summarize(result: AuditResult): AuditSummary {
   return { routes: result.routes.length, findings, highest, passed: !result.findings.some((f) => FAILING_SEVERITIES.has(f.severity)) };
 }
 
-/** The `--json` document: `{ routes, findings, summary }`. */
-export function auditReport(result: AuditResult): AuditResult & { summary: AuditSummary } {
-  return { routes: result.routes, findings: result.findings, summary: summarize(result) };
+/** The `--json` document: `{ routes, findings, summary, publicRouteRule }` (the rule in words, as the text report prints it). */
+export function auditReport(result: AuditResult): AuditResult & { summary: AuditSummary; publicRouteRule: string } {
+  return { routes: result.routes, findings: result.findings, summary: summarize(result), publicRouteRule: PUBLIC_ROUTE_RULE };
 }
 
 function line(f: AuditFinding): string {
@@ -28,14 +28,15 @@ function line(f: AuditFinding): string {
 }
 
 /**
- * The human report: each route with its methods, paths, pipeline and policy chain, then its
- * findings; then the findings about the whole configuration; then the counts.
+ * The human report: each route with its methods, paths, pipeline and policy chain (`(public)` for a
+ * public route), then its findings; then the findings about the whole configuration; then the
+ * public route rule; then the counts.
  */
 export function formatAuditText(result: AuditResult): string {
   const out: string[] = [];
   const placed = new Set<AuditFinding>();
   for (const route of result.routes) {
-    out.push(`${route.methods.join(',')} ${route.paths.join(', ')}  [${route.name}${route.pipeline ? ` → pipeline ${route.pipeline}` : ''}]`);
+    out.push(`${route.methods.join(',')} ${route.paths.join(', ')}  [${route.name}${route.pipeline ? ` → pipeline ${route.pipeline}` : ''}]${route.public ? '  (public)' : ''}`);
     out.push(`    ${route.policies.length > 0 ? route.policies.join(' → ') : '(no pipeline)'}`);
     const prefix = `apiEndpoint "${route.name}"`;
     const pipelinePrefix = route.pipeline === null ? undefined : `pipeline "${route.pipeline}"`;
@@ -51,6 +52,7 @@ export function formatAuditText(result: AuditResult): string {
     out.push('', 'Configuration:');
     for (const f of rest) out.push(`    ${f.severity.padEnd(8)} ${f.rule} (${f.where}): ${f.message}`);
   }
+  out.push('', PUBLIC_ROUTE_RULE);
   const summary = summarize(result);
   out.push(
     '',

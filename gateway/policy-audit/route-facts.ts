@@ -8,12 +8,55 @@
 /** The base path of every partner route. */
 export const PARTNER_BASE_PATH = '/api/partner';
 
-/** Routes served without the JWT policy: the liveness probe and the public API documentation. */
-export const PUBLIC_ROUTE_PATHS: ReadonlySet<string> = new Set([
-  `${PARTNER_BASE_PATH}/health-check`,
-  `${PARTNER_BASE_PATH}/openapi.json`,
-  `${PARTNER_BASE_PATH}/docs`,
+/**
+ * The public routes: served without a token, each in exactly one shape (docs/policy-audit.md,
+ * "Public routes"). A route is public because of what its pipeline does, never because of its
+ * path: on a public path, only GET/HEAD, the route's own local handler and, where `rateLimited`,
+ * the public rate limit are allowed (optionally behind es512-jwt); anything else is CRITICAL
+ * `public-route-shape`. The health check is not rate limited: the spec says it always answers 200.
+ */
+export const PUBLIC_ROUTES: ReadonlyMap<string, { handler: string; rateLimited: boolean }> = new Map([
+  [`${PARTNER_BASE_PATH}/health-check`, { handler: 'health-check', rateLimited: false }],
+  [`${PARTNER_BASE_PATH}/openapi.json`, { handler: 'openapi-document', rateLimited: true }],
+  [`${PARTNER_BASE_PATH}/docs`, { handler: 'api-docs', rateLimited: true }],
 ]);
+
+/** The paths of the public routes (PUBLIC_ROUTES). */
+export const PUBLIC_ROUTE_PATHS: ReadonlySet<string> = new Set(PUBLIC_ROUTES.keys());
+
+/** The only methods a public route may answer. */
+export const PUBLIC_ROUTE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+
+/**
+ * The upstream contract (docs/upstreams.md sections 4 to 6, without the sandboxes' test-only
+ * `/__sandbox/` routes): every path an upstream serves, `{name}` marking a parameter. An
+ * `upstream-proxy` step's `path` must be one of its upstream's paths with a route parameter in
+ * each `{}` place and the fixed segments verbatim: a literal card key or account id (or any other
+ * segment) is CRITICAL `proxy-path-contract`. A unit test compares this table with the document.
+ */
+export const UPSTREAM_CONTRACT_PATHS: Readonly<Record<string, readonly string[]>> = {
+  accounts: ['/accounts', '/accounts/{accountId}'],
+  issuer: [
+    '/cards',
+    '/cards/{cardKey}',
+    '/cards/{cardKey}/status',
+    '/cards/{cardKey}/emboss-name',
+    '/cards/{cardKey}/replace',
+    '/cards/{cardKey}/reissue',
+    '/cards/{cardKey}/cvv',
+    '/cards/{cardKey}/pan',
+    '/cards/{cardKey}/3ds/answer',
+    '/cards/{cardKey}/pin/reset-tries',
+    '/cards/{cardKey}/pin/change',
+    '/cards/{cardKey}/pin/force-lock',
+    '/cards/{cardKey}/authorize',
+    '/cards/{cardKey}/limits',
+    '/cards/{cardKey}/limits/{name}',
+    '/cards/{cardKey}/limits/{name}/available',
+    '/pin-encryption-key',
+  ],
+  processing: ['/webhooks/card-created', '/transactions', '/fees', '/delivery-methods', '/cards/status-update'],
+};
 
 /** Our policy names, as the partner-gateway plugin registers them (a unit test compares with POLICIES). */
 export const POLICY = {

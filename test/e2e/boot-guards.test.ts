@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { runGatewayExpectingFailure, startGatewayProcess } from '../support/gateway-process';
+import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', 'config');
 
@@ -145,6 +146,12 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
       config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints.me.paths = '/api/partner/*') }),
       expectedMessage: /must not use wildcards/,
     },
+    // The configs an outside review hot-reloaded (a public route turned into a card-data proxy): refused at boot too.
+    ...PUBLIC_ROUTE_ATTACKS.map((attack) => ({
+      description: attack.description,
+      config: () => brokenConfig({ gateway: (c) => attack.change(c, 'CK3FA09B21C4D5E6F7') }),
+      expectedMessage: /is not its public shape .*\[policy audit: public-route-shape\][\s\S]*names "CK3FA09B21C4D5E6F7".*\[policy audit: proxy-path-contract\]|names "CK3FA09B21C4D5E6F7".*\[policy audit: proxy-path-contract\][\s\S]*is not its public shape .*\[policy audit: public-route-shape\]/,
+    })),
     {
       description: 'invalid YAML',
       config: () => brokenConfig({ files: (dir) => fs.appendFileSync(path.join(dir, 'gateway.config.yml'), '\npipelines: [unclosed\n') }),

@@ -7,9 +7,10 @@ import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { startSandboxes, type Sandboxes } from '../../sandbox';
-import { api } from '../support/api';
+import { api, sandboxControl, sandboxUrls } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
+import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', 'config');
 
@@ -355,6 +356,50 @@ describe('e2e: hot reload of gateway.config.yml', function () {
 
       expect((await fetch(`${gateway.adminUrl}/admin/config/reload`, { method: 'POST' })).status).to.equal(401);
     });
+
+    // The two configs an outside review reloaded: each made a public route answer a card secret
+    // without a token. Both are refused; the previous config keeps serving; no secret comes out.
+    for (const attack of PUBLIC_ROUTE_ATTACKS) {
+      it(`refuses a public route turned into a card-data proxy: ${attack.description}`, async function () {
+        // A real card on the issuer sandbox, its PAN and CVV (recorded for the run's log scan), and
+        // the attacker's own RSA key to receive them.
+        const { issuer } = sandboxUrls(gateway);
+        const expDate = `12/${new Date().getUTCFullYear() + 3}`;
+        const card = await sandboxControl(issuer, 'POST', '/cards', { type: 'virtual', clientCode: '48213377', expDate, currency: 'EUR', productCode: 'P-STD' });
+        expect(card.cardKey).to.be.a('string');
+        const secrets = await sandboxControl(issuer, 'GET', `/__sandbox/cards/${card.cardKey}/secrets`);
+        const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+        const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+
+        const before = await configStatus(gateway);
+        const hash = writeConfig(configDir, changedConfig(fs.readFileSync(path.join(SHIPPED_CONFIG, 'gateway.config.yml'), 'utf8'), (c) => attack.change(c, card.cardKey)));
+        const refused = await adminCall(gateway, 'POST', '/admin/config/reload');
+        expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
+        expect(refused.body).to.include({ code: 'conflict', stage: 'guards', activeHash: before.hash, rejectedHash: hash });
+        expect(refused.body.detail).to.match(/public-route-shape/);
+        expect(refused.body.detail).to.match(/proxy-path-contract/);
+        expect(refused.body.detail).to.match(/lacks the es512-jwt policy/);
+        const after = await configStatus(gateway);
+        expect(after).to.include({ hash: before.hash, loadedAt: before.loadedAt });
+
+        // The attack request, without a token: no card secret in any form.
+        const query = `?expDate=${encodeURIComponent(expDate)}&securityKey=${encodeURIComponent(securityKey)}`;
+        const response = await api(gateway, null, attack.request.method, `${attack.request.path}${query}`);
+        const leaked = response.body && typeof response.body === 'object' ? response.body[attack.secretField] : undefined;
+        if (typeof leaked === 'string') {
+          const clear = crypto.privateDecrypt({ key: privateKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(leaked, 'base64')).toString('utf8');
+          expect.fail(`the attack request got the card's ${attack.secretField === 'cvv' ? 'CVV' : 'PAN'} (${clear === secrets[attack.secretField] ? 'the real one' : 'a value'})`);
+        }
+        expect(JSON.stringify(response.body)).to.not.include(secrets.cardNumber);
+        if (attack.request.method === 'GET') {
+          // The previous config: the public OpenAPI document.
+          expect(response.status).to.equal(200);
+          expect(response.body.openapi).to.match(/^3\.1/);
+        } else {
+          expect(response.status).to.equal(404);
+        }
+      });
+    }
   });
 
   describe('cluster (WORKERS=2)', function () {

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { runGatewayExpectingFailure } from '../support/gateway-process';
+import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -54,13 +55,39 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(result.stdout).to.match(/47 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
   });
 
+  it('explains the public-route rule: the public routes marked, their exact shapes, what else is CRITICAL', async function () {
+    const result = await audit([]);
+    expect(result.stdout).to.include('GET /api/partner/health-check  [health-check → pipeline health-check]  (public)');
+    expect(result.stdout).to.include('INFO     public-route: GET /api/partner/health-check is public by design: served without a token, in its exact public shape');
+    expect(result.stdout).to.include('Public routes (served without a token) are judged by what they run, not by their path.');
+    expect(result.stdout).to.include('GET or HEAD /api/partner/health-check → local-handler health-check (no rate limit)');
+    expect(result.stdout).to.include('GET or HEAD /api/partner/openapi.json → rate-limit → local-handler openapi-document');
+    expect(result.stdout).to.include('GET or HEAD /api/partner/docs → rate-limit → local-handler api-docs');
+    expect(result.stdout).to.match(/is CRITICAL public-route-shape/);
+    const json = JSON.parse((await audit(['--json'])).stdout);
+    expect(json.publicRouteRule).to.include('GET or HEAD /api/partner/health-check → local-handler health-check (no rate limit)');
+  });
+
+  for (const attack of PUBLIC_ROUTE_ATTACKS) {
+    it(`exit 1, CRITICAL public-route-shape and proxy-path-contract, on ${attack.description}`, async function () {
+      const dir = brokenConfig((c) => attack.change(c, 'CK3FA09B21C4D5E6F7'));
+      const text = await audit(['--config', path.join(dir, 'gateway.config.yml')]);
+      expect(text.code).to.equal(1);
+      expect(text.stdout).to.match(/CRITICAL public-route-shape: .* is not its public shape \(GET or HEAD /);
+      expect(text.stdout).to.include('Public routes (served without a token) are judged by what they run');
+      const report = JSON.parse((await audit(['--json', '--config', path.join(dir, 'gateway.config.yml')])).stdout);
+      const critical = report.findings.filter((f: Yaml) => f.severity === 'CRITICAL').map((f: Yaml) => f.rule);
+      expect(critical).to.include.members(['public-route-shape', 'jwt-missing', 'proxy-path-contract']);
+    });
+  }
+
   it('--json prints {routes, findings, summary}', async function () {
     const result = await audit(['--json']);
     expect(result.code).to.equal(0);
     const report = JSON.parse(result.stdout);
-    expect(report).to.have.all.keys('routes', 'findings', 'summary');
+    expect(report).to.have.all.keys('routes', 'findings', 'summary', 'publicRouteRule');
     expect(report.routes).to.have.length(47);
-    expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies');
+    expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies', 'public');
     expect(report.findings.every((f: Yaml) => f.severity === 'INFO')).to.equal(true);
     expect(report.findings[0]).to.have.all.keys('severity', 'rule', 'where', 'message');
     expect(report.summary).to.deep.equal({ routes: 47, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });

@@ -85,13 +85,27 @@ describe('e2e: rate limits per partner and route, shared by two instances throug
     expect(anonymous.status, 'no token: 401 before any count').to.equal(401);
   });
 
-  it('counts the public routes per client IP (no token), across instances', async function () {
+  it('counts the documentation routes per client IP (no token), across instances', async function () {
     const statuses: number[] = [];
-    for (const gateway of [a, b, a, b]) statuses.push((await fetch(`${gateway.baseUrl}/api/partner/health-check`)).status);
+    for (const gateway of [a, b, a, b]) statuses.push((await fetch(`${gateway.baseUrl}/api/partner/openapi.json`)).status);
     expect(statuses).to.deep.equal([200, 200, 200, 429]);
-    const docs = await fetch(`${a.baseUrl}/api/partner/openapi.json`);
+    const refused = await fetch(`${a.baseUrl}/api/partner/openapi.json`);
+    expect(refused.status).to.equal(429);
+    expect(refused.headers.get('ratelimit-policy')).to.equal('"openapi-document";q=3;w=60');
+    const docs = await fetch(`${a.baseUrl}/api/partner/docs`);
     expect(docs.status, 'another public route').to.equal(200);
-    expect(docs.headers.get('ratelimit-policy')).to.equal('"openapi-document";q=3;w=60');
+    expect(docs.headers.get('ratelimit-policy')).to.equal('"api-docs";q=3;w=60');
+  });
+
+  it('never limits the health check: far more than the public limit from one address all answer 200', async function () {
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const response = await fetch(`${(i % 2 === 0 ? a : b).baseUrl}/api/partner/health-check`);
+      expect(response.headers.get('ratelimit-policy')).to.equal(null);
+      statuses.push(response.status);
+    }
+    expect(statuses).to.deep.equal(Array.from({ length: 30 }, () => 200));
+    expect((await fetch(`${b.baseUrl}/api/partner/openapi.json`)).status, 'the documentation keeps its limit').to.equal(429);
   });
 });
 

@@ -34,15 +34,19 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       paths: ['/api/partner/cards/:id/cvv'],
       pipeline: 'get-card-cvv',
       policies: ['es512-jwt', 'rate-limit', 'ownership', 'sensitive-data', 'validate', 'upstream-proxy'],
+      public: false,
     });
-    expect(routes.find((r) => r.name === 'health-check')?.policies).to.deep.equal(['rate-limit', 'local-handler']);
+    expect(routes.find((r) => r.name === 'health-check')).to.include({ pipeline: 'health-check', public: true });
+    expect(routes.find((r) => r.name === 'health-check')?.policies).to.deep.equal(['local-handler']);
+    expect(routes.filter((r) => r.public).map((r) => r.name)).to.have.members(['health-check', 'openapi-document', 'api-docs']);
   });
 
-  it('every shipped route runs rate-limit right after es512-jwt (first on the public routes), and sensitive-data right after ownership', function () {
+  it('every shipped route runs rate-limit right after es512-jwt (first on the documentation routes, none on the health check), and sensitive-data right after ownership', function () {
     const { routes } = auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK });
     for (const route of routes) {
       const chain = route.policies;
       if (chain[0] === 'es512-jwt') expect(chain[1], route.name).to.equal('rate-limit');
+      else if (route.name === 'health-check') expect(chain, route.name).to.deep.equal(['local-handler']);
       else expect(chain[0], route.name).to.equal('rate-limit');
       const sensitive = chain.indexOf('sensitive-data');
       if (sensitive >= 0 && chain.includes('ownership')) expect(chain[sensitive - 1], route.name).to.equal('ownership');
@@ -222,13 +226,6 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       rule: 'rate-limit-missing',
       severity: 'MEDIUM',
       where: /^apiEndpoint "me"/,
-    },
-    {
-      description: 'a public route without rate-limit',
-      config: () => changed((c) => withoutStep(c, 'health-check', 'rate-limit')),
-      rule: 'rate-limit-missing',
-      severity: 'MEDIUM',
-      where: /^apiEndpoint "health-check"/,
     },
     {
       description: 'a rate-limit step that runs only under a condition',

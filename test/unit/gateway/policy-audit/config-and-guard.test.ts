@@ -27,14 +27,16 @@ describe('unit: policy-audit configuration file (env substitution as express-gat
   it('reads the shipped file with its rate limits and proxy timeouts overridable from the environment', function () {
     const limitsOf = (c: Yaml) =>
       Object.fromEntries(
-        Object.entries(c.pipelines as Yaml).map(([name, p]) => [name, (p.policies as Yaml[]).find((s) => 'rate-limit' in s)!['rate-limit'][0].action.limit])
+        Object.entries(c.pipelines as Yaml).map(([name, p]) => [name, (p.policies as Yaml[]).find((s) => 'rate-limit' in s)?.['rate-limit'][0].action.limit])
       );
     const defaults = limitsOf(shippedConfig());
     expect(defaults.me).to.equal(600);
     expect(defaults['lock-card']).to.equal(120);
-    expect(defaults['health-check']).to.equal(600);
+    expect(defaults['openapi-document']).to.equal(600);
+    expect(defaults['api-docs']).to.equal(600);
+    expect(defaults['health-check'], 'the health check is not rate limited').to.equal(undefined);
     const tuned = readGatewayConfigFile(SHIPPED_CONFIG_FILE, { RATE_LIMIT_READS_PER_MINUTE: '7', RATE_LIMIT_WRITES_PER_MINUTE: '3', RATE_LIMIT_PUBLIC_PER_MINUTE: '9', UPSTREAM_TIMEOUT_MS: '800' }) as Yaml;
-    expect(limitsOf(tuned)).to.include({ me: 7, 'lock-card': 3, 'health-check': 9, 'get-card-cvv': 7, 'check-card-issuing-fee': 3 });
+    expect(limitsOf(tuned)).to.include({ me: 7, 'lock-card': 3, 'openapi-document': 9, 'api-docs': 9, 'get-card-cvv': 7, 'check-card-issuing-fee': 3 });
     const proxy = (tuned.pipelines['get-card-cvv'].policies as Yaml[]).find((s) => 'upstream-proxy' in s)!['upstream-proxy'][0].action;
     expect(proxy.timeoutMs).to.equal(800);
   });
