@@ -134,9 +134,11 @@ export function rsaModulusBytes(securityKey: string): number | undefined {
  */
 export function looksLikeRsaCiphertext(text: string, modulusBytes?: number): boolean {
   if (text.length === 0 || text.length > 2048 || !(BASE64.test(text) || BASE64URL.test(text))) return false;
-  const unpadded = text.replace(/=+$/, '');
-  if (unpadded.length % 4 === 1) return false;
-  const bytes = Math.floor((unpadded.length * 3) / 4);
+  // Trailing padding counted by a loop, not /=+$/ (quadratic on a long run of '=').
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x3d) end--;
+  if (end % 4 === 1) return false;
+  const bytes = Math.floor((end * 3) / 4);
   if (modulusBytes !== undefined) return bytes === modulusBytes;
   return bytes >= 256 && bytes <= 1024 && bytes % 128 === 0;
 }
