@@ -7,7 +7,6 @@ import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../s
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
-import { runDatabaseUrl } from '../support/test-database';
 
 type Upstream = 'issuer' | 'processing' | 'accounts';
 
@@ -80,9 +79,11 @@ describe('faults: every upstream failing, on every kind of route', function () {
         ACCOUNTS_URL: `http://127.0.0.1:${proxies.accounts.port}`,
         UPSTREAM_TIMEOUT_MS: '1000',
       },
+      // Its outbox is delivered by this gateway alone, to these sandboxes (other files' gateways run meanwhile).
+      ownDatabase: true,
     });
     partner = await registerPartner(gateway, 'faults');
-    db = new Client({ connectionString: runDatabaseUrl() });
+    db = new Client({ connectionString: gateway.databaseUrl });
     await db.connect();
     ada = (await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() })).body;
     const issue = async (type: 'virtual' | 'physical') => {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { nextGatewayLogPath, runOutputDir } from './secrets';
-import { runDatabaseUrl } from './test-database';
+import { createRunDatabase, runDatabaseUrl } from './test-database';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const MAIN = path.join(ROOT, 'dist', 'gateway', 'main.js');
@@ -26,6 +26,8 @@ export interface Gateway {
 /** A gateway process started by a test (a private one: the test may stop, kill or reconfigure it). */
 export interface GatewayProcess extends Gateway {
   child: ChildProcess;
+  /** Its PostgreSQL database (the run's, or its own: StartOptions.ownDatabase); undefined when embedded. */
+  databaseUrl?: string;
   stop(): Promise<number | null>;
 }
 
@@ -49,6 +51,14 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** Use the embedded database (DATABASE_URL unset) instead of the run's PostgreSQL database. */
   embedded?: boolean;
+  /**
+   * Give the process a database of its own (made now, dropped when it stops) instead of the run's:
+   * for files whose gateway talks to upstreams of its own and counts what they received, since
+   * every gateway on a database delivers that database's outbox (to its own upstreams).
+   */
+  ownDatabase?: boolean;
+  /** A PostgreSQL URL to use instead of the run's database. */
+  databaseUrl?: string;
   configDir?: string;
   dataDir?: string;
   timeoutMs?: number;
@@ -65,7 +75,7 @@ function baseEnv(options: StartOptions, adminToken: string, dataDir: string): No
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     WORKERS: '1',
-    DATABASE_URL: options.embedded ? '' : runDatabaseUrl(),
+    DATABASE_URL: options.embedded ? '' : (options.databaseUrl ?? runDatabaseUrl()),
     // On the run's embedded database (TEST_DB=embedded) one connection per process, as the gateway's own embedded mode uses.
     ...(process.env.TEST_DB === 'embedded' ? { DATABASE_POOL_MAX: '1' } : {}),
     CONFIG_DIR: options.configDir ?? '',
@@ -95,7 +105,10 @@ function teeToLogFile(child: ChildProcess): string {
  * Starts `node dist/gateway/main.js` on free ports and resolves once it logged "gateway ready".
  * Sandbox upstreams start inside it unless the env names real ones.
  */
-export async function startGatewayProcess(options: StartOptions = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess(startOptions: StartOptions = {}): Promise<GatewayProcess> {
+  // Named after the run's database, so that the run's teardown drops any one a failed test left behind.
+  const own = startOptions.ownDatabase ? await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`) : undefined;
+  const options: StartOptions = own ? { ...startOptions, databaseUrl: own.url } : startOptions;
   const adminToken = crypto.randomBytes(24).toString('base64url');
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
   const child = spawn(process.execPath, [MAIN], { env: baseEnv(options, adminToken, dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -130,12 +143,14 @@ export async function startGatewayProcess(options: StartOptions = {}): Promise<G
     logFile,
     output: () => output,
     logLines: parse,
+    databaseUrl: options.embedded ? undefined : (options.databaseUrl ?? runDatabaseUrl()),
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       const code = await exited;
       clearTimeout(timer);
+      await own?.drop();
       return code;
     },
   };

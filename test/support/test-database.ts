@@ -49,6 +49,9 @@ export async function createRunDatabase(prefix = 'pgw_test'): Promise<RunDatabas
       const client = new Client({ connectionString: SERVER_URL });
       await client.connect();
       try {
+        // With it, the databases of the run's gateways that had one of their own (`<name>_o_…`).
+        const owned = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [`${name}\\_o\\_%`]);
+        for (const { datname } of owned.rows) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await client.end();
