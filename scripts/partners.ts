@@ -9,6 +9,8 @@
  *   disable ID | enable ID
  *   add-tenant ID --name NAME                             a B2B tenant
  *
+ * `--print FIELD` prints one field of the answer as plain text (`--print id` for a partner's
+ * `_id`), so that a shell can capture it; otherwise the answer is printed as JSON.
  * The admin URL defaults to http://ADMIN_HOST:ADMIN_PORT (127.0.0.1:9876); the token is ADMIN_TOKEN
  * or, when unset, the one the gateway generated in DATA_DIR/admin-token.
  */
@@ -29,7 +31,11 @@ const USAGE = `usage: npm run -s partners -- <verb> [options]
   disable ID
   enable ID
   add-tenant ID --name NAME
-options: --admin-url URL (default http://$ADMIN_HOST:$ADMIN_PORT), --token TOKEN (default $ADMIN_TOKEN or DATA_DIR/admin-token)
+options:
+  --admin-url URL   default http://$ADMIN_HOST:$ADMIN_PORT (127.0.0.1:9876)
+  --token TOKEN     default $ADMIN_TOKEN, else the token the gateway generated in $DATA_DIR/admin-token
+  --print FIELD     print one field of the answer as plain text (e.g. --print id) instead of JSON
+  --help            this text
 `;
 
 class UsageError extends Error {}
@@ -66,6 +72,17 @@ function need(value: string | undefined, what: string): string {
   return value;
 }
 
+/** What `--help` returns: the usage, printed as text. */
+class Usage {}
+
+/** One field of an answer (`id` is the `_id`), for `--print`. */
+function field(result: unknown, name: string): string {
+  const key = name === 'id' ? '_id' : name;
+  const value = result && typeof result === 'object' ? (result as Record<string, unknown>)[key] : undefined;
+  if (value === undefined || value === null) throw new UsageError(`--print ${name}: the answer has no field "${key}"`);
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 /** Runs one CLI verb; returns what to print. Exported for tests. */
 export async function runPartnersCli(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
@@ -79,8 +96,11 @@ export async function runPartnersCli(argv: string[]): Promise<unknown> {
       out: { type: 'string' },
       'admin-url': { type: 'string' },
       token: { type: 'string' },
+      print: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) return new Usage();
   const [verb, ...args] = positionals;
   if (verb === 'keygen') {
     const out = path.resolve(need(values.out, '--out DIR'));
@@ -123,12 +143,23 @@ export async function runPartnersCli(argv: string[]): Promise<unknown> {
   }
 }
 
+/** The text the CLI prints for `argv`: the usage, one field (`--print`), or the JSON answer; always ending in a newline. */
+export async function partnersCliOutput(argv: string[]): Promise<string> {
+  const result = await runPartnersCli(argv);
+  if (result instanceof Usage) return USAGE;
+  const print = argv.indexOf('--print');
+  if (print !== -1) return `${field(result, argv[print + 1] ?? '')}\n`;
+  return `${JSON.stringify(result, null, 2)}\n`;
+}
+
 if (require.main === module) {
-  runPartnersCli(process.argv.slice(2)).then(
-    (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
+  partnersCliOutput(process.argv.slice(2)).then(
+    (text) => process.stdout.write(text),
     (err: unknown) => {
-      process.stderr.write(`partners: ${(err as Error).message}\n${err instanceof UsageError ? USAGE : ''}`);
-      process.exit(err instanceof UsageError ? 2 : 1);
+      // parseArgs refuses unknown options with a TypeError: a usage error too.
+      const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+      process.stderr.write(`partners: ${(err as Error).message}\n${usage ? USAGE : ''}`);
+      process.exit(usage ? 2 : 1);
     }
   );
 }

@@ -30,18 +30,40 @@ export async function signPartnerToken(options: {
     .sign(key);
 }
 
+const USAGE = `usage: npm run -s token -- --partner ID --issuer URL --key PRIVATE_KEY_FILE [--ttl 60] [--kid KID]
+  --partner ID       the partner's _id (the token's sub)
+  --issuer URL       the issuer URL registered for the partner (the token's iss)
+  --key FILE         the partner's P-521 private key (PEM)
+  --ttl SECONDS      lifetime, default 60 (the gateway accepts at most 300)
+  --kid KID          the key id to name in the header (when the partner has several keys)
+  --help             this text
+Prints the ES512 JWT and a newline.
+`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
       partner: { type: 'string' },
       issuer: { type: 'string' },
       key: { type: 'string' },
-      ttl: { type: 'string', default: '60' },
-      kid: { type: 'string' },
-    },
-  });
+        ttl: { type: 'string', default: '60' },
+        kid: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`token: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   if (!values.partner || !values.issuer || !values.key) {
-    process.stderr.write('usage: npm run -s token -- --partner ID --issuer URL --key PRIVATE_KEY_FILE [--ttl 60] [--kid KID]\n');
+    process.stderr.write(USAGE);
     process.exit(2);
   }
   const ttl = Number(values.ttl);

@@ -5,8 +5,9 @@ import { api } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { requireRedis, TEST_REDIS_URL } from '../support/redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
 /**
  * Two gateway processes sharing the run's PostgreSQL and one Redis (REDIS_URL, a key prefix of this
@@ -23,6 +24,7 @@ describe('e2e: rate limits per partner and route, shared by two instances throug
   let redis: Redis;
 
   before(async function () {
+    await requireRedis();
     [a, b] = await Promise.all([startGatewayProcess({ env }), startGatewayProcess({ env })]);
     acme = await registerPartner(a, 'acme-rate');
     globex = await registerPartner(a, 'globex-rate');

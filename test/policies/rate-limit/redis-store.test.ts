@@ -5,8 +5,9 @@ import { createLogger } from '../../../gateway/logging/logger';
 import { registry } from '../../../gateway/metrics';
 import { RedisRateLimitStore, type RateLimitHit, type RateLimitKey } from '../../../gateway/rate-limit';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy';
+import { requireRedis, TEST_REDIS_URL } from '../../support/redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The value of an unlabelled metric of the process's registry. */
@@ -16,6 +17,9 @@ async function metricValue(name: string): Promise<number> {
 }
 
 describe('rate-limit: Redis store (real Redis at 127.0.0.1:6379)', function () {
+  before(async function () {
+    await requireRedis();
+  });
   const prefix = `pgw-test-${Date.now().toString(36)}-${crypto.randomBytes(3).toString('hex')}:`;
   const lines: Record<string, unknown>[] = [];
   const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });

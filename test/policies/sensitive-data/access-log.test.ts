@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import sensitiveDataPolicy from '../../../policies/sensitive-data';
@@ -39,7 +40,8 @@ describe('sensitive-data policy: no-store, Pragma, and the route pattern in the 
   for (const [index, row] of table.entries()) {
     it(`${row.description}: Cache-Control no-store, Pragma no-cache, logged URL is the route pattern`, async function () {
       const url = await start(`/t${index}/cards/:id/cvv`, row.terminal);
-      const requestId = `sensitive-${index}-${Date.now()}`;
+      // Hex, not a millisecond timestamp: 13 digits in a row can pass the Luhn check and be scrubbed as a PAN.
+      const requestId = `sensitive-${index}-${crypto.randomBytes(6).toString('hex')}`;
       const response = await fetch(`${url}/t${index}/cards/CK1234567890/cvv?expDate=01%2F2030&securityKey=c2VjcmV0`, { headers: { 'x-request-id': requestId } });
       expect(response.status).to.equal(row.status);
       expect(response.headers.get('cache-control')).to.equal('no-store');
@@ -52,7 +54,7 @@ describe('sensitive-data policy: no-store, Pragma, and the route pattern in the 
 
   it('leaves other routes alone: their logged URL is the (redacted) URL', async function () {
     const url = await start('/plain/:id', (_req, res) => void res.json({}), false);
-    const requestId = `plain-${Date.now()}`;
+    const requestId = `plain-${crypto.randomBytes(6).toString('hex')}`;
     const response = await fetch(`${url}/plain/abc?securityKey=c2VjcmV0&page=2`, { headers: { 'x-request-id': requestId } });
     expect(response.headers.get('pragma')).to.equal(null);
     const line = await accessLine(requestId);
