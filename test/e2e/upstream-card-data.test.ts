@@ -2,12 +2,12 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { startSandboxes, type Sandboxes } from '../../sandbox';
-import { api, cardBody, individualBody, sandboxControl, type ApiResponse } from '../support/api';
+import { api, cardBody, individualBody, type ApiResponse } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
+import { cardFixture } from '../support/card-fixture';
 import { recordSecret } from '../support/secrets';
 import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
-import { runDatabaseUrl } from '../support/test-database';
 
 type Upstream = 'issuer' | 'processing' | 'accounts';
 
@@ -43,25 +43,14 @@ describe('e2e: card numbers from a hostile upstream never reach the partner nor 
     for (const name of ['issuer', 'processing', 'accounts'] as const) tamper[name] = await startTamperingUpstream(sandboxes[name].url);
     gateway = await startGatewayProcess({
       env: { ...HIGH_RATE_LIMITS, ISSUER_URL: tamper.issuer.url, PROCESSING_URL: tamper.processing.url, ACCOUNTS_URL: tamper.accounts.url },
+      // Counts whole tables (no PAN in any row) while other files' gateways write meanwhile: a database of its own.
+      ownDatabase: true,
     });
     partner = await registerPartner(gateway, 'hostile-upstream');
-    db = new Client({ connectionString: runDatabaseUrl() });
+    db = new Client({ connectionString: gateway.databaseUrl });
     await db.connect();
     for (const pan of [PAN, PAN_GROUPED, '5355709999999995']) recordSecret('pan', pan);
-    ada = (await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() })).body;
-    const issue = async (type: 'virtual' | 'physical') => {
-      const created = await api(gateway, partner, 'POST', `/individual/accounts/${ada._id}/cards/${type}`, { body: cardBody(ada.clientID) });
-      expect(created.status, JSON.stringify(created.body)).to.equal(201);
-      return created.body;
-    };
-    virtualCard = await issue('virtual');
-    physicalCard = await issue('physical');
-    const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-    securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-    recordSecret('securityKey', securityKey);
-    const pinKey = await sandboxControl(sandboxes.issuer.url, 'GET', '/pin-encryption-key');
-    pinBlock = crypto.publicEncrypt({ key: pinKey.publicKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from('4921')).toString('base64');
-    recordSecret('pinBlock', pinBlock);
+    ({ ada, virtualCard, physicalCard, securityKey, pinBlock } = await cardFixture(gateway, partner, sandboxes.issuer.url));
   });
 
   afterEach(function () {

@@ -5,6 +5,7 @@ import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { api, cardBody, individualBody, sandboxControl, type ApiResponse } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
+import { cardFixture } from '../support/card-fixture';
 import { recordSecret } from '../support/secrets';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
@@ -85,20 +86,7 @@ describe('faults: every upstream failing, on every kind of route', function () {
     partner = await registerPartner(gateway, 'faults');
     db = new Client({ connectionString: gateway.databaseUrl });
     await db.connect();
-    ada = (await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() })).body;
-    const issue = async (type: 'virtual' | 'physical') => {
-      const created = await api(gateway, partner, 'POST', `/individual/accounts/${ada._id}/cards/${type}`, { body: cardBody(ada.clientID) });
-      expect(created.status, JSON.stringify(created.body)).to.equal(201);
-      return created.body;
-    };
-    virtualCard = await issue('virtual');
-    physicalCard = await issue('physical');
-    const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-    securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-    recordSecret('securityKey', securityKey);
-    const pinKey = await sandboxControl(control('issuer'), 'GET', '/pin-encryption-key');
-    pinBlock = crypto.publicEncrypt({ key: pinKey.publicKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from('4921')).toString('base64');
-    recordSecret('pinBlock', pinBlock);
+    ({ ada, virtualCard, physicalCard, securityKey, pinBlock } = await cardFixture(gateway, partner, control('issuer')));
   });
 
   afterEach(async function () {

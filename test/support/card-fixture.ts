@@ -1,0 +1,40 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { api, cardBody, individualBody, sandboxControl } from './api';
+import type { Gateway } from './gateway-process';
+import type { TestPartner } from './partners';
+import { recordSecret } from './secrets';
+
+/** What a card-route test needs: an individual, a virtual and a physical card, a securityKey and a PIN block. */
+export interface CardFixture {
+  ada: any;
+  virtualCard: any;
+  physicalCard: any;
+  /** Base64 SPKI of a fresh RSA-2048 key, for the CVV/PAN reveals. */
+  securityKey: string;
+  /** The PIN 4921 encrypted under the issuer's PIN key (RSA-OAEP-256). */
+  pinBlock: string;
+}
+
+/**
+ * Onboards an individual for `partner`, issues it a virtual and a physical card, and makes a
+ * securityKey and a PIN block under the key of the issuer at `issuerUrl` (all recorded as secrets
+ * for the run's log scan).
+ */
+export async function cardFixture(gateway: Gateway, partner: TestPartner, issuerUrl: string): Promise<CardFixture> {
+  const ada = (await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() })).body;
+  const issue = async (type: 'virtual' | 'physical') => {
+    const created = await api(gateway, partner, 'POST', `/individual/accounts/${ada._id}/cards/${type}`, { body: cardBody(ada.clientID) });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    return created.body;
+  };
+  const virtualCard = await issue('virtual');
+  const physicalCard = await issue('physical');
+  const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+  recordSecret('securityKey', securityKey);
+  const pinKey = await sandboxControl(issuerUrl, 'GET', '/pin-encryption-key');
+  const pinBlock = crypto.publicEncrypt({ key: pinKey.publicKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from('4921')).toString('base64');
+  recordSecret('pinBlock', pinBlock);
+  return { ada, virtualCard, physicalCard, securityKey, pinBlock };
+}
