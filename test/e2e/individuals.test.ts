@@ -180,7 +180,7 @@ describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
         expect(response.body.code).to.equal(failure.code);
         expect(response.body.upstream).to.equal('accounts');
         expect(await counts(acme.id)).to.deep.equal(before);
-        const pending = await db.query("SELECT count(*)::int AS n FROM individual_onboardings WHERE provisioning = 'pending'");
+        const pending = await db.query("SELECT count(*)::int AS n FROM individual_onboardings WHERE provisioning = 'pending' AND partner_id = $1", [acme.id]);
         expect(pending.rows[0].n).to.equal(0);
       });
     }
