@@ -113,25 +113,31 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
   const child = spawn(process.execPath, [MAIN], { env: baseEnv(options, adminToken, dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
   const logFile = teeToLogFile(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const parse = () => parseLogLines(output);
+  const log = new LogCollector();
+  child.stdout!.on('data', (chunk: Buffer) => log.append(chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => log.append(chunk.toString()));
 
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not become ready:\n${output}`)), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not become ready:\n${log.text}`)), options.timeoutMs ?? 30_000);
+    // Only until it is ready: a listener that re-read the whole output on every chunk made long
+    // runs quadratic (the fuzz test spent 30 s of CPU here).
     const check = () => {
-      const line = parse().find((l) => l.msg === 'gateway ready');
+      const line = log.lines().find((l) => l.msg === 'gateway ready');
       if (line) {
         clearTimeout(timer);
+        child.stdout!.off('data', check);
         resolve(line);
       }
     };
     child.stdout!.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`gateway exited with ${code} before it was ready:\n${output}`));
+      reject(new Error(`gateway exited with ${code} before it was ready:\n${log.text}`));
     });
+  }).catch(async (err: unknown) => {
+    child.kill('SIGKILL');
+    await own?.drop().catch(() => undefined);
+    throw err;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
@@ -141,8 +147,8 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
     dataDir,
     child,
     logFile,
-    output: () => output,
-    logLines: parse,
+    output: () => log.text,
+    logLines: () => log.lines(),
     databaseUrl: options.embedded ? undefined : (options.databaseUrl ?? runDatabaseUrl()),
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
@@ -184,6 +190,29 @@ export async function runGatewayExpectingFailure(options: StartOptions = {}): Pr
       }
     });
   });
+}
+
+/**
+ * Everything a gateway wrote, and its JSON lines parsed once each: `lines()` parses only what was
+ * appended since the last call, so polling for a log line stays cheap however long the run.
+ */
+class LogCollector {
+  text = '';
+  private parsedUpTo = 0;
+  private readonly parsed: Record<string, unknown>[] = [];
+
+  append(chunk: string): void {
+    this.text += chunk;
+  }
+
+  lines(): Record<string, unknown>[] {
+    const end = this.text.lastIndexOf('\n') + 1;
+    if (end > this.parsedUpTo) {
+      this.parsed.push(...parseLogLines(this.text.slice(this.parsedUpTo, end)));
+      this.parsedUpTo = end;
+    }
+    return this.parsed;
+  }
 }
 
 function parseLogLines(output: string): Record<string, unknown>[] {
@@ -267,8 +296,35 @@ export async function sharedGateway(timeoutMs = 60_000): Promise<Gateway> {
   }
   const published = JSON.parse(fs.readFileSync(file, 'utf8')) as Omit<Gateway, 'output' | 'logLines'> & { error?: string };
   if (published.error) throw new Error(`the shared gateway failed to start: ${published.error}`);
-  const output = () => fs.readFileSync(published.logFile, 'utf8');
-  return { ...published, output, logLines: () => parseLogLines(output()) };
+  // Its log file is read from where the last read stopped.
+  const log = new LogCollector();
+  let offset = 0;
+  const readNew = () => {
+    const size = fs.statSync(published.logFile).size;
+    if (size <= offset) return;
+    const fd = fs.openSync(published.logFile, 'r');
+    try {
+      const buffer = Buffer.alloc(size - offset);
+      fs.readSync(fd, buffer, 0, buffer.length, offset);
+      // Whole lines only, so that a character is never split across two reads.
+      const end = buffer.lastIndexOf(0x0a) + 1;
+      offset += end;
+      log.append(buffer.subarray(0, end).toString('utf8'));
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  return {
+    ...published,
+    output: () => {
+      readNew();
+      return log.text;
+    },
+    logLines: () => {
+      readNew();
+      return log.lines();
+    },
+  };
 }
 
 /**
