@@ -6,6 +6,8 @@ import { api, cardBody, individualBody, sandboxControl } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { createRunDatabase, runDatabaseUrl, type RunDatabase } from '../support/test-database';
 
 /** An answer as the partner's HTTP client received it: the exact text, not a parse of it. */
 interface RawAnswer {
@@ -183,3 +185,72 @@ for (const database of ['postgres', 'embedded'] as const) {
     });
   });
 }
+
+/**
+ * Issue 12, item 2 (outage part): a 5xx caused by a database outage could not release its key
+ * (releasing needs the database), which then blocked every retry with 409 for the 120 s of the
+ * abandoned-claim takeover. The release is now retried by the claim's holder until the database
+ * is back, so a retry runs again within a heartbeat of the recovery.
+ */
+describe('e2e: a key whose release met a PostgreSQL outage is free soon after the recovery', function () {
+  this.timeout(90_000);
+  let sandboxes: Sandboxes;
+  let accounts: TamperingUpstream;
+  let proxy: TcpProxy;
+  let own: RunDatabase;
+  let gateway: GatewayProcess;
+  let partner: TestPartner;
+  let db: Client;
+
+  before(async function () {
+    if (process.env.TEST_DB === 'embedded') this.skip(); // the link to cut is the one to a real PostgreSQL server
+    sandboxes = await startSandboxes();
+    accounts = await startTamperingUpstream(sandboxes.accounts.url);
+    own = await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`);
+    const direct = new URL(own.url);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const viaProxy = new URL(own.url);
+    viaProxy.port = String(proxy.port);
+    gateway = await startGatewayProcess({
+      env: { ...HIGH_RATE_LIMITS, DATABASE_URL: viaProxy.toString(), ISSUER_URL: sandboxes.issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: accounts.url },
+    });
+    partner = await registerPartner(gateway, 'once-outage');
+    db = new Client({ connectionString: own.url });
+    await db.connect();
+  });
+
+  after(async function () {
+    await db?.end();
+    await gateway?.stop();
+    await proxy?.close();
+    await accounts?.close();
+    await sandboxes?.close();
+    await own?.drop();
+  });
+
+  it('a create-individual answered 503 during the outage: its key is released after the recovery, and the retry runs (not 409 for 120 s)', async function () {
+    accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 1500 });
+    const key = `outage-${crypto.randomUUID()}`;
+    const body = individualBody({ firstName: 'Outage' });
+    const call = () => api(gateway, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    const first = call();
+    await waitFor('the upstream call', async () => accounts.tampered.length > 0);
+    await proxy.cut();
+    const answer = await first;
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(503);
+    expect(answer.body.code).to.equal('database_unavailable');
+    const held = await db.query('SELECT state FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partner.id, key]);
+    expect(held.rows.map((r) => r.state), 'the release could not reach the database').to.deep.equal(['in_progress']);
+    await proxy.restore();
+    accounts.clear();
+
+    // Well under the 120 s takeover: the holder's next tick releases the key.
+    await waitFor('the key released', async () => (await db.query('SELECT 1 FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partner.id, key])).rowCount === 0, 30_000);
+    const retry = await waitFor('a retry that runs', async () => {
+      const r = await call();
+      return r.status === 503 ? undefined : r; // the pool may still be reconnecting
+    });
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+    expect(retry.headers.get('idempotent-replayed')).to.equal(null);
+  });
+});
