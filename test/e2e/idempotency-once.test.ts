@@ -254,3 +254,62 @@ describe('e2e: a key whose release met a PostgreSQL outage is free soon after th
     expect(retry.headers.get('idempotent-replayed')).to.equal(null);
   });
 });
+
+/**
+ * Issue 12, item 2 (takeover): a claim whose process died used to block retries with 409 for
+ * 120 s. Its heartbeat now stops with the process, and the claim is taken over once the heartbeat
+ * is STALE_AFTER_SECONDS (10 s) old.
+ */
+describe('e2e: a key claimed by a killed gateway is taken over once its heartbeat stops', function () {
+  this.timeout(120_000);
+  let sandboxes: Sandboxes;
+  let accounts: TamperingUpstream;
+  let own: RunDatabase;
+  const gateways: GatewayProcess[] = [];
+
+  before(async function () {
+    if (process.env.TEST_DB === 'embedded') this.skip(); // two processes on one database: real PostgreSQL
+    sandboxes = await startSandboxes();
+    accounts = await startTamperingUpstream(sandboxes.accounts.url);
+    own = await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`);
+  });
+
+  after(async function () {
+    for (const gateway of gateways) await gateway.stop();
+    await accounts?.close();
+    await sandboxes?.close();
+    await own?.drop();
+  });
+
+  it('SIGKILL during a create-individual, restart, retry with the same key: 409 while the heartbeat is fresh, then the retry runs (not after 120 s)', async function () {
+    const start = async () => {
+      const gateway = await startGatewayProcess({
+        databaseUrl: own.url,
+        env: { ...HIGH_RATE_LIMITS, ISSUER_URL: sandboxes.issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: accounts.url },
+      });
+      gateways.push(gateway);
+      return gateway;
+    };
+    const first = await start();
+    const partner = await registerPartner(first, 'once-killed');
+    accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 60_000 });
+    const key = `killed-${crypto.randomUUID()}`;
+    const body = individualBody({ firstName: 'Killed' });
+    const lost = api(first, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } }).catch((err: Error) => err);
+    await waitFor('the upstream call', async () => accounts.tampered.length > 0);
+    first.child.kill('SIGKILL');
+    expect(await lost).to.be.instanceOf(Error);
+    accounts.clear();
+
+    const second = await start();
+    const call = () => api(second, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    const early = await call();
+    expect(early.status, 'right after the kill the claim is still fresh').to.equal(409);
+    expect(early.body.code).to.equal('idempotency_in_progress');
+    const taken = await waitFor('a retry that runs', async () => {
+      const r = await call();
+      return r.status === 409 ? undefined : r;
+    }, 60_000); // well under the former 120 s
+    expect(taken.status, JSON.stringify(taken.body)).to.equal(201);
+  });
+});

@@ -88,7 +88,7 @@ export async function startTamperingUpstream(target: string): Promise<TamperingU
               res.writeHead(status, outHeaders);
               res.end(body);
             };
-            if (tamper?.delayMs) setTimeout(answerNow, tamper.delayMs);
+            if (tamper?.delayMs) setTimeout(answerNow, tamper.delayMs).unref();
             else answerNow();
           });
         }
