@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { IdempotencyStore, type StoredResponse } from '../../gateway/idempotency/idempotency-store';
+import { claimKeeper } from '../../gateway/idempotency/claim-keeper';
+import { IdempotencyStore, REPLAYED_HEADERS, type StoredResponse } from '../../gateway/idempotency/idempotency-store';
 import { SCHEMAS } from '../../gateway/schemas';
 import { services } from '../../gateway/services';
 import { assertValid, bodyAjv } from '../../gateway/validation/ajv';
@@ -21,34 +22,44 @@ function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** The headers of an answer that its replays repeat (REPLAYED_HEADERS). */
+function replayedHeaders(res: Response): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = res.getHeader(name);
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return headers;
+}
+
 /**
- * Holds the first `res.send` of the request until its outcome is recorded: a final response is
- * stored before the partner sees it (so a retry right after always replays it), a 5xx releases
- * the key first (so a retry runs again).
+ * Holds the request's final write (`res.end`, which `res.send` calls once every header is set)
+ * until its outcome is recorded: the status, the exact body bytes and the replayed headers of a
+ * final response are stored before the partner sees them (so a retry right after replays them
+ * byte for byte); a 5xx releases the key first (so a retry runs again). The client may have gone
+ * meanwhile: the handler still ends here and its outcome is still recorded.
  */
-function recordBeforeSending(res: Response, record: (status: number, body: unknown) => Promise<void>, onError: (err: unknown) => void): void {
-  const send = res.send.bind(res);
+function recordBeforeEnding(res: Response, record: (answer: StoredResponse) => Promise<void>, onError: (err: unknown) => void): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
   let intercepted = false;
-  res.send = function sendAfterRecording(body?: unknown) {
-    if (intercepted) return send(body);
+  res.end = function endAfterRecording(...args: unknown[]) {
+    if (intercepted) return end(...args);
     intercepted = true;
-    let parsed: unknown = body ?? null;
-    if (typeof body === 'string' || Buffer.isBuffer(body)) {
-      try {
-        parsed = JSON.parse(body.toString());
-      } catch {
-        parsed = null;
-      }
-    }
-    record(res.statusCode, parsed).then(
-      () => send(body),
+    const [chunk, encoding] = args;
+    const body = typeof chunk === 'string'
+      ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+      : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+        ? Buffer.from(chunk)
+        : Buffer.alloc(0);
+    record({ status: res.statusCode, body, headers: replayedHeaders(res) }).then(
+      () => end(...args),
       (err: unknown) => {
         onError(err);
-        send(body);
+        end(...args);
       }
     );
     return res;
-  };
+  } as Response['end'];
 }
 
 /** The hash a request is recognised by: its route (method and path), path parameters and body. */
@@ -58,11 +69,9 @@ function requestHash(route: string, params: unknown, body: unknown): string {
 
 /** Answers a stored response again, marked `Idempotent-Replayed: true`. */
 function replay(res: Response, response: StoredResponse): void {
+  res.set(response.headers);
   res.set('Idempotent-Replayed', 'true');
-  res
-    .status(response.status)
-    .type(response.status >= 400 ? 'application/problem+json' : 'application/json')
-    .send(JSON.stringify(response.body));
+  res.status(response.status).send(response.body);
 }
 
 /**
@@ -105,11 +114,13 @@ function replayOnly(params: IdempotencyParams): RequestHandler {
  * with the same body replays it (`Idempotent-Replayed: true`); with another body → 409
  * `idempotency_key_reused`; while the first is still running → 409 `idempotency_in_progress` with
  * `Retry-After`. Responses of 5xx (an upstream or database failure) release the key so that the
- * partner can retry with it.
+ * partner can retry with it. A key is never released while its handler runs: a client that
+ * disconnects leaves the claim held until the handler's outcome is recorded.
  */
 export function idempotency(params: IdempotencyParams): RequestHandler {
   if (params.replayOnly) return replayOnly(params);
   const store = new IdempotencyStore(services().db);
+  const keeper = claimKeeper(services().db, services().log);
   const ttlHours = params.ttlHours ?? 24;
   return function idempotencyCheck(req, res, next) {
     const header = req.headers['idempotency-key'];
@@ -137,15 +148,14 @@ export function idempotency(params: IdempotencyParams): RequestHandler {
             replay(res, claim.response);
             return;
           case 'claimed': {
-            recordBeforeSending(
+            // Held (heartbeat) until the handler's outcome is recorded, even if the client goes
+            // away meanwhile: a retry then gets 409 idempotency_in_progress, then the replay.
+            keeper.hold(claim.claim);
+            recordBeforeEnding(
               res,
-              (status, body) => (status >= 500 ? store.release(partnerId, key) : store.complete(partnerId, key, { status, body })),
-              (err) => services().log.error({ err, requestId: req.requestId }, 'idempotency key not recorded')
+              (answer) => keeper.settle(claim.claim, answer.status >= 500 ? { kind: 'release' } : { kind: 'complete', response: answer }),
+              (err) => services().log.error({ err, requestId: req.requestId }, 'idempotency key not recorded yet: retried in the background')
             );
-            res.on('close', () => {
-              // The client went away before a response was written: let a retry run again.
-              if (!res.writableFinished) store.release(partnerId, key).catch(() => undefined);
-            });
             return next();
           }
         }

@@ -84,7 +84,7 @@ describe('e2e: card numbers from a hostile upstream never reach the partner nor 
       `SELECT (SELECT count(*) FROM cards WHERE regexp_replace(card_mask, '[ -]', '', 'g') LIKE '%' || $1 || '%')
             + (SELECT count(*) FROM audit_log WHERE regexp_replace(coalesce(details::text, ''), '[ -]', '', 'g') LIKE '%' || $1 || '%')
             + (SELECT count(*) FROM outbox_events WHERE regexp_replace(payload::text, '[ -]', '', 'g') LIKE '%' || $1 || '%')
-            + (SELECT count(*) FROM idempotency_keys WHERE regexp_replace(coalesce(response_body::text, ''), '[ -]', '', 'g') LIKE '%' || $1 || '%') AS n`,
+            + (SELECT count(*) FROM idempotency_keys WHERE regexp_replace(coalesce(response_body::text, '') || coalesce(convert_from(response_bytes, 'UTF8'), ''), '[ -]', '', 'g') LIKE '%' || $1 || '%') AS n`,
       [digits]
     );
     return Number(result.rows[0].n);

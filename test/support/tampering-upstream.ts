@@ -17,6 +17,8 @@ export interface Tamper {
   answer?: { status: number; body: unknown };
   /** Forward, then replace the upstream's JSON answer (2xx only) by what this returns. */
   rewrite?: (body: any) => unknown;
+  /** Forward at once (the upstream does the work now), then hold its answer back this many ms: a slow upstream. */
+  delayMs?: number;
 }
 
 /**
@@ -82,8 +84,12 @@ export async function startTamperingUpstream(target: string): Promise<TamperingU
             if (tamper?.rewrite && status >= 200 && status < 300) body = Buffer.from(JSON.stringify(tamper.rewrite(JSON.parse(body.toString('utf8')))));
             const outHeaders = { ...answer.headers, 'content-length': String(body.length) };
             delete outHeaders['transfer-encoding'];
-            res.writeHead(status, outHeaders);
-            res.end(body);
+            const answerNow = () => {
+              res.writeHead(status, outHeaders);
+              res.end(body);
+            };
+            if (tamper?.delayMs) setTimeout(answerNow, tamper.delayMs).unref();
+            else answerNow();
           });
         }
       );

@@ -1,0 +1,315 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { Client } from 'pg';
+import { startSandboxes, type Sandboxes } from '../../sandbox';
+import { api, cardBody, individualBody, sandboxControl } from '../support/api';
+import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { registerPartner, type TestPartner } from '../support/partners';
+import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { createRunDatabase, runDatabaseUrl, type RunDatabase } from '../support/test-database';
+
+/** An answer as the partner's HTTP client received it: the exact text, not a parse of it. */
+interface RawAnswer {
+  status: number;
+  text: string;
+  headers: Headers;
+}
+
+/** Polls `condition` until it is truthy or `ms` pass (then throws `what`). */
+async function waitFor<T>(what: string, condition: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Issue 12, items 2 and 3: an Idempotency-Key stands for one operation. A replay is the first
+ * answer's stored bytes and headers; a client that gives up and retries with the same key never
+ * makes the gateway do the work twice, on our side or upstream. Each test runs on real PostgreSQL
+ * (a database of the gateway's own) and on the embedded database.
+ */
+for (const database of ['postgres', 'embedded'] as const) {
+  describe(`e2e: one operation per Idempotency-Key, replayed byte for byte (${database})`, function () {
+    this.timeout(90_000);
+    let sandboxes: Sandboxes;
+    let issuer: TamperingUpstream;
+    let accounts: TamperingUpstream;
+    let gateway: GatewayProcess;
+    let partner: TestPartner;
+    let db: Client | undefined;
+    let ada: any;
+
+    before(async function () {
+      sandboxes = await startSandboxes();
+      issuer = await startTamperingUpstream(sandboxes.issuer.url);
+      accounts = await startTamperingUpstream(sandboxes.accounts.url);
+      gateway = await startGatewayProcess({
+        env: { ...HIGH_RATE_LIMITS, ISSUER_URL: issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: accounts.url, UPSTREAM_TIMEOUT_MS: '10000' },
+        ...(database === 'postgres' ? { ownDatabase: true } : { embedded: true }),
+      });
+      partner = await registerPartner(gateway, `once-${database}`);
+      if (gateway.databaseUrl) {
+        db = new Client({ connectionString: gateway.databaseUrl });
+        await db.connect();
+      }
+      ada = (await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() })).body;
+    });
+
+    afterEach(function () {
+      issuer.clear();
+      accounts.clear();
+    });
+
+    after(async function () {
+      await db?.end();
+      await gateway?.stop();
+      await issuer?.close();
+      await accounts?.close();
+      await sandboxes?.close();
+    });
+
+    async function send(path: string, body: unknown, key: string, signal?: AbortSignal): Promise<RawAnswer> {
+      const response = await fetch(`${gateway.baseUrl}/api/partner${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await partner.token()}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+        signal,
+      });
+      return { status: response.status, text: await response.text(), headers: response.headers };
+    }
+
+    /** The first answer, then 20 concurrent retries with the same key: each the same status, bytes and headers. */
+    async function expectByteIdenticalReplays(path: string, body: unknown, status: number): Promise<void> {
+      const key = `replay-${crypto.randomUUID()}`;
+      const first = await send(path, body, key);
+      expect(first.status, first.text).to.equal(status);
+      const replays = await Promise.all(Array.from({ length: 20 }, () => send(path, body, key)));
+      for (const [i, replay] of replays.entries()) {
+        expect(replay.status, `replay ${i}: ${replay.text}`).to.equal(first.status);
+        expect(replay.text, `replay ${i}`).to.equal(first.text);
+        expect(replay.headers.get('idempotent-replayed'), `replay ${i}`).to.equal('true');
+        for (const header of ['content-type', 'cache-control', 'location', 'content-length']) {
+          expect(replay.headers.get(header), `replay ${i}: ${header}`).to.equal(first.headers.get(header));
+        }
+        expect(replay.headers.get('x-request-id'), `replay ${i}: its own request id`).to.not.equal(first.headers.get('x-request-id'));
+      }
+      expect(first.headers.get('idempotent-replayed')).to.equal(null);
+    }
+
+    it('20 concurrent replays of a create-individual are byte-identical to the first answer', async function () {
+      await expectByteIdenticalReplays('/individual/accounts', individualBody({ firstName: 'Replayed' }), 201);
+    });
+
+    it('20 concurrent replays of a virtual card issue are byte-identical to the first answer', async function () {
+      await expectByteIdenticalReplays(`/individual/accounts/${ada._id}/cards/virtual`, cardBody(ada.clientID), 201);
+    });
+
+    it('20 concurrent replays of a replace (the replay-only step before ownership) are byte-identical to the first answer', async function () {
+      const card = (await api(gateway, partner, 'POST', `/individual/accounts/${ada._id}/cards/physical`, { body: cardBody(ada.clientID) })).body;
+      await expectByteIdenticalReplays(`/cards/${card.cardKey}/replace`, { expDate: card.expDate, reason: 'damaged' }, 200);
+    });
+
+    it('a replayed problem (a stored 4xx) is byte-identical too', async function () {
+      await expectByteIdenticalReplays('/individual/accounts', individualBody({ lastName: 'SANDBOX-REJECT' }), 422);
+    });
+
+    /**
+     * Sends the creation, waits until the upstream has received its call (the upstream answers
+     * `delayMs` later), then disconnects: the handler is mid-flight. Retries with the same key
+     * until the answer is no longer 409 `idempotency_in_progress`, and returns every retry answer.
+     */
+    async function disconnectThenRetry(upstream: TamperingUpstream, upstreamPath: string, path: string, body: unknown) {
+      const key = `gone-${crypto.randomUUID()}`;
+      const abort = new AbortController();
+      let settled = false;
+      const first = send(path, body, key, abort.signal).then(
+        (answer) => `answered ${answer.status}: ${answer.text}`,
+        (err: Error) => err.name
+      ).finally(() => (settled = true));
+      await waitFor('the upstream call', async () => settled || upstream.tampered.some((c) => c.method === 'POST' && c.path === upstreamPath));
+      abort.abort();
+      expect(await first, 'the client gave up before the answer').to.equal('AbortError');
+      const retries: RawAnswer[] = [];
+      const final = await waitFor('a retry that is not in progress', async () => {
+        const retry = await send(path, body, key);
+        retries.push(retry);
+        return retry.status === 409 && JSON.parse(retry.text).code === 'idempotency_in_progress' ? undefined : retry;
+      });
+      return { key, retries, final };
+    }
+
+    it('a client that disconnects during a create-individual and retries with the same key gets the one individual: one record, one upstream account', async function () {
+      accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 1500 });
+      const accountsBefore = (await sandboxControl(sandboxes.accounts.url, 'GET', '/__sandbox/requests?method=POST&path=/accounts')).length;
+      const body = individualBody({ firstName: 'Gone', lastName: `Away${crypto.randomInt(1e6)}` });
+      const { retries, final } = await disconnectThenRetry(accounts, '/accounts', '/individual/accounts', body);
+
+      expect(final.status, final.text).to.equal(201);
+      expect(final.headers.get('idempotent-replayed'), 'the retry replays the first operation').to.equal('true');
+      expect(retries[0].status, 'the first retry arrives while the first request still runs').to.equal(409);
+      const created = JSON.parse(final.text);
+      const accountCalls = (await sandboxControl(sandboxes.accounts.url, 'GET', '/__sandbox/requests?method=POST&path=/accounts')).slice(accountsBefore);
+      expect(accountCalls, 'upstream accounts created').to.have.length(1);
+      const list = await api(gateway, partner, 'GET', '/individual/accounts?limit=100');
+      const named = list.body.data.filter((i: any) => i.lastName === body.lastName);
+      expect(named.map((i: any) => i._id), 'individuals of ours').to.deep.equal([created._id]);
+      if (db) {
+        const rows = await db.query('SELECT count(*)::int AS n FROM individual_onboardings o JOIN users u ON u.id = o.user_id WHERE o.partner_id = $1 AND u.last_name = $2', [partner.id, body.lastName]);
+        expect(rows.rows[0].n, 'onboarding rows, pending ones included').to.equal(1);
+      }
+    });
+
+    it('a client that disconnects during a virtual card issue and retries with the same key gets the one card: one row, one issuer POST /cards', async function () {
+      issuer.tampers.push({ method: 'POST', path: '/cards', delayMs: 1500 });
+      const issuerBefore = (await sandboxControl(sandboxes.issuer.url, 'GET', '/__sandbox/requests?method=POST&path=/cards')).length;
+      const cardsBefore = (await api(gateway, partner, 'GET', `/individual/accounts/${ada._id}/cards`)).body;
+      const { retries, final } = await disconnectThenRetry(issuer, '/cards', `/individual/accounts/${ada._id}/cards/virtual`, cardBody(ada.clientID, { embossedName: 'GONE-AWAY' }));
+
+      expect(final.status, final.text).to.equal(201);
+      expect(final.headers.get('idempotent-replayed')).to.equal('true');
+      expect(retries[0].status).to.equal(409);
+      const issuerCalls = (await sandboxControl(sandboxes.issuer.url, 'GET', '/__sandbox/requests?method=POST&path=/cards')).slice(issuerBefore);
+      expect(issuerCalls, 'issuer cards created').to.have.length(1);
+      const cardsAfter = (await api(gateway, partner, 'GET', `/individual/accounts/${ada._id}/cards`)).body;
+      const count = (list: any) => (Array.isArray(list) ? list : list.data).length;
+      expect(count(cardsAfter) - count(cardsBefore), 'cards of ours').to.equal(1);
+      if (db) {
+        const rows = await db.query('SELECT card_key FROM cards WHERE partner_id = $1 AND card_key = $2', [partner.id, JSON.parse(final.text).cardKey]);
+        expect(rows.rowCount).to.equal(1);
+      }
+    });
+  });
+}
+
+/**
+ * Issue 12, item 2 (outage part): a 5xx caused by a database outage could not release its key
+ * (releasing needs the database), which then blocked every retry with 409 for the 120 s of the
+ * abandoned-claim takeover. The release is now retried by the claim's holder until the database
+ * is back, so a retry runs again within a heartbeat of the recovery.
+ */
+describe('e2e: a key whose release met a PostgreSQL outage is free soon after the recovery', function () {
+  this.timeout(90_000);
+  let sandboxes: Sandboxes;
+  let accounts: TamperingUpstream;
+  let proxy: TcpProxy;
+  let own: RunDatabase;
+  let gateway: GatewayProcess;
+  let partner: TestPartner;
+  let db: Client;
+
+  before(async function () {
+    if (process.env.TEST_DB === 'embedded') this.skip(); // the link to cut is the one to a real PostgreSQL server
+    sandboxes = await startSandboxes();
+    accounts = await startTamperingUpstream(sandboxes.accounts.url);
+    own = await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`);
+    const direct = new URL(own.url);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const viaProxy = new URL(own.url);
+    viaProxy.port = String(proxy.port);
+    gateway = await startGatewayProcess({
+      env: { ...HIGH_RATE_LIMITS, DATABASE_URL: viaProxy.toString(), ISSUER_URL: sandboxes.issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: accounts.url },
+    });
+    partner = await registerPartner(gateway, 'once-outage');
+    db = new Client({ connectionString: own.url });
+    await db.connect();
+  });
+
+  after(async function () {
+    await db?.end();
+    await gateway?.stop();
+    await proxy?.close();
+    await accounts?.close();
+    await sandboxes?.close();
+    await own?.drop();
+  });
+
+  it('a create-individual answered 503 during the outage: its key is released after the recovery, and the retry runs (not 409 for 120 s)', async function () {
+    accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 1500 });
+    const key = `outage-${crypto.randomUUID()}`;
+    const body = individualBody({ firstName: 'Outage' });
+    const call = () => api(gateway, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    const first = call();
+    await waitFor('the upstream call', async () => accounts.tampered.length > 0);
+    await proxy.cut();
+    const answer = await first;
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(503);
+    expect(answer.body.code).to.equal('database_unavailable');
+    const held = await db.query('SELECT state FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partner.id, key]);
+    expect(held.rows.map((r) => r.state), 'the release could not reach the database').to.deep.equal(['in_progress']);
+    await proxy.restore();
+    accounts.clear();
+
+    // Well under the 120 s takeover: the holder's next tick releases the key.
+    await waitFor('the key released', async () => (await db.query('SELECT 1 FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partner.id, key])).rowCount === 0, 30_000);
+    const retry = await waitFor('a retry that runs', async () => {
+      const r = await call();
+      return r.status === 503 ? undefined : r; // the pool may still be reconnecting
+    });
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+    expect(retry.headers.get('idempotent-replayed')).to.equal(null);
+  });
+});
+
+/**
+ * Issue 12, item 2 (takeover): a claim whose process died used to block retries with 409 for
+ * 120 s. Its heartbeat now stops with the process, and the claim is taken over once the heartbeat
+ * is STALE_AFTER_SECONDS (10 s) old.
+ */
+describe('e2e: a key claimed by a killed gateway is taken over once its heartbeat stops', function () {
+  this.timeout(120_000);
+  let sandboxes: Sandboxes;
+  let accounts: TamperingUpstream;
+  let own: RunDatabase;
+  const gateways: GatewayProcess[] = [];
+
+  before(async function () {
+    if (process.env.TEST_DB === 'embedded') this.skip(); // two processes on one database: real PostgreSQL
+    sandboxes = await startSandboxes();
+    accounts = await startTamperingUpstream(sandboxes.accounts.url);
+    own = await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`);
+  });
+
+  after(async function () {
+    for (const gateway of gateways) await gateway.stop();
+    await accounts?.close();
+    await sandboxes?.close();
+    await own?.drop();
+  });
+
+  it('SIGKILL during a create-individual, restart, retry with the same key: 409 while the heartbeat is fresh, then the retry runs (not after 120 s)', async function () {
+    const start = async () => {
+      const gateway = await startGatewayProcess({
+        databaseUrl: own.url,
+        env: { ...HIGH_RATE_LIMITS, ISSUER_URL: sandboxes.issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: accounts.url },
+      });
+      gateways.push(gateway);
+      return gateway;
+    };
+    const first = await start();
+    const partner = await registerPartner(first, 'once-killed');
+    accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 60_000 });
+    const key = `killed-${crypto.randomUUID()}`;
+    const body = individualBody({ firstName: 'Killed' });
+    const lost = api(first, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } }).catch((err: Error) => err);
+    await waitFor('the upstream call', async () => accounts.tampered.length > 0);
+    first.child.kill('SIGKILL');
+    expect(await lost).to.be.instanceOf(Error);
+    accounts.clear();
+
+    const second = await start();
+    const call = () => api(second, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    const early = await call();
+    expect(early.status, 'right after the kill the claim is still fresh').to.equal(409);
+    expect(early.body.code).to.equal('idempotency_in_progress');
+    const taken = await waitFor('a retry that runs', async () => {
+      const r = await call();
+      return r.status === 409 ? undefined : r;
+    }, 60_000); // well under the former 120 s
+    expect(taken.status, JSON.stringify(taken.body)).to.equal(201);
+  });
+});
