@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { checkGatewayConfig, type GuardContext } from '../../../../gateway/boot/config-guards';
+import { checkGatewayConfig } from '../../../../gateway/boot/config-guards';
 import { LOCAL_HANDLERS, ORCHESTRATIONS } from '../../../../gateway/handlers';
 import { BUILTIN_POLICIES, PLUGIN_POLICY_NAMES, POLICY, readGatewayConfigFile, substituteEnv } from '../../../../gateway/policy-audit';
 import { QUERY_READERS, SENSITIVE_STEPS } from '../../../../gateway/policy-audit/route-facts';
 import { JWT_POLICY, POLICIES } from '../../../../policies';
 import { RESPONSE_TRANSFORMS } from '../../../../policies/proxy/schema';
-import { changedConfig as changed, SHIPPED_CONFIG_FILE, shippedConfig, withoutStep, type Yaml } from './shipped-config';
+import { changedConfig as changed, guardContext, SHIPPED_CONFIG_FILE, shippedConfig, SYSTEM_CONFIG, withoutStep, type Yaml } from './shipped-config';
 
 describe('unit: policy-audit configuration file (env substitution as express-gateway does it)', function () {
   const table: { description: string; text: string; env: NodeJS.ProcessEnv; expected: string }[] = [
@@ -69,17 +69,8 @@ describe('unit: policy-audit facts agree with the code', function () {
 });
 
 describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', function () {
-  const systemConfig = { plugins: { 'partner-gateway': { package: 'x' } } };
-  const context = (overrides: Partial<GuardContext> = {}): GuardContext => ({
-    pluginPolicies: new Map(POLICIES.map((p) => [p.name, p.schema])),
-    builtinPolicies: new Set(Object.keys(BUILTIN_POLICIES)),
-    conditions: new Set(['always', 'never', 'allOf', 'oneOf', 'not', 'method', 'pathExact', 'pathMatch', 'expression']),
-    pluginLoadErrors: [],
-    jwtPolicy: JWT_POLICY,
-    adminHost: '127.0.0.1',
-    adminTokenConfigured: true,
-    ...overrides,
-  });
+  const systemConfig = SYSTEM_CONFIG;
+  const context = guardContext;
 
   it('accepts the shipped config', function () {
     expect(checkGatewayConfig(shippedConfig(), systemConfig, context())).to.deep.equal([]);

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { checkGatewayConfig, type GuardContext } from '../../../../gateway/boot/config-guards';
-import { auditGatewayConfig, BUILTIN_POLICIES, PUBLIC_ROUTE_RULE, UPSTREAM_CONTRACT_PATHS, type AuditFinding } from '../../../../gateway/policy-audit';
-import { JWT_POLICY, POLICIES } from '../../../../policies';
+import { checkGatewayConfig } from '../../../../gateway/boot/config-guards';
+import { auditGatewayConfig, PUBLIC_ROUTE_RULE, UPSTREAM_CONTRACT_PATHS, type AuditFinding } from '../../../../gateway/policy-audit';
 import { PUBLIC_ROUTE_ATTACKS } from '../../../support/public-route-attacks';
-import { changedConfig as changed, shippedConfig, stepOf, withoutStep, type Yaml } from './shipped-config';
+import { changedConfig as changed, guardContext, shippedConfig, stepOf, SYSTEM_CONFIG, withoutStep, type Yaml } from './shipped-config';
 
 const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true };
 const JWT = { 'es512-jwt': [{ action: { clockSkewSeconds: 30, maxLifetimeSeconds: 300 } }] };
@@ -342,16 +341,8 @@ describe('unit: policy-audit public routes are judged by what they run, not by t
   });
 
   describe('checkGatewayConfig refuses at boot and on reload', function () {
-    const systemConfig = { plugins: { 'partner-gateway': { package: 'x' } } };
-    const context: GuardContext = {
-      pluginPolicies: new Map(POLICIES.map((p) => [p.name, p.schema])),
-      builtinPolicies: new Set(Object.keys(BUILTIN_POLICIES)),
-      conditions: new Set(['always', 'never', 'allOf', 'oneOf', 'not', 'method', 'pathExact', 'pathMatch', 'expression']),
-      pluginLoadErrors: [],
-      jwtPolicy: JWT_POLICY,
-      adminHost: '127.0.0.1',
-      adminTokenConfigured: true,
-    };
+    const systemConfig = SYSTEM_CONFIG;
+    const context = guardContext();
 
     for (const attack of OBSERVED_ATTACKS) {
       it(`the observed attack: ${attack.description}`, function () {

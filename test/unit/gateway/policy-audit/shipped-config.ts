@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { readGatewayConfigFile } from '../../../../gateway/policy-audit';
+import type { GuardContext } from '../../../../gateway/boot/config-guards';
+import { BUILTIN_POLICIES, readGatewayConfigFile } from '../../../../gateway/policy-audit';
+import { JWT_POLICY, POLICIES } from '../../../../policies';
 
 export type Yaml = Record<string, any>;
 
@@ -26,4 +28,21 @@ export function withoutStep(c: Yaml, pipeline: string, policy: string): void {
 /** A pipeline's step of the given policy. */
 export function stepOf(c: Yaml, pipeline: string, policy: string): Yaml {
   return (c.pipelines[pipeline].policies as Yaml[]).find((step) => policy in step)!;
+}
+
+/** The system config the guard tests check against (one plugin). */
+export const SYSTEM_CONFIG = { plugins: { 'partner-gateway': { package: 'x' } } };
+
+/** What the boot guards know at boot (our plugin's policies, express-gateway's built-ins and conditions), with overrides. */
+export function guardContext(overrides: Partial<GuardContext> = {}): GuardContext {
+  return {
+    pluginPolicies: new Map(POLICIES.map((p) => [p.name, p.schema])),
+    builtinPolicies: new Set(Object.keys(BUILTIN_POLICIES)),
+    conditions: new Set(['always', 'never', 'allOf', 'oneOf', 'not', 'method', 'pathExact', 'pathMatch', 'expression']),
+    pluginLoadErrors: [],
+    jwtPolicy: JWT_POLICY,
+    adminHost: '127.0.0.1',
+    adminTokenConfigured: true,
+    ...overrides,
+  };
 }
