@@ -8,13 +8,17 @@ const path = require('path');
 
 /** Files that take longest (figures printed at the end of every run): started first. */
 const LONGEST_FIRST = [
+  'dist/test/e2e/idempotency-once.test.js',
   'dist/test/fuzz/',
-  'dist/test/soak/',
+  'dist/test/faults/upstream-faults.test.js',
   'dist/test/bench/',
-  'dist/test/faults/',
   'dist/test/e2e/boot-guards.test.js',
-  'dist/test/e2e/policy-audit.test.js',
+  'dist/test/e2e/database.test.js',
   'dist/test/e2e/hot-reload.test.js',
+  'dist/test/soak/',
+  'dist/test/e2e/revocation.test.js',
+  'dist/test/e2e/policy-audit.test.js',
+  'dist/test/faults/',
 ];
 
 function testFiles(dir) {
