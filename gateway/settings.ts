@@ -36,6 +36,10 @@ export interface Settings {
   upstreamTimeoutMs: number;
   /** How long a found owner of an individual or card is cached (`OWNERSHIP_CACHE_TTL_MS`, default 30000). */
   ownershipCacheTtlMs: number;
+  /** Interval of the card reconciler's passes in ms (`CARD_RECONCILE_INTERVAL_MS`, default 60000; docs/reliability.md). */
+  cardReconcileIntervalMs: number;
+  /** Most cards one card reconciler pass reads from the issuer (`CARD_RECONCILE_BATCH`, default 100). */
+  cardReconcileBatch: number;
   /** Worker processes (`WORKERS`, default: the number of cores); 1 runs without the cluster. */
   workers: number;
   /** Redis shared by every instance for rate-limit counts (`REDIS_URL`, redis:// or rediss://); unset: counts stay in each process. */
@@ -139,6 +143,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     databasePoolMax: intFrom(env, 'DATABASE_POOL_MAX', 10, 1, 200),
     upstreamTimeoutMs: intFrom(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120000),
     ownershipCacheTtlMs: intFrom(env, 'OWNERSHIP_CACHE_TTL_MS', 30000, 0, 3600000),
+    cardReconcileIntervalMs: intFrom(env, 'CARD_RECONCILE_INTERVAL_MS', 60000, 100, 86400000),
+    cardReconcileBatch: intFrom(env, 'CARD_RECONCILE_BATCH', 100, 1, 10000),
     workers: intFrom(env, 'WORKERS', os.availableParallelism(), 1, 64),
     redisUrl: redisUrlFrom(env, 'REDIS_URL'),
     redisKeyPrefix: redisKeyPrefixFrom(env, 'REDIS_KEY_PREFIX'),

@@ -10,6 +10,7 @@ import { createPartnerApp } from './http/partner-app';
 import type { Logger } from './logging/logger';
 import { IndividualStore } from './individuals/individual-store';
 import { startReconciler } from './individuals/reconciler';
+import { startCardReconciler } from './cards/card-sync';
 import { VerifiedTokenCache } from './auth/verified-token-cache';
 import { FailedAuthLimiter, failedAuthLimitsFrom } from './auth/failed-auth-limiter';
 import { evictEverywhere, TOKEN_EVICTION_TOPIC } from './auth/cluster-eviction';
@@ -134,7 +135,12 @@ export async function startGateway(settings: Settings, log: Logger, options: { a
         databaseUrl,
         {
           onChange: (id) => tokenCache.evictPartner(id),
+          // Replace and re-issue on any instance: the old and new cardKey are read again here at once.
+          onOwnershipChange: (kind, id) => {
+            if (kind === 'card' || kind === 'individual' || kind === 'client') ownership.invalidate(kind, id);
+          },
           onConnected: () => {
+            ownership.clear();
             tokenCache.clear();
             tokenCache.feedUp();
           },
@@ -155,6 +161,13 @@ export async function startGateway(settings: Settings, log: Logger, options: { a
       { intervalMs: 60_000, olderThanMs: settings.upstreamTimeoutMs * 2 + 10_000 }
     );
     cleanups.push(async () => stopReconciler());
+    // Cards the issuer changed without us knowing (a status change that timed out after the issuer
+    // applied it, a replace whose follow-up read failed) are brought to the issuer's state.
+    const stopCardReconciler = startCardReconciler(
+      { db, clients, log, deliver: (ids) => outbox.deliver(ids).then(() => undefined, () => undefined) },
+      { intervalMs: settings.cardReconcileIntervalMs, batch: settings.cardReconcileBatch }
+    );
+    cleanups.push(async () => stopCardReconciler());
     const stopOutbox = outbox.start(5_000);
     cleanups.push(async () => stopOutbox());
 

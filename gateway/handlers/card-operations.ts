@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
+import { markIssuerCheckDue, outcomeUnknown, syncCardWithIssuer } from '../cards/card-sync';
 import { CARD_COLUMNS, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
 import { TRANSITIONS, transitionAllowed, type StatusAction } from '../cards/transitions';
 import type { Queryable } from '../db/database';
@@ -15,6 +16,22 @@ export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardR
   const rows = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1`, [cardKey]);
   if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
   return rows.rows[0];
+}
+
+/**
+ * The card's record, first brought to the issuer's state when an earlier call left it unknown
+ * whether the issuer applied it (card-sync.ts); an issuer that cannot answer leaves it for the
+ * card reconciler and the record is used as it is.
+ */
+export async function loadCardCheckedWithIssuer(req: Request, cardKey: string): Promise<CardRow> {
+  const { db, clients, log } = services();
+  const due = await db.query<{ issuer_check_due: boolean }>('SELECT issuer_check_due FROM cards WHERE card_key = $1', [cardKey]);
+  if (due.rows[0]?.issuer_check_due) {
+    await syncCardWithIssuer({ db, clients, log }, cardKey, req.requestId).catch((err: unknown) =>
+      log.warn({ err, requestId: req.requestId, cardKey }, 'card not brought to the issuer before the operation; the reconciler will')
+    );
+  }
+  return loadCardRow(db, cardKey);
 }
 
 /** The audit fields every card operation shares. */
@@ -60,14 +77,18 @@ export function changeCardStatus(action: StatusAction): () => RequestHandler {
     const { db, clients } = services();
     return asyncHandler(async function changeCardStatusHandler(req, res) {
       const cardKey = req.ownership!.id;
-      const current = await loadCardRow(db, cardKey);
+      const current = await loadCardCheckedWithIssuer(req, cardKey);
       if (!transitionAllowed(action, current.status_code)) {
         throw new GatewayError('invalid_transition', `A ${current.status} card (${current.status_code}) cannot be moved by ${action}`, {
           extensions: { cardStatus: current.status, statusCode: current.status_code },
         });
       }
       const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
-      const result = await callIssuer(req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }));
+      const result = await callIssuer(req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body })).catch(async (err: unknown) => {
+        // The issuer may have applied it (timeout, reset): the next access and the card reconciler read its status.
+        if (outcomeUnknown(err)) await markIssuerCheckDue(db, cardKey).catch(() => undefined);
+        throw err;
+      });
       const status = cardStatusOf(result.statusCode);
       if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
       await db.transaction(async (tx) => {

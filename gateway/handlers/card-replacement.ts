@@ -1,37 +1,15 @@
 import type { Request, RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
-import { cardStatusOf } from '../cards/card-status';
-import { CARD_COLUMNS, insertCard, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
+import { CARD_COLUMNS, insertCard, maskedCardNumber, recordStatusChange, toCard, type CardRow } from '../cards/card-store';
+import { announceOwnershipChange, cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { enqueue } from '../outbox/outbox';
 import { services } from '../services';
-import type { CardCreatedEvent, IssuerCard, IssuerStatusCode } from '../upstreams/types';
+import type { IssuerCard, IssuerStatusCode } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 
 type ReplaceBody = { expDate: string; reason?: string; pinMailer?: string };
-
-function cardCreatedEvent(card: Card, previousCardKey: string, partnerId: string): CardCreatedEvent {
-  return {
-    event: 'card_created',
-    cardKey: card.cardKey,
-    previousCardKey,
-    cardMask: card.cardMask,
-    type: card.type,
-    ownerType: card.ownerType,
-    ownerId: card.ownerId,
-    partnerId,
-    occurredAt: new Date().toISOString(),
-    ...(card.holderClientCode ? { accountId: card.holderClientCode } : {}),
-    currency: card.currency,
-  };
-}
-
-function statusOrFail(code: string) {
-  const status = cardStatusOf(code);
-  if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
-  return status;
-}
 
 /** Delivers the outbox messages a request wrote, right after its commit; failures are retried later. */
 async function deliverNow(req: Request, ids: string[]): Promise<void> {
@@ -40,13 +18,16 @@ async function deliverNow(req: Request, ids: string[]): Promise<void> {
 }
 
 /**
- * `POST /cards/{id}/replace` (physical cards; spec 3.1): the issuer returns a new cardKey, the
- * gateway fetches the new card's mask, and one transaction moves our record to the new key (the old
- * key is 404 from then on), writes the status history and the audit entry, and queues the
- * `card_created` webhook for the processing system, delivered after the commit.
+ * `POST /cards/{id}/replace` (physical cards; spec 3.1): the issuer returns a new cardKey, and one
+ * transaction moves our record to it at once (the old key is 404 from then on, on every instance:
+ * the move is announced on the ownership feed), marked `replaced_from` the old key. Then the gateway
+ * reads the new card, and a second transaction stores its mask, status and expiry, writes the status
+ * history and the audit entry, and queues the `card_created` webhook for the processing system,
+ * delivered after the commit. A failing read answers its 502 but leaves the card usable under its
+ * new key; the next access or the card reconciler completes it (docs/reliability.md).
  */
 export function replaceCard(): RequestHandler {
-  const { db, clients, ownership } = services();
+  const { db, clients, ownership, log } = services();
   return asyncHandler(async function replaceCardHandler(req, res) {
     const oldKey = req.ownership!.id;
     const current = await loadCardRow(db, oldKey);
@@ -54,33 +35,35 @@ export function replaceCard(): RequestHandler {
     if (current.status_code === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be replaced', { extensions: { cardStatus: current.status, statusCode: current.status_code } });
     const body = req.body as ReplaceBody;
     const { cardKey: newKey } = await callIssuer(req, res, 'card.replace', (ctx) => clients.issuer.replace(ctx, oldKey, body));
-    const fresh: IssuerCard = await clients.issuer.getCard(callContext(req, res), newKey);
-    const status = statusOrFail(fresh.statusCode);
-    const { card, outboxIds } = await db.transaction(async (tx) => {
-      const rows = await tx.query<CardRow>(
-        `UPDATE cards SET card_key = $2, card_mask = $3, status = $4, status_code = $5, exp_date = $6, updated_at = now()
-          WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`,
-        [oldKey, newKey, maskedCardNumber(fresh.cardMask), status, fresh.statusCode, fresh.expDate]
-      );
-      const replaced = toCard(rows.rows[0]);
-      await recordStatusChange(tx, {
-        cardKey: newKey,
-        partnerId: current.partner_id,
-        individualId: req.ownership!.individualId,
-        oldStatus: current.status,
-        newStatus: status,
-        oldStatusCode: current.status_code,
-        newStatusCode: fresh.statusCode,
-        operation: 'card.replace',
-        reason: body.reason ?? null,
-        requestId: req.requestId,
-      });
-      await recordAudit(tx, { ...cardAudit(req, 'card.replace'), outcome: 'success', details: { previousCardKey: oldKey, cardKey: newKey, cardMask: fresh.cardMask } });
-      const id = await enqueue(tx, { kind: 'processing.card_created', payload: cardCreatedEvent(replaced, oldKey, current.partner_id) }, { partnerId: current.partner_id, requestId: req.requestId });
-      return { card: replaced, outboxIds: [id] };
+    await db.transaction(async (tx) => {
+      await tx.query('UPDATE cards SET card_key = $2, replaced_from = $1, issuer_check_due = true, updated_at = now() WHERE card_key = $1', [oldKey, newKey]);
+      await announceOwnershipChange(tx, [oldKey, newKey]);
     });
     ownership.invalidate('card', oldKey);
     ownership.invalidate('card', newKey);
+    let fresh: IssuerCard;
+    try {
+      fresh = await clients.issuer.getCard(callContext(req, res), newKey);
+      statusOrFail(fresh.statusCode);
+      maskedCardNumber(fresh.cardMask);
+    } catch (err) {
+      log.warn({ err, requestId: req.requestId, cardKey: newKey }, 'replaced card recorded under its new key; its details follow on the next read');
+      throw err;
+    }
+    const { card, outboxIds } = await db.transaction(async (tx) => {
+      const { card: replaced, outboxId } = await completeReplacement(tx, fresh, {
+        oldKey,
+        newKey,
+        oldStatus: current.status,
+        oldStatusCode: current.status_code,
+        partnerId: current.partner_id,
+        individualId: req.ownership!.individualId,
+        tenantId: req.ownership!.tenantId,
+        reason: body.reason ?? null,
+        requestId: req.requestId,
+      });
+      return { card: replaced, outboxIds: [outboxId] };
+    });
     await deliverNow(req, outboxIds);
     res.status(200).json(card);
   });
@@ -135,6 +118,7 @@ export function reissueCard(): RequestHandler {
       const context = { partnerId: current.partner_id, requestId: req.requestId };
       const statusUpdate = await enqueue(tx, { kind: 'processing.status_update', payload: { cardKey: oldKey, statusCode: oldStatusCode as IssuerStatusCode, reason: body.reason } }, context);
       const created = await enqueue(tx, { kind: 'processing.card_created', payload: cardCreatedEvent(reissued, oldKey, current.partner_id) }, context);
+      await announceOwnershipChange(tx, [oldKey, newKey]);
       return { card: reissued, outboxIds: [statusUpdate, created] };
     });
     ownership.invalidate('card', oldKey);

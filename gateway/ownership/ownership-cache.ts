@@ -76,6 +76,12 @@ export class OwnershipCache {
     this.loading.delete(key);
   }
 
+  /** Forgets everything (the ownership feed reconnected: changes may have been missed). */
+  clear(): void {
+    this.cache.clear();
+    this.loading.clear();
+  }
+
   /** Entries held now (for metrics and tests). */
   get size(): number {
     return this.cache.size;

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { OWNERSHIP_CHANGED_CHANNEL } from '../cards/card-sync';
 import type { Logger } from '../logging/logger';
 
 /** PostgreSQL channel on which partner changes are announced to every gateway instance. */
@@ -17,6 +18,11 @@ export const FEED_HEARTBEAT_MS = 1000;
 export interface ChangeFeedHandlers {
   /** A partner changed (announced by any instance). */
   onChange(partnerId: string): void;
+  /**
+   * The owner of a resource changed (`<kind>:<id>` on {@link OWNERSHIP_CHANGED_CHANNEL}: a card
+   * replaced or re-issued, announced by any instance in the transaction of the change).
+   */
+  onOwnershipChange?(kind: string, id: string): void;
   /** The feed listens (again): changes may have been missed before, forget what depends on them. */
   onConnected(): void;
   /** The feed lost its connection (or has none yet): changes of other instances go unseen until onConnected. */
@@ -64,12 +70,17 @@ export function listenForPartnerChanges(
     const next = new Client({ connectionString, connectionTimeoutMillis: 3000, keepAlive: true });
     next.on('notification', (message) => {
       if (message.channel === PARTNER_CHANGED_CHANNEL && message.payload) handlers.onChange(message.payload);
+      if (message.channel === OWNERSHIP_CHANGED_CHANNEL && message.payload && handlers.onOwnershipChange) {
+        const at = message.payload.indexOf(':');
+        if (at > 0) handlers.onOwnershipChange(message.payload.slice(0, at), message.payload.slice(at + 1));
+      }
     });
     next.on('error', (err) => lost(next, err, 'partner change feed lost its connection'));
     next.on('end', () => lost(next, undefined, 'partner change feed connection ended'));
     try {
       await next.connect();
       await next.query(`LISTEN ${PARTNER_CHANGED_CHANNEL}`);
+      if (handlers.onOwnershipChange) await next.query(`LISTEN ${OWNERSHIP_CHANGED_CHANNEL}`);
     } catch (err) {
       log.warn({ err }, 'partner change feed not connected; retrying');
       next.end().catch(() => undefined);

@@ -119,3 +119,65 @@ describe('e2e: two gateway instances on one PostgreSQL', function () {
     expect((await api(b, partner, 'GET', `/cards/${fresh.cardKey}`)).body).to.include({ cardKey: fresh.cardKey, nickname: 'via B', status: 'ACTIVE' });
   });
 });
+
+/**
+ * Ownership after replace or re-issue, with the default 30 s ownership cache: the change is
+ * announced on the PostgreSQL change feed in the transaction of the change, so the other instance
+ * forgets the old and new keys at once instead of serving its cached owner until the TTL.
+ */
+describe('e2e: two gateway instances, ownership changes seen through the change feed', function () {
+  this.timeout(60_000);
+  let a: GatewayProcess;
+  let b: GatewayProcess;
+  let sandboxes: Sandboxes;
+  /** Far below the default 30 s TTL that served the old owner before the feed carried ownership changes. */
+  const FEED_DEADLINE_MS = 2000;
+
+  before(async function () {
+    if (process.env.TEST_DB === 'embedded') this.skip();
+    sandboxes = await startSandboxes();
+    const env = { ISSUER_URL: sandboxes.issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: sandboxes.accounts.url };
+    [a, b] = await Promise.all([startGatewayProcess({ env }), startGatewayProcess({ env })]);
+  });
+  after(async function () {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await sandboxes?.close();
+  });
+
+  /** Reads `path` on B until our own ownership check refuses it (404 without `upstream`); every answer meanwhile is a 404. */
+  async function refusedByOwnershipOnB(partner: any, path: string): Promise<void> {
+    const deadline = Date.now() + FEED_DEADLINE_MS;
+    for (;;) {
+      const read = await api(b, partner, 'GET', path);
+      expect(read.status, JSON.stringify(read.body)).to.equal(404);
+      if (read.body.upstream === undefined) return;
+      if (Date.now() > deadline) throw new Error(`B still looked ${path} up at the issuer ${FEED_DEADLINE_MS} ms after the change (cached owner)`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  for (const operation of ['replace', 'reissue'] as const) {
+    it(`${operation} through A: B serves the new cardKey and refuses the old one itself at once, not after its cache TTL`, async function () {
+      const partner = await registerPartner(a, `two-instances-feed-${operation}`);
+      const ada = (await api(a, partner, 'POST', '/individual/accounts', { body: individualBody() })).body;
+      const issued = await api(a, partner, 'POST', `/individual/accounts/${ada._id}/cards/${operation === 'replace' ? 'physical' : 'virtual'}`, { body: cardBody(ada.clientID) });
+      expect(issued.status).to.equal(201);
+      const old = issued.body;
+      // B caches the old key's owner (30 s by default).
+      expect((await api(b, partner, 'GET', `/cards/${old.cardKey}/status`)).status).to.equal(200);
+
+      const changed = await api(a, partner, 'POST', `/cards/${old.cardKey}/${operation}`, { body: { expDate: old.expDate, reason: 'feed' } });
+      expect(changed.status, JSON.stringify(changed.body)).to.equal(operation === 'replace' ? 200 : 201);
+      const fresh = changed.body;
+      expect((await api(b, partner, 'GET', `/cards/${fresh.cardKey}/status`)).status, 'the new key through B').to.equal(200);
+      if (operation === 'replace') {
+        await refusedByOwnershipOnB(partner, `/cards/${old.cardKey}/status`);
+      } else {
+        // A re-issued card stays ours, CLOSED: B reads it from our record as S4 and refuses a lock itself.
+        const lock = await api(b, partner, 'POST', `/cards/${old.cardKey}/lock`, { body: { expDate: old.expDate } });
+        expect(lock.status, JSON.stringify(lock.body)).to.equal(409);
+        expect(lock.body).to.include({ code: 'invalid_transition', statusCode: 'S4' });
+      }
+    });
+  }
+});

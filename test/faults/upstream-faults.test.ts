@@ -262,20 +262,45 @@ describe('faults: every upstream failing, on every kind of route', function () {
   });
 
   describe('partial failures inside an orchestration', function () {
-    it('replace: the issuer replaced the card but the read of the new card fails → 502, the local record is untouched (old key)', async function () {
+    it('replace: the issuer replaced the card but the read of the new card fails → 502, and the card stays usable under its new key', async function () {
       const card = (await api(gateway, partner, 'POST', `/individual/accounts/${ada._id}/cards/physical`, { body: cardBody(ada.clientID) })).body;
-      const before = await localState();
+      const keysBefore = (await db.query('SELECT card_key FROM cards WHERE partner_id = $1', [partner.id])).rows.map((r) => r.card_key as string);
       await sandboxControl(control('issuer'), 'POST', '/__sandbox/faults', { method: 'GET', path: '/cards/*', mode: 'status', status: 500, times: 0 });
       injected['answers 500'] = (injected['answers 500'] ?? 0) + 1;
       const response = await api(gateway, partner, 'POST', `/cards/${card.cardKey}/replace`, { body: { expDate: card.expDate } });
       expect(response.status).to.equal(502);
       expect(response.body).to.include({ code: 'upstream_error', upstream: 'issuer' });
-      expect(await localState(), 'no half-written replacement').to.deep.equal(before);
-      // Known divergence (docs/reliability.md): the issuer has already retired the old key, so the
-      // card the partner still sees locally is gone upstream; the issuer now answers 404 for it.
       await sandboxControl(control('issuer'), 'DELETE', '/__sandbox/faults');
+
+      // The issuer retired the old key; our record moved to the new one before the failing read.
       const upstreamView = await fetch(`${control('issuer')}/cards/${card.cardKey}`);
       expect(upstreamView.status).to.equal(404);
+      const keysAfter = (await db.query('SELECT card_key FROM cards WHERE partner_id = $1', [partner.id])).rows.map((r) => r.card_key as string);
+      const added = keysAfter.filter((k) => !keysBefore.includes(k));
+      expect(keysAfter.length, 'no card added or lost').to.equal(keysBefore.length);
+      expect(added, 'the record is under the new key').to.have.length(1);
+      expect(keysAfter).to.not.include(card.cardKey);
+      const newKey = added[0];
+      const atIssuer = await sandboxControl(control('issuer'), 'GET', `/cards/${newKey}`);
+      expect(atIssuer.cardKey).to.equal(newKey);
+
+      // The old key is ours no more; the new one works: its first access reads the new card,
+      // completes the replacement (mask, history, audit, card_created), then activates it.
+      const old = await api(gateway, partner, 'GET', `/cards/${card.cardKey}/status`);
+      expect(old.status).to.equal(404);
+      expect(old.body).to.not.have.property('upstream');
+      const activated = await api(gateway, partner, 'POST', `/cards/${newKey}/activate`, { body: { expDate: atIssuer.expDate } });
+      expect(activated.status, JSON.stringify(activated.body)).to.equal(200);
+      expect(activated.body).to.deep.equal({ cardKey: newKey, status: 'ACTIVE', statusCode: '00' });
+      const row = (await db.query('SELECT card_mask, exp_date, replaced_from, issuer_check_due FROM cards WHERE card_key = $1', [newKey])).rows[0];
+      expect(row).to.deep.equal({ card_mask: atIssuer.cardMask, exp_date: atIssuer.expDate, replaced_from: null, issuer_check_due: false });
+      const history = await db.query('SELECT operation, new_status_code FROM card_status_history WHERE card_key = $1 ORDER BY id', [newKey]);
+      expect(history.rows.map((h) => h.operation)).to.deep.equal(['card.replace', 'card.activate']);
+      const audit = await db.query("SELECT details FROM audit_log WHERE operation = 'card.replace' AND outcome = 'success' AND target_id = $1", [card.cardKey]);
+      expect(audit.rows).to.have.length(1);
+      expect(audit.rows[0].details).to.include({ previousCardKey: card.cardKey, cardKey: newKey, reconciled: true });
+      const created = await db.query("SELECT count(*)::int AS n FROM outbox_events WHERE kind = 'processing.card_created' AND payload->>'cardKey' = $1", [newKey]);
+      expect(created.rows[0].n, 'the card_created webhook is queued once').to.equal(1);
     });
 
     it('replace with the processing system refusing connections: 200, the change is stored and the card_created webhook waits in the outbox until it is back', async function () {

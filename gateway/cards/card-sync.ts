@@ -1,0 +1,247 @@
+import { recordAudit } from '../audit/audit-log';
+import type { Database, Queryable } from '../db/database';
+import { GatewayError } from '../errors';
+import type { Logger } from '../logging/logger';
+import { enqueue } from '../outbox/outbox';
+import type { UpstreamClients } from '../upstreams';
+import type { CardCreatedEvent, IssuerCard } from '../upstreams/types';
+import { cardStatusOf } from './card-status';
+import { CARD_COLUMNS, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from './card-store';
+
+/** Operation name of a status change the issuer made without us knowing (history and audit). */
+export const ISSUER_SYNC_OPERATION = 'card.issuer-sync';
+
+/** Channel on which ownership changes (replace, re-issue) are announced to every instance. */
+export const OWNERSHIP_CHANGED_CHANNEL = 'ownership_changed';
+
+/** Announces, on commit of `tx`, that the owner of `card:<key>` changed (gateway/partners/change-feed.ts). */
+export async function announceOwnershipChange(tx: Queryable, cardKeys: string[]): Promise<void> {
+  for (const key of cardKeys) await tx.query('SELECT pg_notify($1, $2)', [OWNERSHIP_CHANGED_CHANNEL, `card:${key}`]);
+}
+
+interface SyncRow extends CardRow {
+  individual_id: string | null;
+  tenant_id: string | null;
+  replaced_from: string | null;
+  issuer_check_due: boolean;
+}
+
+export function cardCreatedEvent(card: Card, previousCardKey: string, partnerId: string): CardCreatedEvent {
+  return {
+    event: 'card_created',
+    cardKey: card.cardKey,
+    previousCardKey,
+    cardMask: card.cardMask,
+    type: card.type,
+    ownerType: card.ownerType,
+    ownerId: card.ownerId,
+    partnerId,
+    occurredAt: new Date().toISOString(),
+    ...(card.holderClientCode ? { accountId: card.holderClientCode } : {}),
+    currency: card.currency,
+  };
+}
+
+export function statusOrFail(code: string) {
+  const status = cardStatusOf(code);
+  if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
+  return status;
+}
+
+/** What completes a replacement: the request (or reconciliation) it belongs to. */
+export interface ReplacementContext {
+  oldKey: string;
+  newKey: string;
+  /** Status of the card before the replace (history's old status). */
+  oldStatus: CardRow['status'];
+  oldStatusCode: string;
+  partnerId: string;
+  individualId?: string;
+  tenantId?: string;
+  reason: string | null;
+  requestId: string;
+  reconciled?: boolean;
+}
+
+/**
+ * Second phase of a replace, in the caller's transaction: the record (already under the new key)
+ * gets the new card's mask, status and expiry, the status history and audit entries are written
+ * and the `card_created` webhook is queued. Returns the card and the outbox id.
+ */
+export async function completeReplacement(tx: Queryable, fresh: IssuerCard, c: ReplacementContext): Promise<{ card: Card; outboxId: string }> {
+  const status = statusOrFail(fresh.statusCode);
+  const rows = await tx.query<CardRow>(
+    `UPDATE cards SET card_mask = $2, status = $3, status_code = $4, exp_date = $5, replaced_from = NULL, issuer_check_due = false,
+            issuer_checked_at = now(), updated_at = now()
+      WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`,
+    [c.newKey, maskedCardNumber(fresh.cardMask), status, fresh.statusCode, fresh.expDate]
+  );
+  const card = toCard(rows.rows[0]);
+  await recordStatusChange(tx, {
+    cardKey: c.newKey,
+    partnerId: c.partnerId,
+    individualId: c.individualId,
+    oldStatus: c.oldStatus,
+    newStatus: status,
+    oldStatusCode: c.oldStatusCode,
+    newStatusCode: fresh.statusCode,
+    operation: 'card.replace',
+    reason: c.reason,
+    requestId: c.requestId,
+  });
+  await recordAudit(tx, {
+    partnerId: c.partnerId,
+    individualId: c.individualId,
+    tenantId: c.tenantId,
+    operation: 'card.replace',
+    targetType: 'card',
+    targetId: c.oldKey,
+    requestId: c.requestId,
+    outcome: 'success',
+    details: { previousCardKey: c.oldKey, cardKey: c.newKey, cardMask: fresh.cardMask, ...(c.reconciled ? { reconciled: true } : {}) },
+  });
+  const outboxId = await enqueue(tx, { kind: 'processing.card_created', payload: cardCreatedEvent(card, c.oldKey, c.partnerId) }, { partnerId: c.partnerId, requestId: c.requestId });
+  return { card, outboxId };
+}
+
+/** What {@link syncCardWithIssuer} found. */
+export type SyncOutcome = 'unchanged' | 'repaired' | 'completed' | 'missing';
+
+export interface SyncDeps {
+  db: Database;
+  clients: UpstreamClients;
+  log: Logger;
+  /** Delivers queued outbox messages right after the commit (best effort). */
+  deliver?: (ids: string[]) => Promise<void>;
+}
+
+/** Marks a card whose last issuer call ended without knowing whether the issuer applied it. */
+export async function markIssuerCheckDue(db: Queryable, cardKey: string): Promise<void> {
+  await db.query('UPDATE cards SET issuer_check_due = true WHERE card_key = $1', [cardKey]);
+}
+
+/** Whether an issuer failure leaves it unknown whether the issuer applied the call (timeout, reset). */
+export function outcomeUnknown(err: unknown): boolean {
+  if (!(err instanceof GatewayError)) return true;
+  return err.code === 'upstream_timeout' || (err.code === 'upstream_error' && err.extensions?.upstreamCode === undefined);
+}
+
+/**
+ * Reads the issuer's card and brings our record to it: a replacement recorded before its new card
+ * was read is completed; a status that differs is taken over as an issuer-side change (status
+ * history and audit entry `card.issuer-sync`). Only a record still in the state read is changed
+ * (a concurrent operation wins). An issuer that does not know the card leaves the record as it is.
+ * Throws what the issuer call threw (other than its 404).
+ */
+export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, requestId: string): Promise<SyncOutcome> {
+  const select = `SELECT ${CARD_COLUMNS}, individual_id, tenant_id, replaced_from, issuer_check_due FROM cards WHERE card_key = $1`;
+  const before = (await deps.db.query<SyncRow>(select, [cardKey])).rows[0];
+  if (!before) return 'missing';
+  let fresh: IssuerCard;
+  try {
+    fresh = await deps.clients.issuer.getCard({ requestId }, cardKey);
+  } catch (err) {
+    if (err instanceof GatewayError && err.code === 'not_found') {
+      await deps.db.query('UPDATE cards SET issuer_checked_at = now() WHERE card_key = $1', [cardKey]);
+      deps.log.warn({ cardKey, requestId }, 'the card issuer does not know a card we hold; left as it is');
+      return 'missing';
+    }
+    throw err;
+  }
+  const status = statusOrFail(fresh.statusCode);
+  const outcome = await deps.db.transaction(async (tx): Promise<{ outcome: SyncOutcome; outboxIds: string[] }> => {
+    const row = (await tx.query<SyncRow>(`${select} FOR UPDATE`, [cardKey])).rows[0];
+    if (!row || row.status_code !== before.status_code || row.replaced_from !== before.replaced_from) return { outcome: 'unchanged', outboxIds: [] };
+    const common = { partnerId: row.partner_id, individualId: row.individual_id ?? undefined, tenantId: row.tenant_id ?? undefined, requestId };
+    if (row.replaced_from) {
+      const { outboxId } = await completeReplacement(tx, fresh, {
+        ...common,
+        oldKey: row.replaced_from,
+        newKey: cardKey,
+        oldStatus: row.status,
+        oldStatusCode: row.status_code,
+        reason: null,
+        reconciled: true,
+      });
+      return { outcome: 'completed', outboxIds: [outboxId] };
+    }
+    if (fresh.statusCode === row.status_code) {
+      await tx.query('UPDATE cards SET issuer_check_due = false, issuer_checked_at = now() WHERE card_key = $1', [cardKey]);
+      return { outcome: 'unchanged', outboxIds: [] };
+    }
+    await tx.query('UPDATE cards SET status = $2, status_code = $3, issuer_check_due = false, issuer_checked_at = now(), updated_at = now() WHERE card_key = $1', [
+      cardKey,
+      status,
+      fresh.statusCode,
+    ]);
+    await recordStatusChange(tx, {
+      ...common,
+      cardKey,
+      oldStatus: row.status,
+      newStatus: status,
+      oldStatusCode: row.status_code,
+      newStatusCode: fresh.statusCode,
+      operation: ISSUER_SYNC_OPERATION,
+      reason: 'issuer-side change',
+    });
+    await recordAudit(tx, {
+      ...common,
+      operation: ISSUER_SYNC_OPERATION,
+      targetType: 'card',
+      targetId: cardKey,
+      outcome: 'success',
+      details: { from: row.status_code, to: fresh.statusCode, source: 'issuer' },
+    });
+    return { outcome: 'repaired', outboxIds: [] };
+  });
+  if (outcome.outboxIds.length && deps.deliver) await deps.deliver(outcome.outboxIds);
+  if (outcome.outcome !== 'unchanged') deps.log.info({ cardKey, outcome: outcome.outcome, requestId }, 'card record brought to the issuer');
+  return outcome.outcome;
+}
+
+/** What one card reconciliation pass did. */
+export interface CardReconcileResult {
+  checked: number;
+  repaired: string[];
+  completed: string[];
+  failed: string[];
+}
+
+/**
+ * One pass of the card reconciler: up to `batch` cards not closed (S4), those marked due first,
+ * then the ones read longest ago (never read first), are brought to the issuer's state.
+ */
+export async function reconcileCards(deps: SyncDeps, batch: number): Promise<CardReconcileResult> {
+  const result: CardReconcileResult = { checked: 0, repaired: [], completed: [], failed: [] };
+  const due = await deps.db.query<{ card_key: string }>(
+    `SELECT card_key FROM cards WHERE status_code <> 'S4' ORDER BY issuer_check_due DESC, issuer_checked_at ASC NULLS FIRST, card_key LIMIT $1`,
+    [batch]
+  );
+  for (const { card_key: cardKey } of due.rows) {
+    result.checked += 1;
+    try {
+      const outcome = await syncCardWithIssuer(deps, cardKey, `card-reconciler-${cardKey}`);
+      if (outcome === 'repaired') result.repaired.push(cardKey);
+      if (outcome === 'completed') result.completed.push(cardKey);
+    } catch (err) {
+      deps.log.warn({ err, cardKey }, 'card not reconciled; retrying later');
+      result.failed.push(cardKey);
+    }
+  }
+  return result;
+}
+
+/** Runs a card reconciliation pass every `intervalMs`; returns the function that stops it. */
+export function startCardReconciler(deps: SyncDeps, options: { intervalMs: number; batch: number }): () => void {
+  let running = false;
+  const pass = () => {
+    if (running) return;
+    running = true;
+    reconcileCards(deps, options.batch)
+      .catch((err: unknown) => deps.log.warn({ err }, 'card reconciliation pass failed'))
+      .finally(() => (running = false));
+  };
+  const timer = setInterval(pass, options.intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { reconcileCards, syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
+import { insertCard } from '../../../../gateway/cards/card-store';
+import type { IndividualCreateBody } from '../../../../gateway/schemas/individual-create';
+import { startSandboxes, type Sandboxes } from '../../../../sandbox';
+import { cardBody, individualBody } from '../../../support/api';
+import { openServices, type InProcessServices } from '../../../support/in-process';
+import { makeKeyPair } from '../../../support/partners';
+
+/** The card reconciler over real PostgreSQL and a real issuer sandbox (gateway/cards/card-sync.ts). */
+describe('cards: reconciler bringing our card records to the issuer', function () {
+  let sandboxes: Sandboxes;
+  let services: InProcessServices;
+  let partnerId: string;
+  let individualId: string;
+
+  before(async function () {
+    sandboxes = await startSandboxes();
+    services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url });
+    partnerId = (await services.partners.create({ name: 'card-reconcile', issuer: 'https://card-reconcile.example', publicKey: makeKeyPair().publicPem }))._id;
+    individualId = (await services.individuals.createPending(partnerId, individualBody() as unknown as IndividualCreateBody)).onboardingId;
+  });
+  after(async function () {
+    await services?.close();
+    await sandboxes?.close();
+  });
+
+  /** A card the issuer holds, recorded by us as ACTIVE `00`, then locked at the issuer only (`L1`), marked due. */
+  async function driftedCard(): Promise<string> {
+    const issued = await services.clients.issuer.createCard({ requestId: 'test' }, { type: 'virtual', ...(cardBody('C-RECONCILE') as any) });
+    await insertCard(services.db, { ...issued, partnerId, individualId, status: 'ACTIVE', statusCode: '00', holderClientCode: issued.holderClientCode, embossedName: null });
+    await services.clients.issuer.changeStatus({ requestId: 'test' }, issued.cardKey, { action: 'lock', expDate: issued.expDate });
+    await services.db.query('UPDATE cards SET issuer_check_due = true WHERE card_key = $1', [issued.cardKey]);
+    return issued.cardKey;
+  }
+  const codeOf = async (key: string) => (await services.db.query('SELECT status_code, issuer_check_due FROM cards WHERE card_key = $1', [key])).rows[0];
+  const syncHistory = async (key: string) =>
+    (await services.db.query("SELECT old_status_code, new_status_code FROM card_status_history WHERE card_key = $1 AND operation = 'card.issuer-sync'", [key])).rows;
+
+  it('reads at most one batch per pass, cards marked due first, and takes the issuer status over with history and audit', async function () {
+    const keys = [await driftedCard(), await driftedCard(), await driftedCard()];
+    const first = await reconcileCards(services, 2);
+    expect(first.checked).to.equal(2);
+    expect(first.repaired).to.have.length(2);
+    for (const key of first.repaired) expect(keys).to.include(key);
+    const left = keys.filter((k) => !first.repaired.includes(k));
+    expect(await codeOf(left[0]), 'beyond the batch: next pass').to.deep.equal({ status_code: '00', issuer_check_due: true });
+
+    const second = await reconcileCards(services, 2);
+    expect(second.repaired).to.include(left[0]);
+    for (const key of keys) {
+      expect(await codeOf(key)).to.deep.equal({ status_code: 'L1', issuer_check_due: false });
+      expect(await syncHistory(key)).to.deep.equal([{ old_status_code: '00', new_status_code: 'L1' }]);
+      const audit = await services.db.query("SELECT details FROM audit_log WHERE target_id = $1 AND operation = 'card.issuer-sync'", [key]);
+      expect(audit.rows.map((r) => r.details)).to.deep.equal([{ from: '00', to: 'L1', source: 'issuer' }]);
+    }
+  });
+
+  it('two concurrent syncs of one card (two instances) record the issuer-side change once', async function () {
+    const key = await driftedCard();
+    const outcomes = await Promise.all([syncCardWithIssuer(services, key, 'a'), syncCardWithIssuer(services, key, 'b')]);
+    expect(outcomes.sort()).to.deep.equal(['repaired', 'unchanged']);
+    expect(await syncHistory(key)).to.have.length(1);
+  });
+
+  it('leaves a card the issuer does not know as it is', async function () {
+    const issued = await services.clients.issuer.createCard({ requestId: 'test' }, { type: 'virtual', ...(cardBody('C-RECONCILE') as any) });
+    const unknownKey = `${issued.cardKey}X`;
+    await insertCard(services.db, { ...issued, cardKey: unknownKey, partnerId, individualId, status: 'ACTIVE', statusCode: '00', holderClientCode: issued.holderClientCode, embossedName: null });
+    expect(await syncCardWithIssuer(services, unknownKey, 'test')).to.equal('missing');
+    expect((await codeOf(unknownKey)).status_code).to.equal('00');
+  });
+});
