@@ -79,6 +79,10 @@ function baseEnv(options: StartOptions, adminToken: string, dataDir: string): No
     // On the run's embedded database (TEST_DB=embedded) one connection per process, as the gateway's own embedded mode uses.
     ...(process.env.TEST_DB === 'embedded' ? { DATABASE_POOL_MAX: '1' } : {}),
     CONFIG_DIR: options.configDir ?? '',
+    // The card reconciler reads every non-closed card of the database from the gateway's own issuer:
+    // in a run where gateways share a database it would call its sandbox for other files' cards
+    // (and count against their issuer-call assertions). Tests of the reconciler set their interval.
+    CARD_RECONCILE_INTERVAL_MS: '3600000',
     ISSUER_URL: '',
     PROCESSING_URL: '',
     ACCOUNTS_URL: '',
