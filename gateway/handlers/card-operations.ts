@@ -9,6 +9,7 @@ import { asyncHandler, callContext } from '../http/async-handler';
 import { services } from '../services';
 import type { CallContext } from '../upstreams';
 import type { CardLimit, LimitName } from '../upstreams/types';
+import { upstreamOperationId } from '../idempotency/operation-id';
 
 /** The card's current record; 404 if it vanished since the ownership check (replaced, re-issued). */
 export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardRow> {
@@ -67,7 +68,7 @@ export function changeCardStatus(action: StatusAction): () => RequestHandler {
         });
       }
       const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
-      const result = await callIssuer(req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }));
+      const result = await callIssuer(req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }, upstreamOperationId(req)));
       const status = cardStatusOf(result.statusCode);
       if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
       await db.transaction(async (tx) => {
