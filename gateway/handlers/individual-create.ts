@@ -7,14 +7,16 @@ import type { IndividualCreateBody } from '../schemas/individual-create';
 import { services } from '../services';
 
 /**
- * True when a failed upstream call may still have been applied: no answer came (timeout, broken
- * connection) or the answer was unusable. The pending record then stays, for a retry with the same
+ * True when a failed upstream call may still have been applied: no answer came (timeout, a
+ * connection broken after it was made) or the answer was unusable. The pending record then stays, for a retry with the same
  * operation id or for the reconciler (which asks the upstream by that id).
  */
 function outcomeUnknown(err: unknown): boolean {
   if (!(err instanceof GatewayError)) return true;
   if (err.code === 'upstream_timeout') return true;
-  return err.code === 'upstream_error' && err.extensions?.upstreamCode === undefined;
+  if (err.code !== 'upstream_error' || err.extensions?.upstreamCode !== undefined) return false;
+  // A refused connection never reached the upstream: nothing was applied.
+  return (err.cause as NodeJS.ErrnoException | undefined)?.code !== 'ECONNREFUSED';
 }
 
 /**

@@ -257,7 +257,7 @@ describe('e2e: a key whose release met a PostgreSQL outage is free soon after th
     expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
     expect(retry.headers.get('idempotent-replayed')).to.equal(null);
     // The upstream created the account before the outage; the retry carried the same onboarding id.
-    const upstream = (await sandboxControl(sandboxes.accounts.url, 'GET', '/accounts')) as { individual: { firstName: string } }[];
+    const upstream = (await sandboxControl(sandboxes.accounts.url, 'GET', '/__sandbox/accounts')) as { individual: { firstName: string } }[];
     expect(upstream.filter((a) => a.individual.firstName === 'Outage'), 'one upstream account').to.have.length(1);
     expect(retry.body._id).to.be.a('string');
   });
