@@ -181,4 +181,27 @@ describe('e2e: one upstream operation id per partner operation, reused by every 
     const list = await api(short, partner, 'GET', '/individual/accounts?limit=100');
     expect(list.body.count).to.equal(1);
   });
+
+  it('a replace whose issuer call times out after the issuer replaced the card, retried with the same key: the retry gets that successor (not 404), one successor at the issuer', async function () {
+    const short = await start({ UPSTREAM_TIMEOUT_MS: '1000' });
+    const partner = await registerPartner(short, 'opid-replace');
+    const holder = (await api(short, partner, 'POST', '/individual/accounts', { body: individualBody({ lastName: 'Replaced' }) })).body;
+    const card = (await api(short, partner, 'POST', `/individual/accounts/${holder._id}/cards/physical`, { body: cardBody(holder.clientID) })).body;
+    expect(card.cardKey).to.be.a('string');
+    const key = `replace-${crypto.randomUUID()}`;
+    issuer.tampers.push({ method: 'POST', path: `/cards/${card.cardKey}/replace`, delayMs: 3_000 });
+    const timedOut = await api(short, partner, 'POST', `/cards/${card.cardKey}/replace`, { body: { expDate: card.expDate }, headers: { 'idempotency-key': key } });
+    expect(timedOut.status, JSON.stringify(timedOut.body)).to.equal(504);
+    const atIssuer = await issuerCards(holder.clientID);
+    expect(atIssuer.map((c) => c.cardKey), 'the issuer replaced the card').to.not.include(card.cardKey);
+    expect(atIssuer).to.have.length(1);
+    issuer.clear();
+
+    const retry = await api(short, partner, 'POST', `/cards/${card.cardKey}/replace`, { body: { expDate: card.expDate }, headers: { 'idempotency-key': key } });
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
+    expect(retry.body.cardKey).to.equal(atIssuer[0].cardKey);
+    expect(await issuerCards(holder.clientID), 'one successor, no second replace').to.have.length(1);
+    const usable = await api(short, partner, 'GET', `/cards/${retry.body.cardKey}`);
+    expect(usable.status).to.equal(200);
+  });
 });
