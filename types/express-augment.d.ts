@@ -10,6 +10,12 @@ declare global {
       partner?: Partner;
       /** Set by the ownership policy: the checked resource and its owner. */
       ownership?: { kind: 'individual' | 'card' | 'client'; id: string; partnerId: string; individualId?: string; tenantId?: string };
+      /**
+       * Set by the idempotency policy when the request claimed its Idempotency-Key: the upstream
+       * operation id of this partner operation, the same for every retry of the key (migration 007),
+       * and whether an earlier attempt held the key (its upstream call may have been applied).
+       */
+      upstreamOperation?: { id: string; resumed: boolean };
       /** Verified claims and key of the request's token. */
       auth?: { kid: string; claims: { iss: string; sub: string; iat: number; exp: number } };
     }

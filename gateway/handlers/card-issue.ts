@@ -1,9 +1,10 @@
 import type { RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
-import { insertCard, recordStatusChange } from '../cards/card-store';
+import { CARD_COLUMNS, insertCard, recordStatusChange, toCard, type CardRow } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
+import { upstreamOperationId } from '../idempotency/operation-id';
 import type { CardIssueBody } from '../schemas/card-issue';
 import { services } from '../services';
 
@@ -11,7 +12,9 @@ import { services } from '../services';
  * `POST /individual/accounts/{id}/cards/virtual|physical` (spec 4.2): the issuer creates the card,
  * then one transaction stores it under partner → individual with its first status-history entry and
  * the audit entry. An issuer failure stores nothing (and is audited as a failure). A virtual card
- * starts ACTIVE (`00`), a physical card LOCKED (`I1`) until activated.
+ * starts ACTIVE (`00`), a physical card LOCKED (`I1`) until activated. The issuer call carries the
+ * operation id of the request's Idempotency-Key (docs/upstreams.md): a retry after a crash or a
+ * 5xx gets the same card back from the issuer, never a second one.
  */
 export function issueCard(type: 'virtual' | 'physical'): () => RequestHandler {
   return function issueCardFactory() {
@@ -29,7 +32,8 @@ export function issueCard(type: 'virtual' | 'physical'): () => RequestHandler {
       const audit = { partnerId, individualId, operation: `card.issue.${type}`, targetType: 'card' as const, requestId: req.requestId };
       let issued;
       try {
-        issued = await clients.issuer.createCard(callContext(req, res), { type, ...body });
+        // The same operation id on every retry of the key: the issuer answers the first card again.
+        issued = await clients.issuer.createCard(callContext(req, res), { type, ...body }, upstreamOperationId(req));
       } catch (err) {
         await recordAudit(db, { ...audit, targetId: individualId, outcome: 'failure', details: { reason: err instanceof GatewayError ? err.code : 'error' } }).catch(
           (auditError: unknown) => log.warn({ err: auditError, requestId: req.requestId }, 'failure audit entry not written')
@@ -38,6 +42,14 @@ export function issueCard(type: 'virtual' | 'physical'): () => RequestHandler {
       }
       const status = cardStatusOf(issued.statusCode);
       if (!status) throw new GatewayError('upstream_error', `The card issuer platform answered an unknown status code`, { extensions: { upstream: 'issuer' } });
+      if (req.upstreamOperation?.resumed) {
+        // An earlier attempt of this key may have stored the card before it stopped: answer that one.
+        const known = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1 AND partner_id = $2`, [issued.cardKey, partnerId]);
+        if (known.rowCount) {
+          res.status(201).json(toCard(known.rows[0]));
+          return;
+        }
+      }
       const card = await db.transaction(async (tx) => {
         const stored = await insertCard(tx, {
           cardKey: issued.cardKey,

@@ -10,6 +10,7 @@ import { asyncHandler, callContext } from '../http/async-handler';
 import { services } from '../services';
 import type { CallContext } from '../upstreams';
 import type { CardLimit, LimitName } from '../upstreams/types';
+import { upstreamOperationId } from '../idempotency/operation-id';
 
 /** The card's current record; 404 if it vanished since the ownership check (replaced, re-issued). */
 export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardRow> {
@@ -84,7 +85,7 @@ export function changeCardStatus(action: StatusAction): () => RequestHandler {
         });
       }
       const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
-      const result = await callIssuer(req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body })).catch(async (err: unknown) => {
+      const result = await callIssuer(req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }, upstreamOperationId(req))).catch(async (err: unknown) => {
         // The issuer may have applied it (timeout, reset): the next access and the card reconciler read its status.
         if (outcomeUnknown(err)) await markIssuerCheckDue(db, cardKey).catch(() => undefined);
         throw err;

@@ -8,6 +8,7 @@ import { enqueue } from '../outbox/outbox';
 import { services } from '../services';
 import type { IssuerCard, IssuerStatusCode } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
+import { upstreamOperationId } from '../idempotency/operation-id';
 
 type ReplaceBody = { expDate: string; reason?: string; pinMailer?: string };
 
@@ -34,7 +35,7 @@ export function replaceCard(): RequestHandler {
     if (current.type !== 'physical') throw new GatewayError('conflict', 'Only physical cards can be replaced; re-issue a virtual card');
     if (current.status_code === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be replaced', { extensions: { cardStatus: current.status, statusCode: current.status_code } });
     const body = req.body as ReplaceBody;
-    const { cardKey: newKey } = await callIssuer(req, res, 'card.replace', (ctx) => clients.issuer.replace(ctx, oldKey, body));
+    const { cardKey: newKey } = await callIssuer(req, res, 'card.replace', (ctx) => clients.issuer.replace(ctx, oldKey, body, upstreamOperationId(req)));
     await db.transaction(async (tx) => {
       await tx.query('UPDATE cards SET card_key = $2, replaced_from = $1, issuer_check_due = true, updated_at = now() WHERE card_key = $1', [oldKey, newKey]);
       await announceOwnershipChange(tx, [oldKey, newKey]);
@@ -84,7 +85,7 @@ export function reissueCard(): RequestHandler {
     const oldStatusCode = current.status_code;
     if (oldStatusCode === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be re-issued', { extensions: { cardStatus: current.status, statusCode: oldStatusCode } });
     const body = req.body as ReplaceBody;
-    const { cardKey: newKey } = await callIssuer(req, res, 'card.reissue', (ctx) => clients.issuer.reissue(ctx, oldKey, body));
+    const { cardKey: newKey } = await callIssuer(req, res, 'card.reissue', (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId(req)));
     const fresh: IssuerCard = await clients.issuer.getCard(callContext(req, res), newKey);
     const status = statusOrFail(fresh.statusCode);
     const owner = req.ownership!;

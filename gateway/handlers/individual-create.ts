@@ -2,23 +2,50 @@ import type { RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
+import { upstreamOperationId } from '../idempotency/operation-id';
 import type { IndividualCreateBody } from '../schemas/individual-create';
 import { services } from '../services';
 
 /**
+ * True when a failed upstream call may still have been applied: no answer came (timeout, a
+ * connection broken after it was made) or the answer was unusable. The pending record then stays, for a retry with the same
+ * operation id or for the reconciler (which asks the upstream by that id).
+ */
+function outcomeUnknown(err: unknown): boolean {
+  if (!(err instanceof GatewayError)) return true;
+  if (err.code === 'upstream_timeout') return true;
+  if (err.code !== 'upstream_error' || err.extensions?.upstreamCode !== undefined) return false;
+  // A refused connection never reached the upstream: nothing was applied.
+  return (err.cause as NodeJS.ErrnoException | undefined)?.code !== 'ECONNREFUSED';
+}
+
+/**
  * `POST /individual/accounts` (spec 4.2), a compensating saga (docs/individuals.md):
- * 1. the user and onboarding records are written in one transaction, as `pending` (no read sees them);
- * 2. the account-creation upstream is called, with no transaction or connection held;
+ * 1. the user and onboarding records are written in one transaction, as `pending` (no read sees
+ *    them), under the request's upstream operation id (the same for every retry of its
+ *    Idempotency-Key; docs/upstreams.md);
+ * 2. the account-creation upstream is called with that id as `onboardingId`, with no transaction
+ *    or connection held; the upstream answers a repeat of it with the first account;
  * 3. success: one transaction completes the onboarding and writes the audit entry → 201;
- *    failure or timeout: the records are deleted → 502 / 504 / 422, and nothing remains.
- * A crash between 1 and 3 leaves a pending record that the reconciler settles.
+ *    a refusal: the records are deleted → 502 / 422, and nothing remains;
+ *    a timeout or a lost connection (the upstream may have created the account): the pending
+ *    record stays → 504 / 502; a retry with the same key resumes it, else the reconciler settles it.
+ * A crash between 1 and 3 leaves a pending record that a retry of the key or the reconciler settles.
  */
 export function createIndividual(): RequestHandler {
   const { individuals, clients, ownership, log } = services();
   return asyncHandler(async function createIndividualHandler(req, res) {
     const partnerId = req.partner!._id;
     const body = req.body as IndividualCreateBody;
-    const { onboardingId } = await individuals.createPending(partnerId, body);
+    const { onboardingId, state } = await individuals.createPending(partnerId, body, upstreamOperationId(req));
+    if (state === 'complete') {
+      // An earlier attempt of this key was completed by the reconciler: its result is the answer.
+      const done = await individuals.get(onboardingId);
+      if (done) {
+        res.status(201).json(done);
+        return;
+      }
+    }
     let account: { accountId: string; clientId: string };
     try {
       account = await clients.accounts.createAccount(callContext(req, res), {
@@ -28,6 +55,10 @@ export function createIndividual(): RequestHandler {
         onboardingId,
       });
     } catch (err) {
+      if (outcomeUnknown(err)) {
+        log.warn({ requestId: req.requestId, onboardingId }, 'account creation outcome unknown: pending individual left for a retry or the reconciler');
+        throw err;
+      }
       await individuals.discardPending(onboardingId).catch((cleanupError: unknown) => {
         // The reconciler deletes it later; the partner still gets the upstream's failure.
         log.error({ err: cleanupError, requestId: req.requestId, onboardingId }, 'could not discard a pending individual');
@@ -45,7 +76,7 @@ export function createIndividual(): RequestHandler {
         outcome: 'success',
         details: { clientID: account.clientId },
       })
-    );
+    ) ?? (await individuals.get(onboardingId)); // completed meanwhile by the reconciler: the same account
     if (!created) throw new GatewayError('internal_error', 'The individual could not be completed; quote the requestId to support');
     ownership.invalidate('individual', onboardingId);
     // A probe of this clientId before it existed may have left a "not found" entry.

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Database } from '../db/database';
+import { newObjectId } from '../ids';
 
 /** A stored response, replayed for a repeated key: the first answer's status, exact body bytes and replayed headers. */
 export interface StoredResponse {
@@ -22,6 +23,13 @@ export interface HeldClaim {
   partnerId: string;
   key: string;
   claimId: string;
+  /**
+   * The upstream operation id of this partner operation (migration 008): the same for every
+   * claim of the key, so a takeover or a retry after a 5xx carries the id of the first attempt.
+   */
+  operationId: string;
+  /** True when an earlier attempt of the same request held this key (the upstream may have applied it). */
+  resumed: boolean;
 }
 
 /** What claiming a key found. */
@@ -71,22 +79,43 @@ export class IdempotencyStore {
   constructor(private readonly db: Database) {}
 
   async claim(partnerId: string, key: string, route: string, requestHash: string, ttlHours: number): Promise<Claim> {
-    // Expired keys, and claims abandoned by a process that died (no heartbeat for STALE_AFTER_SECONDS), are released first.
+    // Expired keys are forgotten, and so is a released or abandoned claim of ANOTHER request (the
+    // key is free for it, as before). One of the SAME request is taken over below, keeping its
+    // operation id, so that the upstream deduplicates the retry.
     await this.db.query(
       `DELETE FROM idempotency_keys WHERE partner_id = $1 AND key = $2
          AND (expires_at < now()
-              OR (state = 'in_progress' AND heartbeat_at IS NULL AND created_at < now() - make_interval(secs => $3))
-              OR (state = 'in_progress' AND heartbeat_at < now() - make_interval(secs => $4)))`,
-      [partnerId, key, ABANDONED_AFTER_SECONDS, STALE_AFTER_SECONDS]
+              OR ((route <> $5 OR request_hash <> $6)
+                  AND (state = 'released'
+                       OR (state = 'in_progress' AND heartbeat_at IS NULL AND created_at < now() - make_interval(secs => $3))
+                       OR (state = 'in_progress' AND heartbeat_at < now() - make_interval(secs => $4)))))`,
+      [partnerId, key, ABANDONED_AFTER_SECONDS, STALE_AFTER_SECONDS, route, requestHash]
     );
     const claimId = crypto.randomUUID();
-    const inserted = await this.db.query(
-      `INSERT INTO idempotency_keys (partner_id, key, route, request_hash, expires_at, claim_id, claimed_by, heartbeat_at)
-       VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5), $6, $7, now())
-       ON CONFLICT (partner_id, key) DO NOTHING`,
-      [partnerId, key, route, requestHash, ttlHours, claimId, INSTANCE_ID]
+    // A claim released after a 5xx, or abandoned by a process that died (no heartbeat for
+    // STALE_AFTER_SECONDS), is taken over by the same request: same row, same operation id.
+    const taken = await this.db.query<{ operation_id: string }>(
+      `UPDATE idempotency_keys
+          SET state = 'in_progress', claim_id = $5, claimed_by = $6, heartbeat_at = now(),
+              operation_id = COALESCE(operation_id, $7)
+        WHERE partner_id = $1 AND key = $2 AND route = $8 AND request_hash = $9
+          AND (state = 'released'
+               OR (state = 'in_progress' AND heartbeat_at IS NULL AND created_at < now() - make_interval(secs => $3))
+               OR (state = 'in_progress' AND heartbeat_at < now() - make_interval(secs => $4)))
+        RETURNING operation_id`,
+      [partnerId, key, ABANDONED_AFTER_SECONDS, STALE_AFTER_SECONDS, claimId, INSTANCE_ID, newObjectId(), route, requestHash]
     );
-    if (inserted.rowCount === 1) return { outcome: 'claimed', claim: { partnerId, key, claimId } };
+    if (taken.rowCount === 1) {
+      return { outcome: 'claimed', claim: { partnerId, key, claimId, operationId: taken.rows[0].operation_id, resumed: true } };
+    }
+    const operationId = newObjectId();
+    const inserted = await this.db.query(
+      `INSERT INTO idempotency_keys (partner_id, key, route, request_hash, expires_at, claim_id, claimed_by, heartbeat_at, operation_id)
+       VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5), $6, $7, now(), $8)
+       ON CONFLICT (partner_id, key) DO NOTHING`,
+      [partnerId, key, route, requestHash, ttlHours, claimId, INSTANCE_ID, operationId]
+    );
+    if (inserted.rowCount === 1) return { outcome: 'claimed', claim: { partnerId, key, claimId, operationId, resumed: false } };
     const existing = await this.db.query<Row>(
       `SELECT request_hash, route, state, response_status, response_bytes, response_headers, response_body
          FROM idempotency_keys WHERE partner_id = $1 AND key = $2`,
@@ -126,9 +155,13 @@ export class IdempotencyStore {
     return updated.rowCount === 1;
   }
 
-  /** Forgets a claim whose request failed in a retryable way, so that the same key can be retried. */
+  /**
+   * Frees a claim whose request failed in a retryable way (5xx), so that the same key can be
+   * retried at once. The row stays, marked `released`, so that the retry of the same request
+   * reuses its operation id (the upstream may have applied the operation: it deduplicates).
+   */
   async release(claim: HeldClaim): Promise<void> {
-    await this.db.query("DELETE FROM idempotency_keys WHERE partner_id = $1 AND key = $2 AND claim_id = $3 AND state = 'in_progress'", [
+    await this.db.query("UPDATE idempotency_keys SET state = 'released', claim_id = NULL, heartbeat_at = NULL WHERE partner_id = $1 AND key = $2 AND claim_id = $3 AND state = 'in_progress'", [
       claim.partnerId,
       claim.key,
       claim.claimId,

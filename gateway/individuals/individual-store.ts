@@ -156,12 +156,28 @@ export function splitIndividual(body: IndividualCreateBody): { personalInfo: Per
 export class IndividualStore {
   constructor(private readonly db: Database) {}
 
-  /** Writes the user and the pending onboarding in one transaction; returns the onboarding id. */
-  async createPending(partnerId: string, body: IndividualCreateBody): Promise<{ onboardingId: string; userId: string }> {
+  /**
+   * Writes the user and the pending onboarding in one transaction, under `onboardingId` (the
+   * request's upstream operation id, docs/upstreams.md). When an earlier attempt of the same
+   * operation (same Idempotency-Key) already wrote it, nothing is written: `state` says what that
+   * attempt left, `pending` (its attempt time is refreshed, so the reconciler leaves it to this
+   * retry) or `complete` (the reconciler finished it).
+   */
+  async createPending(
+    partnerId: string,
+    body: IndividualCreateBody,
+    onboardingId: string = newObjectId()
+  ): Promise<{ onboardingId: string; userId: string; state: 'new' | 'pending' | 'complete' }> {
     const { personalInfo, address } = splitIndividual(body);
-    const userId = newObjectId();
-    const onboardingId = newObjectId();
-    await this.db.transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
+      // updated_at of a pending onboarding is its last attempt; a complete one keeps its own.
+      const earlier = await tx.query<{ provisioning: 'pending' | 'complete'; user_id: string }>(
+        `UPDATE individual_onboardings SET updated_at = CASE WHEN provisioning = 'pending' THEN now() ELSE updated_at END
+          WHERE id = $1 AND partner_id = $2 RETURNING provisioning, user_id`,
+        [onboardingId, partnerId]
+      );
+      if (earlier.rowCount) return { onboardingId, userId: earlier.rows[0].user_id, state: earlier.rows[0].provisioning };
+      const userId = newObjectId();
       await tx.query(
         `INSERT INTO users (id, partner_id, email, first_name, middle_name, last_name, phone) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [userId, partnerId, body.email, body.firstName, body.middleName, body.lastName, body.phone]
@@ -171,8 +187,8 @@ export class IndividualStore {
          VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, 'PENDING', 'ACTIVE', 'pending')`,
         [onboardingId, partnerId, userId, body.baasAccountClientId ?? null, JSON.stringify(personalInfo), JSON.stringify(address)]
       );
+      return { onboardingId, userId, state: 'new' as const };
     });
-    return { onboardingId, userId };
   }
 
   /**
@@ -208,11 +224,14 @@ export class IndividualStore {
     return (deleted.rowCount ?? 0) > 0;
   }
 
-  /** Pending onboardings older than `olderThanMs` (left by a crash mid-creation). */
+  /**
+   * Pending onboardings whose last attempt (`updated_at`: creation, or a retry of the same
+   * operation) is older than `olderThanMs`: left by a crash or an upstream timeout mid-creation.
+   */
   async stalePending(olderThanMs: number): Promise<{ id: string; partnerId: string }[]> {
     const rows = await this.db.query<{ id: string; partner_id: string }>(
       `SELECT id, partner_id FROM individual_onboardings
-        WHERE provisioning = 'pending' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT 100`,
+        WHERE provisioning = 'pending' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 100`,
       [olderThanMs / 1000]
     );
     return rows.rows.map((r) => ({ id: r.id, partnerId: r.partner_id }));

@@ -20,6 +20,11 @@ export interface UpstreamRequest {
   /** Sent as JSON (`content-type: application/json`); `undefined` = no body. */
   body?: unknown;
   /**
+   * The operation id, sent as the `Idempotency-Key` header: the upstream answers a repeat of the
+   * same key and body with its first result (docs/upstreams.md, "Operation ids").
+   */
+  idempotencyKey?: string;
+  /**
    * Members of the answer (at any depth) the caller never reads, left out of the card-data check
    * ({@link cardDataIn}); the caller must not read them.
    */
@@ -247,6 +252,7 @@ export class UpstreamHttpClient {
     return new Promise<RawAnswer>((resolve, reject) => {
       const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
       if (ctx.requestId) headers['x-request-id'] = ctx.requestId;
+      if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
       if (payload !== undefined) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = payload.length;

@@ -26,20 +26,20 @@ import type {
  * returned as received: a `SANDBOX-LEAK` card carries `cardNumber`/`cvv`, which handlers strip.
  */
 export interface IssuerClient {
-  /** `POST /cards` (5.3): 201 full card. */
-  createCard(ctx: CallContext, body: CreateCardRequest): Promise<IssuerCard>;
+  /** `POST /cards` (5.3): 201 full card. `operationId` is sent as `Idempotency-Key` (5.1): a repeat answers the first card. */
+  createCard(ctx: CallContext, body: CreateCardRequest, operationId?: string): Promise<IssuerCard>;
   /** `GET /cards/{cardKey}` (5.4). */
   getCard(ctx: CallContext, cardKey: string): Promise<IssuerCard>;
   /** `GET /cards/{cardKey}/status` (5.4). */
   getStatus(ctx: CallContext, cardKey: string): Promise<CardStatusResult>;
   /** `POST /cards/{cardKey}/status` (5.5). */
-  changeStatus(ctx: CallContext, cardKey: string, body: StatusChangeRequest): Promise<StatusChangeResult>;
+  changeStatus(ctx: CallContext, cardKey: string, body: StatusChangeRequest, operationId?: string): Promise<StatusChangeResult>;
   /** `PATCH /cards/{cardKey}/emboss-name` (5.6). */
   setEmbossName(ctx: CallContext, cardKey: string, embossedName: string): Promise<IssuerCard>;
   /** `POST /cards/{cardKey}/replace` (5.7, physical only): 201 `{ cardKey: newKey }`. */
-  replace(ctx: CallContext, cardKey: string, body: SuccessorRequest): Promise<SuccessorResult>;
+  replace(ctx: CallContext, cardKey: string, body: SuccessorRequest, operationId?: string): Promise<SuccessorResult>;
   /** `POST /cards/{cardKey}/reissue` (5.8): 201 `{ cardKey: newKey }`; the old card becomes `S4`. */
-  reissue(ctx: CallContext, cardKey: string, body: SuccessorRequest): Promise<SuccessorResult>;
+  reissue(ctx: CallContext, cardKey: string, body: SuccessorRequest, operationId?: string): Promise<SuccessorResult>;
   /** `GET /cards/{cardKey}/cvv?expDate=&securityKey=` (5.9): the CVV encrypted under `securityKey`. */
   getCvv(ctx: CallContext, cardKey: string, query: SecretQuery): Promise<EncryptedCvv>;
   /** `GET /cards/{cardKey}/pan?expDate=&securityKey=` (5.9): the PAN encrypted under `securityKey`. */
@@ -79,26 +79,28 @@ export interface IssuerClient {
 export function createIssuerClient(http: UpstreamHttpClient): IssuerClient {
   const card = (cardKey: string): string => upstreamPath`/cards/${cardKey}`;
   return {
-    createCard: async (ctx, { type, clientCode, expDate, currency, productCode, embossedName, shippingAddressId }) =>
+    createCard: async (ctx, { type, clientCode, expDate, currency, productCode, embossedName, shippingAddressId }, operationId) =>
       http.request<IssuerCard>(ctx, {
         method: 'POST',
         path: '/cards',
         body: { type, clientCode, expDate, currency, productCode, embossedName, shippingAddressId },
+        idempotencyKey: operationId,
       }),
     getCard: async (ctx, cardKey) => http.request<IssuerCard>(ctx, { method: 'GET', path: card(cardKey) }),
     getStatus: async (ctx, cardKey) => http.request<CardStatusResult>(ctx, { method: 'GET', path: `${card(cardKey)}/status` }),
-    changeStatus: async (ctx, cardKey, { action, expDate, reason, description, cardLocation }) =>
+    changeStatus: async (ctx, cardKey, { action, expDate, reason, description, cardLocation }, operationId) =>
       http.request<StatusChangeResult>(ctx, {
         method: 'POST',
         path: `${card(cardKey)}/status`,
         body: { action, expDate, reason, description, cardLocation },
+        idempotencyKey: operationId,
       }),
     setEmbossName: async (ctx, cardKey, embossedName) =>
       http.request<IssuerCard>(ctx, { method: 'PATCH', path: `${card(cardKey)}/emboss-name`, body: { embossedName } }),
-    replace: async (ctx, cardKey, { expDate, reason, pinMailer }) =>
-      http.request<SuccessorResult>(ctx, { method: 'POST', path: `${card(cardKey)}/replace`, body: { expDate, reason, pinMailer } }),
-    reissue: async (ctx, cardKey, { expDate, reason, pinMailer }) =>
-      http.request<SuccessorResult>(ctx, { method: 'POST', path: `${card(cardKey)}/reissue`, body: { expDate, reason, pinMailer } }),
+    replace: async (ctx, cardKey, { expDate, reason, pinMailer }, operationId) =>
+      http.request<SuccessorResult>(ctx, { method: 'POST', path: `${card(cardKey)}/replace`, body: { expDate, reason, pinMailer }, idempotencyKey: operationId }),
+    reissue: async (ctx, cardKey, { expDate, reason, pinMailer }, operationId) =>
+      http.request<SuccessorResult>(ctx, { method: 'POST', path: `${card(cardKey)}/reissue`, body: { expDate, reason, pinMailer }, idempotencyKey: operationId }),
     getCvv: async (ctx, cardKey, { expDate, securityKey }) =>
       http.request<EncryptedCvv>(ctx, { method: 'GET', path: `${card(cardKey)}/cvv`, query: { expDate, securityKey } }),
     getPan: async (ctx, cardKey, { expDate, securityKey }) =>

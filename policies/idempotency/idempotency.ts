@@ -151,6 +151,8 @@ export function idempotency(params: IdempotencyParams): RequestHandler {
             // Held (heartbeat) until the handler's outcome is recorded, even if the client goes
             // away meanwhile: a retry then gets 409 idempotency_in_progress, then the replay.
             keeper.hold(claim.claim);
+            // The upstream call of this operation carries this id on every retry (docs/upstreams.md).
+            req.upstreamOperation = { id: claim.claim.operationId, resumed: claim.claim.resumed };
             recordBeforeEnding(
               res,
               (answer) => keeper.settle(claim.claim, answer.status >= 500 ? { kind: 'release' } : { kind: 'complete', response: answer }),

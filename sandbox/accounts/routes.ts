@@ -3,6 +3,7 @@ import { isObjectId, newNumericId, newObjectId } from '../shared/ids';
 import { queryParam, type SandboxKit } from '../shared/sandbox-app';
 import { upstreamError } from '../shared/sandbox-error';
 import { compileValidator } from '../shared/validation';
+import { requestFingerprint } from '../shared/idempotency';
 import { createAccountSchema } from './schemas';
 
 /** `lastName` values that make `POST /accounts` misbehave on purpose (docs/upstreams.md). */
@@ -45,8 +46,15 @@ const checkCreateAccount = compileValidator<CreateAccountBody>(createAccountSche
 export class AccountStore {
   private byId = new Map<string, Account>();
   private clientIds = new Set<string>();
+  /** Fingerprint of the request that created each account (by onboardingId): a repeat of it answers the same account. */
+  private requests = new Map<string, string>();
 
-  create(body: CreateAccountBody): Account {
+  /** The fingerprint of the request that created the account of `onboardingId`. */
+  requestOf(onboardingId: string): string | undefined {
+    return this.requests.get(onboardingId);
+  }
+
+  create(body: CreateAccountBody, fingerprint = requestFingerprint('POST', '/accounts', body)): Account {
     const { partnerId, onboardingId, baasAccountClientId, ...individual } = body;
     let clientId = newNumericId(8);
     while (this.clientIds.has(clientId)) clientId = newNumericId(8);
@@ -62,6 +70,7 @@ export class AccountStore {
       createdAt: new Date().toISOString(),
     };
     this.byId.set(account.accountId, account);
+    this.requests.set(onboardingId, fingerprint);
     return account;
   }
 
@@ -81,6 +90,7 @@ export class AccountStore {
   clear(): void {
     this.byId.clear();
     this.clientIds.clear();
+    this.requests.clear();
   }
 }
 
@@ -99,13 +109,22 @@ export function mountAccountRoutes(router: Router, accounts: AccountStore, kit: 
       case ACCOUNT_TRIGGERS.unavailable:
         throw upstreamError('SERVICE_UNAVAILABLE', 'Account service unavailable (sandbox trigger SANDBOX-UNAVAILABLE)');
     }
+    // The onboardingId is the operation id (docs/upstreams.md 4.1): a repeat of the same request
+    // answers the account it created; the same onboardingId with another body is 409.
+    const fingerprint = requestFingerprint('POST', '/accounts', req.body);
     const existing = accounts.findByOnboarding(body.onboardingId);
     if (existing) {
+      if (accounts.requestOf(body.onboardingId) === fingerprint) {
+        res.set('Idempotent-Replayed', 'true');
+        res.status(201).json({ accountId: existing.accountId, clientId: existing.clientId, status: existing.status });
+        return;
+      }
       throw upstreamError('DUPLICATE_ONBOARDING', `Onboarding ${body.onboardingId} already has account ${existing.accountId}`);
     }
     const answer = (): void => {
       if (res.destroyed) return;
-      const account = accounts.create(body);
+      // A repeat may have created it meanwhile (SANDBOX-SLOW): one account per onboardingId.
+      const account = accounts.findByOnboarding(body.onboardingId) ?? accounts.create(body, fingerprint);
       res.status(201).json({ accountId: account.accountId, clientId: account.clientId, status: account.status });
     };
     if (body.lastName === ACCOUNT_TRIGGERS.slow) {

@@ -165,6 +165,11 @@ export class CardStore {
     return card;
   }
 
+  /** Every card, oldest first. */
+  list(): CardRecord[] {
+    return [...this.cards.values()];
+  }
+
   /** Forgets a card: its key answers 404 from now on. */
   remove(cardKey: string): void {
     this.cards.delete(cardKey);

@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { IdempotencyBook } from '../shared/idempotency';
 import { createSandboxApp, type SandboxOptions } from '../shared/sandbox-app';
 import { CardStore, maskPan } from './card-store';
 import type { CardIssuanceFeed } from './issuance-feed';
@@ -36,11 +37,15 @@ export function createIssuerSandbox(opts: IssuerSandboxOptions = {}): Express {
           createdAt: card.createdAt,
         })),
   );
+  const keys = new IdempotencyBook();
   return createSandboxApp({
     name: 'issuer',
     options: { hangMs: opts.hangMs },
-    resetState: () => cards.clear(),
+    resetState: () => {
+      cards.clear();
+      keys.clear();
+    },
     control: (router) => mountIssuerControlRoutes(router, cards),
-    routes: (router) => mountIssuerRoutes(router, cards),
+    routes: (router) => mountIssuerRoutes(router, cards, keys),
   });
 }

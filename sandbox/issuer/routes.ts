@@ -7,6 +7,7 @@ import { cardView, PIN_TRIES, type CardRecord, type CardStore, type NewCard } fr
 import { isLimitName, LIMIT_NAMES, limitView, type CardLimit, type LimitName } from './limits';
 import * as schemas from './schemas';
 import { ACTIONS_REQUIRING_EXP_DATE, nextStatusCode, type StatusAction } from './status-codes';
+import { deduplicateByIdempotencyKey, IdempotencyBook } from '../shared/idempotency';
 
 interface StatusChangeBody {
   action: StatusAction;
@@ -114,7 +115,9 @@ function prepareLimitUpdates(card: CardRecord, updates: LimitUpdate[]): () => vo
 }
 
 /** Mounts the issuer's real API on `router`. */
-export function mountIssuerRoutes(router: Router, cards: CardStore): void {
+export function mountIssuerRoutes(router: Router, cards: CardStore, keys: IdempotencyBook = new IdempotencyBook()): void {
+  // POST /cards, replace, re-issue and status changes with an Idempotency-Key run once (docs/upstreams.md 5.1).
+  router.use(deduplicateByIdempotencyKey(keys));
   router.get('/pin-encryption-key', (_req, res) => {
     const key = pinEncryptionKey();
     res.json({ keyId: key.keyId, algorithm: key.algorithm, publicKey: key.publicKeyPem });
@@ -297,6 +300,12 @@ export function mountIssuerRoutes(router: Router, cards: CardStore): void {
 
 /** Mounts the issuer's test-only routes under `/__sandbox`. */
 export function mountIssuerControlRoutes(router: Router, cards: CardStore): void {
+  // Every card the issuer holds (?clientCode= narrows to one holder): lets tests count creations.
+  router.get('/cards', (req, res) => {
+    const clientCode = queryParam(req, 'clientCode');
+    res.json(cards.list().filter((c) => clientCode === undefined || c.holderClientCode === clientCode).map(cardView));
+  });
+
   router.get('/cards/:cardKey/secrets', (req, res) => {
     const card = cards.get(req.params.cardKey);
     res.json({ cardNumber: card.pan, cvv: card.cvv });

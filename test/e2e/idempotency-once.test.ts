@@ -244,14 +244,22 @@ describe('e2e: a key whose release met a PostgreSQL outage is free soon after th
     await proxy.restore();
     accounts.clear();
 
-    // Well under the 120 s takeover: the holder's next tick releases the key.
-    await waitFor('the key released', async () => (await db.query('SELECT 1 FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partner.id, key])).rowCount === 0, 30_000);
+    // Well under the 120 s takeover: the holder's next tick releases the key (the row stays, marked
+    // released, so that the retry carries the same operation id: migration 008).
+    await waitFor('the key released', async () => {
+      const row = await db.query('SELECT state FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partner.id, key]);
+      return row.rowCount === 0 || row.rows[0].state === 'released';
+    }, 30_000);
     const retry = await waitFor('a retry that runs', async () => {
       const r = await call();
       return r.status === 503 ? undefined : r; // the pool may still be reconnecting
     });
     expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
     expect(retry.headers.get('idempotent-replayed')).to.equal(null);
+    // The upstream created the account before the outage; the retry carried the same onboarding id.
+    const upstream = (await sandboxControl(sandboxes.accounts.url, 'GET', '/__sandbox/accounts')) as { individual: { firstName: string } }[];
+    expect(upstream.filter((a) => a.individual.firstName === 'Outage'), 'one upstream account').to.have.length(1);
+    expect(retry.body._id).to.be.a('string');
   });
 });
 

@@ -168,7 +168,6 @@ describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
 
     const failures: { lastName: string; status: number; code: string }[] = [
       { lastName: 'SANDBOX-FAIL', status: 502, code: 'upstream_error' },
-      { lastName: 'SANDBOX-TIMEOUT', status: 504, code: 'upstream_timeout' },
       { lastName: 'SANDBOX-REJECT', status: 422, code: 'upstream_rejected' },
     ];
     for (const failure of failures) {
@@ -184,6 +183,22 @@ describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
         expect(pending.rows[0].n).to.equal(0);
       });
     }
+
+    it('keeps the pending record when account creation times out (504 upstream_timeout): the upstream may have created it, a retry or the reconciler settles it', async function () {
+      const before = await counts(acme.id);
+      const response = await api(gateway, acme, 'POST', '/individual/accounts', { body: individualBody({ lastName: 'SANDBOX-TIMEOUT' }) });
+      expect(response.status).to.equal(504);
+      expect(response.body.code).to.equal('upstream_timeout');
+      expect(response.body.upstream).to.equal('accounts');
+      const after = await counts(acme.id);
+      expect(after).to.deep.equal({ ...before, users: before.users + 1, onboardings: before.onboardings + 1 });
+      // Invisible to every read meanwhile: the list does not show it.
+      const list = await api(gateway, acme, 'GET', '/individual/accounts?limit=100');
+      expect(list.body.data.map((i: { lastName: string }) => i.lastName)).to.not.include('SANDBOX-TIMEOUT');
+      const pending = await db.query("SELECT count(*)::int AS n FROM individual_onboardings WHERE provisioning = 'pending' AND partner_id = $1", [acme.id]);
+      expect(pending.rows[0].n).to.equal(1);
+      await db.query("DELETE FROM users WHERE partner_id = $1 AND id IN (SELECT user_id FROM individual_onboardings WHERE provisioning = 'pending')", [acme.id]);
+    });
   });
 
   describe('Idempotency-Key', function () {

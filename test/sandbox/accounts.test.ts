@@ -91,12 +91,28 @@ describe('accounts sandbox (account-creation proxy)', () => {
     }
   });
 
-  it('a second account for the same onboardingId: 409 DUPLICATE_ONBOARDING', async () => {
+  it('the same onboardingId with the same body (a retry): 201 with the first account again, no second account', async () => {
+    const sent = individual();
+    const first = await call(`${accounts}/accounts`, { method: 'POST', body: sent });
+    expect(first.status).to.equal(201);
+    // Same fields in another order: the same request.
+    const reordered = Object.fromEntries(Object.entries(sent).reverse());
+    const again = await call(`${accounts}/accounts`, { method: 'POST', body: reordered });
+    expect(again.status).to.equal(201);
+    expect(again.body).to.deep.equal(first.body);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    const all = await call<Array<{ onboardingId: string }>>(`${accounts}/__sandbox/accounts`);
+    expect(all.body.filter((a) => a.onboardingId === sent.onboardingId)).to.have.length(1);
+  });
+
+  it('the same onboardingId with another body: 409 DUPLICATE_ONBOARDING, no second account', async () => {
     const sent = individual();
     expect((await call(`${accounts}/accounts`, { method: 'POST', body: sent })).status).to.equal(201);
-    const { status, body } = await call<ErrorBody>(`${accounts}/accounts`, { method: 'POST', body: sent });
+    const { status, body } = await call<ErrorBody>(`${accounts}/accounts`, { method: 'POST', body: { ...sent, firstName: 'Other' } });
     expect(status).to.equal(409);
     expect(body.errorCode).to.equal('DUPLICATE_ONBOARDING');
+    const all = await call<Array<{ onboardingId: string }>>(`${accounts}/__sandbox/accounts`);
+    expect(all.body.filter((a) => a.onboardingId === sent.onboardingId)).to.have.length(1);
   });
 
   const invalid: Array<{ description: string; overrides: Record<string, unknown>; field: string }> = [

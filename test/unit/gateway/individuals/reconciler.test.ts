@@ -30,7 +30,7 @@ describe('individuals: reconciler of onboardings left pending by a stopped proce
     const account = await services.clients.accounts.createAccount({ requestId: 'test' }, { ...individualBody(), partnerId, onboardingId: created.onboardingId } as never);
     const orphan = await services.individuals.createPending(partnerId, body());
     const fresh = await services.individuals.createPending(partnerId, body());
-    await services.db.query("UPDATE individual_onboardings SET created_at = now() - interval '10 minutes' WHERE id = ANY($1)", [[created.onboardingId, orphan.onboardingId]]);
+    await services.db.query("UPDATE individual_onboardings SET created_at = now() - interval '10 minutes', updated_at = now() - interval '10 minutes' WHERE id = ANY($1)", [[created.onboardingId, orphan.onboardingId]]);
 
     const result = await reconcilePendingIndividuals(services, 60_000);
     expect(result.completed).to.include(created.onboardingId);
@@ -44,7 +44,7 @@ describe('individuals: reconciler of onboardings left pending by a stopped proce
     expect(audit.rows[0]).to.deep.include({ operation: 'individual.create' });
     expect(audit.rows[0].details.reconciled).to.equal(true);
 
-    await services.db.query("UPDATE individual_onboardings SET created_at = now() - interval '10 minutes' WHERE id = $1", [fresh.onboardingId]);
+    await services.db.query("UPDATE individual_onboardings SET created_at = now() - interval '10 minutes', updated_at = now() - interval '10 minutes' WHERE id = $1", [fresh.onboardingId]);
     await fetch(`${sandboxes.accounts.url}/__sandbox/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

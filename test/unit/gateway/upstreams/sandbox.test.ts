@@ -82,7 +82,9 @@ describe('unit: upstreams/clients against the real sandboxes', () => {
     expect(await clients.accounts.findByOnboardingId(ctx('acc-4'), 'no-such-onboarding')).to.equal(undefined);
     const recorded = (await (await fetch(`${sandboxes.accounts.url}/__sandbox/requests?method=POST&path=/accounts`)).json()) as RecordedRequest[];
     expect(recorded.at(-1)?.requestId).to.equal('acc-1');
-    expect((await rejection(clients.accounts.createAccount(ctx('acc-5'), body))).extensions).to.deep.equal({ upstream: 'accounts', upstreamCode: 'DUPLICATE_ONBOARDING' });
+    // The onboardingId is the operation id: a repeat of the request answers the same account, another body is refused.
+    expect(await clients.accounts.createAccount(ctx('acc-5'), body)).to.deep.equal(created);
+    expect((await rejection(clients.accounts.createAccount(ctx('acc-6'), { ...body, firstName: 'Other' }))).extensions).to.deep.equal({ upstream: 'accounts', upstreamCode: 'DUPLICATE_ONBOARDING' });
   });
 
   it('creates a card for the account, reads CVV and PAN encrypted under an RSA key, and its transactions are there at once', async () => {

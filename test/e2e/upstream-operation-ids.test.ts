@@ -1,0 +1,207 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { Client } from 'pg';
+import { startSandboxes, type Sandboxes } from '../../sandbox';
+import { api, cardBody, individualBody, sandboxControl, type ApiResponse } from '../support/api';
+import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { registerPartner } from '../support/partners';
+import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
+import { createRunDatabase, runDatabaseUrl, type RunDatabase } from '../support/test-database';
+
+/** Polls `condition` until it is truthy or `ms` pass (then throws `what`). */
+async function waitFor<T>(what: string, condition: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+interface UpstreamAccount {
+  onboardingId: string;
+  individual: { firstName: string; lastName: string };
+}
+
+/**
+ * Issue 12, items 1 and 2: one upstream operation id per partner operation, stored with the
+ * Idempotency-Key before the upstream call and carried by every retry (the onboarding id of an
+ * account creation, the issuer's Idempotency-Key of a card creation). The upstreams deduplicate
+ * on it, so a retry after a crash or a timeout resumes the operation instead of doing it again.
+ * The sandboxes run in this process: they outlive the gateway's SIGKILL and count what was created.
+ */
+describe('e2e: one upstream operation id per partner operation, reused by every retry', function () {
+  this.timeout(180_000);
+  let sandboxes: Sandboxes;
+  let issuer: TamperingUpstream;
+  let accounts: TamperingUpstream;
+  let own: RunDatabase;
+  let db: Client;
+  const gateways: GatewayProcess[] = [];
+
+  before(async function () {
+    if (process.env.TEST_DB === 'embedded') this.skip(); // two processes on one database: real PostgreSQL
+    sandboxes = await startSandboxes();
+    issuer = await startTamperingUpstream(sandboxes.issuer.url);
+    accounts = await startTamperingUpstream(sandboxes.accounts.url);
+    own = await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`);
+    db = new Client({ connectionString: own.url });
+    await db.connect();
+  });
+
+  afterEach(function () {
+    issuer?.clear();
+    accounts?.clear();
+  });
+
+  after(async function () {
+    await db?.end();
+    for (const gateway of gateways) await gateway.stop();
+    await issuer?.close();
+    await accounts?.close();
+    await sandboxes?.close();
+    await own?.drop();
+  });
+
+  async function start(env: Record<string, string> = {}): Promise<GatewayProcess> {
+    const gateway = await startGatewayProcess({
+      databaseUrl: own.url,
+      env: { ...HIGH_RATE_LIMITS, ISSUER_URL: issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: accounts.url, ...env },
+    });
+    gateways.push(gateway);
+    return gateway;
+  }
+
+  async function upstreamAccounts(lastName: string): Promise<UpstreamAccount[]> {
+    const all = (await sandboxControl(sandboxes.accounts.url, 'GET', '/__sandbox/accounts')) as UpstreamAccount[];
+    return all.filter((a) => a.individual.lastName === lastName);
+  }
+
+  async function issuerCards(clientCode: string): Promise<{ cardKey: string; embossedName: string }[]> {
+    return (await sandboxControl(sandboxes.issuer.url, 'GET', `/__sandbox/cards?clientCode=${clientCode}`)) as { cardKey: string; embossedName: string }[];
+  }
+
+  it('SIGKILL during 16 concurrent creations (8 individuals, 8 virtual cards, each its own key), restart, retry every key: exactly one of each, here and upstream, and the retries run as soon as the claims are taken over', async function () {
+    const first = await start();
+    const partner = await registerPartner(first, 'opid-killed');
+    const holder = (await api(first, partner, 'POST', '/individual/accounts', { body: individualBody({ lastName: 'Holder' }) })).body;
+    expect(holder.clientID).to.be.a('string');
+    const lastName = `Killed${crypto.randomBytes(3).toString('hex')}`;
+    const creations = [
+      ...Array.from({ length: 8 }, (_, i) => ({
+        key: `kill-ind-${i}-${crypto.randomUUID()}`,
+        path: '/individual/accounts',
+        body: individualBody({ firstName: `Person${i}`, lastName }),
+      })),
+      ...Array.from({ length: 8 }, (_, i) => ({
+        key: `kill-card-${i}-${crypto.randomUUID()}`,
+        path: `/individual/accounts/${holder._id}/cards/virtual`,
+        body: cardBody(holder.clientID, { embossedName: `KILLED-CARD-${String.fromCharCode(65 + i)}` }),
+      })),
+    ];
+    // The upstreams do the work at once, then hold their answers back: the gateway dies after the
+    // upstream applied every operation and before it recorded any of them.
+    accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 60_000 });
+    issuer.tampers.push({ method: 'POST', path: '/cards', delayMs: 60_000 });
+    const lost = creations.map((c) => api(first, partner, 'POST', c.path, { body: c.body, headers: { 'idempotency-key': c.key } }).catch((err: Error) => err));
+    await waitFor('every upstream call', async () => accounts.tampered.length + issuer.tampered.length >= creations.length).catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${accounts.tampered.length} account and ${issuer.tampered.length} card calls; ${JSON.stringify(await Promise.race([Promise.all(lost.slice(8, 9)), new Promise((r) => setTimeout(() => r('pending'), 100))]))}`);
+    });
+    first.child.kill('SIGKILL');
+    for (const answer of await Promise.all(lost)) expect(answer).to.be.instanceOf(Error);
+    accounts.clear();
+    issuer.clear();
+    expect(await upstreamAccounts(lastName), 'the upstream created every account before the kill').to.have.length(8);
+    expect(await issuerCards(holder.clientID), 'the issuer created every card before the kill').to.have.length(8);
+
+    const second = await start();
+    const restarted = Date.now();
+    const answers = await Promise.all(
+      creations.map((c) =>
+        waitFor(
+          `the retry of ${c.key}`,
+          async () => {
+            const r = await api(second, partner, 'POST', c.path, { body: c.body, headers: { 'idempotency-key': c.key } });
+            return r.status === 409 && r.body.code === 'idempotency_in_progress' ? undefined : { r, at: Date.now() };
+          },
+          60_000
+        )
+      )
+    );
+    const slowest = Math.max(...answers.map((a) => a.at - restarted));
+    console.log(`      retries answered at most ${(slowest / 1000).toFixed(1)} s after the restart (claims taken over after ${10} s without heartbeat)`);
+    for (const { r } of answers) expect(r.status, JSON.stringify(r.body)).to.equal(201);
+
+    // Exactly one of each, on our side and upstream: no duplicate, no orphan.
+    const individuals = answers.slice(0, 8).map((a) => a.r as ApiResponse);
+    const upstream = await upstreamAccounts(lastName);
+    expect(upstream, 'one upstream account per individual').to.have.length(8);
+    expect(upstream.map((a) => a.onboardingId).sort()).to.deep.equal(individuals.map((r) => r.body._id).sort());
+    const ours = await db.query('SELECT provisioning, count(*)::int AS n FROM individual_onboardings WHERE partner_id = $1 AND personal_info->>\'lastName\' = $2 GROUP BY 1', [partner.id, lastName]);
+    expect(ours.rows, 'one complete individual each, nothing pending').to.deep.equal([{ provisioning: 'complete', n: 8 }]);
+    const users = await db.query('SELECT count(*)::int AS n FROM users WHERE partner_id = $1 AND last_name = $2', [partner.id, lastName]);
+    expect(users.rows[0].n).to.equal(8);
+
+    const cards = answers.slice(8).map((a) => a.r as ApiResponse);
+    const atIssuer = await issuerCards(holder.clientID);
+    expect(atIssuer, 'one issuer card per card creation').to.have.length(8);
+    expect(atIssuer.map((c) => c.cardKey).sort()).to.deep.equal(cards.map((r) => r.body.cardKey).sort());
+    const stored = await db.query('SELECT count(*)::int AS n FROM cards WHERE partner_id = $1 AND individual_id = $2', [partner.id, holder._id]);
+    expect(stored.rows[0].n, 'one card row each').to.equal(8);
+
+    // Every later retry replays the answer it got.
+    const replay = await api(second, partner, 'POST', creations[0].path, { body: creations[0].body, headers: { 'idempotency-key': creations[0].key } });
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replay.body).to.deep.equal(individuals[0].body);
+  });
+
+  it('a create-individual whose accounts call times out after the upstream created the account, retried with the same key: one upstream account, one individual', async function () {
+    const short = await start({ UPSTREAM_TIMEOUT_MS: '1000' });
+    const partner = await registerPartner(short, 'opid-timeout');
+    const lastName = `Timeout${crypto.randomBytes(3).toString('hex')}`;
+    const body = individualBody({ lastName });
+    const key = `timeout-${crypto.randomUUID()}`;
+    accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 3_000 });
+    const timedOut = await api(short, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    expect(timedOut.status, JSON.stringify(timedOut.body)).to.equal(504);
+    expect(timedOut.body.code).to.equal('upstream_timeout');
+    expect(await upstreamAccounts(lastName), 'the upstream did the work').to.have.length(1);
+    const pending = await db.query("SELECT count(*)::int AS n FROM individual_onboardings WHERE partner_id = $1 AND provisioning = 'pending'", [partner.id]);
+    expect(pending.rows[0].n, 'the pending record stays for the retry').to.equal(1);
+    accounts.clear();
+
+    const retry = await api(short, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+    const upstream = await upstreamAccounts(lastName);
+    expect(upstream, 'still one upstream account').to.have.length(1);
+    expect(upstream[0].onboardingId).to.equal(retry.body._id);
+    const ours = await db.query('SELECT provisioning, count(*)::int AS n FROM individual_onboardings WHERE partner_id = $1 GROUP BY 1', [partner.id]);
+    expect(ours.rows, 'one individual, nothing pending').to.deep.equal([{ provisioning: 'complete', n: 1 }]);
+    const list = await api(short, partner, 'GET', '/individual/accounts?limit=100');
+    expect(list.body.count).to.equal(1);
+  });
+
+  it('a replace whose issuer call times out after the issuer replaced the card, retried with the same key: the retry gets that successor (not 404), one successor at the issuer', async function () {
+    const short = await start({ UPSTREAM_TIMEOUT_MS: '1000' });
+    const partner = await registerPartner(short, 'opid-replace');
+    const holder = (await api(short, partner, 'POST', '/individual/accounts', { body: individualBody({ lastName: 'Replaced' }) })).body;
+    const card = (await api(short, partner, 'POST', `/individual/accounts/${holder._id}/cards/physical`, { body: cardBody(holder.clientID) })).body;
+    expect(card.cardKey).to.be.a('string');
+    const key = `replace-${crypto.randomUUID()}`;
+    issuer.tampers.push({ method: 'POST', path: `/cards/${card.cardKey}/replace`, delayMs: 3_000 });
+    const timedOut = await api(short, partner, 'POST', `/cards/${card.cardKey}/replace`, { body: { expDate: card.expDate }, headers: { 'idempotency-key': key } });
+    expect(timedOut.status, JSON.stringify(timedOut.body)).to.equal(504);
+    const atIssuer = await issuerCards(holder.clientID);
+    expect(atIssuer.map((c) => c.cardKey), 'the issuer replaced the card').to.not.include(card.cardKey);
+    expect(atIssuer).to.have.length(1);
+    issuer.clear();
+
+    const retry = await api(short, partner, 'POST', `/cards/${card.cardKey}/replace`, { body: { expDate: card.expDate }, headers: { 'idempotency-key': key } });
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
+    expect(retry.body.cardKey).to.equal(atIssuer[0].cardKey);
+    expect(await issuerCards(holder.clientID), 'one successor, no second replace').to.have.length(1);
+    const usable = await api(short, partner, 'GET', `/cards/${retry.body.cardKey}`);
+    expect(usable.status).to.equal(200);
+  });
+});

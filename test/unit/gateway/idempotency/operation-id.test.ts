@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { IdempotencyStore } from '../../../../gateway/idempotency/idempotency-store';
+import { isObjectId } from '../../../../gateway/ids';
+import { makeKeyPair } from '../../../support/partners';
+import { openServices, type InProcessServices } from '../../../support/in-process';
+
+/**
+ * Issue 12, item 1: the upstream operation id of an Idempotency-Key (migration 008) is written when
+ * the key is first claimed and kept by every later claim of the same request: after a 5xx release
+ * and after the takeover of an abandoned claim. Another request with a released key starts afresh.
+ */
+describe('idempotency store: one upstream operation id per key', function () {
+  let services: InProcessServices;
+  let store: IdempotencyStore;
+  let partnerId: string;
+
+  before(async function () {
+    services = await openServices();
+    store = new IdempotencyStore(services.db);
+    partnerId = (await services.partners.create({ name: 'opid', issuer: 'https://opid.example', publicKey: makeKeyPair().publicPem }))._id;
+  });
+  after(async function () {
+    await services?.close();
+  });
+
+  async function claimed(key: string, hash = 'h1') {
+    const claim = await store.claim(partnerId, key, 'POST /x', hash, 24);
+    if (claim.outcome !== 'claimed') throw new Error(`expected a claim, got ${claim.outcome}`);
+    return claim.claim;
+  }
+
+  it('a retry after a 5xx (released key) carries the operation id of the first attempt', async function () {
+    const first = await claimed('released-1');
+    expect(isObjectId(first.operationId)).to.equal(true);
+    expect(first.resumed).to.equal(false);
+    await store.release(first);
+    const retry = await claimed('released-1');
+    expect(retry.operationId).to.equal(first.operationId);
+    expect(retry.resumed).to.equal(true);
+    expect(retry.claimId).to.not.equal(first.claimId);
+  });
+
+  it('the takeover of an abandoned claim (heartbeat stopped) carries the same operation id; the old holder can no longer complete it', async function () {
+    const first = await claimed('abandoned-1');
+    await services.db.query("UPDATE idempotency_keys SET heartbeat_at = now() - interval '1 minute' WHERE partner_id = $1 AND key = $2", [partnerId, 'abandoned-1']);
+    const taken = await claimed('abandoned-1');
+    expect(taken.operationId).to.equal(first.operationId);
+    expect(taken.resumed).to.equal(true);
+    expect(await store.complete(first, { status: 201, body: Buffer.from('{}'), headers: {} })).to.equal(false);
+    expect(await store.complete(taken, { status: 201, body: Buffer.from('{}'), headers: {} })).to.equal(true);
+  });
+
+  it('a claim whose heartbeat is fresh is not taken over: 409 in progress', async function () {
+    await claimed('fresh-1');
+    expect((await store.claim(partnerId, 'fresh-1', 'POST /x', 'h1', 24)).outcome).to.equal('in_progress');
+  });
+
+  it('another request with a released key starts afresh: a new operation id', async function () {
+    const first = await claimed('released-2', 'h1');
+    await store.release(first);
+    const other = await claimed('released-2', 'h2');
+    expect(other.operationId).to.not.equal(first.operationId);
+    expect(other.resumed).to.equal(false);
+  });
+
+  it('another request with a completed key is still a mismatch', async function () {
+    const first = await claimed('completed-1', 'h1');
+    await store.complete(first, { status: 201, body: Buffer.from('{}'), headers: {} });
+    expect((await store.claim(partnerId, 'completed-1', 'POST /x', 'h2', 24)).outcome).to.equal('mismatch');
+  });
+});
