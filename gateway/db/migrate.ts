@@ -16,13 +16,22 @@ export interface Migration {
   sql: string;
 }
 
-/** Reads the migration files in version order. */
+/**
+ * Reads the migration files in version order. Two files with one version number are refused: the
+ * second would never run (a version is recorded once), silently.
+ */
 export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return fs
+  const migrations = fs
     .readdirSync(dir)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
     .map((file) => ({ version: file.slice(0, 3), name: file.slice(4, -4), sql: fs.readFileSync(path.join(dir, file), 'utf8') }));
+  for (let i = 1; i < migrations.length; i++) {
+    if (migrations[i].version === migrations[i - 1].version) {
+      throw new Error(`two migrations share version ${migrations[i].version} (${migrations[i - 1].name}, ${migrations[i].name}): renumber one`);
+    }
+  }
+  return migrations;
 }
 
 /**
