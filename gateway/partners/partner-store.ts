@@ -108,10 +108,16 @@ export class PartnerStore {
     this.listeners.push(listener);
   }
 
-  /** Announces a change: to this process's listeners and, through NOTIFY, to every other instance. */
+  /**
+   * Announces a change: through NOTIFY to every other instance first, so that a slow or failed
+   * cluster broadcast in this instance never keeps it from them, then to this process's listeners.
+   */
   private async changed(partnerId: string): Promise<void> {
-    for (const listener of this.listeners) await listener(partnerId);
-    await this.db.query("SELECT pg_notify('partner_changed', $1)", [partnerId]);
+    try {
+      await this.db.query("SELECT pg_notify('partner_changed', $1)", [partnerId]);
+    } finally {
+      for (const listener of this.listeners) await listener(partnerId);
+    }
   }
 
   /** Registers a partner with its first key; `kid` defaults to the key's JWK thumbprint. */
