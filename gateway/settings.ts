@@ -1,3 +1,4 @@
+import { checkTrustProxy } from './http/client-address';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -12,6 +13,11 @@ export interface Settings {
   host: string;
   /** Interface of the admin API (`ADMIN_HOST`, default 127.0.0.1). */
   adminHost: string;
+  /**
+   * Proxies whose X-Forwarded-For names the client (`TRUST_PROXY`, proxy-addr syntax: `loopback`,
+   * addresses, CIDR ranges, comma-separated); unset: the TCP peer is the client (gateway/http/client-address.ts).
+   */
+  trustProxy: string | undefined;
   /** Port of the admin API (`ADMIN_PORT`, default 9876; 0 picks a free port). */
   adminPort: number;
   /** Bearer token of the admin API (`ADMIN_TOKEN`); generated into `DATA_DIR/admin-token` when unset. */
@@ -55,6 +61,16 @@ export interface Settings {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function trustProxyFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.TRUST_PROXY?.trim() || undefined;
+  try {
+    checkTrustProxy(raw);
+  } catch (err) {
+    throw new Error(`TRUST_PROXY must be a comma-separated list of addresses, CIDR ranges or names (loopback, linklocal, uniquelocal): ${(err as Error).message}`);
+  }
+  return raw;
+}
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -131,6 +147,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     adminHost: env.ADMIN_HOST || '127.0.0.1',
+    trustProxy: trustProxyFrom(env),
     adminPort: intFrom(env, 'ADMIN_PORT', 9876, 0, 65535),
     adminToken,
     databaseUrl: env.DATABASE_URL || undefined,

@@ -7,6 +7,7 @@ import type { PartnerStore } from '../../gateway/partners/partner-store';
 import type { CacheSnapshot, VerifiedTokenCache } from '../../gateway/auth/verified-token-cache';
 import type { FailedAuthLimiter } from '../../gateway/auth/failed-auth-limiter';
 import type { Logger } from '../../gateway/logging/logger';
+import { clientAddressOf } from '../../gateway/http/client-address';
 import type { Es512JwtParams } from './schema';
 
 /** Header parameters that would let a token bring its own key: never trusted, always refused. */
@@ -209,10 +210,11 @@ export function es512Jwt(params: Es512JwtParams): RequestHandler {
     maxLifetimeSeconds: params.maxLifetimeSeconds ?? 300,
     cacheVerifiedTokens: params.cacheVerifiedTokens ?? true,
   };
-  const { partners, tokenCache, authFailures, log } = services();
+  const { partners, tokenCache, authFailures, log, settings: gatewaySettings } = services();
+  const clientAddress = clientAddressOf(gatewaySettings.trustProxy);
   const cache = settings.cacheVerifiedTokens ? tokenCache : undefined;
   return function es512JwtPolicy(req, _res, next) {
-    const context: VerificationContext = { address: req.socket.remoteAddress ?? 'unknown', limiter: authFailures, log, requestId: req.requestId };
+    const context: VerificationContext = { address: clientAddress(req), limiter: authFailures, log, requestId: req.requestId };
     verifyPartnerToken(req.headers.authorization, partners, settings, Math.floor(Date.now() / 1000), cache, context).then(
       (verified) => {
         req.partner = verified.partner;

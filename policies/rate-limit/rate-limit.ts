@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
 import { rateLimitHeaders, rateLimitStore, secondsToReset, type RateLimitKey } from '../../gateway/rate-limit';
+import { clientAddressOf } from '../../gateway/http/client-address';
 import { services } from '../../gateway/services';
 import { RATE_LIMIT_DEFAULTS, type RateLimitParams } from './schema';
 
@@ -17,7 +18,7 @@ function routeOf(req: EgRequest): string {
 /**
  * The rate-limit policy: runs right after es512-jwt (before nothing else on the public routes, where
  * there is no partner). Counts the request for (partner, route), or (client IP, route) without a
- * partner; the client IP is the TCP peer (`req.socket.remoteAddress`), never X-Forwarded-For.
+ * partner; the client IP is the TCP peer, or with TRUST_PROXY the nearest untrusted address of X-Forwarded-For (gateway/http/client-address.ts).
  * Within the limit: `RateLimit-Policy` and `RateLimit` headers, then the next step. Over it: 429
  * `rate_limited` with the same headers and `Retry-After`. With Redis unreachable, this process
  * counts in its own memory (see gateway/rate-limit/redis-store.ts).
@@ -25,6 +26,7 @@ function routeOf(req: EgRequest): string {
 export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
   const { settings, log } = services();
   const store = rateLimitStore(settings, log);
+  const clientAddress = clientAddressOf(settings.trustProxy);
   const limit = params.limit ?? RATE_LIMIT_DEFAULTS.limit;
   const windowSeconds = params.windowSeconds ?? RATE_LIMIT_DEFAULTS.windowSeconds;
   const windowMs = windowSeconds * 1000;
@@ -32,7 +34,7 @@ export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
     const route = routeOf(req);
     const key: RateLimitKey = req.partner
       ? { route, subject: 'partner', id: req.partner._id }
-      : { route, subject: 'client', id: req.socket.remoteAddress ?? 'unknown' };
+      : { route, subject: 'client', id: clientAddress(req) };
     store.hit(key, windowMs).then(
       (hit) => {
         const headers = rateLimitHeaders({ name: route, limit, windowSeconds }, hit);

@@ -15,10 +15,14 @@ interface Answer {
   retryAfter?: string;
 }
 
-/** GET /api/partner/me from a given loopback address (127.0.0.x: every one reaches the gateway on 127.0.0.1). */
-function meFrom(gateway: GatewayProcess, localAddress: string, token: string): Promise<Answer> {
+/**
+ * GET /api/partner/me from a given loopback address (127.0.0.x: every one reaches the gateway on
+ * 127.0.0.1), optionally through a proxy that names the client in X-Forwarded-For.
+ */
+function meFrom(gateway: GatewayProcess, localAddress: string, token: string, forwardedFor?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${gateway.baseUrl}/api/partner/me`, { agent: false, localAddress, headers: { authorization: `Bearer ${token}` } }, (res) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) };
+    const req = http.get(`${gateway.baseUrl}/api/partner/me`, { agent: false, localAddress, headers }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       res.on('end', () => {
@@ -90,5 +94,33 @@ describe('e2e: failed authentication is throttled before verification', function
     expect(answers.slice(PER_ADDRESS).every((a) => a.status === 429 && a.code === 'rate_limited')).to.equal(true);
     expect(await meFrom(gateway, '127.0.0.4', await targets[0].token())).to.include({ status: 429, code: 'rate_limited' });
     expect((await meFrom(gateway, '127.0.0.5', await targets[0].token())).status).to.equal(200);
+  });
+});
+
+/**
+ * Behind a load balancer every TCP peer is the balancer: with TRUST_PROXY naming it, the failures
+ * are counted per client of X-Forwarded-For, so one client's forged tokens never throttle another
+ * partner's requests through the same balancer. Without TRUST_PROXY, X-Forwarded-For is ignored.
+ */
+describe('e2e: failed authentication behind a trusted proxy is counted per forwarded client', function () {
+  this.timeout(90_000);
+  let gateway: GatewayProcess;
+
+  before(async function () {
+    gateway = await startGatewayProcess({ env: { TRUST_PROXY: '127.0.0.6' } });
+  });
+  after(async function () {
+    await gateway?.stop();
+  });
+
+  it(`one client over ${PER_ADDRESS} failures through the balancer (127.0.0.6) is 429; another client through it is not`, async function () {
+    const targets = await Promise.all(Array.from({ length: 4 }, (_, i) => registerPartner(gateway, `proxied-target-${i}`)));
+    const answers: Answer[] = [];
+    for (let i = 0; i < PER_ADDRESS + 3; i++) answers.push(await meFrom(gateway, '127.0.0.6', await forged(targets[i % targets.length]), '203.0.113.7'));
+    expect(answers.filter((a) => a.status === 401)).to.have.length(PER_ADDRESS);
+    expect(answers.slice(PER_ADDRESS).every((a) => a.status === 429 && a.code === 'rate_limited')).to.equal(true);
+    // Another client behind the same balancer, and the same client's forwarded address from an untrusted peer (ignored: the peer counts).
+    expect((await meFrom(gateway, '127.0.0.6', await targets[0].token(), '203.0.113.8')).status).to.equal(200);
+    expect((await meFrom(gateway, '127.0.0.7', await targets[0].token(), '203.0.113.7')).status).to.equal(200);
   });
 });
