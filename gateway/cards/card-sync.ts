@@ -66,16 +66,22 @@ export interface ReplacementContext {
 /**
  * Second phase of a replace, in the caller's transaction: the record (already under the new key)
  * gets the new card's mask, status and expiry, the status history and audit entries are written
- * and the `card_created` webhook is queued. Returns the card and the outbox id.
+ * and the `card_created` webhook is queued. Returns the card and the outbox id, or a null outbox id
+ * when the replacement was already completed (by the handler, the next access or the reconciler:
+ * they can race), in which case nothing is written twice.
  */
-export async function completeReplacement(tx: Queryable, fresh: IssuerCard, c: ReplacementContext): Promise<{ card: Card; outboxId: string }> {
+export async function completeReplacement(tx: Queryable, fresh: IssuerCard, c: ReplacementContext): Promise<{ card: Card; outboxId: string | null }> {
   const status = statusOrFail(fresh.statusCode);
   const rows = await tx.query<CardRow>(
     `UPDATE cards SET card_mask = $2, status = $3, status_code = $4, exp_date = $5, replaced_from = NULL, issuer_check_due = false,
             issuer_checked_at = now(), updated_at = now()
-      WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`,
-    [c.newKey, maskedCardNumber(fresh.cardMask), status, fresh.statusCode, fresh.expDate]
+      WHERE card_key = $1 AND replaced_from = $6 RETURNING ${CARD_COLUMNS}`,
+    [c.newKey, maskedCardNumber(fresh.cardMask), status, fresh.statusCode, fresh.expDate, c.oldKey]
   );
+  if (rows.rowCount === 0) {
+    const done = await tx.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1`, [c.newKey]);
+    return { card: toCard(done.rows[0]), outboxId: null };
+  }
   const card = toCard(rows.rows[0]);
   await recordStatusChange(tx, {
     cardKey: c.newKey,
@@ -163,7 +169,7 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
         reason: null,
         reconciled: true,
       });
-      return { outcome: 'completed', outboxIds: [outboxId] };
+      return { outcome: outboxId ? 'completed' : 'unchanged', outboxIds: outboxId ? [outboxId] : [] };
     }
     if (fresh.statusCode === row.status_code) {
       await tx.query('UPDATE cards SET issuer_check_due = false, issuer_checked_at = now() WHERE card_key = $1', [cardKey]);

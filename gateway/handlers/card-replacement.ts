@@ -49,6 +49,8 @@ export function replaceCard(): RequestHandler {
       maskedCardNumber(fresh.cardMask);
     } catch (err) {
       log.warn({ err, requestId: req.requestId, cardKey: newKey }, 'replaced card recorded under its new key; its details follow on the next read');
+      // The partner learns the new key from the problem: the old one is gone here and at the issuer.
+      if (err instanceof GatewayError) throw new GatewayError(err.code, err.message, { invalidParams: err.invalidParams, headers: err.headers, extensions: { ...err.extensions, cardKey: newKey }, cause: err });
       throw err;
     }
     const { card, outboxIds } = await db.transaction(async (tx) => {
@@ -63,7 +65,7 @@ export function replaceCard(): RequestHandler {
         reason: body.reason ?? null,
         requestId: req.requestId,
       });
-      return { card: replaced, outboxIds: [outboxId] };
+      return { card: replaced, outboxIds: outboxId ? [outboxId] : [] };
     });
     await deliverNow(req, outboxIds);
     res.status(200).json(card);

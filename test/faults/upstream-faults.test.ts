@@ -287,6 +287,7 @@ describe('faults: every upstream failing, on every kind of route', function () {
       expect(added, 'the record is under the new key').to.have.length(1);
       expect(keysAfter).to.not.include(card.cardKey);
       const newKey = added[0];
+      expect(response.body.cardKey, 'the problem names the new key').to.equal(newKey);
       const atIssuer = await sandboxControl(control('issuer'), 'GET', `/cards/${newKey}`);
       expect(atIssuer.cardKey).to.equal(newKey);
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { reconcileCards, syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
+import { completeReplacement, reconcileCards, syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
 import { insertCard } from '../../../../gateway/cards/card-store';
 import type { IndividualCreateBody } from '../../../../gateway/schemas/individual-create';
 import { startSandboxes, type Sandboxes } from '../../../../sandbox';
@@ -69,5 +69,22 @@ describe('cards: reconciler bringing our card records to the issuer', function (
     await insertCard(services.db, { ...issued, cardKey: unknownKey, partnerId, individualId, status: 'ACTIVE', statusCode: '00', holderClientCode: issued.holderClientCode, embossedName: null });
     expect(await syncCardWithIssuer(services, unknownKey, 'test')).to.equal('missing');
     expect((await codeOf(unknownKey)).status_code).to.equal('00');
+  });
+
+  it('completes a replacement once when the handler and a sync race: the second gets the card and writes nothing', async function () {
+    const issued = await services.clients.issuer.createCard({ requestId: 'test' }, { type: 'physical', ...(cardBody('C-RECONCILE') as any) });
+    await insertCard(services.db, { ...issued, partnerId, individualId, status: 'LOCKED', statusCode: issued.statusCode, holderClientCode: issued.holderClientCode, embossedName: null });
+    const { cardKey: newKey } = await services.clients.issuer.replace({ requestId: 'test' }, issued.cardKey, { expDate: issued.expDate });
+    await services.db.query('UPDATE cards SET card_key = $2, replaced_from = $1, issuer_check_due = true WHERE card_key = $1', [issued.cardKey, newKey]);
+    const fresh = await services.clients.issuer.getCard({ requestId: 'test' }, newKey);
+    const context = { oldKey: issued.cardKey, newKey, oldStatus: 'LOCKED' as const, oldStatusCode: issued.statusCode, partnerId, individualId, reason: null, requestId: 'race' };
+    const first = await services.db.transaction((tx) => completeReplacement(tx, fresh, context));
+    const second = await services.db.transaction((tx) => completeReplacement(tx, fresh, context));
+    expect(first.outboxId).to.be.a('string');
+    expect(second.outboxId, 'already completed: nothing queued').to.equal(null);
+    expect(second.card.cardKey).to.equal(newKey);
+    const count = async (sql: string) => (await services.db.query(sql, [newKey])).rows[0].n;
+    expect(await count("SELECT count(*)::int AS n FROM card_status_history WHERE card_key = $1 AND operation = 'card.replace'")).to.equal(1);
+    expect(await count("SELECT count(*)::int AS n FROM outbox_events WHERE payload->>'cardKey' = $1 AND kind = 'processing.card_created'")).to.equal(1);
   });
 });
