@@ -216,10 +216,13 @@ export class IndividualStore {
   }
 
   /** Deletes a pending onboarding and its user (compensation). Returns whether anything was deleted. */
-  async discardPending(onboardingId: string): Promise<boolean> {
+  async discardPending(onboardingId: string, olderThanMs?: number): Promise<boolean> {
+    // With olderThanMs (the reconciler): only while still stale, so that a retry that took the
+    // record up meanwhile (it refreshes updated_at) keeps it.
     const deleted = await this.db.query(
-      `DELETE FROM users WHERE id = (SELECT user_id FROM individual_onboardings WHERE id = $1 AND provisioning = 'pending')`,
-      [onboardingId]
+      `DELETE FROM users WHERE id = (SELECT user_id FROM individual_onboardings WHERE id = $1 AND provisioning = 'pending'
+                                       AND ($2::float8 IS NULL OR updated_at < now() - make_interval(secs => $2::float8)))`,
+      [onboardingId, olderThanMs === undefined ? null : olderThanMs / 1000]
     );
     return (deleted.rowCount ?? 0) > 0;
   }

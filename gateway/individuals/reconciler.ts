@@ -43,8 +43,7 @@ export async function reconcilePendingIndividuals(
         deps.ownership.invalidate('client', account.clientId);
         result.completed.push(pending.id);
       } else {
-        await deps.individuals.discardPending(pending.id);
-        result.discarded.push(pending.id);
+        if (await deps.individuals.discardPending(pending.id, olderThanMs)) result.discarded.push(pending.id);
       }
     } catch (err) {
       deps.log.warn({ err, onboardingId: pending.id }, 'pending individual not reconciled; retrying later');

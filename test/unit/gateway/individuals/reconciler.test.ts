@@ -60,4 +60,14 @@ describe('individuals: reconciler of onboardings left pending by a stopped proce
     const later = await reconcilePendingIndividuals(services, 60_000);
     expect(later.discarded).to.include(fresh.onboardingId);
   });
+
+  it('does not discard a pending record that a retry took up after it was listed as stale (its updated_at is fresh again)', async function () {
+    const pending = await services.individuals.createPending(partnerId, body());
+    // Listed as stale by a pass, then a retry of the same operation refreshes it before the pass deletes it.
+    expect(await services.individuals.discardPending(pending.onboardingId, 60_000), 'fresh: kept').to.equal(false);
+    expect((await state(pending.onboardingId)).provisioning).to.equal('pending');
+    await services.db.query("UPDATE individual_onboardings SET updated_at = now() - interval '10 minutes' WHERE id = $1", [pending.onboardingId]);
+    expect(await services.individuals.discardPending(pending.onboardingId, 60_000), 'stale: discarded').to.equal(true);
+    expect(await state(pending.onboardingId)).to.equal(undefined);
+  });
 });
