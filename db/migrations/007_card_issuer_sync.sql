@@ -9,4 +9,5 @@ ALTER TABLE cards
   ADD COLUMN issuer_checked_at timestamptz,
   ADD COLUMN replaced_from text;
 
-CREATE INDEX cards_issuer_sync_idx ON cards (issuer_check_due DESC, issuer_checked_at NULLS FIRST) WHERE status_code <> 'S4';
+-- Only the cards with something pending: the reconciler reads nothing else, and the index stays small.
+CREATE INDEX cards_issuer_sync_idx ON cards (issuer_checked_at NULLS FIRST, card_key) WHERE issuer_check_due AND status_code <> 'S4';

@@ -214,13 +214,15 @@ export interface CardReconcileResult {
 }
 
 /**
- * One pass of the card reconciler: up to `batch` cards not closed (S4), those marked due first,
- * then the ones read longest ago (never read first), are brought to the issuer's state.
+ * One pass of the card reconciler: up to `batch` cards marked due (an operation whose outcome at
+ * the issuer is unknown) and not closed (S4), the ones read longest ago first (never read first),
+ * are brought to the issuer's state. Cards with nothing pending are not read: a pass costs nothing
+ * when there is nothing to repair, whatever the number of cards.
  */
 export async function reconcileCards(deps: SyncDeps, batch: number): Promise<CardReconcileResult> {
   const result: CardReconcileResult = { checked: 0, repaired: [], completed: [], failed: [] };
   const due = await deps.db.query<{ card_key: string }>(
-    `SELECT card_key FROM cards WHERE status_code <> 'S4' ORDER BY issuer_check_due DESC, issuer_checked_at ASC NULLS FIRST, card_key LIMIT $1`,
+    `SELECT card_key FROM cards WHERE issuer_check_due AND status_code <> 'S4' ORDER BY issuer_checked_at ASC NULLS FIRST, card_key LIMIT $1`,
     [batch]
   );
   for (const { card_key: cardKey } of due.rows) {
@@ -232,6 +234,8 @@ export async function reconcileCards(deps: SyncDeps, batch: number): Promise<Car
     } catch (err) {
       deps.log.warn({ err, cardKey }, 'card not reconciled; retrying later');
       result.failed.push(cardKey);
+      // To the back of the queue, so that a card the issuer keeps failing on never holds up the others.
+      await deps.db.query('UPDATE cards SET issuer_checked_at = now() WHERE card_key = $1', [cardKey]).catch(() => undefined);
     }
   }
   return result;

@@ -87,4 +87,15 @@ describe('cards: reconciler bringing our card records to the issuer', function (
     expect(await count("SELECT count(*)::int AS n FROM card_status_history WHERE card_key = $1 AND operation = 'card.replace'")).to.equal(1);
     expect(await count("SELECT count(*)::int AS n FROM outbox_events WHERE payload->>'cardKey' = $1 AND kind = 'processing.card_created'")).to.equal(1);
   });
+
+  it('reads only the cards marked due: a card with nothing pending costs no issuer call', async function () {
+    const key = await driftedCard();
+    await services.db.query('UPDATE cards SET issuer_check_due = false WHERE card_key = $1', [key]);
+    const reads = async () => ((await (await fetch(`${sandboxes.issuer.url}/__sandbox/requests?method=GET&path=/cards/${key}`)).json()) as unknown[]).length;
+    const before = await reads();
+    const pass = await reconcileCards(services, 100);
+    expect(pass.repaired).to.not.include(key);
+    expect(await reads(), 'not due: not read at the issuer').to.equal(before);
+    expect((await codeOf(key)).status_code, 'left for the next access or an issuer notification').to.equal('00');
+  });
 });
