@@ -16,9 +16,13 @@ UPDATE card_status_history c SET public_id = lpad(to_hex(floor(extract(epoch FRO
   FROM (SELECT id, replace(gen_random_uuid()::text, '-', '') AS h FROM card_status_history) r
   WHERE r.id = c.id;
 
+-- The default (same shape) serves an instance still on the previous version during a rolling
+-- deploy, which inserts entries without a public id; this version always writes its own.
 ALTER TABLE audit_log ALTER COLUMN public_id SET NOT NULL,
+  ALTER COLUMN public_id SET DEFAULT (lpad(to_hex(floor(extract(epoch FROM now()))::bigint), 8, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 19, 14) || substr(replace(gen_random_uuid()::text, '-', ''), 1, 2)),
   ADD CONSTRAINT audit_log_public_id_check CHECK (public_id ~ '^[0-9a-f]{24}$');
 ALTER TABLE card_status_history ALTER COLUMN public_id SET NOT NULL,
+  ALTER COLUMN public_id SET DEFAULT (lpad(to_hex(floor(extract(epoch FROM now()))::bigint), 8, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 19, 14) || substr(replace(gen_random_uuid()::text, '-', ''), 1, 2)),
   ADD CONSTRAINT card_status_history_public_id_check CHECK (public_id ~ '^[0-9a-f]{24}$');
 CREATE UNIQUE INDEX audit_log_public_id_idx ON audit_log (public_id);
 CREATE UNIQUE INDEX card_status_history_public_id_idx ON card_status_history (public_id);
