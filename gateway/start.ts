@@ -127,7 +127,7 @@ export async function startGateway(settings: Settings, log: Logger, options: { a
     onClusterBroadcast(TOKEN_EVICTION_TOPIC, (partnerId) => {
       if (typeof partnerId === 'string') tokenCache.evictPartner(partnerId);
     });
-    partners.onChange((partnerId) => evictEverywhere(tokenCache, partnerId, log));
+    partners.onChange((partnerId, change) => evictEverywhere(tokenCache, partnerId, log, change));
     if (!embedded) {
       // Other instances announce their partner changes through NOTIFY. While the feed is down, cached
       // verifications are trusted for FEED_DOWN_TRUST_MS after their database read only.

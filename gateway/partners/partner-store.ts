@@ -81,6 +81,11 @@ function toKey(row: KeyRow): PartnerKey {
 }
 
 /** The requested change would break a rule (duplicate kid, unknown partner, ...). */
+/** What a partner change did: a revoked key or a disabled partner withdraws credentials. */
+export interface PartnerChange {
+  withdrawsCredentials: boolean;
+}
+
 export class PartnerStoreError extends Error {
   constructor(readonly reason: 'not_found' | 'conflict', message: string) {
     super(message);
@@ -95,7 +100,7 @@ const PARTNER_COLUMNS = 'id, name, issuer, status, processing_enabled, created_a
  */
 export class PartnerStore {
   private readonly keyObjects = new Map<string, KeyObject>();
-  private readonly listeners: ((partnerId: string) => void | Promise<void>)[] = [];
+  private readonly listeners: ((partnerId: string, change: PartnerChange) => void | Promise<void>)[] = [];
 
   constructor(private readonly db: Database) {}
 
@@ -104,7 +109,7 @@ export class PartnerStore {
    * in this process; the change's method resolves only once every listener has (e.g. once every
    * cluster worker dropped the partner's cached tokens).
    */
-  onChange(listener: (partnerId: string) => void | Promise<void>): void {
+  onChange(listener: (partnerId: string, change: PartnerChange) => void | Promise<void>): void {
     this.listeners.push(listener);
   }
 
@@ -112,11 +117,11 @@ export class PartnerStore {
    * Announces a change: through NOTIFY to every other instance first, so that a slow or failed
    * cluster broadcast in this instance never keeps it from them, then to this process's listeners.
    */
-  private async changed(partnerId: string): Promise<void> {
+  private async changed(partnerId: string, change: PartnerChange): Promise<void> {
     try {
       await this.db.query("SELECT pg_notify('partner_changed', $1)", [partnerId]);
     } finally {
-      for (const listener of this.listeners) await listener(partnerId);
+      for (const listener of this.listeners) await listener(partnerId, change);
     }
   }
 
@@ -138,7 +143,7 @@ export class PartnerStore {
       return { ...toPartner(partner.rows[0]), keys: keyRow.rows.map(toKey) };
     });
     // Drops a remembered "no such partner" of this id everywhere.
-    await this.changed(id);
+    await this.changed(id, { withdrawsCredentials: false });
     return created;
   }
 
@@ -176,7 +181,7 @@ export class PartnerStore {
       [id, kid, toSpkiPem(key)]
     );
     if (inserted.rowCount === 0) throw new PartnerStoreError('conflict', `partner ${id} already has a key with kid ${kid}`);
-    await this.changed(id);
+    await this.changed(id, { withdrawsCredentials: false });
     return toKey(inserted.rows[0]);
   }
 
@@ -188,7 +193,7 @@ export class PartnerStore {
       [id, kid]
     );
     if (updated.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} has no key ${kid}`);
-    await this.changed(id);
+    await this.changed(id, { withdrawsCredentials: true });
     return toKey(updated.rows[0]);
   }
 
@@ -200,7 +205,7 @@ export class PartnerStore {
       [id, change.status ?? null, change.processingEnabled ?? null]
     );
     if (updated.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} not found`);
-    await this.changed(id);
+    await this.changed(id, { withdrawsCredentials: change.status === 'disabled' });
     return (await this.get(id))!;
   }
 
