@@ -3,7 +3,7 @@ import { GatewayError, PROBLEM_TYPE_BASE, type InvalidParam } from '../errors';
 import type { Logger } from '../logging/logger';
 import { isUnavailableError } from '../db/database';
 import { recordAuthRefusal } from '../metrics';
-import { containsCardNumber } from '../upstreams/card-data';
+import { containsCardNumber, memberHoldsCardNumber } from '../upstreams/card-data';
 
 /** An RFC 9457 problem document as the gateway writes it. */
 export interface Problem {
@@ -47,7 +47,9 @@ export function toGatewayError(err: unknown): GatewayError {
  * are dropped, and so are such names or reasons of `invalidParams` (docs/errors.md).
  */
 function withoutCardNumbers(error: GatewayError): Pick<Problem, 'detail' | 'invalidParams'> & { extensions: Record<string, unknown> } {
-  const extensions = Object.fromEntries(Object.entries(error.extensions ?? {}).filter(([, value]) => !(typeof value === 'string' && containsCardNumber(value))));
+  // Identifier members (a cardKey, a config hash) only when they are a card number by themselves:
+  // random hex holds Luhn-valid digit runs by chance (a reload's rejectedHash was dropped so).
+  const extensions = Object.fromEntries(Object.entries(error.extensions ?? {}).filter(([name, value]) => !(typeof value === 'string' && memberHoldsCardNumber(name, value))));
   const invalidParams = error.invalidParams?.map((p) => ({
     name: containsCardNumber(p.name) ? '(a field name holding a card number)' : p.name,
     reason: containsCardNumber(p.reason) ? 'is invalid' : p.reason,

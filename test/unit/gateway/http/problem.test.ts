@@ -70,3 +70,16 @@ describe('unit: http/problem sendProblem never writes a card number', function (
     expect(body.invalidParams).to.deep.equal([{ name: '(a field name holding a card number)', reason: 'is invalid' }]);
   });
 });
+
+describe('unit: http/problem keeps identifier members that merely hold a Luhn-valid digit run', function () {
+  it("keeps a reload's config hashes and a cardKey (random hex), drops an identifier that is a card number", function () {
+    let written = '';
+    const res: any = { set: () => res, status: () => res, type: () => res, send: (body: string) => ((written = body), res) };
+    // A sha256 seen in a flaky reload test: it holds the Luhn-valid run 5773916334441.
+    const hash = '30da27371d53c87c169bfeb061f6569ee33a35773916334441f4d50e8deb284f';
+    sendProblem(res, 'req-2', new GatewayError('conflict', 'refused', { extensions: { stage: 'guards', rejectedHash: hash, activeHash: hash, cardKey: 'CK5773916334441ab', otherKey: '5355709999999994' } }));
+    const body = JSON.parse(written);
+    expect(body).to.include({ rejectedHash: hash, activeHash: hash, cardKey: 'CK5773916334441ab' });
+    expect(body, 'an identifier that is a card number by itself').to.not.have.property('otherKey');
+  });
+});
