@@ -1,3 +1,4 @@
+import { every } from '../background/every';
 import { recordAudit } from '../audit/audit-log';
 import type { Database, Queryable } from '../db/database';
 import { GatewayError } from '../errors';
@@ -243,15 +244,5 @@ export async function reconcileCards(deps: SyncDeps, batch: number): Promise<Car
 
 /** Runs a card reconciliation pass every `intervalMs`; returns the function that stops it. */
 export function startCardReconciler(deps: SyncDeps, options: { intervalMs: number; batch: number }): () => void {
-  let running = false;
-  const pass = () => {
-    if (running) return;
-    running = true;
-    reconcileCards(deps, options.batch)
-      .catch((err: unknown) => deps.log.warn({ err }, 'card reconciliation pass failed'))
-      .finally(() => (running = false));
-  };
-  const timer = setInterval(pass, options.intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return every(options.intervalMs, () => reconcileCards(deps, options.batch), deps.log, 'card reconciliation pass failed');
 }

@@ -1,3 +1,4 @@
+import { every } from '../background/every';
 import { recordAudit } from '../audit/audit-log';
 import type { Logger } from '../logging/logger';
 import type { OwnershipCache } from '../ownership/ownership-cache';
@@ -59,16 +60,5 @@ export function startReconciler(
   deps: Parameters<typeof reconcilePendingIndividuals>[0],
   options: { intervalMs: number; olderThanMs: number }
 ): () => void {
-  let running = false;
-  const pass = () => {
-    if (running) return;
-    running = true;
-    reconcilePendingIndividuals(deps, options.olderThanMs)
-      .catch((err: unknown) => deps.log.warn({ err }, 'reconciliation pass failed'))
-      .finally(() => (running = false));
-  };
-  pass();
-  const timer = setInterval(pass, options.intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return every(options.intervalMs, () => reconcilePendingIndividuals(deps, options.olderThanMs), deps.log, 'reconciliation pass failed', { immediately: true });
 }

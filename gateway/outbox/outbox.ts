@@ -1,3 +1,4 @@
+import { every } from '../background/every';
 import type { Database, Queryable } from '../db/database';
 import type { Logger } from '../logging/logger';
 import type { UpstreamClients } from '../upstreams';
@@ -82,15 +83,6 @@ export class OutboxDeliverer {
 
   /** Delivers due messages every `intervalMs`; returns the function that stops it. */
   start(intervalMs: number): () => void {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      this.deliver()
-        .catch((err: unknown) => this.log.warn({ err }, 'outbox pass failed'))
-        .finally(() => (running = false));
-    }, intervalMs);
-    timer.unref();
-    return () => clearInterval(timer);
+    return every(intervalMs, () => this.deliver(), this.log, 'outbox pass failed');
   }
 }

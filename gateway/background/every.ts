@@ -1,0 +1,23 @@
+import type { Logger } from '../logging/logger';
+
+/**
+ * Runs `pass` every `intervalMs` (and at once with `immediately`), never two at a time: a pass
+ * still running when the next is due is not doubled. A failed pass is logged at warn level with
+ * `failure` as the message. The timer does not keep the process alive. Returns the function that stops it.
+ *
+ * @example const stop = every(5_000, () => outbox.deliver(), log, 'outbox pass failed');
+ */
+export function every(intervalMs: number, pass: () => Promise<unknown>, log: Logger, failure: string, options: { immediately?: boolean } = {}): () => void {
+  let running = false;
+  const run = () => {
+    if (running) return;
+    running = true;
+    pass()
+      .catch((err: unknown) => log.warn({ err }, failure))
+      .finally(() => (running = false));
+  };
+  if (options.immediately) run();
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
