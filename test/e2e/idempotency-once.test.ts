@@ -7,7 +7,7 @@ import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../s
 import { registerPartner, type TestPartner } from '../support/partners';
 import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
-import { createRunDatabase, runDatabaseUrl, type RunDatabase } from '../support/test-database';
+import { createOwnDatabase, type RunDatabase } from '../support/test-database';
 
 /** An answer as the partner's HTTP client received it: the exact text, not a parse of it. */
 interface RawAnswer {
@@ -206,7 +206,7 @@ describe('e2e: a key whose release met a PostgreSQL outage is free soon after th
     if (process.env.TEST_DB === 'embedded') this.skip(); // the link to cut is the one to a real PostgreSQL server
     sandboxes = await startSandboxes();
     accounts = await startTamperingUpstream(sandboxes.accounts.url);
-    own = await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`);
+    own = await createOwnDatabase();
     const direct = new URL(own.url);
     proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
     const viaProxy = new URL(own.url);
@@ -279,7 +279,7 @@ describe('e2e: a key claimed by a killed gateway is taken over once its heartbea
     if (process.env.TEST_DB === 'embedded') this.skip(); // two processes on one database: real PostgreSQL
     sandboxes = await startSandboxes();
     accounts = await startTamperingUpstream(sandboxes.accounts.url);
-    own = await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`);
+    own = await createOwnDatabase();
   });
 
   after(async function () {

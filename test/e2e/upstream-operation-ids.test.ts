@@ -6,7 +6,7 @@ import { api, cardBody, individualBody, sandboxControl, type ApiResponse } from 
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner } from '../support/partners';
 import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
-import { createRunDatabase, runDatabaseUrl, type RunDatabase } from '../support/test-database';
+import { createOwnDatabase, type RunDatabase } from '../support/test-database';
 
 /** Polls `condition` until it is truthy or `ms` pass (then throws `what`). */
 async function waitFor<T>(what: string, condition: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
@@ -45,7 +45,7 @@ describe('e2e: one upstream operation id per partner operation, reused by every 
     sandboxes = await startSandboxes();
     issuer = await startTamperingUpstream(sandboxes.issuer.url);
     accounts = await startTamperingUpstream(sandboxes.accounts.url);
-    own = await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`);
+    own = await createOwnDatabase();
     db = new Client({ connectionString: own.url });
     await db.connect();
   });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { nextGatewayLogPath, runOutputDir } from './secrets';
-import { createRunDatabase, runDatabaseUrl } from './test-database';
+import { createOwnDatabase, runDatabaseUrl } from './test-database';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const MAIN = path.join(ROOT, 'dist', 'gateway', 'main.js');
@@ -110,8 +110,7 @@ function teeToLogFile(child: ChildProcess): string {
  * Sandbox upstreams start inside it unless the env names real ones.
  */
 export async function startGatewayProcess(startOptions: StartOptions = {}): Promise<GatewayProcess> {
-  // Named after the run's database, so that the run's teardown drops any one a failed test left behind.
-  const own = startOptions.ownDatabase ? await createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`) : undefined;
+  const own = startOptions.ownDatabase ? await createOwnDatabase() : undefined;
   const options: StartOptions = own ? { ...startOptions, databaseUrl: own.url } : startOptions;
   const adminToken = crypto.randomBytes(24).toString('base64url');
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));

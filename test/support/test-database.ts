@@ -83,3 +83,11 @@ export async function createEmbeddedRunDatabase(): Promise<RunDatabase> {
     },
   };
 }
+
+/**
+ * A database of its own for one test's gateway(s), named after the run's (`<run>_o_…`) so that the
+ * run's teardown drops any one a failed test left behind.
+ */
+export function createOwnDatabase(): Promise<RunDatabase> {
+  return createRunDatabase(`${new URL(runDatabaseUrl()).pathname.slice(1)}_o`);
+}
