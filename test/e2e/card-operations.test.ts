@@ -377,7 +377,8 @@ describe('e2e: card operations (status changes, local fields, replace, re-issue,
       const daily = patched.body.find((l: any) => l.name === 'dailyPurchase');
       expect(daily).to.have.keys(['name', 'value', 'currency', 'used', 'available']);
       expect(daily.value).to.equal(750.5);
-      expect(daily.available).to.equal(Math.max(0, daily.value - daily.used));
+      // Amounts are money with two decimals: compare in cents, never as floats (750.5 - 222.57 is 527.9300000000001).
+      expect(Math.round(daily.available * 100)).to.equal(Math.max(0, Math.round(daily.value * 100) - Math.round(daily.used * 100)));
       const one = await api(gateway, acme, 'PUT', `/cards/${card.cardKey}/limits/singleTransaction`, { body: { name: 'singleTransaction', value: 99 } });
       expect(one.status).to.equal(200);
       expect(one.body).to.include({ name: 'singleTransaction', value: 99 });
