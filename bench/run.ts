@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --smoke] [--duration 10] [--connections 50] [--cards 1000000] [--rss-requests 1000000]`
+ * `npm run bench [-- --smoke] [--duration 10] [--requests N] [--connections 50] [--cards 1000000] [--rss-requests 1000000]`
  *
  * Starts, in one run and on this machine: the sandbox upstreams, our gateway (one worker, then a
  * cluster of two), and the baselines (a) the upstream called directly, (b) a bare Node keep-alive
@@ -7,6 +7,8 @@
  * S1 to S6; the ES512 verification ceiling of one core is measured with jose on the same token.
  * Prints one table with the ratios and writes bench/results/<date>.json. `--smoke` runs every
  * scenario for about a second on small data, so that `npm test` keeps the harness working.
+ * `--requests N` sends N requests per scenario (S6 included, at its fixed rate) instead of running
+ * each for `--duration` seconds (`--smoke` alone: 200, S6 300).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -37,6 +39,8 @@ interface ScenarioResult {
 interface Options {
   smoke: boolean;
   duration: number;
+  /** Requests per scenario instead of a duration (`--requests`); undefined: `--duration`, or the smoke's fixed counts. */
+  requests?: number;
   connections: number;
   cards: number;
   rssRequests: number;
@@ -48,15 +52,19 @@ function options(): Options {
     options: {
       smoke: { type: 'boolean', default: false },
       duration: { type: 'string' },
+      requests: { type: 'string' },
       connections: { type: 'string' },
       cards: { type: 'string' },
       'rss-requests': { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
+  const requests = values.requests === undefined ? undefined : Number(values.requests);
+  if (requests !== undefined && !(Number.isInteger(requests) && requests > 0)) throw new Error(`--requests must be a positive integer, not ${values.requests}`);
   return {
     smoke,
     duration: Number(values.duration ?? 10),
+    requests,
     connections: Number(values.connections ?? (smoke ? '10' : '50')),
     cards: Number(values.cards ?? (smoke ? 1000 : 1_000_000)),
     rssRequests: Number(values['rss-requests'] ?? (smoke ? 300 : 1_000_000)),
@@ -64,12 +72,22 @@ function options(): Options {
   };
 }
 
+/**
+ * autocannon samples the request rate every `sampleInt` ms (default 1,000) and ends a run only on a
+ * sample: a fixed count of requests (`amount`: the smoke, `--requests`) would wait out the rest of
+ * a second, so those runs sample every 100 ms (req/s scaled to match); `--duration` runs keep 1 s.
+ */
+const AMOUNT_SAMPLE_MS = 100;
+
 async function run(name: string, description: string, opts: autocannon.Options): Promise<ScenarioResult> {
-  const result = await autocannon({ connections: 50, ...opts });
+  const sampleInt = opts.amount !== undefined ? AMOUNT_SAMPLE_MS : 1000;
+  // autocannon refuses more connections than requests (a small `--requests`).
+  const connections = Math.min(opts.connections ?? 50, opts.amount ?? Infinity);
+  const result = await autocannon({ ...opts, connections, ...(sampleInt === 1000 ? {} : { sampleInt }) });
   return {
     name,
     description,
-    rps: Math.round(result.requests.average),
+    rps: Math.round((result.requests.average * 1000) / sampleInt),
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
@@ -138,14 +156,18 @@ async function main(): Promise<void> {
       RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
       DATA_DIR: fs.mkdtempSync(path.join(ROOT, '.data-bench-')),
     });
-    const gateway = await startNode(path.join(DIST, 'gateway', 'main.js'), gatewayEnv(1), (l) => l.msg === 'gateway ready');
-    processes.push(gateway);
+    // The gateway and the two baselines boot side by side (nothing is measured yet); every one
+    // that started is stopped at the end, also when another failed to start.
+    const booted = await Promise.allSettled([
+      startNode(path.join(DIST, 'gateway', 'main.js'), gatewayEnv(1), (l) => l.msg === 'gateway ready'),
+      startNode(path.join(DIST, 'bench', 'baselines', 'bare-proxy.js'), { TARGET: issuer }, (l) => typeof l.port === 'number'),
+      startNode(path.join(DIST, 'bench', 'baselines', 'eg-proxy.js'), { TARGET: issuer }, (l) => typeof l.port === 'number'),
+    ]);
+    for (const outcome of booted) if (outcome.status === 'fulfilled') processes.push(outcome.value);
+    for (const outcome of booted) if (outcome.status === 'rejected') throw outcome.reason;
+    const [gateway, bare, eg] = booted.map((outcome) => (outcome as PromiseFulfilledResult<BenchProcess>).value);
     const base = `http://127.0.0.1:${String(gateway.ready.port)}`;
     const adminBase = `http://127.0.0.1:${String(gateway.ready.adminPort)}`;
-    const bare = await startNode(path.join(DIST, 'bench', 'baselines', 'bare-proxy.js'), { TARGET: issuer }, (l) => typeof l.port === 'number');
-    processes.push(bare);
-    const eg = await startNode(path.join(DIST, 'bench', 'baselines', 'eg-proxy.js'), { TARGET: issuer }, (l) => typeof l.port === 'number');
-    processes.push(eg);
 
     log('partner, individual, card...');
     const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' });
@@ -177,8 +199,10 @@ async function main(): Promise<void> {
     execFileSync(process.execPath, [path.join(DIST, 'scripts', 'seed-cards.js'), '--partner', partner._id, '--count', String(o.cards), '--database-url', dbUrl.toString()], { stdio: 'ignore' });
 
     // The smoke (run by the test suite) only proves the harness works: a fixed 200 requests per
-    // scenario (autocannon's duration has a 1 s granularity), not a measurement.
-    const common = o.smoke ? { amount: 200, connections: o.connections } : { duration, connections: o.connections };
+    // scenario (autocannon's duration has a 1 s granularity), not a measurement. `--requests`
+    // sets that count (also outside the smoke).
+    const amount = o.requests ?? (o.smoke ? 200 : undefined);
+    const common = amount !== undefined ? { amount, connections: o.connections } : { duration, connections: o.connections };
     log('baselines...');
     results.push(await run('direct', '(a) the issuer sandbox called directly', { ...common, url: `${issuer}${statusPath}` }));
     results.push(await run('bare-proxy', '(b) bare Node keep-alive proxy', { ...common, url: `http://127.0.0.1:${String(bare.ready.port)}${statusPath}` }));
@@ -186,7 +210,7 @@ async function main(): Promise<void> {
 
     log('S1..S5...');
     results.push(await run('S1', 'GET /cards/{id}/status, one token reused', { ...common, url: `${base}/api/partner${statusPath}`, headers: await auth() }));
-    const freshCount = o.smoke ? 300 : Math.ceil(Math.min(ceiling, 2000) * duration * 1.5) + 100;
+    const freshCount = o.requests !== undefined ? o.requests + 100 : o.smoke ? 300 : Math.ceil(Math.min(ceiling, 2000) * duration * 1.5) + 100;
     log(`signing ${freshCount} fresh tokens for S2...`);
     const fresh: string[] = [];
     for (let i = 0; i < freshCount; i++) fresh.push(await token());
@@ -235,13 +259,14 @@ async function main(): Promise<void> {
     );
 
     log('S6 (fixed 1,000 requests/s)...');
-    const fixed = { ...(o.smoke ? { amount: 300 } : { duration }), connections: 20, overallRate: 1000 };
+    const s6Amount = o.requests ?? (o.smoke ? 300 : undefined);
+    const fixed = { ...(s6Amount !== undefined ? { amount: s6Amount } : { duration }), connections: 20, overallRate: 1000 };
     const s6direct = await run('S6-direct', 'direct at 1,000 requests/s', { ...fixed, url: `${issuer}${statusPath}` });
     const s6gateway = await run('S6-S1', 'S1 at 1,000 requests/s', { ...fixed, url: `${base}/api/partner${statusPath}`, headers: await auth() });
     results.push(s6direct, s6gateway);
 
     log(`memory: ${o.rssRequests.toLocaleString('en')} requests of S1...`);
-    await autocannon({ url: `${base}/api/partner${statusPath}`, headers: await auth(), connections: o.connections, amount: o.rssRequests });
+    await autocannon({ url: `${base}/api/partner${statusPath}`, headers: await auth(), connections: o.connections, amount: o.rssRequests, sampleInt: AMOUNT_SAMPLE_MS });
     const singleRss = peakRssMb(gateway.child.pid!).process;
 
     log('cluster of 2 workers, S1...');

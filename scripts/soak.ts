@@ -8,11 +8,12 @@
  *   process) and one gateway process (WORKERS=1) whose output goes to
  *   `test-output/soak-<time>/gateway.log`;
  * - sends `--requests` requests (default 50,000; `--smoke` 2,000) at `--concurrency` (default 64;
- *   `--smoke` 16) over all 47 routes: mostly valid requests, about 8 % invalid ones;
+ *   `--smoke` 16) over all 47 routes: every operation once first (also past a lower
+ *   `--requests`), then by weight; mostly valid requests, about 8 % invalid ones;
  * - checks: no 5xx (the documented PIN change / force PIN lock limitation aside); one audit entry
  *   per acknowledged state change (2xx answers counted by audit operation = `audit_log` success
- *   rows by operation); the gateway's resident memory (VmRSS, sampled every 250 ms) does not grow
- *   over the last third of the run: its peak there exceeds the middle third's peak by at most
+ *   rows by operation); the gateway's resident memory (VmRSS, sampled at the start and end of the
+ *   load and every 250 ms) does not grow over the last third of the run: its peak there exceeds the middle third's peak by at most
  *   max(32 MB, 10 %) (reported, not enforced, in `--smoke`: too short to warm up); and none of the secrets it used (tokens, passport numbers,
  *   PANs, CVVs, PIN blocks, securityKeys, 3DS answers, card ciphertexts) is in the gateway log;
  * - prints a summary and writes it to `bench/results/soak-<time>.json` (`-smoke.json` in smoke
@@ -497,7 +498,8 @@ async function main(): Promise<number> {
     ];
     const totalWeight = ops.reduce((sum, op) => sum + op.weight, 0);
     // Every operation once first, in a random order, so that every route is exercised however few
-    // requests a run makes (a rare one could otherwise be missed: seen once in a smoke run); then by weight.
+    // requests a run makes (a rare one could otherwise be missed: seen once in a smoke run; the load
+    // goes on until the first round is done, also past `--requests`); then by weight.
     const firstRound = [...ops].sort(() => Math.random() - 0.5);
     const draw = () => {
       const next = firstRound.pop();
@@ -507,19 +509,22 @@ async function main(): Promise<number> {
       return ops[ops.length - 1];
     };
 
-    // RSS sampling during the load.
+    // RSS sampling during the load: at its start, every 250 ms and at its end (a short run has a
+    // sample all the same).
     const samples: { atMs: number; rssMb: number; requests: number }[] = [];
     const loadStarted = Date.now();
-    const sampler = setInterval(() => {
+    const sample = () => {
       const value = rssMb(pid);
       if (value !== undefined) samples.push({ atMs: Date.now() - loadStarted, rssMb: value, requests: tally.requests });
-    }, 250);
+    };
+    sample();
+    const sampler = setInterval(sample, 250);
 
     log(`load: ${o.requests} requests at concurrency ${o.concurrency}...`);
     let lastReport = Date.now();
     await Promise.all(
       Array.from({ length: o.concurrency }, async () => {
-        while (tally.requests < o.requests && gw.child.exitCode === null) {
+        while ((tally.requests < o.requests || firstRound.length > 0) && gw.child.exitCode === null) {
           await draw().run();
           if (Date.now() - lastReport > 10_000) {
             lastReport = Date.now();
@@ -529,6 +534,7 @@ async function main(): Promise<number> {
       })
     );
     clearInterval(sampler);
+    sample();
     const loadMs = Date.now() - loadStarted;
     if (gw.child.exitCode !== null) throw new Error(`the gateway exited with ${gw.child.exitCode} during the load (see ${logFile})`);
 

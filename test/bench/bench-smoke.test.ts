@@ -7,11 +7,18 @@ import { expect } from 'chai';
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
-describe('bench harness (smoke: about a second per scenario)', function () {
+/**
+ * Requests per scenario (and for the memory run): enough for every scenario to report a rate,
+ * percentiles and a peak RSS, few enough that the smoke costs its process starts, not the load
+ * (200 per scenario, the smoke's default, made the gateways' CPU the larger share).
+ */
+const REQUESTS = 50;
+
+describe(`bench harness (smoke: ${REQUESTS} requests per scenario)`, function () {
   this.timeout(300_000);
 
   it('runs every scenario and baseline, prints the table and writes the results file', async function () {
-    const { stdout } = await run(process.execPath, [path.join(ROOT, 'dist', 'bench', 'run.js'), '--smoke'], {
+    const { stdout } = await run(process.execPath, [path.join(ROOT, 'dist', 'bench', 'run.js'), '--smoke', '--requests', String(REQUESTS), '--rss-requests', String(REQUESTS)], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn' },
       maxBuffer: 10 * 1024 * 1024,
@@ -22,10 +29,16 @@ describe('bench harness (smoke: about a second per scenario)', function () {
     const report = JSON.parse(fs.readFileSync(path.join(ROOT, written![1]), 'utf8'));
     const names = report.results.map((r: { name: string }) => r.name);
     expect(names).to.include.members(['direct', 'bare-proxy', 'eg-proxy', 'S1', 'S2', 'S3', 'S4', 'S5', 'S6-direct', 'S6-S1', 'S1-cluster2']);
+    expect(report.options.requests).to.equal(REQUESTS);
     for (const result of report.results) {
-      expect(result.requests, result.name).to.be.greaterThan(0);
+      expect(result.requests, `${result.name}: every request of the scenario was sent and answered`).to.equal(REQUESTS);
       expect(result.non2xx, `${result.name} answered non-2xx`).to.equal(0);
+      expect(result.errors, `${result.name} had errors or timeouts`).to.equal(0);
+      expect(result.rps, `${result.name} req/s`).to.be.greaterThan(0);
+      expect(result.p50, `${result.name} p50`).to.be.a('number').at.least(0);
+      expect(result.p99, `${result.name} p99 >= p50`).to.be.at.least(result.p50);
     }
+    for (const name of ['S1', 'S1-cluster2']) expect(report.results.find((r: { name: string }) => r.name === name).peakRssMb, `${name} peak RSS`).to.be.greaterThan(0);
     expect(report.es512CeilingPerSecond).to.be.greaterThan(0);
     expect(report.ratios).to.have.keys(['s1VsEgProxy', 's1VsBareProxy', 's2VsEs512Ceiling', 's6AddedP50Ms', 's6AddedP99Ms', 'cluster2VsOne']);
   });
