@@ -123,7 +123,8 @@ let ready: Promise<string> | undefined;
 
 /** The template's directory (it holds `pgdata`), built first if this PGlite has none yet. */
 export function pgliteTemplate(): Promise<string> {
-  ready ??= (async () => {
+  if (ready) return ready;
+  const attempt = (async () => {
     const final = templateDir();
     const lock = `${final}.lock`;
     fs.mkdirSync(CACHE_DIR, { recursive: true });
@@ -142,9 +143,12 @@ export function pgliteTemplate(): Promise<string> {
     }
     return final;
   })();
-  // A failed build is retried by the next caller.
-  ready.catch(() => (ready = undefined));
-  return ready;
+  ready = attempt;
+  // A failed build is tried again by the next caller.
+  attempt.catch(() => {
+    if (ready === attempt) ready = undefined;
+  });
+  return attempt;
 }
 
 /** Copies the template's `pgdata` into `dataDir` (which has none yet), as the gateway's embedded database. */
