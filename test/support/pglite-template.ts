@@ -101,7 +101,12 @@ async function build(final: string): Promise<void> {
   const tmp = `${final}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
   try {
     await buildInChild(tmp);
-    fs.renameSync(tmp, final);
+    try {
+      fs.renameSync(tmp, final);
+    } catch (err) {
+      // Another process's build got there first (two could break one stale lock at once): it is as good.
+      if (!fs.existsSync(final)) throw err;
+    }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
