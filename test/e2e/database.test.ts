@@ -1,11 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { readMigrations } from '../../gateway/db/migrate';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { connectAsOtherUser, tcpListeningPorts } from '../support/listeners';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { runDatabaseUrl } from '../support/test-database';
+
+/** How many migrations a new database gets (db/migrations). */
+const MIGRATIONS = readMigrations().length;
 
 async function me(gateway: GatewayProcess, partner: TestPartner) {
   const response = await fetch(`${gateway.baseUrl}/api/partner/me`, { headers: { authorization: `Bearer ${await partner.token()}` } });
@@ -62,12 +66,15 @@ describe('e2e: database availability', function () {
   describe('embedded PostgreSQL (DATABASE_URL unset)', function () {
     this.timeout(90_000);
 
+    // The product's first start: DATA_DIR empty, the gateway runs initdb itself (the other embedded
+    // gateways of the suite start from a copy of an initialised data directory: test/support/pglite-template.ts).
     it('runs the same migrations and SQL, and keeps its data under DATA_DIR across restarts', async function () {
-      const first = await startGatewayProcess({ embedded: true, timeoutMs: 60_000 });
+      const first = await startGatewayProcess({ embedded: true, firstStart: true, timeoutMs: 60_000 });
       let dataDir: string;
       let partner: TestPartner;
       try {
         expect(first.logLines().find((l) => l.msg === 'gateway ready')).to.include({ database: 'embedded' });
+        expect(first.logLines().filter((l) => l.msg === 'migration applied'), 'every migration, on a database initialised by this start').to.have.length(MIGRATIONS);
         partner = await registerPartner(first, 'embedded');
         const answer = await me(first, partner);
         expect(answer.status).to.equal(200);
@@ -90,6 +97,7 @@ describe('e2e: database availability', function () {
       if (process.platform !== 'linux') this.skip(); // listeners are read from /proc
       const gateway = await startGatewayProcess({ embedded: true, timeoutMs: 60_000 });
       try {
+        expect(gateway.logLines().filter((l) => l.msg === 'migration applied'), 'the template holds no migration: the gateway applied them').to.have.length(MIGRATIONS);
         const ready = gateway.logLines().find((l) => l.msg === 'gateway ready') as { port: number; adminPort: number; upstreams: Record<string, string> };
         const ownPorts = [ready.port, ready.adminPort, ...Object.values(ready.upstreams).map((url) => Number(new URL(url).port))];
         expect(tcpListeningPorts(gateway.child.pid!), 'the partner and admin listeners and the in-process sandboxes, nothing else').to.deep.equal(

@@ -5,7 +5,7 @@ import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { api, cardBody, individualBody, sandboxControl } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
-import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
+import { startHoldingUpstream, type HoldingUpstream } from '../support/holding-upstream';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { createOwnDatabase, type RunDatabase } from '../support/test-database';
 
@@ -16,15 +16,20 @@ interface RawAnswer {
   headers: Headers;
 }
 
-/** Polls `condition` until it is truthy or `ms` pass (then throws `what`). */
-async function waitFor<T>(what: string, condition: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+/** Polls `condition` every `intervalMs` until it is truthy or `ms` pass (then throws `what`). */
+async function waitFor<T>(what: string, condition: () => Promise<T | undefined | false>, ms = 20_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await condition();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** A 409 `idempotency_in_progress`: the key's first request still runs. */
+function inProgress(answer: { status: number; text: string }): boolean {
+  return answer.status === 409 && JSON.parse(answer.text).code === 'idempotency_in_progress';
 }
 
 /**
@@ -37,8 +42,8 @@ for (const database of ['postgres', 'embedded'] as const) {
   describe(`e2e: one operation per Idempotency-Key, replayed byte for byte (${database})`, function () {
     this.timeout(90_000);
     let sandboxes: Sandboxes;
-    let issuer: TamperingUpstream;
-    let accounts: TamperingUpstream;
+    let issuer: HoldingUpstream;
+    let accounts: HoldingUpstream;
     let gateway: GatewayProcess;
     let partner: TestPartner;
     let db: Client | undefined;
@@ -46,8 +51,8 @@ for (const database of ['postgres', 'embedded'] as const) {
 
     before(async function () {
       sandboxes = await startSandboxes();
-      issuer = await startTamperingUpstream(sandboxes.issuer.url);
-      accounts = await startTamperingUpstream(sandboxes.accounts.url);
+      issuer = await startHoldingUpstream(sandboxes.issuer.url);
+      accounts = await startHoldingUpstream(sandboxes.accounts.url);
       gateway = await startGatewayProcess({
         env: { ...HIGH_RATE_LIMITS, ISSUER_URL: issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: accounts.url, UPSTREAM_TIMEOUT_MS: '10000' },
         ...(database === 'postgres' ? { ownDatabase: true } : { embedded: true }),
@@ -119,39 +124,40 @@ for (const database of ['postgres', 'embedded'] as const) {
     });
 
     /**
-     * Sends the creation, waits until the upstream has received its call (the upstream answers
-     * `delayMs` later), then disconnects: the handler is mid-flight. Retries with the same key
-     * until the answer is no longer 409 `idempotency_in_progress`, and returns every retry answer.
+     * Sends the creation with the upstream's answer held back; once the upstream has done the work,
+     * disconnects: the handler is mid-flight. Retries once with the same key while the answer is
+     * still held (the first request still runs), then lets the answer go and retries until the
+     * answer is no longer 409 `idempotency_in_progress`; returns every retry answer.
      */
-    async function disconnectThenRetry(upstream: TamperingUpstream, upstreamPath: string, path: string, body: unknown) {
+    async function disconnectThenRetry(upstream: HoldingUpstream, upstreamPath: string, path: string, body: unknown) {
       const key = `gone-${crypto.randomUUID()}`;
+      const held = upstream.hold('POST', upstreamPath);
       const abort = new AbortController();
-      let settled = false;
       const first = send(path, body, key, abort.signal).then(
         (answer) => `answered ${answer.status}: ${answer.text}`,
         (err: Error) => err.name
-      ).finally(() => (settled = true));
-      await waitFor('the upstream call', async () => settled || upstream.tampered.some((c) => c.method === 'POST' && c.path === upstreamPath));
+      );
+      await Promise.race([held.arrived, first]);
       abort.abort();
       expect(await first, 'the client gave up before the answer').to.equal('AbortError');
-      const retries: RawAnswer[] = [];
+      const retries: RawAnswer[] = [await send(path, body, key)];
+      held.release();
       const final = await waitFor('a retry that is not in progress', async () => {
         const retry = await send(path, body, key);
         retries.push(retry);
-        return retry.status === 409 && JSON.parse(retry.text).code === 'idempotency_in_progress' ? undefined : retry;
+        return inProgress(retry) ? undefined : retry;
       });
       return { key, retries, final };
     }
 
     it('a client that disconnects during a create-individual and retries with the same key gets the one individual: one record, one upstream account', async function () {
-      accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 1500 });
       const accountsBefore = (await sandboxControl(sandboxes.accounts.url, 'GET', '/__sandbox/requests?method=POST&path=/accounts')).length;
       const body = individualBody({ firstName: 'Gone', lastName: `Away${crypto.randomInt(1e6)}` });
       const { retries, final } = await disconnectThenRetry(accounts, '/accounts', '/individual/accounts', body);
 
       expect(final.status, final.text).to.equal(201);
       expect(final.headers.get('idempotent-replayed'), 'the retry replays the first operation').to.equal('true');
-      expect(retries[0].status, 'the first retry arrives while the first request still runs').to.equal(409);
+      expect(inProgress(retries[0]), `the first retry arrives while the first request still runs: ${retries[0].status} ${retries[0].text}`).to.equal(true);
       const created = JSON.parse(final.text);
       const accountCalls = (await sandboxControl(sandboxes.accounts.url, 'GET', '/__sandbox/requests?method=POST&path=/accounts')).slice(accountsBefore);
       expect(accountCalls, 'upstream accounts created').to.have.length(1);
@@ -165,14 +171,13 @@ for (const database of ['postgres', 'embedded'] as const) {
     });
 
     it('a client that disconnects during a virtual card issue and retries with the same key gets the one card: one row, one issuer POST /cards', async function () {
-      issuer.tampers.push({ method: 'POST', path: '/cards', delayMs: 1500 });
       const issuerBefore = (await sandboxControl(sandboxes.issuer.url, 'GET', '/__sandbox/requests?method=POST&path=/cards')).length;
       const cardsBefore = (await api(gateway, partner, 'GET', `/individual/accounts/${ada._id}/cards`)).body;
       const { retries, final } = await disconnectThenRetry(issuer, '/cards', `/individual/accounts/${ada._id}/cards/virtual`, cardBody(ada.clientID, { embossedName: 'GONE-AWAY' }));
 
       expect(final.status, final.text).to.equal(201);
       expect(final.headers.get('idempotent-replayed')).to.equal('true');
-      expect(retries[0].status).to.equal(409);
+      expect(inProgress(retries[0]), `${retries[0].status} ${retries[0].text}`).to.equal(true);
       const issuerCalls = (await sandboxControl(sandboxes.issuer.url, 'GET', '/__sandbox/requests?method=POST&path=/cards')).slice(issuerBefore);
       expect(issuerCalls, 'issuer cards created').to.have.length(1);
       const cardsAfter = (await api(gateway, partner, 'GET', `/individual/accounts/${ada._id}/cards`)).body;
@@ -195,7 +200,7 @@ for (const database of ['postgres', 'embedded'] as const) {
 describe('e2e: a key whose release met a PostgreSQL outage is free soon after the recovery', function () {
   this.timeout(90_000);
   let sandboxes: Sandboxes;
-  let accounts: TamperingUpstream;
+  let accounts: HoldingUpstream;
   let proxy: TcpProxy;
   let own: RunDatabase;
   let gateway: GatewayProcess;
@@ -205,7 +210,7 @@ describe('e2e: a key whose release met a PostgreSQL outage is free soon after th
   before(async function () {
     if (process.env.TEST_DB === 'embedded') this.skip(); // the link to cut is the one to a real PostgreSQL server
     sandboxes = await startSandboxes();
-    accounts = await startTamperingUpstream(sandboxes.accounts.url);
+    accounts = await startHoldingUpstream(sandboxes.accounts.url);
     own = await createOwnDatabase();
     const direct = new URL(own.url);
     proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
@@ -229,20 +234,21 @@ describe('e2e: a key whose release met a PostgreSQL outage is free soon after th
   });
 
   it('a create-individual answered 503 during the outage: its key is released after the recovery, and the retry runs (not 409 for 120 s)', async function () {
-    accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 1500 });
     const key = `outage-${crypto.randomUUID()}`;
     const body = individualBody({ firstName: 'Outage' });
     const call = () => api(gateway, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    // The upstream creates the account; its answer reaches the gateway only once the database is cut off.
+    const answerHeld = accounts.hold('POST', '/accounts');
     const first = call();
-    await waitFor('the upstream call', async () => accounts.tampered.length > 0);
+    await Promise.race([answerHeld.arrived, first]);
     await proxy.cut();
+    answerHeld.release();
     const answer = await first;
     expect(answer.status, JSON.stringify(answer.body)).to.equal(503);
     expect(answer.body.code).to.equal('database_unavailable');
     const held = await db.query('SELECT state FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partner.id, key]);
     expect(held.rows.map((r) => r.state), 'the release could not reach the database').to.deep.equal(['in_progress']);
     await proxy.restore();
-    accounts.clear();
 
     // Well under the 120 s takeover: the holder's next tick releases the key (the row stays, marked
     // released, so that the retry carries the same operation id: migration 008).
@@ -271,14 +277,14 @@ describe('e2e: a key whose release met a PostgreSQL outage is free soon after th
 describe('e2e: a key claimed by a killed gateway is taken over once its heartbeat stops', function () {
   this.timeout(120_000);
   let sandboxes: Sandboxes;
-  let accounts: TamperingUpstream;
+  let accounts: HoldingUpstream;
   let own: RunDatabase;
   const gateways: GatewayProcess[] = [];
 
   before(async function () {
     if (process.env.TEST_DB === 'embedded') this.skip(); // two processes on one database: real PostgreSQL
     sandboxes = await startSandboxes();
-    accounts = await startTamperingUpstream(sandboxes.accounts.url);
+    accounts = await startHoldingUpstream(sandboxes.accounts.url);
     own = await createOwnDatabase();
   });
 
@@ -300,14 +306,14 @@ describe('e2e: a key claimed by a killed gateway is taken over once its heartbea
     };
     const first = await start();
     const partner = await registerPartner(first, 'once-killed');
-    accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 60_000 });
+    // Never released: the gateway dies while its upstream call is in flight (the retry's call passes).
+    const answerHeld = accounts.hold('POST', '/accounts');
     const key = `killed-${crypto.randomUUID()}`;
     const body = individualBody({ firstName: 'Killed' });
     const lost = api(first, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } }).catch((err: Error) => err);
-    await waitFor('the upstream call', async () => accounts.tampered.length > 0);
+    await Promise.race([answerHeld.arrived, lost]);
     first.child.kill('SIGKILL');
     expect(await lost).to.be.instanceOf(Error);
-    accounts.clear();
 
     const second = await start();
     const call = () => api(second, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
@@ -317,7 +323,9 @@ describe('e2e: a key claimed by a killed gateway is taken over once its heartbea
     const taken = await waitFor('a retry that runs', async () => {
       const r = await call();
       return r.status === 409 ? undefined : r;
-    }, 60_000); // well under the former 120 s
+      // Well under the former 120 s. Every 200 ms: the claim goes stale about 10 s after the kill,
+      // and each retry is a signed request the gateway verifies and tries to claim.
+    }, 60_000, 200);
     expect(taken.status, JSON.stringify(taken.body)).to.equal(201);
   });
 });

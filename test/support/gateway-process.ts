@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { copyPgliteTemplate } from './pglite-template';
 import { nextGatewayLogPath, runOutputDir } from './secrets';
 import { createOwnDatabase, runDatabaseUrl } from './test-database';
 
@@ -49,8 +50,17 @@ export const HIGH_RATE_LIMITS: Record<string, string> = {
 /** Options of a gateway start; `env` is merged over the defaults below. */
 export interface StartOptions {
   env?: Record<string, string | undefined>;
-  /** Use the embedded database (DATABASE_URL unset) instead of the run's PostgreSQL database. */
+  /**
+   * Use the embedded database (DATABASE_URL unset) instead of the run's PostgreSQL database. A
+   * DATA_DIR without one gets a copy of the pre-initialised template (test/support/pglite-template.ts:
+   * initdb done, no migration applied) unless {@link firstStart} is set.
+   */
   embedded?: boolean;
+  /**
+   * Embedded only: start on an empty DATA_DIR, so that the gateway initialises its database itself
+   * (PGlite's initdb, about 5 s of CPU): for the test of that first start.
+   */
+  firstStart?: boolean;
   /**
    * Give the process a database of its own (made now, dropped when it stops) instead of the run's:
    * for files whose gateway talks to upstreams of its own and counts what they received, since
@@ -62,6 +72,13 @@ export interface StartOptions {
   configDir?: string;
   dataDir?: string;
   timeoutMs?: number;
+}
+
+/** The test's DATA_DIR (a fresh one unless given), holding a copy of the PGlite template where the start needs one. */
+async function prepareDataDir(options: StartOptions): Promise<string> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
+  if (options.embedded && !options.firstStart && !fs.existsSync(path.join(dataDir, 'pgdata'))) await copyPgliteTemplate(dataDir);
+  return dataDir;
 }
 
 function baseEnv(options: StartOptions, adminToken: string, dataDir: string): NodeJS.ProcessEnv {
@@ -113,7 +130,7 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
   const own = startOptions.ownDatabase ? await createOwnDatabase() : undefined;
   const options: StartOptions = own ? { ...startOptions, databaseUrl: own.url } : startOptions;
   const adminToken = crypto.randomBytes(24).toString('base64url');
-  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
+  const dataDir = await prepareDataDir(options);
   const child = spawn(process.execPath, [MAIN], { env: baseEnv(options, adminToken, dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
   const logFile = teeToLogFile(child);
   const log = new LogCollector();
@@ -167,7 +184,7 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
 
 /** Runs the gateway expecting it to refuse to start; resolves with its exit code and output. */
 export async function runGatewayExpectingFailure(options: StartOptions = {}): Promise<{ code: number | null; output: string }> {
-  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
+  const dataDir = await prepareDataDir(options);
   const child = spawn(process.execPath, [MAIN], {
     env: baseEnv(options, crypto.randomBytes(24).toString('base64url'), dataDir),
     stdio: ['ignore', 'pipe', 'pipe'],

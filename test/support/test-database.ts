@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../gateway/db/embedded';
 import { createLogger } from '../../gateway/logging/logger';
+import { copyPgliteTemplate } from './pglite-template';
 
 /**
  * The PostgreSQL server tests run against: TEST_DATABASE_URL, or this machine's
@@ -73,6 +74,8 @@ export function runDatabaseUrl(): string {
  */
 export async function createEmbeddedRunDatabase(): Promise<RunDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-embedded-run-'));
+  // From the initialised template (initdb done, no migration: the run's gateways apply them).
+  await copyPgliteTemplate(dir);
   const embedded = await startEmbeddedPostgres(dir, createLogger({ level: 'silent' }), 20);
   return {
     name: 'embedded',
