@@ -7,7 +7,13 @@
 //   background for the files that need no private one: each such file registers its own partners,
 //   so no test sees another's rows;
 // - after the last test, every gateway log of the run (test-output/<run>/gateway-*.log) is scanned
-//   for every secret any process of the run recorded (test/support/secrets.ts): one hit fails the run.
+//   for every secret any process of the run recorded (test/support/secrets.ts): one hit fails the run;
+// - one temporary directory per run (TMPDIR for every process of the run: workers, gateways, CLIs),
+//   removed at the end: test gateways' data directories (an embedded one is about 40 MB) and copied
+//   configs no longer pile up in /tmp.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startSharedGateway, type GatewayProcess } from './support/gateway-process';
 import { recordFileTime, reportRunFailure } from './support/run-failures';
 import { describeHits, recordedSecrets, runGatewayLogs, runOutputDir, scanForSecrets, secretCounts } from './support/secrets';
@@ -16,6 +22,7 @@ import { createEmbeddedRunDatabase, createRunDatabase, type RunDatabase } from '
 process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
 
 let runDatabase: RunDatabase | undefined;
+let runTmpDir: string | undefined;
 let shared: Promise<GatewayProcess | undefined> | undefined;
 
 /**
@@ -37,6 +44,9 @@ export const mochaHooks = {
 
 export async function mochaGlobalSetup(): Promise<void> {
   runOutputDir();
+  // os.tmpdir() reads TMPDIR on each call; the workers and every child process inherit it.
+  runTmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-run-'));
+  process.env.TMPDIR = runTmpDir;
   runDatabase = process.env.TEST_DB === 'embedded' ? await createEmbeddedRunDatabase() : await createRunDatabase();
   process.env.TEST_RUN_DATABASE_URL = runDatabase.url;
   // Not awaited: the first files (unit tests) run while it boots; `sharedGateway()` waits for it.
@@ -48,6 +58,7 @@ export async function mochaGlobalTeardown(): Promise<void> {
     await (await shared)?.stop();
     await runDatabase?.drop();
   } finally {
+    if (runTmpDir) fs.rmSync(runTmpDir, { recursive: true, force: true });
     const files = runGatewayLogs();
     const secrets = recordedSecrets();
     const result = scanForSecrets(files, secrets);
