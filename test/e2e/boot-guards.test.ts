@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { limitConcurrency } from '../support/concurrency';
+import { limitConcurrency, PROCESS_CONCURRENCY } from '../support/concurrency';
 import { runGatewayExpectingFailure, startGatewayProcess } from '../support/gateway-process';
 import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
@@ -168,16 +168,15 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
   /**
    * Each case is a gateway process that loads express-gateway, then refuses its configuration: about
    * a second of one core, most of it the process starting. They share nothing (a config folder each,
-   * no database write), so the `before` hook starts them all, four at a time, and each `it` awaits
-   * and checks its own: a case still fails, and is reported, on its own.
+   * no database write), so the `before` hook starts them all, one per core (at most four) at a time,
+   * and each `it` awaits and checks its own: a case still fails, and is reported, on its own.
    */
-  const CONCURRENCY = 4;
   let refusals: Promise<{ code: number | null; output: string }>[] = [];
   let shippedHealth: Promise<number>;
   let badEnvironment: Promise<{ code: number | null; output: string }>;
 
   before(function () {
-    const run = limitConcurrency(CONCURRENCY);
+    const run = limitConcurrency(PROCESS_CONCURRENCY);
     // The one gateway that starts (the longest job) first, so that the refusals run beside it.
     shippedHealth = run(async () => {
       const gateway = await startGatewayProcess({ configDir: brokenConfig({}) });

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { auditGatewayConfig, auditReport, formatAuditText, readGatewayConfigFile } from '../../gateway/policy-audit';
-import { limitConcurrency } from '../support/concurrency';
+import { limitConcurrency, PROCESS_CONCURRENCY } from '../support/concurrency';
 import { runGatewayExpectingFailure } from '../support/gateway-process';
 import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
@@ -76,9 +76,10 @@ function auditInProcess(args: string[], env: Record<string, string> = {}): Audit
 describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing CRITICAL findings', function () {
   this.timeout(60_000);
 
-  // Child processes (CLI runs and the gateway refusals below) run four at a time; a CLI run with the
-  // same arguments and environment is made once and its result shared by the tests that read it.
-  const limit = limitConcurrency(4);
+  // Child processes (CLI runs and the gateway refusals below) run one per core (at most four) at a
+  // time; a CLI run with the same arguments and environment is made once and its result shared by
+  // the tests that read it.
+  const limit = limitConcurrency(PROCESS_CONCURRENCY);
   const cliRuns = new Map<string, Promise<AuditRun>>();
   function audit(args: string[], env: Record<string, string> = {}): Promise<AuditRun> {
     const key = JSON.stringify([args, env]);

@@ -1,3 +1,12 @@
+import os from 'node:os';
+
+/**
+ * How many child processes that are busy on CPU (a gateway starting or refusing its configuration,
+ * a CLI run) a test file runs at once: one per core, at most four. More than the cores only makes
+ * each of them slower (a refused boot is about a second of one core, with little waiting).
+ */
+export const PROCESS_CONCURRENCY = Math.min(4, os.availableParallelism());
+
 /**
  * Runs async jobs at most `limit` at a time, in the order they were queued: for test files whose
  * cases each wait on something slow of their own (a gateway process refusing its configuration, a
@@ -7,7 +16,7 @@
  * and each `it` await its own result later (a rejection then fails that `it`, and only it).
  *
  * @example
- * const run = limitConcurrency(4);
+ * const run = limitConcurrency(PROCESS_CONCURRENCY);
  * let results: Promise<Result>[] = [];
  * before(() => (results = cases.map((c) => run(() => check(c)))));
  * cases.forEach((c, i) => it(c.name, async () => expect((await results[i]).code).to.equal(1)));
