@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
+import { limitConcurrency, PROCESS_CONCURRENCY } from '../support/concurrency';
 import { runGatewayExpectingFailure, startGatewayProcess } from '../support/gateway-process';
 import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
@@ -164,28 +165,49 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
   ];
 
-  for (const testCase of cases) {
+  /**
+   * Each case is a gateway process that loads express-gateway, then refuses its configuration: about
+   * a second of one core, most of it the process starting. They share nothing (a config folder each,
+   * no database write), so the `before` hook starts them all, one per core (at most four) at a time,
+   * and each `it` awaits and checks its own: a case still fails, and is reported, on its own.
+   */
+  let refusals: Promise<{ code: number | null; output: string }>[] = [];
+  let shippedHealth: Promise<number>;
+  let badEnvironment: Promise<{ code: number | null; output: string }>;
+
+  before(function () {
+    const run = limitConcurrency(PROCESS_CONCURRENCY);
+    // The one gateway that starts (the longest job) first, so that the refusals run beside it.
+    shippedHealth = run(async () => {
+      const gateway = await startGatewayProcess({ configDir: brokenConfig({}) });
+      try {
+        const response = await fetch(`${gateway.baseUrl}/api/partner/health-check`);
+        await response.arrayBuffer();
+        return response.status;
+      } finally {
+        await gateway.stop();
+      }
+    });
+    refusals = cases.map((testCase) => run(() => runGatewayExpectingFailure({ configDir: testCase.config() })));
+    badEnvironment = run(() => runGatewayExpectingFailure({ env: { ADMIN_TOKEN: 'short' } }));
+  });
+
+  cases.forEach((testCase, i) => {
     it(`refuses ${testCase.description}`, async function () {
-      const result = await runGatewayExpectingFailure({ configDir: testCase.config() });
+      const result = await refusals[i];
       expect(result.code, result.output).to.equal(1);
       expect(result.output).to.match(/configuration refused/);
       expect(result.output).to.match(testCase.expectedMessage);
       expect(result.output, 'no stack trace on stderr').to.not.match(/^\s+at .*\(.*\.js:\d+:\d+\)$/m);
     });
-  }
+  });
 
   it('starts with the shipped configuration copied the same way (the cases above fail for their reason only)', async function () {
-    const gateway = await startGatewayProcess({ configDir: brokenConfig({}) });
-    try {
-      const response = await fetch(`${gateway.baseUrl}/api/partner/health-check`);
-      expect(response.status).to.equal(200);
-    } finally {
-      await gateway.stop();
-    }
+    expect(await shippedHealth).to.equal(200);
   });
 
   it('refuses a bad environment variable before anything starts', async function () {
-    const result = await runGatewayExpectingFailure({ env: { ADMIN_TOKEN: 'short' } });
+    const result = await badEnvironment;
     expect(result.code).to.equal(1);
     expect(result.output).to.match(/ADMIN_TOKEN must be at least 32 characters/);
   });

@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import YAML from 'yaml';
 import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { api, sandboxControl, sandboxUrls } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { limitConcurrency } from '../support/concurrency';
+import { startGatewayProcess, type GatewayProcess, type StartOptions } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
@@ -123,9 +124,47 @@ async function startHoldingUpstream(target: string): Promise<HoldingUpstream> {
 describe('e2e: hot reload of gateway.config.yml', function () {
   this.timeout(60_000);
 
+  /**
+   * The four gateways of this file (two of them clusters) start from the file's first hook, two at
+   * a time in the order their tests run, instead of each in its own describe's before hook: the
+   * later ones boot while the earlier tests run. Each describe awaits its own gateway (a failed
+   * start fails that describe's hook) and stops it when done; the file's after hook stops whatever
+   * is left (a describe left out by --grep) and removes the config copies.
+   */
+  const boots: { options: () => StartOptions; gateway?: Promise<GatewayProcess> }[] = [];
+  const configDirs: string[] = [];
+  function prestarted(options: () => StartOptions): () => Promise<GatewayProcess> {
+    const boot: (typeof boots)[number] = { options };
+    boots.push(boot);
+    return () => {
+      if (!boot.gateway) throw new Error('the gateway was not started: the file\'s before hook did not run');
+      return boot.gateway;
+    };
+  }
+  function newConfigCopy(): string {
+    const dir = configCopy();
+    configDirs.push(dir);
+    return dir;
+  }
+
+  let sandboxes: Sandboxes;
+  let issuer: HoldingUpstream;
+
+  before(async function () {
+    sandboxes = await startSandboxes();
+    issuer = await startHoldingUpstream(sandboxes.issuer.url);
+    const limit = limitConcurrency(2);
+    for (const boot of boots) boot.gateway = limit(() => startGatewayProcess(boot.options()));
+  });
+
+  after(async function () {
+    for (const boot of boots) await boot.gateway?.then((gateway) => gateway.stop(), () => undefined);
+    await issuer?.close();
+    await sandboxes?.close();
+    for (const dir of configDirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   describe('watching the file (CONFIG_WATCH default)', function () {
-    let sandboxes: Sandboxes;
-    let issuer: HoldingUpstream;
     let configDir: string;
     let gateway: GatewayProcess;
     let partner: TestPartner;
@@ -133,13 +172,9 @@ describe('e2e: hot reload of gateway.config.yml', function () {
     /** The text of the configuration that serves (the file on disk may hold a refused one). */
     let servingText: string;
 
-    before(async function () {
-      sandboxes = await startSandboxes();
-      issuer = await startHoldingUpstream(sandboxes.issuer.url);
-      configDir = configCopy();
-      shippedText = currentConfig(configDir);
-      servingText = shippedText;
-      gateway = await startGatewayProcess({
+    const started = prestarted(() => {
+      configDir = newConfigCopy();
+      return {
         configDir,
         env: {
           ISSUER_URL: issuer.url,
@@ -150,15 +185,18 @@ describe('e2e: hot reload of gateway.config.yml', function () {
           RATE_LIMIT_READS_PER_MINUTE: '100000',
           RATE_LIMIT_PUBLIC_PER_MINUTE: '100000',
         },
-      });
+      };
+    });
+
+    before(async function () {
+      gateway = await started();
+      shippedText = currentConfig(configDir);
+      servingText = shippedText;
       partner = await registerPartner(gateway);
     });
 
     after(async function () {
       await gateway?.stop();
-      await issuer?.close();
-      await sandboxes?.close();
-      if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
     });
 
     it('reports the configuration that serves, behind the admin token', async function () {
@@ -312,14 +350,17 @@ describe('e2e: hot reload of gateway.config.yml', function () {
     let configDir: string;
     let gateway: GatewayProcess;
 
+    const started = prestarted(() => {
+      configDir = newConfigCopy();
+      return { configDir, env: { CONFIG_WATCH: 'false' } };
+    });
+
     before(async function () {
-      configDir = configCopy();
-      gateway = await startGatewayProcess({ configDir, env: { CONFIG_WATCH: 'false' } });
+      gateway = await started();
     });
 
     after(async function () {
       await gateway?.stop();
-      if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
     });
 
     it('does not watch; an explicit reload applies, then reports unchanged', async function () {
@@ -406,14 +447,17 @@ describe('e2e: hot reload of gateway.config.yml', function () {
     let configDir: string;
     let gateway: GatewayProcess;
 
+    const started = prestarted(() => {
+      configDir = newConfigCopy();
+      return { configDir, env: { WORKERS: '2' }, timeoutMs: 45_000 };
+    });
+
     before(async function () {
-      configDir = configCopy();
-      gateway = await startGatewayProcess({ configDir, env: { WORKERS: '2' }, timeoutMs: 45_000 });
+      gateway = await started();
     });
 
     after(async function () {
       await gateway?.stop();
-      if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
     });
 
     /** GET /admin/config on a new connection each time, so that both workers answer. */
@@ -454,15 +498,18 @@ describe('e2e: hot reload of gateway.config.yml', function () {
     let gateway: GatewayProcess;
     let partner: TestPartner;
 
+    const started = prestarted(() => {
+      configDir = newConfigCopy();
+      return { configDir, env: { WORKERS: '2', CONFIG_WATCH: 'false' }, timeoutMs: 45_000 };
+    });
+
     before(async function () {
-      configDir = configCopy();
-      gateway = await startGatewayProcess({ configDir, env: { WORKERS: '2', CONFIG_WATCH: 'false' }, timeoutMs: 45_000 });
+      gateway = await started();
       partner = await registerPartner(gateway, 'cluster-reload');
     });
 
     after(async function () {
       await gateway?.stop();
-      if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
     });
 
     /** The RateLimit-Policy header of GET /api/partner/me on a new connection (so that requests spread over the workers). */

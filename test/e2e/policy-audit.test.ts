@@ -5,6 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import YAML from 'yaml';
+import { auditGatewayConfig, auditReport, formatAuditText, readGatewayConfigFile } from '../../gateway/policy-audit';
+import { limitConcurrency, PROCESS_CONCURRENCY } from '../support/concurrency';
 import { runGatewayExpectingFailure } from '../support/gateway-process';
 import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
@@ -30,13 +32,20 @@ function withoutStep(c: Yaml, pipeline: string, policy: string): void {
   c.pipelines[pipeline].policies = (c.pipelines[pipeline].policies as Yaml[]).filter((step) => !(policy in step));
 }
 
-/** Runs `npm run audit:policies` (its compiled script) and resolves whatever its exit code. */
-async function audit(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+type AuditRun = { code: number; stdout: string; stderr: string };
+
+/** The environment the CLI runs in: this one without ADMIN_HOST and ADMIN_TOKEN, plus `env`. */
+function auditEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (!('ADMIN_HOST' in env)) delete childEnv.ADMIN_HOST;
   if (!('ADMIN_TOKEN' in env)) delete childEnv.ADMIN_TOKEN;
+  return childEnv;
+}
+
+/** Runs `npm run audit:policies` (its compiled script) and resolves whatever its exit code. */
+async function runCli(args: string[], env: Record<string, string>): Promise<AuditRun> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnv });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd: ROOT, env: auditEnv(env) });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -44,8 +53,47 @@ async function audit(args: string[], env: Record<string, string> = {}): Promise<
   }
 }
 
+/**
+ * What the CLI does for `[--json] --config FILE` (scripts/audit-policies.ts is a thin wrapper over
+ * gateway/policy-audit), in this process: read the file as the gateway does, audit it, print the
+ * report the CLI prints, exit 1 unless it passed. The admin settings are the CLI's for an
+ * environment without ADMIN_HOST and ADMIN_TOKEN (loopback, a generated token). The CLI's own
+ * behaviours (argument errors, exit 2, the environment it reads, both output formats with exit 0
+ * and 1) are checked on real runs below; the other findings are checked here, without a process each.
+ */
+function auditInProcess(args: string[], env: Record<string, string> = {}): AuditRun {
+  const json = args.includes('--json');
+  const at = args.indexOf('--config');
+  expect(at, 'auditInProcess needs --config FILE').to.be.greaterThan(-1);
+  expect(args.filter((a, i) => a !== '--json' && i !== at && i !== at + 1), 'auditInProcess knows --json and --config only').to.deep.equal([]);
+  expect(env, 'the admin settings come from the environment in the CLI only').to.not.have.any.keys('ADMIN_HOST', 'ADMIN_TOKEN');
+  const file = path.resolve(args[at + 1]);
+  const report = auditReport(auditGatewayConfig({ gatewayConfig: readGatewayConfigFile(file, auditEnv(env)), adminHost: '127.0.0.1', adminTokenConfigured: true }));
+  const stdout = json ? `${JSON.stringify(report, null, 2)}\n` : `${file}\n\n${formatAuditText(report)}`;
+  return { code: report.summary.passed ? 0 : 1, stdout, stderr: '' };
+}
+
 describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing CRITICAL findings', function () {
   this.timeout(60_000);
+
+  // Child processes (CLI runs and the gateway refusals below) run one per core (at most four) at a
+  // time; a CLI run with the same arguments and environment is made once and its result shared by
+  // the tests that read it.
+  const limit = limitConcurrency(PROCESS_CONCURRENCY);
+  const cliRuns = new Map<string, Promise<AuditRun>>();
+  function audit(args: string[], env: Record<string, string> = {}): Promise<AuditRun> {
+    const key = JSON.stringify([args, env]);
+    if (!cliRuns.has(key)) cliRuns.set(key, limit(() => runCli(args, env)));
+    return cliRuns.get(key)!;
+  }
+
+  let refused: Promise<{ code: number | null; output: string }>[] = [];
+  before(function () {
+    // The two gateway refusals (the slowest cases) start first, beside the CLI runs.
+    refused = refusals.map((refusal) => limit(() => runGatewayExpectingFailure({ configDir: refusal.configDir?.(), env: refusal.env })));
+    audit([]);
+    audit(['--json']);
+  });
 
   it('passes the shipped config: exit 0, every route with its chain, nothing above LOW', async function () {
     const result = await audit([]);
@@ -68,18 +116,32 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(json.publicRouteRule).to.include('GET or HEAD /api/partner/health-check → local-handler health-check (no rate limit)');
   });
 
-  for (const attack of PUBLIC_ROUTE_ATTACKS) {
-    it(`exit 1, CRITICAL public-route-shape and proxy-path-contract, on ${attack.description}`, async function () {
+  it('the in-process audit the cases below use prints what the CLI prints, with its exit code (shipped config, text and --json)', async function () {
+    const file = path.join(SHIPPED_CONFIG, 'gateway.config.yml');
+    for (const json of [false, true]) {
+      const cli = await audit(json ? ['--json'] : []);
+      const inProcess = auditInProcess([...(json ? ['--json'] : []), '--config', file]);
+      expect({ code: inProcess.code, stdout: inProcess.stdout }).to.deep.equal({ code: cli.code, stdout: cli.stdout });
+    }
+  });
+
+  PUBLIC_ROUTE_ATTACKS.forEach((attack, i) => {
+    // The first on the CLI (the text report of a failing audit, exit 1), the others in process.
+    const how = i === 0 ? 'the CLI' : 'in process';
+    it(`exit 1, CRITICAL public-route-shape and proxy-path-contract, on ${attack.description} (${how})`, async function () {
+      const audited = i === 0 ? audit : async (args: string[]) => auditInProcess(args);
       const dir = brokenConfig((c) => attack.change(c, 'CK3FA09B21C4D5E6F7'));
-      const text = await audit(['--config', path.join(dir, 'gateway.config.yml')]);
+      const text = await audited(['--config', path.join(dir, 'gateway.config.yml')]);
       expect(text.code).to.equal(1);
       expect(text.stdout).to.match(/CRITICAL public-route-shape: .* is not its public shape \(GET or HEAD /);
       expect(text.stdout).to.include('Public routes (served without a token) are judged by what they run');
-      const report = JSON.parse((await audit(['--json', '--config', path.join(dir, 'gateway.config.yml')])).stdout);
+      const json = auditInProcess(['--json', '--config', path.join(dir, 'gateway.config.yml')]);
+      expect(json.code).to.equal(1);
+      const report = JSON.parse(json.stdout);
       const critical = report.findings.filter((f: Yaml) => f.severity === 'CRITICAL').map((f: Yaml) => f.rule);
       expect(critical).to.include.members(['public-route-shape', 'jwt-missing', 'proxy-path-contract']);
     });
-  }
+  });
 
   it('--json prints {routes, findings, summary}', async function () {
     const result = await audit(['--json']);
@@ -93,17 +155,20 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(report.summary).to.deep.equal({ routes: 47, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
   });
 
-  const table: { description: string; change: (c: Yaml) => void; env?: Record<string, string>; code: number; rule: string; severity: string }[] = [
+  // ADMIN_HOST is read from the environment by the CLI: that row runs the CLI (the JSON report of a
+  // failing audit, exit 1); the config findings are checked in process.
+  const table: { description: string; change: (c: Yaml) => void; env?: Record<string, string>; code: number; rule: string; severity: string; cli?: true }[] = [
     { description: 'an {id} route without ownership (CRITICAL)', change: (c) => withoutStep(c, 'get-card-cvv', 'ownership'), code: 1, rule: 'ownership-missing', severity: 'CRITICAL' },
     { description: 'a card-data route without sensitive-data (HIGH)', change: (c) => withoutStep(c, 'get-card-pan', 'sensitive-data'), code: 1, rule: 'sensitive-data-missing', severity: 'HIGH' },
     { description: 'a POST route without validate (HIGH)', change: (c) => withoutStep(c, 'lock-card', 'validate'), code: 1, rule: 'validation-missing', severity: 'HIGH' },
     { description: 'a route without rate-limit (MEDIUM: still exit 0)', change: (c) => withoutStep(c, 'me', 'rate-limit'), code: 0, rule: 'rate-limit-missing', severity: 'MEDIUM' },
-    { description: 'ADMIN_HOST beyond loopback (CRITICAL)', change: () => undefined, env: { ADMIN_HOST: '0.0.0.0' }, code: 1, rule: 'admin-api-exposed', severity: 'CRITICAL' },
+    { description: 'ADMIN_HOST beyond loopback (CRITICAL)', change: () => undefined, env: { ADMIN_HOST: '0.0.0.0' }, code: 1, rule: 'admin-api-exposed', severity: 'CRITICAL', cli: true },
   ];
   for (const row of table) {
-    it(`exit ${row.code} on ${row.description}`, async function () {
+    it(`exit ${row.code} on ${row.description} (${row.cli ? 'the CLI' : 'in process'})`, async function () {
       const dir = brokenConfig(row.change);
-      const result = await audit(['--json', '--config', path.join(dir, 'gateway.config.yml')], row.env);
+      const args = ['--json', '--config', path.join(dir, 'gateway.config.yml')];
+      const result = row.cli ? await audit(args, row.env) : auditInProcess(args, row.env);
       expect(result.code, result.stderr).to.equal(row.code);
       const report = JSON.parse(result.stdout);
       expect(report.findings.filter((f: Yaml) => f.severity !== 'INFO').map((f: Yaml) => `${f.severity} ${f.rule}`)).to.deep.equal([`${row.severity} ${row.rule}`]);
@@ -118,17 +183,19 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
       step['upstream-proxy'][0].action.timeoutMs = '${AUDIT_TEST_TIMEOUT_MS}';
     });
     const file = path.join(dir, 'gateway.config.yml');
-    const unset = JSON.parse((await audit(['--json', '--config', file])).stdout);
+    // Unset, in process; set, on the CLI (which reads its own environment).
+    const unset = JSON.parse(auditInProcess(['--json', '--config', file]).stdout);
     expect(unset.findings.map((f: Yaml) => f.rule)).to.include('proxy-timeout-missing');
     const set = await audit(['--json', '--config', file], { AUDIT_TEST_TIMEOUT_MS: '900' });
     expect(set.code).to.equal(0);
+    expect(JSON.parse(set.stdout).findings.map((f: Yaml) => f.rule)).to.not.include('proxy-timeout-missing');
   });
 
   it('exit 2 on a file it cannot read, or an unknown option', async function () {
-    const missing = await audit(['--config', path.join(os.tmpdir(), 'no-such-dir', 'gateway.config.yml')]);
+    const [missing, unknown] = await Promise.all([audit(['--config', path.join(os.tmpdir(), 'no-such-dir', 'gateway.config.yml')]), audit(['--frobnicate'])]);
     expect(missing.code).to.equal(2);
     expect(missing.stderr).to.match(/cannot read/);
-    expect((await audit(['--frobnicate'])).code).to.equal(2);
+    expect(unknown.code).to.equal(2);
   });
 
   const refusals: { description: string; configDir?: () => string; env?: Record<string, string>; expectedMessage: RegExp }[] = [
@@ -143,12 +210,12 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
       expectedMessage: /ADMIN_HOST: the admin API listens on 0\.0\.0\.0, beyond loopback.*\[policy audit: admin-api-exposed\]/,
     },
   ];
-  for (const refusal of refusals) {
+  refusals.forEach((refusal, i) => {
     it(`the gateway refuses to start on a CRITICAL finding: ${refusal.description}`, async function () {
-      const result = await runGatewayExpectingFailure({ configDir: refusal.configDir?.(), env: refusal.env });
+      const result = await refused[i];
       expect(result.code, result.output).to.equal(1);
       expect(result.output).to.match(/configuration refused/);
       expect(result.output).to.match(refusal.expectedMessage);
     });
-  }
+  });
 });

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
+import { STALE_AFTER_SECONDS } from '../../gateway/idempotency/idempotency-store';
 import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { api, cardBody, individualBody, sandboxControl, type ApiResponse } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
@@ -73,6 +74,13 @@ describe('e2e: one upstream operation id per partner operation, reused by every 
     return gateway;
   }
 
+  let shortTimeout: Promise<GatewayProcess> | undefined;
+  /** The gateway of the timeout cases (UPSTREAM_TIMEOUT_MS=1000), started once: each case has its own partner. */
+  function shortTimeoutGateway(): Promise<GatewayProcess> {
+    shortTimeout ??= start({ UPSTREAM_TIMEOUT_MS: '1000' });
+    return shortTimeout;
+  }
+
   async function upstreamAccounts(lastName: string): Promise<UpstreamAccount[]> {
     const all = (await sandboxControl(sandboxes.accounts.url, 'GET', '/__sandbox/accounts')) as UpstreamAccount[];
     return all.filter((a) => a.individual.lastName === lastName);
@@ -115,6 +123,18 @@ describe('e2e: one upstream operation id per partner operation, reused by every 
     expect(await upstreamAccounts(lastName), 'the upstream created every account before the kill').to.have.length(8);
     expect(await issuerCards(holder.clientID), 'the issuer created every card before the kill').to.have.length(8);
 
+    // The killed gateway holds all 16 claims, and their heartbeat stopped with it. A claim is taken
+    // over once its heartbeat is STALE_AFTER_SECONDS old: the heartbeats are moved that far into the
+    // past here instead of waiting for it (the wait itself, 409 while the heartbeat is fresh, then
+    // the takeover, is timed in idempotency-once.test.ts).
+    const aged = await db.query(
+      `UPDATE idempotency_keys SET heartbeat_at = heartbeat_at - make_interval(secs => $3)
+        WHERE partner_id = $1 AND key = ANY($2) AND state = 'in_progress' RETURNING claimed_by`,
+      [partner.id, creations.map((c) => c.key), STALE_AFTER_SECONDS + 1]
+    );
+    expect(aged.rowCount, 'every key still claimed').to.equal(creations.length);
+    expect(aged.rows.filter((r) => !String(r.claimed_by).includes(`:${first.child.pid}:`)), 'every claim held by the killed gateway').to.deep.equal([]);
+
     const second = await start();
     const restarted = Date.now();
     const answers = await Promise.all(
@@ -130,7 +150,7 @@ describe('e2e: one upstream operation id per partner operation, reused by every 
       )
     );
     const slowest = Math.max(...answers.map((a) => a.at - restarted));
-    console.log(`      retries answered at most ${(slowest / 1000).toFixed(1)} s after the restart (claims taken over after ${10} s without heartbeat)`);
+    console.log(`      retries answered at most ${(slowest / 1000).toFixed(1)} s after the restart (claims aged past ${STALE_AFTER_SECONDS} s without heartbeat)`);
     for (const { r } of answers) expect(r.status, JSON.stringify(r.body)).to.equal(201);
 
     // Exactly one of each, on our side and upstream: no duplicate, no orphan.
@@ -157,7 +177,7 @@ describe('e2e: one upstream operation id per partner operation, reused by every 
   });
 
   it('a create-individual whose accounts call times out after the upstream created the account, retried with the same key: one upstream account, one individual', async function () {
-    const short = await start({ UPSTREAM_TIMEOUT_MS: '1000' });
+    const short = await shortTimeoutGateway();
     const partner = await registerPartner(short, 'opid-timeout');
     const lastName = `Timeout${crypto.randomBytes(3).toString('hex')}`;
     const body = individualBody({ lastName });
@@ -183,7 +203,7 @@ describe('e2e: one upstream operation id per partner operation, reused by every 
   });
 
   it('a replace whose issuer call times out after the issuer replaced the card, retried with the same key: the retry gets that successor (not 404), one successor at the issuer', async function () {
-    const short = await start({ UPSTREAM_TIMEOUT_MS: '1000' });
+    const short = await shortTimeoutGateway();
     const partner = await registerPartner(short, 'opid-replace');
     const holder = (await api(short, partner, 'POST', '/individual/accounts', { body: individualBody({ lastName: 'Replaced' }) })).body;
     const card = (await api(short, partner, 'POST', `/individual/accounts/${holder._id}/cards/physical`, { body: cardBody(holder.clientID) })).body;

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { Client } from 'pg';
+import { Pool } from 'pg';
 import { startSandboxes, type Sandboxes } from '../../sandbox';
+import { pathMatches } from '../../sandbox/shared/faults';
 import { api, cardBody, individualBody, sandboxControl, type ApiResponse } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
@@ -28,14 +29,26 @@ const MODES: FaultMode[] = [
   { name: 'answers malformed JSON', fault: { mode: 'malformed' }, status: 502, code: 'upstream_error' },
 ];
 
+/** A partner and what a route case calls with: an individual, a virtual and a physical card, a securityKey and a PIN block. */
+interface Fixture {
+  partner: TestPartner;
+  ada: any;
+  virtualCard: any;
+  physicalCard: any;
+  securityKey: string;
+  pinBlock: string;
+}
+
 /** A partner request on a representative route, and the upstream call it depends on. */
 interface RouteCase {
   route: string;
   kind: 'proxied read' | 'orchestrated read' | 'orchestrated write' | 'proxied write';
   upstream: Upstream;
+  /** What of a {@link Fixture} the request uses besides the partner (a card comes with its individual). */
+  needs: 'nothing' | 'individual' | 'virtualCard' | 'physicalCard';
   /** The upstream method and path the fault is attached to. */
-  upstreamCall: () => { method: string; path: string };
-  request: () => { method: string; path: string; body?: unknown; idempotent?: boolean };
+  upstreamCall: (f: Fixture) => { method: string; path: string };
+  request: (f: Fixture) => { method: string; path: string; body?: unknown; idempotent?: boolean };
 }
 
 /**
@@ -45,19 +58,24 @@ interface RouteCase {
  *
  * The sandboxes run in this process, each behind a TCP proxy that the "refuses connections" cases
  * cut (the port is then closed), so a card created before the fault still exists at the issuer.
+ *
+ * The "answers past the timeout" cases each wait UPSTREAM_TIMEOUT_MS for nothing: they run all at
+ * once in the before hook (see runTimeoutCases), each on a partner of its own, and each route's
+ * `it` reports its own. The other cases run one after the other, on one partner.
  */
 describe('faults: every upstream failing, on every kind of route', function () {
   this.timeout(120_000);
   let sandboxes: Sandboxes;
   const proxies = {} as Record<Upstream, TcpProxy>;
   let gateway: GatewayProcess;
+  /** The gateway's database (a pool: the timeout cases read it concurrently). */
+  let db: Pool;
+  /** The partner of the cases that run one after the other, and of the recovery and partial failures. */
+  let main: Fixture;
   let partner: TestPartner;
-  let db: Client;
   let ada: any;
-  let virtualCard: any;
-  let physicalCard: any;
-  let securityKey: string;
-  let pinBlock: string;
+  /** What each route's timeout case ended with (run in the before hook): nothing, or the error it failed with. */
+  let timeoutOutcomes: Map<string, { error?: unknown }>;
   const injected: Record<string, number> = {};
   const cut = new Set<Upstream>();
   const cutLink = async (upstream: Upstream) => {
@@ -84,15 +102,16 @@ describe('faults: every upstream failing, on every kind of route', function () {
       ownDatabase: true,
     });
     partner = await registerPartner(gateway, 'faults');
-    db = new Client({ connectionString: gateway.databaseUrl });
-    await db.connect();
-    ({ ada, virtualCard, physicalCard, securityKey, pinBlock } = await cardFixture(gateway, partner, control('issuer')));
+    db = new Pool({ connectionString: gateway.databaseUrl, max: 4 });
+    main = { partner, ...(await cardFixture(gateway, partner, control('issuer'))) };
+    ada = main.ada;
+    timeoutOutcomes = await runTimeoutCases();
   });
 
   afterEach(async function () {
-    for (const name of cut) await proxies[name].restore();
+    await Promise.all([...cut].map((name) => proxies[name].restore()));
     cut.clear();
-    for (const name of ['issuer', 'processing', 'accounts'] as const) await sandboxControl(control(name), 'DELETE', '/__sandbox/faults');
+    await Promise.all((['issuer', 'processing', 'accounts'] as const).map((name) => sandboxControl(control(name), 'DELETE', '/__sandbox/faults')));
   });
 
   after(async function () {
@@ -103,7 +122,7 @@ describe('faults: every upstream failing, on every kind of route', function () {
   });
 
   /** Everything a failed call must leave as it was: counts and the cards' state, for this partner. */
-  async function localState() {
+  async function localState(partnerId: string) {
     const result = await db.query(
       `SELECT (SELECT count(*) FROM users WHERE partner_id = $1)::int AS users,
               (SELECT count(*) FROM individual_onboardings WHERE partner_id = $1)::int AS onboardings,
@@ -115,85 +134,94 @@ describe('faults: every upstream failing, on every kind of route', function () {
               (SELECT count(*) FROM idempotency_keys WHERE partner_id = $1 AND state = 'in_progress')::int AS idempotency_in_progress,
               (SELECT coalesce(json_agg(json_build_array(card_key, status, status_code, embossed_name, nickname, exp_date) ORDER BY card_key), '[]'::json)
                  FROM cards WHERE partner_id = $1) AS cards_state`,
-      [partner.id]
+      [partnerId]
     );
     return result.rows[0];
   }
 
   const routes: RouteCase[] = [
     // issuer: proxied reads
-    { route: 'get-card', kind: 'proxied read', upstream: 'issuer', upstreamCall: () => ({ method: 'GET', path: `/cards/${virtualCard.cardKey}` }), request: () => ({ method: 'GET', path: `/cards/${virtualCard.cardKey}` }) },
-    { route: 'get-card-limits', kind: 'proxied read', upstream: 'issuer', upstreamCall: () => ({ method: 'GET', path: `/cards/${virtualCard.cardKey}/limits` }), request: () => ({ method: 'GET', path: `/cards/${virtualCard.cardKey}/limits` }) },
-    { route: 'get-pin-encryption-key', kind: 'proxied read', upstream: 'issuer', upstreamCall: () => ({ method: 'GET', path: '/pin-encryption-key' }), request: () => ({ method: 'GET', path: '/pin-encryption-key' }) },
+    { route: 'get-card', needs: 'virtualCard', kind: 'proxied read', upstream: 'issuer', upstreamCall: (f) => ({ method: 'GET', path: `/cards/${f.virtualCard.cardKey}` }), request: (f) => ({ method: 'GET', path: `/cards/${f.virtualCard.cardKey}` }) },
+    { route: 'get-card-limits', needs: 'virtualCard', kind: 'proxied read', upstream: 'issuer', upstreamCall: (f) => ({ method: 'GET', path: `/cards/${f.virtualCard.cardKey}/limits` }), request: (f) => ({ method: 'GET', path: `/cards/${f.virtualCard.cardKey}/limits` }) },
+    { route: 'get-pin-encryption-key', needs: 'nothing', kind: 'proxied read', upstream: 'issuer', upstreamCall: () => ({ method: 'GET', path: '/pin-encryption-key' }), request: () => ({ method: 'GET', path: '/pin-encryption-key' }) },
     {
       route: 'get-card-cvv (audited read)',
+      needs: 'virtualCard',
       kind: 'proxied read',
       upstream: 'issuer',
-      upstreamCall: () => ({ method: 'GET', path: `/cards/${virtualCard.cardKey}/cvv` }),
-      request: () => ({ method: 'GET', path: `/cards/${virtualCard.cardKey}/cvv?${new URLSearchParams({ expDate: virtualCard.expDate, securityKey })}` }),
+      upstreamCall: (f) => ({ method: 'GET', path: `/cards/${f.virtualCard.cardKey}/cvv` }),
+      request: (f) => ({ method: 'GET', path: `/cards/${f.virtualCard.cardKey}/cvv?${new URLSearchParams({ expDate: f.virtualCard.expDate, securityKey: f.securityKey })}` }),
     },
     // issuer: orchestrated writes
     {
       route: 'issue-virtual-card',
+      needs: 'individual',
       kind: 'orchestrated write',
       upstream: 'issuer',
       upstreamCall: () => ({ method: 'POST', path: '/cards' }),
-      request: () => ({ method: 'POST', path: `/individual/accounts/${ada._id}/cards/virtual`, body: cardBody(ada.clientID), idempotent: true }),
+      request: (f) => ({ method: 'POST', path: `/individual/accounts/${f.ada._id}/cards/virtual`, body: cardBody(f.ada.clientID), idempotent: true }),
     },
-    { route: 'lock-card', kind: 'orchestrated write', upstream: 'issuer', upstreamCall: () => ({ method: 'POST', path: `/cards/${virtualCard.cardKey}/status` }), request: () => ({ method: 'POST', path: `/cards/${virtualCard.cardKey}/lock`, body: { expDate: virtualCard.expDate, reason: 'fault test' } }) },
+    { route: 'lock-card', needs: 'virtualCard', kind: 'orchestrated write', upstream: 'issuer', upstreamCall: (f) => ({ method: 'POST', path: `/cards/${f.virtualCard.cardKey}/status` }), request: (f) => ({ method: 'POST', path: `/cards/${f.virtualCard.cardKey}/lock`, body: { expDate: f.virtualCard.expDate, reason: 'fault test' } }) },
     {
       route: 'set-card-emboss-name',
+      needs: 'virtualCard',
       kind: 'orchestrated write',
       upstream: 'issuer',
-      upstreamCall: () => ({ method: 'PATCH', path: `/cards/${virtualCard.cardKey}/emboss-name` }),
-      request: () => ({ method: 'PATCH', path: `/cards/${virtualCard.cardKey}/emboss-name`, body: { embossedName: 'FAULT.TEST' } }),
+      upstreamCall: (f) => ({ method: 'PATCH', path: `/cards/${f.virtualCard.cardKey}/emboss-name` }),
+      request: (f) => ({ method: 'PATCH', path: `/cards/${f.virtualCard.cardKey}/emboss-name`, body: { embossedName: 'FAULT.TEST' } }),
     },
     {
       route: 'replace-card',
+      needs: 'physicalCard',
       kind: 'orchestrated write',
       upstream: 'issuer',
-      upstreamCall: () => ({ method: 'POST', path: `/cards/${physicalCard.cardKey}/replace` }),
-      request: () => ({ method: 'POST', path: `/cards/${physicalCard.cardKey}/replace`, body: { expDate: physicalCard.expDate, reason: 'damaged' }, idempotent: true }),
+      upstreamCall: (f) => ({ method: 'POST', path: `/cards/${f.physicalCard.cardKey}/replace` }),
+      request: (f) => ({ method: 'POST', path: `/cards/${f.physicalCard.cardKey}/replace`, body: { expDate: f.physicalCard.expDate, reason: 'damaged' }, idempotent: true }),
     },
     {
       route: 'reissue-card',
+      needs: 'virtualCard',
       kind: 'orchestrated write',
       upstream: 'issuer',
-      upstreamCall: () => ({ method: 'POST', path: `/cards/${virtualCard.cardKey}/reissue` }),
-      request: () => ({ method: 'POST', path: `/cards/${virtualCard.cardKey}/reissue`, body: { expDate: virtualCard.expDate }, idempotent: true }),
+      upstreamCall: (f) => ({ method: 'POST', path: `/cards/${f.virtualCard.cardKey}/reissue` }),
+      request: (f) => ({ method: 'POST', path: `/cards/${f.virtualCard.cardKey}/reissue`, body: { expDate: f.virtualCard.expDate }, idempotent: true }),
     },
     {
       route: 'patch-card-limits',
+      needs: 'virtualCard',
       kind: 'orchestrated write',
       upstream: 'issuer',
-      upstreamCall: () => ({ method: 'PATCH', path: `/cards/${virtualCard.cardKey}/limits` }),
-      request: () => ({ method: 'PATCH', path: `/cards/${virtualCard.cardKey}/limits`, body: [{ name: 'dailyPurchase', value: 123 }] }),
+      upstreamCall: (f) => ({ method: 'PATCH', path: `/cards/${f.virtualCard.cardKey}/limits` }),
+      request: (f) => ({ method: 'PATCH', path: `/cards/${f.virtualCard.cardKey}/limits`, body: [{ name: 'dailyPurchase', value: 123 }] }),
     },
     {
       route: 'set-card-3ds-answer',
+      needs: 'virtualCard',
       kind: 'orchestrated write',
       upstream: 'issuer',
-      upstreamCall: () => ({ method: 'PUT', path: `/cards/${virtualCard.cardKey}/3ds/answer` }),
-      request: () => {
+      upstreamCall: (f) => ({ method: 'PUT', path: `/cards/${f.virtualCard.cardKey}/3ds/answer` }),
+      request: (f) => {
         const answer = `fault-answer-${crypto.randomBytes(4).toString('hex')}`;
         recordSecret('threeDsAnswer', answer);
-        return { method: 'PUT', path: `/cards/${virtualCard.cardKey}/3ds/answer`, body: { answer } };
+        return { method: 'PUT', path: `/cards/${f.virtualCard.cardKey}/3ds/answer`, body: { answer } };
       },
     },
-    { route: 'authorize-cardholder', kind: 'orchestrated write', upstream: 'issuer', upstreamCall: () => ({ method: 'POST', path: `/cards/${virtualCard.cardKey}/authorize` }), request: () => ({ method: 'POST', path: `/cards/${virtualCard.cardKey}/authorize`, body: { pin: pinBlock } }) },
+    { route: 'authorize-cardholder', needs: 'virtualCard', kind: 'orchestrated write', upstream: 'issuer', upstreamCall: (f) => ({ method: 'POST', path: `/cards/${f.virtualCard.cardKey}/authorize` }), request: (f) => ({ method: 'POST', path: `/cards/${f.virtualCard.cardKey}/authorize`, body: { pin: f.pinBlock } }) },
     // processing
-    { route: 'list-individual-transactions', kind: 'orchestrated read', upstream: 'processing', upstreamCall: () => ({ method: 'GET', path: '/transactions' }), request: () => ({ method: 'GET', path: `/individual/accounts/${ada._id}/transactions` }) },
+    { route: 'list-individual-transactions', needs: 'individual', kind: 'orchestrated read', upstream: 'processing', upstreamCall: () => ({ method: 'GET', path: '/transactions' }), request: (f) => ({ method: 'GET', path: `/individual/accounts/${f.ada._id}/transactions` }) },
     {
       route: 'check-card-issuing-fee',
+      needs: 'individual',
       kind: 'proxied write',
       upstream: 'processing',
       upstreamCall: () => ({ method: 'POST', path: '/fees' }),
-      request: () => ({ method: 'POST', path: '/fees/card-issuing', body: { CustomerType: 'Consumer Debit', ProductType: 'R002', clientId: ada.clientID } }),
+      request: (f) => ({ method: 'POST', path: '/fees/card-issuing', body: { CustomerType: 'Consumer Debit', ProductType: 'R002', clientId: f.ada.clientID } }),
     },
-    { route: 'list-delivery-methods', kind: 'proxied read', upstream: 'processing', upstreamCall: () => ({ method: 'GET', path: '/delivery-methods' }), request: () => ({ method: 'GET', path: '/delivery-methods?country=DE' }) },
+    { route: 'list-delivery-methods', needs: 'nothing', kind: 'proxied read', upstream: 'processing', upstreamCall: () => ({ method: 'GET', path: '/delivery-methods' }), request: () => ({ method: 'GET', path: '/delivery-methods?country=DE' }) },
     // accounts
     {
       route: 'create-individual',
+      needs: 'nothing',
       kind: 'orchestrated write',
       upstream: 'accounts',
       upstreamCall: () => ({ method: 'POST', path: '/accounts' }),
@@ -220,34 +248,128 @@ describe('faults: every upstream failing, on every kind of route', function () {
     expect(text).to.not.include('Injected fault').and.not.include('this is not JSON').and.not.match(/at .*\.js:\d+/);
   }
 
+  /** The fault that must leave everything as it was: the case's request carries an Idempotency-Key when the route is idempotent. */
+  function prepare(routeCase: RouteCase, f: Fixture) {
+    const request = routeCase.request(f);
+    const idempotencyKey = request.idempotent ? `fault-${crypto.randomUUID()}` : undefined;
+    return { request, idempotencyKey };
+  }
+
+  /** Sends the case's request as `partner`, with its Idempotency-Key and, when given, an `x-request-id`. */
+  function send(partnerOfCase: TestPartner, prepared: ReturnType<typeof prepare>, requestId?: string): Promise<ApiResponse> {
+    const { request, idempotencyKey } = prepared;
+    return api(gateway, partnerOfCase, request.method, request.path, {
+      body: request.body,
+      headers: { ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}), ...(requestId ? { 'x-request-id': requestId } : {}) },
+    });
+  }
+
+  /** Everything a case checks once the faulted request was answered: the problem, the gateway still up, the local state as it was. */
+  async function expectSurvived(routeCase: RouteCase, mode: FaultMode, partnerOfCase: TestPartner, response: ApiResponse, before: any, idempotencyKey: string | undefined): Promise<void> {
+    expectProblem(response, mode, routeCase.upstream);
+
+    const health = await fetch(`${gateway.baseUrl}/api/partner/health-check`);
+    expect(health.status, 'health check after the fault').to.equal(200);
+    expect(gateway.child.exitCode, 'the gateway process is still running').to.equal(null);
+    // A create-individual whose outcome is unknown (no usable answer: the upstream may have
+    // created the account) keeps its pending record, invisible, for a retry with the same
+    // operation id or the reconciler (issue 12). A refusal, or a refused connection, leaves nothing.
+    const outcomeUnknown = routeCase.route === 'create-individual' && mode.fault !== 'refuse' && mode.fault.mode !== 'status';
+    const expected = outcomeUnknown ? { ...before, users: before.users + 1, onboardings: before.onboardings + 1, pending: before.pending + 1 } : before;
+    expect(await localState(partnerOfCase.id), 'local state after the failed call').to.deep.equal(expected);
+    if (idempotencyKey) {
+      // Released: the row stays, with its operation id, for the retry of the same request (migration 008).
+      const kept = await db.query('SELECT state FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partnerOfCase.id, idempotencyKey]);
+      expect(kept.rows, 'a 5xx releases the Idempotency-Key').to.deep.equal([{ state: 'released' }]);
+    }
+  }
+
+  /** A new partner with what `routeCase` needs: an individual, and its card of the needed type (the securityKey and PIN block are the main fixture's). */
+  async function fixtureFor(routeCase: RouteCase, name: string): Promise<Fixture> {
+    const own = await registerPartner(gateway, name);
+    const f: Fixture = { partner: own, ada: undefined, virtualCard: undefined, physicalCard: undefined, securityKey: main.securityKey, pinBlock: main.pinBlock };
+    if (routeCase.needs === 'nothing') return f;
+    const created = await api(gateway, own, 'POST', '/individual/accounts', { body: individualBody() });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    f.ada = created.body;
+    if (routeCase.needs === 'individual') return f;
+    const type = routeCase.needs === 'virtualCard' ? 'virtual' : 'physical';
+    const card = await api(gateway, own, 'POST', `/individual/accounts/${f.ada._id}/cards/${type}`, { body: cardBody(f.ada.clientID) });
+    expect(card.status, JSON.stringify(card.body)).to.equal(201);
+    f[routeCase.needs] = card.body;
+    return f;
+  }
+
+  /**
+   * The "answers past the timeout" case of every route, all at once: each route on a partner of
+   * its own (so its local state is its own) with the individual or card it needs, a `timeout`
+   * fault on its upstream call, and its request sent with an `x-request-id` of its own once every
+   * fault is in place. The sandboxes' records then show that each request met its own fault and
+   * no other case's. Each case's checks are those of the cases that run one after the other
+   * ({@link expectSurvived}); the outcome of each is kept for its route's `it`.
+   */
+  async function runTimeoutCases(): Promise<Map<string, { error?: unknown }>> {
+    const mode = MODES.find((m) => m.fault !== 'refuse' && m.fault.mode === 'timeout')!;
+    const outcomes = new Map<string, { error?: unknown }>();
+    const lanes = await Promise.all(
+      routes.map(async (routeCase, i) => {
+        const f = await fixtureFor(routeCase, `faults-timeout-${i}`);
+        return { routeCase, f, prepared: prepare(routeCase, f), call: routeCase.upstreamCall(f), requestId: `faults-timeout-${i}-${crypto.randomBytes(6).toString('hex')}`, before: await localState(f.partner.id) };
+      })
+    );
+    // Every fault before any request, in this order (a sandbox applies the first fault that matches).
+    const faults = [] as { lane: (typeof lanes)[number]; upstream: Upstream; method: string; path: string }[];
+    for (const lane of lanes) {
+      await inject(lane.routeCase.upstream, mode, lane.call);
+      faults.push({ lane, upstream: lane.routeCase.upstream, ...lane.call });
+    }
+    try {
+      const responses = await Promise.all(lanes.map((lane) => send(lane.f.partner, lane.prepared, lane.requestId)));
+      const records = Object.fromEntries(
+        await Promise.all((['issuer', 'processing', 'accounts'] as const).map(async (name) => [name, (await sandboxControl(control(name), 'GET', '/__sandbox/requests')) as { method: string; path: string; requestId: string | null }[]]))
+      ) as Record<Upstream, { method: string; path: string; requestId: string | null }[]>;
+      await Promise.all((['issuer', 'processing', 'accounts'] as const).map((name) => sandboxControl(control(name), 'DELETE', '/__sandbox/faults')));
+      await Promise.all(
+        lanes.map(async (lane, i) => {
+          try {
+            // Which fault each upstream call of this request met: its own, at least once, and no other case's.
+            const met = (['issuer', 'processing', 'accounts'] as const).flatMap((name) =>
+              records[name]
+                .filter((r) => r.requestId === lane.requestId)
+                .map((r) => faults.find((x) => x.upstream === name && x.method === r.method && pathMatches(x.path, r.path)))
+                .filter((x) => x !== undefined)
+            );
+            expect(met.map((x) => x.lane.routeCase.route), `the faults its request met (${lane.requestId})`).to.include(lane.routeCase.route);
+            expect([...new Set(met.map((x) => x.lane.routeCase.route))], 'its request met no other case\'s fault').to.deep.equal([lane.routeCase.route]);
+            await expectSurvived(lane.routeCase, mode, lane.f.partner, responses[i], lane.before, lane.prepared.idempotencyKey);
+            outcomes.set(lane.routeCase.route, {});
+          } catch (error) {
+            outcomes.set(lane.routeCase.route, { error });
+          }
+        })
+      );
+    } finally {
+      await Promise.all((['issuer', 'processing', 'accounts'] as const).map((name) => sandboxControl(control(name), 'DELETE', '/__sandbox/faults')));
+    }
+    return outcomes;
+  }
+
   for (const routeCase of routes) {
     describe(`${routeCase.route} (${routeCase.kind}, ${routeCase.upstream})`, function () {
       for (const mode of MODES) {
         it(`the ${routeCase.upstream} ${mode.name} → ${mode.status} ${mode.code}; the gateway stays up; nothing local is half-written`, async function () {
-          const request = routeCase.request();
-          const idempotencyKey = request.idempotent ? `fault-${crypto.randomUUID()}` : undefined;
-          const before = await localState();
-          await inject(routeCase.upstream, mode, routeCase.upstreamCall());
-          const response = await api(gateway, partner, request.method, request.path, {
-            body: request.body,
-            headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
-          });
-          expectProblem(response, mode, routeCase.upstream);
-
-          const health = await fetch(`${gateway.baseUrl}/api/partner/health-check`);
-          expect(health.status, 'health check after the fault').to.equal(200);
-          expect(gateway.child.exitCode, 'the gateway process is still running').to.equal(null);
-          // A create-individual whose outcome is unknown (no usable answer: the upstream may have
-          // created the account) keeps its pending record, invisible, for a retry with the same
-          // operation id or the reconciler (issue 12). A refusal, or a refused connection, leaves nothing.
-          const outcomeUnknown = routeCase.route === 'create-individual' && mode.fault !== 'refuse' && mode.fault.mode !== 'status';
-          const expected = outcomeUnknown ? { ...before, users: before.users + 1, onboardings: before.onboardings + 1, pending: before.pending + 1 } : before;
-          expect(await localState(), 'local state after the failed call').to.deep.equal(expected);
-          if (idempotencyKey) {
-            // Released: the row stays, with its operation id, for the retry of the same request (migration 008).
-            const kept = await db.query('SELECT state FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partner.id, idempotencyKey]);
-            expect(kept.rows, 'a 5xx releases the Idempotency-Key').to.deep.equal([{ state: 'released' }]);
+          if (mode.fault !== 'refuse' && mode.fault.mode === 'timeout') {
+            // Ran in the before hook with the other routes' timeout cases (runTimeoutCases).
+            const outcome = timeoutOutcomes.get(routeCase.route);
+            expect(outcome, 'the timeout case ran').to.not.equal(undefined);
+            if (outcome!.error) throw outcome!.error;
+            return;
           }
+          const prepared = prepare(routeCase, main);
+          const before = await localState(partner.id);
+          await inject(routeCase.upstream, mode, routeCase.upstreamCall(main));
+          const response = await send(partner, prepared);
+          await expectSurvived(routeCase, mode, partner, response, before, prepared.idempotencyKey);
         });
       }
     });
@@ -259,7 +381,7 @@ describe('faults: every upstream failing, on every kind of route', function () {
       // Replace and re-issue retire their card: last, so that the other routes still have it.
       const retiring = new Set(['replace-card', 'reissue-card']);
       for (const routeCase of [...routes.filter((r) => !retiring.has(r.route)), ...routes.filter((r) => retiring.has(r.route))]) {
-        const request = routeCase.request();
+        const request = routeCase.request(main);
         const response = await api(gateway, partner, request.method, request.path, { body: request.body });
         expect(response.status, `${routeCase.route}: ${JSON.stringify(response.body)}`).to.be.within(200, 299);
       }
