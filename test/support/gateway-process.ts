@@ -198,7 +198,8 @@ export async function runGatewayExpectingFailure(options: StartOptions = {}): Pr
       child.kill('SIGKILL');
       reject(new Error(`gateway did not exit: it started despite the broken config\n${output}`));
     }, options.timeoutMs ?? 20_000);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the last output can arrive after 'exit' (a refusal once read as empty).
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, output });
     });
