@@ -5,7 +5,7 @@ import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { api, cardBody, individualBody, sandboxControl } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
-import { startHoldingUpstream, type HoldingUpstream } from '../support/holding-upstream';
+import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { createOwnDatabase, type RunDatabase } from '../support/test-database';
 
@@ -42,8 +42,8 @@ for (const database of ['postgres', 'embedded'] as const) {
   describe(`e2e: one operation per Idempotency-Key, replayed byte for byte (${database})`, function () {
     this.timeout(90_000);
     let sandboxes: Sandboxes;
-    let issuer: HoldingUpstream;
-    let accounts: HoldingUpstream;
+    let issuer: TamperingUpstream;
+    let accounts: TamperingUpstream;
     let gateway: GatewayProcess;
     let partner: TestPartner;
     let db: Client | undefined;
@@ -51,8 +51,8 @@ for (const database of ['postgres', 'embedded'] as const) {
 
     before(async function () {
       sandboxes = await startSandboxes();
-      issuer = await startHoldingUpstream(sandboxes.issuer.url);
-      accounts = await startHoldingUpstream(sandboxes.accounts.url);
+      issuer = await startTamperingUpstream(sandboxes.issuer.url);
+      accounts = await startTamperingUpstream(sandboxes.accounts.url);
       gateway = await startGatewayProcess({
         env: { ...HIGH_RATE_LIMITS, ISSUER_URL: issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: accounts.url, UPSTREAM_TIMEOUT_MS: '10000' },
         ...(database === 'postgres' ? { ownDatabase: true } : { embedded: true }),
@@ -129,7 +129,7 @@ for (const database of ['postgres', 'embedded'] as const) {
      * still held (the first request still runs), then lets the answer go and retries until the
      * answer is no longer 409 `idempotency_in_progress`; returns every retry answer.
      */
-    async function disconnectThenRetry(upstream: HoldingUpstream, upstreamPath: string, path: string, body: unknown) {
+    async function disconnectThenRetry(upstream: TamperingUpstream, upstreamPath: string, path: string, body: unknown) {
       const key = `gone-${crypto.randomUUID()}`;
       const held = upstream.hold('POST', upstreamPath);
       const abort = new AbortController();
@@ -200,7 +200,7 @@ for (const database of ['postgres', 'embedded'] as const) {
 describe('e2e: a key whose release met a PostgreSQL outage is free soon after the recovery', function () {
   this.timeout(90_000);
   let sandboxes: Sandboxes;
-  let accounts: HoldingUpstream;
+  let accounts: TamperingUpstream;
   let proxy: TcpProxy;
   let own: RunDatabase;
   let gateway: GatewayProcess;
@@ -210,7 +210,7 @@ describe('e2e: a key whose release met a PostgreSQL outage is free soon after th
   before(async function () {
     if (process.env.TEST_DB === 'embedded') this.skip(); // the link to cut is the one to a real PostgreSQL server
     sandboxes = await startSandboxes();
-    accounts = await startHoldingUpstream(sandboxes.accounts.url);
+    accounts = await startTamperingUpstream(sandboxes.accounts.url);
     own = await createOwnDatabase();
     const direct = new URL(own.url);
     proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
@@ -277,14 +277,14 @@ describe('e2e: a key whose release met a PostgreSQL outage is free soon after th
 describe('e2e: a key claimed by a killed gateway is taken over once its heartbeat stops', function () {
   this.timeout(120_000);
   let sandboxes: Sandboxes;
-  let accounts: HoldingUpstream;
+  let accounts: TamperingUpstream;
   let own: RunDatabase;
   const gateways: GatewayProcess[] = [];
 
   before(async function () {
     if (process.env.TEST_DB === 'embedded') this.skip(); // two processes on one database: real PostgreSQL
     sandboxes = await startSandboxes();
-    accounts = await startHoldingUpstream(sandboxes.accounts.url);
+    accounts = await startTamperingUpstream(sandboxes.accounts.url);
     own = await createOwnDatabase();
   });
 

@@ -21,6 +21,14 @@ export interface Tamper {
   delayMs?: number;
 }
 
+/** A call held by {@link TamperingUpstream.hold}. */
+export interface Hold {
+  /** Resolves once the upstream has answered the call (it has done the work: only the answer waits). */
+  arrived: Promise<void>;
+  /** Lets the upstream's answer go to the caller (at once if it is already there, or when it comes). */
+  release(): void;
+}
+
 /**
  * A real HTTP server standing between the gateway and a sandbox upstream, playing a hostile or
  * broken upstream: calls matching a rule are answered by the rule (or forwarded and their JSON
@@ -31,8 +39,22 @@ export interface TamperingUpstream {
   tampers: Tamper[];
   /** Calls a rule applied to, oldest first. */
   tampered: TamperedCall[];
+  /**
+   * Holds the answer of the next call with this method and exact path (without the query string)
+   * until the test releases it; later calls pass. An upstream slow for exactly as long as the test
+   * needs its call in flight (a fixed delay is too short on a loaded machine and too long elsewhere).
+   */
+  hold(method: string, path: string): Hold;
+  /** Drops the rules, the record and the holds no call has met yet, and lets every held answer go. */
   clear(): void;
   close(): Promise<void>;
+}
+
+interface PendingHold {
+  method: string;
+  path: string;
+  arrived: () => void;
+  released: Promise<void>;
 }
 
 function matches(tamper: Tamper, method: string, path: string): boolean {
@@ -44,16 +66,32 @@ export async function startTamperingUpstream(target: string): Promise<TamperingU
   const targetUrl = new URL(target);
   const sockets = new Set<Socket>();
   const agent = new http.Agent({ keepAlive: true });
+  let holds: PendingHold[] = [];
+  let releases: (() => void)[] = [];
   const proxy: TamperingUpstream = {
     url: '',
     tampers: [],
     tampered: [],
+    hold(method, path) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.push({ method: method.toUpperCase(), path, arrived, released });
+      releases.push(release);
+      return { arrived: arrival, release };
+    },
     clear() {
       proxy.tampers = [];
       proxy.tampered = [];
+      holds = [];
+      for (const release of releases) release();
+      releases = [];
     },
     close: () =>
       new Promise<void>((resolve) => {
+        holds = [];
+        releases = [];
         agent.destroy();
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
@@ -67,6 +105,8 @@ export async function startTamperingUpstream(target: string): Promise<TamperingU
       const path = (req.url ?? '/').split('?')[0];
       const tamper = proxy.tampers.find((t) => matches(t, method, path));
       if (tamper) proxy.tampered.push({ method, path });
+      const held = holds.find((h) => h.method === method && h.path === path);
+      if (held) holds = holds.filter((h) => h !== held);
       if (tamper?.answer) {
         res.writeHead(tamper.answer.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(tamper.answer.body));
@@ -88,7 +128,10 @@ export async function startTamperingUpstream(target: string): Promise<TamperingU
               res.writeHead(status, outHeaders);
               res.end(body);
             };
-            if (tamper?.delayMs) setTimeout(answerNow, tamper.delayMs).unref();
+            if (held) {
+              held.arrived();
+              void held.released.then(answerNow);
+            } else if (tamper?.delayMs) setTimeout(answerNow, tamper.delayMs).unref();
             else answerNow();
           });
         }
