@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { PolicySchema } from '../../policies/policy';
-import { auditGatewayConfig, PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS, type AuditRule } from '../policy-audit';
+// The audit itself, not the policy-audit index: its config-file reader (and the yaml package) is
+// for `npm run audit:policies`, not for the boot.
+import { auditGatewayConfig, type AuditRule } from '../policy-audit/audit';
+import { PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS } from '../policy-audit/route-facts';
 
 export { PARTNER_BASE_PATH };
 /**
