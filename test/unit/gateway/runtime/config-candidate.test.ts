@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -79,6 +80,27 @@ describe('unit: gateway/runtime/config-candidate', function () {
         delete process.env.PGW_ENV_EMPTY;
         fs.rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it('hands express-gateway superagent and chokidar, loaded at their first use (stand-ins until then)', function () {
+      const egRequire = createRequire(require.resolve('express-gateway/package.json'));
+      for (const [name, member] of [
+        ['superagent', 'get'],
+        ['chokidar', 'watch'],
+      ] as const) {
+        const modulePath = egRequire.resolve(name);
+        // What express-gateway's modules hold (a stand-in, unless the test process loaded it first).
+        const held = require.cache[modulePath]!.exports as Record<string, unknown>;
+        const used = held[member];
+        expect(used, `${name}.${member}`).to.be.a('function');
+        // The first use loaded the real module into the cache, and the stand-in hands out its members.
+        const real = egRequire(name) as Record<string, unknown>;
+        expect(require.cache[modulePath]!.exports).to.equal(real);
+        expect(real[member]).to.equal(used);
+      }
+      const request = (require.cache[egRequire.resolve('superagent')]!.exports as (method: string, url: string) => { method: string; url: string })('GET', 'http://127.0.0.1:1/x');
+      expect(request.method).to.equal('GET');
+      expect(request.url).to.equal('http://127.0.0.1:1/x');
     });
 
     it("builds the shipped configuration on its own config object, never express-gateway's singleton", async function () {
