@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { PolicySchema } from '../../policies/policy';
+import { withSharedMetaSchema } from '../validation/shared-meta-schema';
 // The audit itself, not the policy-audit index: its config-file reader (and the yaml package) is
 // for `npm run audit:policies`, not for the boot.
 import { auditGatewayConfig, type AuditRule } from '../policy-audit/audit';
@@ -85,7 +86,7 @@ const RULES_CHECKED_HERE: ReadonlySet<AuditRule> = new Set(['stock-admin-api', '
 
 type Json = Record<string, any>;
 
-const strictAjv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+const strictAjv = withSharedMetaSchema(new Ajv({ allErrors: true, strict: false, useDefaults: false }));
 const strictValidators = new Map<string, ValidateFunction>();
 
 function strictValidator(name: string, schema: PolicySchema): ValidateFunction {

@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { GatewayError, type InvalidParam } from '../errors';
 import { expDateNotPast, isCountryCode, isRsaSecurityKey, todayUtc } from './keywords';
+import { withSharedMetaSchema } from './shared-meta-schema';
 
 /**
  * Our JSON Schema dialect: draft 2020-12 subset as AJV 8 implements it, `ajv-formats` (`date`
@@ -61,10 +62,10 @@ function withKeywords(ajv: Ajv): Ajv {
 }
 
 /** For JSON bodies: no type coercion, defaults applied, every error reported. */
-export const bodyAjv = withKeywords(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: false }));
+export const bodyAjv = withKeywords(withSharedMetaSchema(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: false })));
 
 /** For query strings and path parameters (always strings on the wire): types coerced. */
-export const queryAjv = withKeywords(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: true }));
+export const queryAjv = withKeywords(withSharedMetaSchema(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: true })));
 
 function fieldName(error: ErrorObject, prefix: string): string {
   const path = error.instancePath
