@@ -110,6 +110,18 @@ export function invalidParamsOf(errors: ErrorObject[] | null | undefined, prefix
   return out;
 }
 
+/**
+ * The validator of `schema` in `ajv`, compiled at its first call rather than when a pipeline is
+ * built: a start compiled the schemas of every route (about 0.1 s of CPU), most of which a process
+ * may never serve. Ajv keeps a compiled schema under its `$id`, so each compiles once per process
+ * whatever the number of routes and reloads using it. A schema Ajv refuses still fails the tests,
+ * which compile every one (test/unit/gateway/validation/schemas.test.ts).
+ */
+export function validatorOnFirstUse(ajv: Ajv, schema: { $id: string }): () => ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  return () => (validate ??= ajv.getSchema(schema.$id) ?? ajv.compile(schema));
+}
+
 /** Validates `data`; throws a 400 `validation_failed` listing every invalid field. */
 export function assertValid<T>(validate: ValidateFunction, data: unknown, where: 'body' | 'query' | 'path'): T {
   if (validate(data)) return data as T;
