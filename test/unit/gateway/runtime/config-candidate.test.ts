@@ -82,11 +82,12 @@ describe('unit: gateway/runtime/config-candidate', function () {
       }
     });
 
-    it('hands express-gateway superagent and chokidar, loaded at their first use (stand-ins until then)', function () {
+    it('hands express-gateway superagent, chokidar and esprima, loaded at their first use (stand-ins until then)', function () {
       const egRequire = createRequire(require.resolve('express-gateway/package.json'));
       for (const [name, member] of [
         ['superagent', 'get'],
         ['chokidar', 'watch'],
+        ['esprima', 'parse'],
       ] as const) {
         const modulePath = egRequire.resolve(name);
         // What express-gateway's modules hold (a stand-in, unless the test process loaded it first).
