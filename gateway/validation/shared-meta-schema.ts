@@ -15,8 +15,8 @@ function metaChecker(allErrors: boolean): Ajv {
 /**
  * Makes `ajv` check each schema it compiles against a draft-07 meta-schema compiled once per process,
  * not once per Ajv instance: Ajv compiles its meta-schema at an instance's first compile (about
- * 30 ms of CPU each), and the gateway makes one instance per set of options (config guards, request
- * bodies, query strings, the admin API).
+ * 30 ms of CPU each), and the gateway makes one instance per set of options (request bodies, query
+ * strings, the admin API).
  *
  * The check is Ajv's own `validateSchema`, run on a shared instance with the same `allErrors`
  * (formats are never checked against a meta-schema, and the other options do not change its
