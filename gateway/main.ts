@@ -2,7 +2,6 @@ import cluster, { type Worker } from 'node:cluster';
 import { resolveAdminToken } from './admin/admin-token';
 import { ConfigRefusedError } from './boot/config-guards';
 import { createLogger, initLogger, type Logger } from './logging/logger';
-import { serveClusterMetrics } from './metrics';
 import { serveClusterBroadcast } from './runtime/cluster-broadcast';
 import { readSettings, type Settings } from './settings';
 import { startGateway, type RunningGateway } from './start';
@@ -103,6 +102,7 @@ async function runPrimary(settings: Settings, log: Logger): Promise<void> {
     return worker;
   };
   // /admin/metrics answered by any worker adds up every worker's metrics.
+  const { serveClusterMetrics } = await import('./metrics');
   serveClusterMetrics();
   // A revocation and a config reload reach every worker before the admin call answers.
   serveClusterBroadcast();

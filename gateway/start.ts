@@ -1,34 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { resolveAdminToken } from './admin/admin-token';
-import { createAdminApi } from './admin/admin-api';
-import { Database } from './db/database';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded';
-import { migrate } from './db/migrate';
-import { createPartnerApp } from './http/partner-app';
 import type { Logger } from './logging/logger';
-import { IndividualStore } from './individuals/individual-store';
-import { startReconciler } from './individuals/reconciler';
-import { startCardReconciler } from './cards/card-sync';
-import { VerifiedTokenCache } from './auth/verified-token-cache';
-import { FailedAuthLimiter, failedAuthLimitsFrom } from './auth/failed-auth-limiter';
-import { evictEverywhere, TOKEN_EVICTION_TOPIC } from './auth/cluster-eviction';
-import { onClusterBroadcast } from './runtime/cluster-broadcast';
-import { OutboxDeliverer } from './outbox/outbox';
-import { destroyProxyAgents } from './proxy/agents';
-import { listenForPartnerChanges } from './partners/change-feed';
-import { OwnershipCache } from './ownership/ownership-cache';
-import { PartnerStore } from './partners/partner-store';
-import { createUpstreamClients } from './upstreams';
 import { loadAndCheck } from './runtime/express-gateway';
-import { configAdminRoutes } from './runtime/config-admin-routes';
-import { ConfigReloader, loadInitialConfig } from './runtime/config-reloader';
-import { metricsRoute, recordConfigReload, trackGatewayState } from './metrics';
-import { closeRateLimitStores } from './rate-limit';
-import { setServices, type UpstreamUrls } from './services';
+import type { UpstreamUrls } from './services';
 import type { Settings } from './settings';
-import type { Sandboxes } from '../sandbox';
 
 /** A running gateway: its listeners and how to stop it. */
 export interface RunningGateway {
@@ -39,178 +12,17 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-function closeServer(server: http.Server, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-    timer.unref();
-    server.close(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
-}
-
 /**
  * Starts the gateway: checks the configuration (fail closed), opens the database and migrates it,
  * starts the sandbox upstreams that are not configured, builds the pipelines and listens.
  * Throws (and leaves nothing running) when any step fails.
+ *
+ * The modules only a started gateway needs (database, admin API, HTTP apps, sandboxes) are loaded
+ * after the configuration passed the boot guards: a refused configuration exits without paying
+ * for them.
  */
 export async function startGateway(settings: Settings, log: Logger, options: { announce?: boolean } = {}): Promise<RunningGateway> {
   const runtime = loadAndCheck(settings);
-  const cleanups: (() => Promise<void>)[] = [];
-  let closing: Promise<void> | undefined;
-  // Idempotent: a cluster worker may be told to stop twice (signal and primary disconnect).
-  const cleanup = () => {
-    closing ??= (async () => {
-      for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => log.warn({ err }, 'shutdown step failed'));
-    })();
-    return closing;
-  };
-  try {
-    let databaseUrl = settings.databaseUrl;
-    let embedded: EmbeddedPostgres | undefined;
-    if (!databaseUrl) {
-      embedded = await startEmbeddedPostgres(settings.dataDir, log, 2);
-      cleanups.push(() => embedded!.stop());
-      databaseUrl = embedded.url;
-    }
-    // pglite-socket interleaves the extended-protocol messages of concurrent connections (a Bind of
-    // one lands on another's Parse), so the embedded database gets exactly one pooled connection:
-    // queries queue in the pool instead. Transactions never wait on a second connection, so one suffices.
-    const db = new Database(databaseUrl, { max: embedded ? 1 : settings.databasePoolMax, log });
-    cleanups.push(() => db.close());
-    await migrate(db, log);
-
-    let sandboxes: Sandboxes | undefined;
-    if (!settings.issuerUrl || !settings.processingUrl || !settings.accountsUrl) {
-      // Loaded only when needed: a production gateway with real upstreams never loads sandbox code.
-      const { startSandboxes } = await import('../sandbox');
-      sandboxes = await startSandboxes();
-      cleanups.push(() => sandboxes!.close());
-    }
-    const upstreams: UpstreamUrls = {
-      issuer: settings.issuerUrl ?? sandboxes!.issuer.url,
-      processing: settings.processingUrl ?? sandboxes!.processing.url,
-      accounts: settings.accountsUrl ?? sandboxes!.accounts.url,
-    };
-    for (const name of ['issuer', 'processing', 'accounts'] as const) {
-      const configured = settings[`${name}Url`];
-      if (!configured) log.warn({ upstream: name, url: upstreams[name] }, 'upstream not configured: using the sandbox');
-    }
-
-    const partners = new PartnerStore(db);
-    const individuals = new IndividualStore(db);
-    const clients = createUpstreamClients(upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
-    cleanups.push(async () => {
-      clients.close();
-      destroyProxyAgents();
-      await closeRateLimitStores();
-    });
-    // ttl 0 would mean "forever" to lru-cache: a zero setting disables caching instead.
-    const ownership = new OwnershipCache({ ttlMs: Math.max(1, settings.ownershipCacheTtlMs), negativeTtlMs: Math.min(5000, Math.max(1, settings.ownershipCacheTtlMs)) });
-    const outbox = new OutboxDeliverer(db, clients, log);
-    const tokenCache = new VerifiedTokenCache();
-    const authFailures = new FailedAuthLimiter(failedAuthLimitsFrom(settings));
-    // A change made through this process's admin API: dropped here, then in every cluster worker
-    // (through the primary) before the admin call answers, then on other instances through NOTIFY.
-    onClusterBroadcast(TOKEN_EVICTION_TOPIC, (partnerId) => {
-      if (typeof partnerId === 'string') tokenCache.evictPartner(partnerId);
-    });
-    partners.onChange((partnerId, change) => evictEverywhere(tokenCache, partnerId, log, change));
-    if (!embedded) {
-      // Other instances announce their partner changes through NOTIFY. While the feed is down, cached
-      // verifications are trusted for FEED_DOWN_TRUST_MS after their database read only.
-      const feed = listenForPartnerChanges(
-        databaseUrl,
-        {
-          onChange: (id) => tokenCache.evictPartner(id),
-          // Replace and re-issue on any instance: the old and new cardKey are read again here at once.
-          onOwnershipChange: (kind, id) => {
-            if (kind === 'card' || kind === 'individual' || kind === 'client') ownership.invalidate(kind, id);
-          },
-          onConnected: () => {
-            ownership.clear();
-            tokenCache.clear();
-            tokenCache.feedUp();
-          },
-          onDisconnected: () => tokenCache.feedDown(),
-        },
-        log
-      );
-      cleanups.push(() => feed.stop());
-    }
-    setServices({ settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache, authFailures });
-    trackGatewayState({ db, ownership, tokenCache });
-    // Built by the hot-reload code path from one read of the file: the hash reported by
-    // GET /admin/config is that of the bytes that serve.
-    const initialConfig = await loadInitialConfig(runtime, path.join(settings.configDir, 'gateway.config.yml'));
-    // Pending individuals older than two upstream timeouts were left by a stopped process.
-    const stopReconciler = startReconciler(
-      { individuals, clients, ownership, log },
-      { intervalMs: 60_000, olderThanMs: settings.upstreamTimeoutMs * 2 + 10_000 }
-    );
-    cleanups.push(async () => stopReconciler());
-    // Cards the issuer changed without us knowing (a status change that timed out after the issuer
-    // applied it, a replace whose follow-up read failed) are brought to the issuer's state.
-    const stopCardReconciler = startCardReconciler(
-      { db, clients, log, deliver: (ids) => outbox.deliver(ids).then(() => undefined, () => undefined) },
-      { intervalMs: settings.cardReconcileIntervalMs, batch: settings.cardReconcileBatch }
-    );
-    cleanups.push(async () => stopCardReconciler());
-    const stopOutbox = outbox.start(5_000);
-    cleanups.push(async () => stopOutbox());
-
-    const { token: adminToken, source } = resolveAdminToken(settings.adminToken, settings.dataDir);
-    if (source === 'file') log.warn({ file: `${settings.dataDir}/admin-token` }, 'ADMIN_TOKEN not set: using the generated token in this file');
-
-    const partnerApp = createPartnerApp(initialConfig.router, log);
-    const reloader = new ConfigReloader({
-      runtime,
-      log,
-      initial: initialConfig,
-      apply: (router) => partnerApp.setPipelines(router),
-      onOutcome: (outcome) => {
-        if (outcome.result !== 'unchanged') recordConfigReload(outcome.result);
-      },
-    });
-    cleanups.push(async () => reloader.close());
-    if (settings.configWatch) reloader.watch();
-    const partnerServer = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: 20_000, requestTimeout: 30_000 }, partnerApp.app);
-    const configRoutes = configAdminRoutes(reloader, log);
-    const adminServer = http.createServer(
-      createAdminApi({
-        partners,
-        adminToken,
-        log,
-        extraRoutes: (app) => {
-          configRoutes(app);
-          metricsRoute(app);
-        },
-      })
-    );
-    const port = await listen(partnerServer, settings.port, settings.host);
-    cleanups.push(() => closeServer(partnerServer, 10_000));
-    const adminPort = await listen(adminServer, settings.adminPort, settings.adminHost);
-    cleanups.push(() => closeServer(adminServer, 2_000));
-
-    log.info(
-      { port, host: settings.host, adminPort, adminHost: settings.adminHost, database: embedded ? 'embedded' : 'postgres', upstreams },
-      options.announce === false ? 'worker ready' : 'gateway ready'
-    );
-    return { port, adminPort, upstreams, database: embedded ? 'embedded' : 'postgres', close: cleanup };
-  } catch (err) {
-    await cleanup();
-    throw err;
-  }
+  const { serveCheckedGateway } = await import('./serve');
+  return serveCheckedGateway(settings, log, runtime, options);
 }

@@ -9,8 +9,9 @@ import { requestContext } from '../http/request-context';
 import { PartnerStoreError, type PartnerStore } from '../partners/partner-store';
 import { PublicKeyError } from '../partners/public-key';
 import { tokenMatches } from './admin-token';
+import { withSharedMetaSchema } from '../validation/shared-meta-schema';
 
-const ajv = new Ajv({ allErrors: true });
+const ajv = withSharedMetaSchema(new Ajv({ allErrors: true }));
 const KID = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' };
 const validators = {
   createPartner: ajv.compile({

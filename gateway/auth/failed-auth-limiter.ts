@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '../bounded-lru';
 
 /** Limits on failed token verifications (docs/authentication.md, "Throttling failed authentication"). */
 export interface FailedAuthLimits {
@@ -52,9 +53,9 @@ export class FailedAuthLimiter {
 
   constructor(readonly limits: FailedAuthLimits = DEFAULT_FAILED_AUTH_LIMITS, options: { max?: number } = {}) {
     const max = options.max ?? 50_000;
-    this.byAddress = new LRUCache<string, Window>({ max });
-    this.byPartner = new LRUCache<string, Window>({ max });
-    this.trusted = new LRUCache<string, true>({ max, ttl: limits.trustedAddressMs, ttlAutopurge: false });
+    this.byAddress = boundedLru<string, Window>(max);
+    this.byPartner = boundedLru<string, Window>(max);
+    this.trusted = boundedLru<string, true>(max, { ttl: limits.trustedAddressMs, ttlAutopurge: false });
   }
 
   private static trustKey(address: string, partnerId: string): string {

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '../bounded-lru';
 import type { Partner } from '../partners/partner-store';
 
 /** What a verified token established: the partner, the key that signed it and its claims. */
@@ -71,8 +72,8 @@ export class VerifiedTokenCache {
   private misses = 0;
 
   constructor(options: { max?: number; clock?: () => number; feedDownTrustMs?: number; unknownPartnerTtlMs?: number } = {}) {
-    this.cache = new LRUCache<string, Entry>({ max: options.max ?? 100_000, ttlAutopurge: false });
-    this.unknown = new LRUCache<string, true>({ max: 10_000, ttl: options.unknownPartnerTtlMs ?? UNKNOWN_PARTNER_TTL_MS, ttlAutopurge: false });
+    this.cache = boundedLru<string, Entry>(options.max ?? 100_000, { ttlAutopurge: false });
+    this.unknown = boundedLru<string, true>(10_000, { ttl: options.unknownPartnerTtlMs ?? UNKNOWN_PARTNER_TTL_MS, ttlAutopurge: false });
     this.clock = options.clock ?? Date.now;
     this.feedDownTrustMs = options.feedDownTrustMs ?? FEED_DOWN_TRUST_MS;
   }

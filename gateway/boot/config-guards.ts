@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { PolicySchema } from '../../policies/policy';
-import { auditGatewayConfig, PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS, type AuditRule } from '../policy-audit';
+// The audit itself, not the policy-audit index: its config-file reader (and the yaml package) is
+// for `npm run audit:policies`, not for the boot.
+import { auditGatewayConfig, type AuditRule } from '../policy-audit/audit';
+import { PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS } from '../policy-audit/route-facts';
 
 export { PARTNER_BASE_PATH };
 /**
@@ -82,7 +85,11 @@ const RULES_CHECKED_HERE: ReadonlySet<AuditRule> = new Set(['stock-admin-api', '
 
 type Json = Record<string, any>;
 
-const strictAjv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+// validateSchema: false: these are the plugin's policy schemas, which express-gateway's Ajv checked
+// against the same draft-07 meta-schema when loadAndCheck registered them (an invalid one stops the
+// boot there, before any guard runs). Checking them again cost a refused boot about 30 ms of CPU.
+// test/policies/policy-schemas.test.ts checks them with this Ajv's own meta-schema too.
+const strictAjv = new Ajv({ allErrors: true, strict: false, useDefaults: false, validateSchema: false });
 const strictValidators = new Map<string, ValidateFunction>();
 
 function strictValidator(name: string, schema: PolicySchema): ValidateFunction {

@@ -20,6 +20,9 @@ import { createIndividual } from './individual-create';
 import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndividualCardStatusHistory, listIndividuals } from './individuals';
 import { me } from './me';
 import { listIndividualTransactions } from './transactions';
+import type { LocalHandlerName, OrchestrationName } from './names';
+
+export { LOCAL_HANDLER_NAMES, ORCHESTRATION_NAMES, type LocalHandlerName, type OrchestrationName } from './names';
 
 /**
  * Handlers that answer from the gateway itself (PostgreSQL), ending a pipeline through the
@@ -38,7 +41,7 @@ export const LOCAL_HANDLERS = {
   'list-cards': listCards,
   'set-card-nickname': setCardNickname,
   'set-card-3ds-phone': setCard3dsPhone,
-} satisfies Record<string, () => RequestHandler>;
+} satisfies Record<LocalHandlerName, () => RequestHandler>;
 
 /**
  * Handlers that call upstreams through the typed clients and keep PostgreSQL consistent with them,
@@ -69,7 +72,4 @@ export const ORCHESTRATIONS = {
   'authorize-cardholder': authorizeCardholder,
   'patch-card-limits': patchCardLimits,
   'set-card-limit': setCardLimit,
-} satisfies Record<string, () => RequestHandler>;
-
-export type LocalHandlerName = keyof typeof LOCAL_HANDLERS;
-export type OrchestrationName = keyof typeof ORCHESTRATIONS;
+} satisfies Record<OrchestrationName, () => RequestHandler>;

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '../bounded-lru';
 
 /** Who owns a resource: the partner, and the individual or tenant it sits under. */
 export interface Owner {
@@ -38,7 +39,7 @@ export class OwnershipCache {
 
   constructor(options: OwnershipCacheOptions = {}) {
     this.negativeTtlMs = options.negativeTtlMs ?? 5_000;
-    this.cache = new LRUCache<string, Entry>({ max: options.max ?? 100_000, ttl: options.ttlMs ?? 30_000 });
+    this.cache = boundedLru<string, Entry>(options.max ?? 100_000, { ttl: options.ttlMs ?? 30_000 });
   }
 
   async get(kind: OwnedKind, id: string, loader: (id: string) => Promise<Owner | undefined>): Promise<Owner | undefined> {

@@ -1,3 +1,4 @@
+import '../db/load-pg';
 import { Client } from 'pg';
 import { OWNERSHIP_CHANGED_CHANNEL } from '../cards/card-sync';
 import type { Logger } from '../logging/logger';

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '../bounded-lru';
 import type { RateLimitHit, RateLimitKey, RateLimitStore } from './store';
 
 interface Counter {
@@ -24,7 +25,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
    */
   constructor(options: { maxPartnerKeys?: number; maxClientKeys?: number; now?: () => number } = {}) {
     this.now = options.now ?? (() => performance.now());
-    const lru = (max: number) => new LRUCache<string, Counter>({ max, ttl: 60_000, ttlAutopurge: false, perf: { now: this.now } });
+    const lru = (max: number) => boundedLru<string, Counter>(max, { ttl: 60_000, ttlAutopurge: false, perf: { now: this.now } });
     this.counters = { partner: lru(options.maxPartnerKeys ?? 50_000), client: lru(options.maxClientKeys ?? 50_000) };
   }
 

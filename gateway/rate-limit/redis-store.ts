@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import type { Logger } from '../logging/logger';
 import { rateLimitFallbackActive, rateLimitFallbackTotal } from '../metrics';
 import { MemoryRateLimitStore } from './memory-store';
@@ -62,7 +62,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     fallback: MemoryRateLimitStore = new MemoryRateLimitStore()
   ) {
     this.fallback = fallback;
-    this.client = new Redis(url, {
+    // Loaded with the first Redis store: a gateway without REDIS_URL never loads ioredis (about
+    // 30 ms of CPU a start).
+    const IORedis = (require('ioredis') as typeof import('ioredis')).default;
+    this.client = new IORedis(url, {
       // Commands wait for the first connection, but never longer than the timeout.
       enableOfflineQueue: true,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,

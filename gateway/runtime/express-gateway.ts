@@ -53,6 +53,35 @@ function installNoServices(): void {
   require.cache[modulePath] = mod;
 }
 
+/**
+ * Puts in the require cache, in place of `request` as express-gateway resolves it, a stand-in that
+ * loads the real module at its first use (any property read or call) and then steps aside: the real
+ * module takes its cache entry, so a later `require` gets it directly. For modules express-gateway
+ * loads at start and uses only on paths this gateway rarely or never takes.
+ */
+function installLoadedOnFirstUse(request: string): void {
+  const modulePath = require.resolve(request, { paths: [path.dirname(require.resolve('express-gateway/package.json'))] });
+  if (require.cache[modulePath]) return;
+  let real: any;
+  const load = (): any => {
+    if (real === undefined) {
+      delete require.cache[modulePath];
+      real = require(modulePath);
+    }
+    return real;
+  };
+  const standIn = new Proxy(() => undefined, {
+    get: (_target, key) => Reflect.get(load(), key),
+    has: (_target, key) => Reflect.has(load(), key),
+    apply: (_target, self, args) => Reflect.apply(load(), self, args),
+  });
+  const mod = new Module(modulePath);
+  mod.filename = modulePath;
+  mod.loaded = true;
+  mod.exports = standIn;
+  require.cache[modulePath] = mod;
+}
+
 /** The compiled output root (dist/), which system.config.yml names as PARTNER_GATEWAY_DIST. */
 export const DIST_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -63,6 +92,12 @@ export type ExpressGatewayConfig = typeof import('express-gateway/lib/config');
 export interface CheckedRuntime {
   config: ExpressGatewayConfig;
   guardContext: GuardContext;
+  /**
+   * What the boot guards passed: express-gateway's gateway.config as JSON (parsed, schema defaults
+   * applied), with the guard context it was checked against. A candidate that parses to the same
+   * JSON under the same context needs no second check (see `buildCandidate`).
+   */
+  passed?: { gatewayConfig: string; guardContext: GuardContext };
 }
 
 function builtinPolicyNames(): Set<string> {
@@ -84,6 +119,12 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   installExpressGatewayLogBridge();
   installLightContext();
   installNoServices();
+  // superagent (with formidable, form-data...) serves only remote $refs of the json-schema
+  // condition; chokidar only express-gateway's config watcher, which stays off; esprima only
+  // js-yaml's !!js/function tag. About 70 ms of CPU at every start, a refused one included.
+  installLoadedOnFirstUse('superagent');
+  installLoadedOnFirstUse('chokidar');
+  installLoadedOnFirstUse('esprima');
 
   const dirProblems = checkConfigDir(configDir);
   if (dirProblems.length > 0) throw new ConfigRefusedError(dirProblems);
@@ -102,20 +143,32 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
 
   const plugins = (require('express-gateway/lib/plugins') as typeof import('express-gateway/lib/plugins')).load({ config });
   const policyRegistry = require('express-gateway/lib/policies') as typeof import('express-gateway/lib/policies');
-  const conditionRegistry = require('express-gateway/lib/conditions') as typeof import('express-gateway/lib/conditions');
 
   const pluginPolicies = new Map<string, PolicySchema>();
   for (const policy of plugins.policies) {
     pluginPolicies.set(policy.name, policy.schema as PolicySchema);
     policyRegistry.register(policy);
   }
-  const conditionEngine = conditionRegistry.init();
-  for (const condition of plugins.conditions) conditionEngine.register(condition);
+  // express-gateway's condition registry (its json-schema condition loads express) is set up when
+  // the guards first need a condition name, else once they passed: a configuration naming no
+  // condition is refused without loading it (about 60 ms of CPU). The pipelines need it set up.
+  let conditions: Set<string> | undefined;
+  const conditionNames = (): Set<string> => {
+    if (!conditions) {
+      const conditionRegistry = require('express-gateway/lib/conditions') as typeof import('express-gateway/lib/conditions');
+      const conditionEngine = conditionRegistry.init();
+      for (const condition of plugins.conditions) conditionEngine.register(condition);
+      conditions = new Set(Object.keys(conditionRegistry.conditions));
+    }
+    return conditions;
+  };
 
   const guardContext: GuardContext = {
     pluginPolicies,
     builtinPolicies: builtinPolicyNames(),
-    conditions: new Set(Object.keys(conditionRegistry.conditions)),
+    get conditions() {
+      return conditionNames();
+    },
     pluginLoadErrors: [...pluginLoadErrors],
     jwtPolicy: JWT_POLICY,
     adminHost: settings.adminHost,
@@ -124,5 +177,6 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   };
   const problems = checkGatewayConfig(config.gatewayConfig, config.systemConfig, guardContext);
   if (problems.length > 0) throw new ConfigRefusedError(problems);
-  return { config, guardContext };
+  conditionNames();
+  return { config, guardContext, passed: { gatewayConfig: JSON.stringify(config.gatewayConfig), guardContext } };
 }

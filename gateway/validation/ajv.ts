@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { GatewayError, type InvalidParam } from '../errors';
 import { expDateNotPast, isCountryCode, isRsaSecurityKey, todayUtc } from './keywords';
+import { withSharedMetaSchema } from './shared-meta-schema';
 
 /**
  * Our JSON Schema dialect: draft 2020-12 subset as AJV 8 implements it, `ajv-formats` (`date`
@@ -61,10 +62,10 @@ function withKeywords(ajv: Ajv): Ajv {
 }
 
 /** For JSON bodies: no type coercion, defaults applied, every error reported. */
-export const bodyAjv = withKeywords(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: false }));
+export const bodyAjv = withKeywords(withSharedMetaSchema(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: false })));
 
 /** For query strings and path parameters (always strings on the wire): types coerced. */
-export const queryAjv = withKeywords(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: true }));
+export const queryAjv = withKeywords(withSharedMetaSchema(new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, coerceTypes: true })));
 
 function fieldName(error: ErrorObject, prefix: string): string {
   const path = error.instancePath
@@ -107,6 +108,18 @@ export function invalidParamsOf(errors: ErrorObject[] | null | undefined, prefix
     }
   }
   return out;
+}
+
+/**
+ * The validator of `schema` in `ajv`, compiled at its first call rather than when a pipeline is
+ * built: a start compiled the schemas of every route (about 0.1 s of CPU), most of which a process
+ * may never serve. Ajv keeps a compiled schema under its `$id`, so each compiles once per process
+ * whatever the number of routes and reloads using it. A schema Ajv refuses still fails the tests,
+ * which compile every one (test/unit/gateway/validation/schemas.test.ts).
+ */
+export function validatorOnFirstUse(ajv: Ajv, schema: { $id: string }): () => ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  return () => (validate ??= ajv.getSchema(schema.$id) ?? ajv.compile(schema));
 }
 
 /** Validates `data`; throws a 400 `validation_failed` listing every invalid field. */

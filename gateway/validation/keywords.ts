@@ -1,15 +1,23 @@
 import crypto from 'node:crypto';
-import countries from 'i18n-iso-countries';
+
+let isoAlpha2: Set<string> | undefined;
 
 /**
  * ISO 3166-1 alpha-2 codes, from i18n-iso-countries. `XK` (Kosovo) is a user-assigned code, not
- * part of ISO 3166-1, and is refused.
+ * part of ISO 3166-1, and is refused. Loaded at the first check, not at start: the package's data
+ * costs about 20 ms of CPU, which a boot (a refused one above all) need not pay.
  */
-const ISO_ALPHA2 = new Set(Object.keys(countries.getAlpha2Codes()).filter((code) => code !== 'XK'));
+function isoAlpha2Codes(): Set<string> {
+  if (!isoAlpha2) {
+    const countries = require('i18n-iso-countries') as typeof import('i18n-iso-countries');
+    isoAlpha2 = new Set(Object.keys(countries.getAlpha2Codes()).filter((code) => code !== 'XK'));
+  }
+  return isoAlpha2;
+}
 
 /** True for an upper-case ISO 3166-1 alpha-2 country code. */
 export function isCountryCode(value: unknown): boolean {
-  return typeof value === 'string' && /^[A-Z]{2}$/.test(value) && ISO_ALPHA2.has(value);
+  return typeof value === 'string' && /^[A-Z]{2}$/.test(value) && isoAlpha2Codes().has(value);
 }
 
 /** Today's date as yyyy-mm-dd in UTC. */

@@ -1,7 +1,6 @@
-import type { PolicyDefinition } from '../policy';
-import { es512Jwt } from './es512-jwt';
+import { loadedOnFirstUse, type PolicyDefinition } from '../policy';
 import { schema, type Es512JwtParams } from './schema';
 
 /** ES512 partner authentication (spec section 5). */
-const definition: PolicyDefinition<Es512JwtParams> = { name: 'es512-jwt', schema, policy: es512Jwt };
+const definition: PolicyDefinition<Es512JwtParams> = { name: 'es512-jwt', schema, policy: loadedOnFirstUse(() => (require('./es512-jwt') as typeof import('./es512-jwt')).es512Jwt) };
 export = definition;

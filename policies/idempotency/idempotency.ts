@@ -5,7 +5,7 @@ import { claimKeeper } from '../../gateway/idempotency/claim-keeper';
 import { IdempotencyStore, REPLAYED_HEADERS, type StoredResponse } from '../../gateway/idempotency/idempotency-store';
 import { SCHEMAS } from '../../gateway/schemas';
 import { services } from '../../gateway/services';
-import { assertValid, bodyAjv } from '../../gateway/validation/ajv';
+import { assertValid, bodyAjv, validatorOnFirstUse } from '../../gateway/validation/ajv';
 import type { IdempotencyParams } from './schema';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -85,7 +85,7 @@ function replay(res: Response, response: StoredResponse): void {
  */
 function replayOnly(params: IdempotencyParams): RequestHandler {
   const store = new IdempotencyStore(services().db);
-  const bodySchema = params.body ? bodyAjv.getSchema(SCHEMAS[params.body].$id) ?? bodyAjv.compile(SCHEMAS[params.body]) : undefined;
+  const bodySchema = params.body ? validatorOnFirstUse(bodyAjv, SCHEMAS[params.body]) : undefined;
   return function idempotencyReplay(req, res, next) {
     const header = req.headers['idempotency-key'];
     const key = Array.isArray(header) ? header[0] : header;
@@ -94,7 +94,7 @@ function replayOnly(params: IdempotencyParams): RequestHandler {
     let body: unknown = req.body ?? {};
     if (bodySchema) {
       try {
-        body = assertValid(bodySchema, structuredClone(body), 'body');
+        body = assertValid(bodySchema(), structuredClone(body), 'body');
       } catch {
         // Invalid: it cannot be a repeat of a completed request; the validate step answers it.
         return next();

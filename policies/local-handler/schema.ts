@@ -1,4 +1,4 @@
-import { LOCAL_HANDLERS, type LocalHandlerName } from '../../gateway/handlers';
+import { LOCAL_HANDLER_NAMES, type LocalHandlerName } from '../../gateway/handlers/names';
 import type { PolicySchema } from '../policy';
 
 /** Action params of the local-handler policy. */
@@ -13,7 +13,7 @@ export const schema: PolicySchema = {
   properties: {
     handler: {
       type: 'string',
-      enum: Object.keys(LOCAL_HANDLERS),
+      enum: [...LOCAL_HANDLER_NAMES],
       description: 'Name of the local handler that answers the request.',
     },
   },

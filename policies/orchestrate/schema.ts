@@ -1,4 +1,4 @@
-import { ORCHESTRATIONS, type OrchestrationName } from '../../gateway/handlers';
+import { ORCHESTRATION_NAMES, type OrchestrationName } from '../../gateway/handlers/names';
 import type { PolicySchema } from '../policy';
 
 /** Action params of the orchestrate policy. */
@@ -12,7 +12,7 @@ export const schema: PolicySchema = {
   description:
     'Ends the pipeline in an orchestrated handler: it calls the upstreams through the typed clients (timeouts, failure mapping, x-request-id) and keeps PostgreSQL consistent with them.',
   properties: {
-    operation: { type: 'string', enum: Object.keys(ORCHESTRATIONS), description: 'Name of the orchestrated operation.' },
+    operation: { type: 'string', enum: [...ORCHESTRATION_NAMES], description: 'Name of the orchestrated operation.' },
   },
   required: ['operation'],
 };

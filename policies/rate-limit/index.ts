@@ -1,10 +1,9 @@
-import type { PolicyDefinition } from '../policy';
-import { rateLimit } from './rate-limit';
+import { loadedOnFirstUse, type PolicyDefinition } from '../policy';
 import { schema, type RateLimitParams } from './schema';
 
 /**
  * Per-partner, per-route rate limits (docs/rate-limits.md). Registered as `rate-limit`, the name of
  * an express-gateway built-in that is never loaded: ours takes its place.
  */
-const definition: PolicyDefinition<Partial<RateLimitParams>> = { name: 'rate-limit', schema, policy: rateLimit };
+const definition: PolicyDefinition<Partial<RateLimitParams>> = { name: 'rate-limit', schema, policy: loadedOnFirstUse(() => (require('./rate-limit') as typeof import('./rate-limit')).rateLimit) };
 export = definition;

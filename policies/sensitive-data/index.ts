@@ -1,7 +1,6 @@
-import type { PolicyDefinition } from '../policy';
+import { loadedOnFirstUse, type PolicyDefinition } from '../policy';
 import { schema, type SensitiveDataParams } from './schema';
-import { sensitiveData } from './sensitive-data';
 
 /** Marks routes returning card data, PINs or 3DS answers (no-store, URL kept out of the access log). */
-const definition: PolicyDefinition<SensitiveDataParams> = { name: 'sensitive-data', schema, policy: sensitiveData };
+const definition: PolicyDefinition<SensitiveDataParams> = { name: 'sensitive-data', schema, policy: loadedOnFirstUse(() => (require('./sensitive-data') as typeof import('./sensitive-data')).sensitiveData) };
 export = definition;

@@ -1,7 +1,6 @@
-import type { PolicyDefinition } from '../policy';
+import { loadedOnFirstUse, type PolicyDefinition } from '../policy';
 import { schema, type ValidateParams } from './schema';
-import { validate } from './validate';
 
 /** Request validation against the JSON Schemas of gateway/schemas. */
-const definition: PolicyDefinition<ValidateParams> = { name: 'validate', schema, policy: validate };
+const definition: PolicyDefinition<ValidateParams> = { name: 'validate', schema, policy: loadedOnFirstUse(() => (require('./validate') as typeof import('./validate')).validate) };
 export = definition;

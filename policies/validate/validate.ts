@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
 import { SCHEMAS } from '../../gateway/schemas';
-import { assertValid, bodyAjv, queryAjv } from '../../gateway/validation/ajv';
+import { assertValid, bodyAjv, queryAjv, validatorOnFirstUse } from '../../gateway/validation/ajv';
 import type { ValidateParams } from './schema';
 
 // C0 controls but tab, line feed and carriage return, and DEL: never meaningful in this API, and
@@ -45,20 +45,20 @@ function refuseControlCharacters(value: unknown, where: 'body' | 'query' | 'path
 }
 
 /**
- * The validate policy: compiles its schemas once, when the pipeline is built, and on each request
- * replaces `req.body` / `req.query` with the validated values (defaults applied, query types
- * coerced). A failure is a 400 `validation_failed` listing every invalid field, and nothing after
+ * The validate policy: compiles its schemas once (at the first request that needs them: see
+ * `validatorOnFirstUse`), and on each request replaces `req.body` / `req.query` with the validated
+ * values (defaults applied, query types coerced). A failure is a 400 `validation_failed` listing every invalid field, and nothing after
  * the policy runs.
  */
 export function validate(params: ValidateParams): RequestHandler {
-  const body = params.body ? bodyAjv.getSchema(SCHEMAS[params.body].$id) ?? bodyAjv.compile(SCHEMAS[params.body]) : undefined;
-  const query = params.query ? queryAjv.getSchema(SCHEMAS[params.query].$id) ?? queryAjv.compile(SCHEMAS[params.query]) : undefined;
-  const path = params.params ? queryAjv.getSchema(SCHEMAS[params.params].$id) ?? queryAjv.compile(SCHEMAS[params.params]) : undefined;
+  const body = params.body ? validatorOnFirstUse(bodyAjv, SCHEMAS[params.body]) : undefined;
+  const query = params.query ? validatorOnFirstUse(queryAjv, SCHEMAS[params.query]) : undefined;
+  const path = params.params ? validatorOnFirstUse(queryAjv, SCHEMAS[params.params]) : undefined;
   return function validateRequest(req, _res, next) {
     try {
       if (path) {
         refuseControlCharacters(req.params, 'path');
-        assertValid(path, { ...req.params }, 'path');
+        assertValid(path(), { ...req.params }, 'path');
       }
       if (body) {
         const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -67,11 +67,11 @@ export function validate(params: ValidateParams): RequestHandler {
         }
         refuseControlCharacters(req.body, 'body');
         // A copy: defaults are applied to what the handler sees, not to the parsed original.
-        req.body = assertValid(body, structuredClone(req.body ?? {}), 'body');
+        req.body = assertValid(body(), structuredClone(req.body ?? {}), 'body');
       }
       if (query) {
         refuseControlCharacters(req.query, 'query');
-        const validated = assertValid<Record<string, unknown>>(query, { ...req.query }, 'query');
+        const validated = assertValid<Record<string, unknown>>(query(), { ...req.query }, 'query');
         Object.defineProperty(req, 'query', { value: validated, writable: true, configurable: true, enumerable: true });
       }
       next();

@@ -5,6 +5,7 @@ import { cardStatusOf, ISSUER_STATUS_CODES, UPSTREAM_ERRORS, type CardStatus, ty
 import { maskPan } from '../../sandbox/issuer/card-store';
 import { nextStatusCode, STATUS_ACTIONS } from '../../sandbox/issuer/status-codes';
 import { pathMatches } from '../../sandbox/shared/faults';
+import { compileEveryValidator } from '../../sandbox/shared/validation';
 import { isLuhnValid, luhnCheckDigit } from '../../sandbox/shared/luhn';
 import { hashSeed, seededRandom } from '../../sandbox/shared/seeded-random';
 
@@ -24,6 +25,11 @@ describe('sandbox helpers', () => {
     ];
     for (const [code, status] of table) expect(cardStatusOf(code), code).to.equal(status);
     expect(ISSUER_STATUS_CODES).to.have.length(table.length);
+  });
+
+  it('compiles the request schema of every sandbox route (strict mode: a schema error fails here, not at its first request)', () => {
+    // Importing ../../sandbox loaded every route module; their validators compile at first use.
+    expect(compileEveryValidator()).to.be.at.least(17);
   });
 
   it('never lets an action leave S4 (closed)', () => {
