@@ -1,4 +1,3 @@
-import './load-pg';
 import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';

@@ -1,4 +1,3 @@
-import '../db/load-pg';
 import { Client } from 'pg';
 import { OWNERSHIP_CHANGED_CHANNEL } from '../cards/card-sync';
 import type { Logger } from '../logging/logger';
