@@ -39,7 +39,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
       lru.set(id, counter, { ttl: windowMs });
     }
     counter.count += 1;
-    return { count: counter.count, resetMs: Math.max(0, counter.resetAt - now) };
+    // Whole milliseconds: performance.now() is fractional, and (now + 60000) - now can come out as
+    // 60000.00000000012, which the RateLimit header rounded up to t=61 on a 60 s window.
+    return { count: counter.count, resetMs: Math.max(0, Math.round(counter.resetAt - now)) };
   }
 
   /** Number of counters held (tests). */

@@ -20,6 +20,13 @@ describe('rate-limit: in-memory store', function () {
     expect(await store.hit({ route: 'me', subject: 'client', id: 'a' }, 60_000), 'a client IP equal to a partner id').to.deep.equal({ count: 1, resetMs: 60_000 });
   });
 
+  it('answers whole milliseconds with a fractional clock (a window of 60 s never reads as 61 s)', async function () {
+    // (996886.8362387595 + 60000) - 996886.8362387595 is 60000.00000000012 in floating point.
+    clock = 996886.8362387595;
+    const store = new MemoryRateLimitStore({ now });
+    expect(await store.hit(partner('a'), 60_000)).to.deep.equal({ count: 1, resetMs: 60_000 });
+  });
+
   it('starts a new window once the old one is over', async function () {
     const store = new MemoryRateLimitStore({ now });
     for (let i = 0; i < 3; i++) await store.hit(partner('a'), 1_000);
