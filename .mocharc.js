@@ -9,16 +9,18 @@ const path = require('path');
 /** Files that take longest (figures printed at the end of every run): started first. */
 const LONGEST_FIRST = [
   'dist/test/e2e/idempotency-once.test.js',
+  'dist/test/e2e/database.test.js',
   'dist/test/fuzz/',
   'dist/test/faults/upstream-faults.test.js',
-  'dist/test/bench/',
   'dist/test/e2e/boot-guards.test.js',
-  'dist/test/e2e/database.test.js',
+  'dist/test/bench/',
   'dist/test/e2e/hot-reload.test.js',
-  'dist/test/soak/',
   'dist/test/e2e/revocation.test.js',
-  'dist/test/e2e/policy-audit.test.js',
+  'dist/test/e2e/individuals.test.js',
   'dist/test/faults/',
+  'dist/test/soak/',
+  'dist/test/e2e/upstream-operation-ids.test.js',
+  'dist/test/e2e/policy-audit.test.js',
 ];
 
 function testFiles(dir) {
