@@ -8,8 +8,10 @@ const path = require('path');
 
 /** Files that take longest (figures printed at the end of every run): started first. */
 const LONGEST_FIRST = [
-  'dist/test/e2e/idempotency-once.test.js',
   'dist/test/e2e/database.test.js',
+  'dist/test/e2e/idempotency-takeover.test.js',
+  'dist/test/e2e/idempotency-once-embedded.test.js',
+  'dist/test/e2e/idempotency-once.test.js',
   'dist/test/fuzz/',
   'dist/test/faults/upstream-faults.test.js',
   'dist/test/e2e/boot-guards.test.js',

@@ -126,7 +126,7 @@ describe('e2e: one upstream operation id per partner operation, reused by every 
     // The killed gateway holds all 16 claims, and their heartbeat stopped with it. A claim is taken
     // over once its heartbeat is STALE_AFTER_SECONDS old: the heartbeats are moved that far into the
     // past here instead of waiting for it (the wait itself, 409 while the heartbeat is fresh, then
-    // the takeover, is timed in idempotency-once.test.ts).
+    // the takeover, is timed in idempotency-takeover.test.ts).
     const aged = await db.query(
       `UPDATE idempotency_keys SET heartbeat_at = heartbeat_at - make_interval(secs => $3)
         WHERE partner_id = $1 AND key = ANY($2) AND state = 'in_progress' RETURNING claimed_by`,
