@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { compactVerify } from 'jose';
 import { Client } from 'pg';
 import { signPartnerToken } from '../scripts/token';
-import { peakRssMb, startNode, type BenchProcess } from './processes';
+import { cpuTimeMs, peakRssMb, startNode, type BenchProcess } from './processes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -33,6 +33,8 @@ interface ScenarioResult {
   requests: number;
   non2xx: number;
   errors: number;
+  /** CPU time of the serving process (the gateway, a baseline, or the sandbox for `direct`) per request, in µs. */
+  cpuUsPerRequest?: number;
   peakRssMb?: number;
 }
 
@@ -79,12 +81,20 @@ function options(): Options {
  */
 const AMOUNT_SAMPLE_MS = 100;
 
-async function run(name: string, description: string, opts: autocannon.Options): Promise<ScenarioResult> {
+/**
+ * Runs one autocannon scenario. `server`: the process that serves it, whose CPU time over the run
+ * divided by the requests answered is the scenario's CPU per request. Unlike requests per second,
+ * that figure barely moves with the load generator, which shares the cores.
+ */
+async function run(name: string, description: string, opts: autocannon.Options, server?: BenchProcess): Promise<ScenarioResult> {
   const sampleInt = opts.amount !== undefined ? AMOUNT_SAMPLE_MS : 1000;
   // autocannon refuses more connections than requests (a small `--requests`).
   const connections = Math.min(opts.connections ?? 50, opts.amount ?? Infinity);
+  const cpuBefore = server ? cpuTimeMs(server.child.pid!) : 0;
   const result = await autocannon({ ...opts, connections, ...(sampleInt === 1000 ? {} : { sampleInt }) });
+  const cpuMs = server ? cpuTimeMs(server.child.pid!) - cpuBefore : 0;
   return {
+    ...(server && result.requests.total > 0 ? { cpuUsPerRequest: Math.round((cpuMs * 1000) / result.requests.total) } : {}),
     name,
     description,
     rps: Math.round((result.requests.average * 1000) / sampleInt),
@@ -204,12 +214,12 @@ async function main(): Promise<void> {
     const amount = o.requests ?? (o.smoke ? 200 : undefined);
     const common = amount !== undefined ? { amount, connections: o.connections } : { duration, connections: o.connections };
     log('baselines...');
-    results.push(await run('direct', '(a) the issuer sandbox called directly', { ...common, url: `${issuer}${statusPath}` }));
-    results.push(await run('bare-proxy', '(b) bare Node keep-alive proxy', { ...common, url: `http://127.0.0.1:${String(bare.ready.port)}${statusPath}` }));
-    results.push(await run('eg-proxy', "(c) express-gateway's proxy policy alone", { ...common, url: `http://127.0.0.1:${String(eg.ready.port)}${statusPath}` }));
+    results.push(await run('direct', '(a) the issuer sandbox called directly', { ...common, url: `${issuer}${statusPath}` }, sandbox));
+    results.push(await run('bare-proxy', '(b) bare Node keep-alive proxy', { ...common, url: `http://127.0.0.1:${String(bare.ready.port)}${statusPath}` }, bare));
+    results.push(await run('eg-proxy', "(c) express-gateway's proxy policy alone", { ...common, url: `http://127.0.0.1:${String(eg.ready.port)}${statusPath}` }, eg));
 
     log('S1..S5...');
-    results.push(await run('S1', 'GET /cards/{id}/status, one token reused', { ...common, url: `${base}/api/partner${statusPath}`, headers: await auth() }));
+    results.push(await run('S1', 'GET /cards/{id}/status, one token reused', { ...common, url: `${base}/api/partner${statusPath}`, headers: await auth() }, gateway));
     const freshCount = o.requests !== undefined ? o.requests + 100 : o.smoke ? 300 : Math.ceil(Math.min(ceiling, 2000) * duration * 1.5) + 100;
     log(`signing ${freshCount} fresh tokens for S2...`);
     const fresh: string[] = [];
@@ -227,7 +237,7 @@ async function main(): Promise<void> {
             },
           },
         ],
-      })
+      }, gateway)
     );
     const body = JSON.stringify({ expDate, reason: 'bench' });
     results.push(
@@ -239,7 +249,7 @@ async function main(): Promise<void> {
           { method: 'POST', path: `/api/partner/cards/${card.cardKey}/lock`, body },
           { method: 'POST', path: `/api/partner/cards/${card.cardKey}/unlock`, body },
         ],
-      })
+      }, gateway)
     );
     results.push(
       await run('S4', 'PATCH /cards/{id}/nickname (local handler, PostgreSQL write)', {
@@ -248,14 +258,14 @@ async function main(): Promise<void> {
         method: 'PATCH',
         headers: await auth(),
         body: JSON.stringify({ nickname: 'bench nickname' }),
-      })
+      }, gateway)
     );
     results.push(
       await run('S5', `GET /cards?search=...&status=ACTIVE, ${o.cards.toLocaleString('en')} cards`, {
         ...common,
         url: `${base}/api/partner/cards?search=4821&status=ACTIVE`,
         headers: await auth(),
-      })
+      }, gateway)
     );
 
     log('S6 (fixed 1,000 requests/s)...');
@@ -288,6 +298,10 @@ async function main(): Promise<void> {
       s6AddedP50Ms: +(s6gateway.p50 - s6direct.p50).toFixed(2),
       s6AddedP99Ms: +(s6gateway.p99 - s6direct.p99).toFixed(2),
       cluster2VsOne: +(s1cluster.rps / s1.rps).toFixed(2),
+      // CPU per request of the serving process: S1 against express-gateway's proxy-only pipeline,
+      // S2 against one raw ES512 verification (1 s / the ceiling).
+      s1CpuVsEgProxyCpu: +((s1.cpuUsPerRequest ?? 0) / Math.max(1, by('eg-proxy').cpuUsPerRequest ?? 0)).toFixed(2),
+      s2CpuVsEs512: +((by('S2').cpuUsPerRequest ?? 0) / (1e6 / ceiling)).toFixed(2),
     };
     const report = {
       date: started.toISOString(),
@@ -300,6 +314,8 @@ async function main(): Promise<void> {
         'S1 >= 1.0x express-gateway proxy': ratios.s1VsEgProxy >= 1,
         'S1 >= 40% of bare proxy': ratios.s1VsBareProxy >= 0.4,
         'S2 >= 85% of ES512 ceiling': ratios.s2VsEs512Ceiling >= 0.85,
+        'S1 CPU per request <= 1.0x express-gateway proxy': ratios.s1CpuVsEgProxyCpu <= 1,
+        'S2 CPU per request <= 1.25x one ES512 verification': ratios.s2CpuVsEs512 <= 1.25,
         'S6 added p99 <= 2 ms': ratios.s6AddedP99Ms <= 2,
         'cluster of 2 >= 1.6x one worker': ratios.cluster2VsOne >= 1.6,
         'peak RSS per worker <= 200 MB': Math.max(singleRss, s1cluster.peakRssMb ?? 0) <= 200,
@@ -307,14 +323,15 @@ async function main(): Promise<void> {
       },
     };
 
-    const rows = results.map((r) => `| ${r.name.padEnd(12)} | ${String(r.rps).padStart(7)} | ${String(r.p50).padStart(6)} | ${String(r.p99).padStart(6)} | ${String(r.peakRssMb ?? '').padStart(8)} | ${String(r.non2xx + r.errors).padStart(6)} | ${r.description}`);
+    const rows = results.map((r) => `| ${r.name.padEnd(12)} | ${String(r.rps).padStart(7)} | ${String(r.cpuUsPerRequest ?? '').padStart(6)} | ${String(r.p50).padStart(6)} | ${String(r.p99).padStart(6)} | ${String(r.peakRssMb ?? '').padStart(8)} | ${String(r.non2xx + r.errors).padStart(6)} | ${r.description}`);
     const table = [
-      `ES512 ceiling (one core): ${ceiling} verifications/s`,
-      '| scenario     |   req/s | p50 ms | p99 ms | peak RSS | errors | what',
-      '|--------------|---------|--------|--------|----------|--------|-----',
+      `ES512 ceiling (one core): ${ceiling} verifications/s (${Math.round(1e6 / ceiling)} µs of CPU each)`,
+      '| scenario     |   req/s | CPU µs | p50 ms | p99 ms | peak RSS | errors | what',
+      '|--------------|---------|--------|--------|--------|----------|--------|-----',
       ...rows,
       '',
       `S1 / express-gateway proxy: ${ratios.s1VsEgProxy}x   S1 / bare proxy: ${ratios.s1VsBareProxy}x   S2 / ES512 ceiling: ${ratios.s2VsEs512Ceiling}`,
+      `CPU per request (serving process): S1 / express-gateway proxy ${ratios.s1CpuVsEgProxyCpu}x   S2 / one ES512 verification ${ratios.s2CpuVsEs512}x`,
       `S6 added latency at 1,000 req/s: p50 ${ratios.s6AddedP50Ms} ms, p99 ${ratios.s6AddedP99Ms} ms   cluster of 2 / one worker: ${ratios.cluster2VsOne}x`,
       ...Object.entries(report.targets).map(([target, met]) => `${met ? 'met   ' : 'MISSED'} ${target}`),
     ].join('\n');

@@ -40,6 +40,12 @@ describe(`bench harness (smoke: ${REQUESTS} requests per scenario)`, function ()
     }
     for (const name of ['S1', 'S1-cluster2']) expect(report.results.find((r: { name: string }) => r.name === name).peakRssMb, `${name} peak RSS`).to.be.greaterThan(0);
     expect(report.es512CeilingPerSecond).to.be.greaterThan(0);
-    expect(report.ratios).to.have.keys(['s1VsEgProxy', 's1VsBareProxy', 's2VsEs512Ceiling', 's6AddedP50Ms', 's6AddedP99Ms', 'cluster2VsOne']);
+    expect(report.ratios).to.have.keys(['s1VsEgProxy', 's1VsBareProxy', 's2VsEs512Ceiling', 's6AddedP50Ms', 's6AddedP99Ms', 'cluster2VsOne', 's1CpuVsEgProxyCpu', 's2CpuVsEs512']);
+    // CPU per request of the serving process, for the baselines and S1 to S5.
+    const cpu = (name: string): number => report.results.find((r: { name: string }) => r.name === name).cpuUsPerRequest;
+    for (const name of ['direct', 'bare-proxy', 'eg-proxy', 'S1', 'S2', 'S3', 'S4', 'S5']) expect(cpu(name), `${name} CPU µs per request`).to.be.a('number').at.least(0);
+    // A fresh token per request costs an ES512 verification (about 1.2 ms of CPU) that S1's reused token does not.
+    expect(cpu('S2'), 'S2 (fresh tokens) costs more CPU per request than S1 (one token)').to.be.greaterThan(cpu('S1'));
+    expect(stdout).to.match(/CPU per request \(serving process\): S1 \/ express-gateway proxy [\d.]+x/);
   });
 });
