@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../gateway/db/embedded';
+import { Database } from '../../gateway/db/database';
+import { migrate } from '../../gateway/db/migrate';
 import { createLogger } from '../../gateway/logging/logger';
 import { copyPgliteTemplate } from './pglite-template';
 
@@ -76,7 +78,16 @@ export async function createEmbeddedRunDatabase(): Promise<RunDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-embedded-run-'));
   // From the initialised template (initdb done, no migration: the run's gateways apply them).
   await copyPgliteTemplate(dir);
-  const embedded = await startEmbeddedPostgres(dir, createLogger({ level: 'silent' }), 20);
+  const log = createLogger({ level: 'silent' });
+  const embedded = await startEmbeddedPostgres(dir, log, 20);
+  // Migrated here, before any gateway starts: PGlite is one session, so the migrations' advisory
+  // lock excludes nothing between the run's gateways, and two booting at once raced on an index.
+  const db = new Database(embedded.url, { max: 1, log });
+  try {
+    await migrate(db, log);
+  } finally {
+    await db.close();
+  }
   return {
     name: 'embedded',
     url: embedded.url,
