@@ -131,10 +131,7 @@ export async function buildCandidate(source: ConfigSource, runtime: CheckedRunti
   const gatewayConfig = parseYaml(envReplace(source.text, env, (name) => unknownVariables.push(name)), source.path);
   validateSchema(gatewayConfig);
 
-  // The guards are a function of the configuration and the guard context only: the file the boot
-  // guards passed (the initial build reads it again), parsed to the same JSON, passes again.
-  const passedAtBoot = runtime.passed !== undefined && runtime.passed.guardContext === runtime.guardContext && runtime.passed.gatewayConfig === JSON.stringify(gatewayConfig);
-  const problems = passedAtBoot ? [] : checkGatewayConfig(gatewayConfig, runtime.config.systemConfig, runtime.guardContext);
+  const problems = checkGatewayConfig(gatewayConfig, runtime.config.systemConfig, runtime.guardContext);
   if (problems.length > 0) {
     throw new ConfigRejectedError('guards', problems.map((p) => `${p.where}: ${p.message}`).join('; '), problems);
   }

@@ -92,12 +92,6 @@ export type ExpressGatewayConfig = typeof import('express-gateway/lib/config');
 export interface CheckedRuntime {
   config: ExpressGatewayConfig;
   guardContext: GuardContext;
-  /**
-   * What the boot guards passed: express-gateway's gateway.config as JSON (parsed, schema defaults
-   * applied), with the guard context it was checked against. A candidate that parses to the same
-   * JSON under the same context needs no second check (see `buildCandidate`).
-   */
-  passed?: { gatewayConfig: string; guardContext: GuardContext };
 }
 
 function builtinPolicyNames(): Set<string> {
@@ -178,5 +172,5 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   const problems = checkGatewayConfig(config.gatewayConfig, config.systemConfig, guardContext);
   if (problems.length > 0) throw new ConfigRefusedError(problems);
   conditionNames();
-  return { config, guardContext, passed: { gatewayConfig: JSON.stringify(config.gatewayConfig), guardContext } };
+  return { config, guardContext };
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import type { PolicySchema } from '../../../../policies/policy';
-import { buildCandidate, ConfigRejectedError, configHash, envReplace, GATEWAY_CONFIG_SCHEMA_ID, readConfigSource, type ConfigSource } from '../../../../gateway/runtime/config-candidate';
+import { buildCandidate, ConfigRejectedError, configHash, envReplace, readConfigSource, type ConfigSource } from '../../../../gateway/runtime/config-candidate';
 import { loadAndCheck, type CheckedRuntime } from '../../../../gateway/runtime/express-gateway';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 
@@ -175,28 +175,6 @@ describe('unit: gateway/runtime/config-candidate', function () {
         expect(JSON.stringify(singleton.gatewayConfig), 'the singleton never sees a candidate').to.equal(snapshot);
       });
     }
-
-    it('skips the guards only for the configuration they passed at boot, under the same guard context', async function () {
-      const singleton = require('express-gateway/lib/config') as { gatewayConfig: Yaml };
-      expect(runtime.passed?.gatewayConfig).to.equal(JSON.stringify(singleton.gatewayConfig));
-      expect(runtime.passed?.guardContext).to.equal(runtime.guardContext);
-
-      // A runtime claiming that a configuration the guards refuse had passed them: the check is
-      // skipped for exactly that configuration (the pipeline build then fails on its unknown policy)...
-      const text = changed((c) => {
-        c.policies.push('rate-limiter-9000');
-        c.pipelines.me.policies.splice(1, 0, { 'rate-limiter-9000': [{ action: {} }] });
-      });
-      const parsed = createRequire(require.resolve('express-gateway/package.json'))('js-yaml').safeLoad(envReplace(text, process.env)) as Yaml;
-      expect((require('express-gateway/lib/schemas') as { validate(id: string, data: unknown): { isValid: boolean } }).validate(GATEWAY_CONFIG_SCHEMA_ID, parsed).isValid).to.equal(true);
-      const claimed: CheckedRuntime = { ...runtime, passed: { gatewayConfig: JSON.stringify(parsed), guardContext: runtime.guardContext } };
-      const stageOf = (r: CheckedRuntime, t: string) => buildCandidate(sourceOf(t), r).then(() => 'built', (err: ConfigRejectedError) => err.stage);
-      expect(await stageOf(claimed, text)).to.equal('pipelines');
-      // ...and only under the guard context it was checked against, and for no other configuration.
-      expect(await stageOf({ ...claimed, guardContext: { ...runtime.guardContext } }, text)).to.equal('guards');
-      expect(await stageOf(claimed, `${text}\n# another file, the same configuration\n`)).to.equal('pipelines');
-      expect(await stageOf(claimed, text.replace('rate-limiter-9000', 'rate-limiter-9001'))).to.equal('guards');
-    });
 
     it('refuses a file that cannot be read (stage read)', function () {
       expect(() => readConfigSource('/nonexistent/gateway.config.yml')).to.throw(ConfigRejectedError, /cannot read .* \(ENOENT\)/);
