@@ -9,6 +9,8 @@
  * scenario for about a second on small data, so that `npm test` keeps the harness working.
  * `--requests N` sends N requests per scenario (S6 included, at its fixed rate) instead of running
  * each for `--duration` seconds (`--smoke` alone: 200, S6 300).
+ * `--profile S1` (or another gateway scenario) records a V8 CPU profile of the gateway over that
+ * scenario only, in bench/results/profiles/ (`node dist/bench/profile-summary.js <file>` sums it up).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -47,6 +49,8 @@ interface Options {
   cards: number;
   rssRequests: number;
   serverUrl: string;
+  /** The gateway scenario (S1 to S5) whose CPU profile is recorded (`--profile`). */
+  profile?: string;
 }
 
 function options(): Options {
@@ -58,6 +62,7 @@ function options(): Options {
       connections: { type: 'string' },
       cards: { type: 'string' },
       'rss-requests': { type: 'string' },
+      profile: { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -71,6 +76,7 @@ function options(): Options {
     cards: Number(values.cards ?? (smoke ? 1000 : 1_000_000)),
     rssRequests: Number(values['rss-requests'] ?? (smoke ? 300 : 1_000_000)),
     serverUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    ...(values.profile ? { profile: values.profile } : {}),
   };
 }
 
@@ -81,6 +87,25 @@ function options(): Options {
  */
 const AMOUNT_SAMPLE_MS = 100;
 
+/** Where `--profile` writes the gateway's CPU profile (bench/cpu-profile-on-signal). */
+let profileFile: string | undefined;
+let profiledScenario: string | undefined;
+
+async function waitForFile(file: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`${file} did not appear`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** SIGUSR2 toggles the preloaded profiler; the marker file says the toggle took effect. */
+async function toggleProfiler(server: BenchProcess, marker: string): Promise<void> {
+  fs.rmSync(marker, { force: true });
+  server.child.kill('SIGUSR2');
+  await waitForFile(marker);
+}
+
 /**
  * Runs one autocannon scenario. `server`: the process that serves it, whose CPU time over the run
  * divided by the requests answered is the scenario's CPU per request. Unlike requests per second,
@@ -90,9 +115,15 @@ async function run(name: string, description: string, opts: autocannon.Options, 
   const sampleInt = opts.amount !== undefined ? AMOUNT_SAMPLE_MS : 1000;
   // autocannon refuses more connections than requests (a small `--requests`).
   const connections = Math.min(opts.connections ?? 50, opts.amount ?? Infinity);
+  const profiled = server !== undefined && profileFile !== undefined && name === profiledScenario;
+  if (profiled) await toggleProfiler(server, `${profileFile!}.started`);
   const cpuBefore = server ? cpuTimeMs(server.child.pid!) : 0;
   const result = await autocannon({ ...opts, connections, ...(sampleInt === 1000 ? {} : { sampleInt }) });
   const cpuMs = server ? cpuTimeMs(server.child.pid!) - cpuBefore : 0;
+  if (profiled) {
+    await toggleProfiler(server, `${profileFile!}.done`);
+    process.stderr.write(`bench: CPU profile of ${name} (its CPU figure includes the profiler's cost): ${path.relative(ROOT, profileFile!)}\n`);
+  }
   return {
     ...(server && result.requests.total > 0 ? { cpuUsPerRequest: Math.round((cpuMs * 1000) / result.requests.total) } : {}),
     name,
@@ -131,6 +162,13 @@ async function main(): Promise<void> {
   const o = options();
   const duration = o.duration;
   const started = new Date();
+  if (o.profile) {
+    if (!/^S[1-5]$/.test(o.profile)) throw new Error(`--profile takes a gateway scenario, S1 to S5, not ${o.profile}`);
+    const dir = path.join(ROOT, 'bench', 'results', 'profiles');
+    fs.mkdirSync(dir, { recursive: true });
+    profiledScenario = o.profile;
+    profileFile = path.join(dir, `${started.toISOString().replace(/[:.]/g, '-')}-${o.profile}.cpuprofile`);
+  }
   const database = `pgw_bench_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: o.serverUrl });
   await admin.connect();
@@ -159,7 +197,8 @@ async function main(): Promise<void> {
       WORKERS: String(workers),
       LOG_LEVEL: 'info',
       // As npm start and the container run it: a bounded V8 heap (docs/performance.md).
-      NODE_OPTIONS: '--max-old-space-size=160',
+      NODE_OPTIONS: `--max-old-space-size=160${profileFile && workers === 1 ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}`,
+      ...(profileFile && workers === 1 ? { BENCH_PROFILE_FILE: profileFile } : {}),
       // The bench measures throughput, not the rate limiter: limits far above any rate reached here.
       RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
       RATE_LIMIT_READS_PER_MINUTE: '100000000',
