@@ -2,8 +2,8 @@
  * `node dist/bench/profile-summary.js <file.cpuprofile> [--top 25]`
  *
  * Sums up a V8 CPU profile (from `npm run bench -- --profile S1`): self time by area (our code, each
- * dependency, Node's own modules, V8's garbage collector and native code) and the functions with
- * the most self time, as shares of the busy (non-idle) time. docs/performance.md quotes its output.
+ * dependency, Node's own modules, V8's garbage collector and native code), the functions with the
+ * most self time, and our own functions by inclusive time, as shares of the busy (non-idle) time. docs/performance.md quotes its output.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -26,7 +26,8 @@ interface Profile {
 /** The area a frame belongs to: a dependency by package name, our own top-level folder, or Node/V8. */
 export function areaOf(url: string, functionName: string): string {
   if (!url) return functionName.startsWith('(') ? functionName : '(native)';
-  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  // The innermost package: a dependency's own nested copy counts as that package.
+  const dependency = [...url.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].pop();
   if (dependency) return dependency[1]!;
   if (url.startsWith('node:')) return 'node';
   const own = /\/dist\/([^/]+)\//.exec(url);
@@ -51,6 +52,24 @@ export function summarise(profile: Profile, top: number): string {
     const key = `${functionName || '(anonymous)'} ${where}`.trim();
     functions.set(key, (functions.get(key) ?? 0) + us);
   }
+  // Inclusive time of our own functions (their synchronous callees included), each counted once
+  // per stack even when it recurses.
+  const inclusive = new Map<string, number>();
+  const subtree = (node: ProfileNode, open: Set<string>): number => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const own = areaOf(url, functionName).startsWith('our ');
+    const key = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, 'dist/')}:${lineNumber + 1}`;
+    const counted = own && !open.has(key);
+    if (counted) open.add(key);
+    let us = functionName === '(idle)' ? 0 : selfUs.get(node.id) ?? 0;
+    for (const child of node.children ?? []) us += subtree(byId.get(child)!, open);
+    if (counted) {
+      open.delete(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+    }
+    return us;
+  };
+  subtree(profile.nodes[0]!, new Set());
   const share = (us: number) => `${((us * 100) / busy).toFixed(1).padStart(5)} %`;
   const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
   return [
@@ -61,6 +80,9 @@ export function summarise(profile: Profile, top: number): string {
     '',
     `top ${top} functions by self time:`,
     ...sorted(functions).slice(0, top).map(([fn, us]) => `  ${share(us)}  ${fn}`),
+    '',
+    `top ${top} of our functions by inclusive time (synchronous callees included):`,
+    ...sorted(inclusive).slice(0, top).map(([fn, us]) => `  ${share(us)}  ${fn}`),
   ].join('\n');
 }
 
