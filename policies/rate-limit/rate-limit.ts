@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { rateLimitHeaders, rateLimitStore, secondsToReset, type RateLimitKey } from '../../gateway/rate-limit';
+import { rateLimitHeaders, rateLimitStore, secondsToReset, type RateLimitKey } from './stores';
 import { clientAddressOf } from '../../gateway/http/client-address';
 import { services } from '../../gateway/services';
 import { RATE_LIMIT_DEFAULTS, type RateLimitParams } from './schema';
@@ -21,7 +21,7 @@ function routeOf(req: EgRequest): string {
  * partner; the client IP is the TCP peer, or with TRUST_PROXY the nearest untrusted address of X-Forwarded-For (gateway/http/client-address.ts).
  * Within the limit: `RateLimit-Policy` and `RateLimit` headers, then the next step. Over it: 429
  * `rate_limited` with the same headers and `Retry-After`. With Redis unreachable, this process
- * counts in its own memory (see gateway/rate-limit/redis-store.ts).
+ * counts in its own memory (see redis-store.ts).
  */
 export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
   const { settings, log } = services();

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import rateLimitPolicy from '../../../policies/rate-limit';
 import { registry } from '../../../gateway/metrics';
-import { closeRateLimitStores } from '../../../gateway/rate-limit';
+import { closeRateLimitStores } from '../../../policies/rate-limit/stores';
 import { services as currentServices, setServices } from '../../../gateway/services';
 import type { Partner } from '../../../gateway/partners/partner-store';
 import { openServices, serve, type InProcessServices } from '../../support/in-process';

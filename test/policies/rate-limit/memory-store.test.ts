@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MemoryRateLimitStore, type RateLimitKey } from '../../../gateway/rate-limit';
+import { MemoryRateLimitStore, type RateLimitKey } from '../../../policies/rate-limit/stores';
 
 describe('rate-limit: in-memory store', function () {
   let clock = 0;

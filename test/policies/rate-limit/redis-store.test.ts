@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { createLogger } from '../../../gateway/logging/logger';
 import { registry } from '../../../gateway/metrics';
-import { RedisRateLimitStore, type RateLimitHit, type RateLimitKey } from '../../../gateway/rate-limit';
+import { RedisRateLimitStore, type RateLimitHit, type RateLimitKey } from '../../../policies/rate-limit/stores';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy';
 import { requireRedis, TEST_REDIS_URL } from '../../support/redis';
 

@@ -1,5 +1,5 @@
-import type { Logger } from '../logging/logger';
-import type { Settings } from '../settings';
+import type { Logger } from '../../gateway/logging/logger';
+import type { Settings } from '../../gateway/settings';
 import { MemoryRateLimitStore } from './memory-store';
 import { RedisRateLimitStore } from './redis-store';
 import type { RateLimitHit, RateLimitStore } from './store';
