@@ -1,6 +1,8 @@
 import type { Request, RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { rateLimitHeaders, rateLimitStore, secondsToReset, type RateLimitKey } from './stores';
+import { rateLimitHeaders, secondsToReset } from './headers';
+import type { RateLimitKey } from './store';
+import { rateLimitStore } from './stores';
 import { clientAddressOf } from '../../gateway/http/client-address';
 import { services } from '../../gateway/services';
 import { RATE_LIMIT_DEFAULTS, type RateLimitParams } from './schema';
