@@ -7,14 +7,9 @@ import { clientAddressOf } from '../../gateway/http/client-address';
 import { services } from '../../gateway/services';
 import { RATE_LIMIT_DEFAULTS, type RateLimitParams } from './schema';
 
-/** What express-gateway puts on the request: the apiEndpoint the pipeline runs for. */
-interface EgRequest extends Request {
-  egContext?: { apiEndpoint?: { apiEndpointName?: string } };
-}
-
 /** The route a count is for: the apiEndpoint's name (stable across instances, restarts and reloads). */
-function routeOf(req: EgRequest): string {
-  return req.egContext?.apiEndpoint?.apiEndpointName ?? `${req.method} ${req.route?.path ?? '*'}`;
+function routeOf(req: Request): string {
+  return req.apiEndpointName ?? `${req.method} ${req.route?.path ?? '*'}`;
 }
 
 /**
@@ -32,7 +27,7 @@ export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
   const limit = params.limit ?? RATE_LIMIT_DEFAULTS.limit;
   const windowSeconds = params.windowSeconds ?? RATE_LIMIT_DEFAULTS.windowSeconds;
   const windowMs = windowSeconds * 1000;
-  return function rateLimitCheck(req: EgRequest, res, next) {
+  return function rateLimitCheck(req, res, next) {
     const route = routeOf(req);
     const key: RateLimitKey = req.partner
       ? { route, subject: 'partner', id: req.partner._id }
