@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { resolveAdminToken } from './admin/admin-token';
 import { createAdminApi } from './admin/admin-api';
 import { Database } from './db/database';
@@ -11,24 +10,25 @@ import type { Logger } from './logging/logger';
 import { IndividualStore } from './individuals/individual-store';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
-import { VerifiedTokenCache } from './auth/verified-token-cache';
-import { FailedAuthLimiter, failedAuthLimitsFrom } from './auth/failed-auth-limiter';
-import { evictEverywhere, TOKEN_EVICTION_TOPIC } from './auth/cluster-eviction';
+import { VerifiedTokenCache } from '../policies/es512-jwt/verified-token-cache';
+import { FailedAuthLimiter, failedAuthLimitsFrom } from '../policies/es512-jwt/failed-auth-limiter';
+import { evictEverywhere, TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
 import { onClusterBroadcast } from './runtime/cluster-broadcast';
 import { OutboxDeliverer } from './outbox/outbox';
 import { destroyProxyAgents } from './proxy/agents';
 import { listenForPartnerChanges } from './partners/change-feed';
-import { OwnershipCache } from './ownership/ownership-cache';
+import { OwnershipCache } from '../policies/ownership/ownership-cache';
 import { PartnerStore } from './partners/partner-store';
 import { createUpstreamClients } from './upstreams';
 import { configAdminRoutes } from './runtime/config-admin-routes';
-import { ConfigReloader, loadInitialConfig } from './runtime/config-reloader';
+import { buildInitialConfig } from './runtime/config-candidate';
+import { ConfigReloader } from './runtime/config-reloader';
 import { metricsRoute, recordConfigReload, trackGatewayState } from './metrics';
-import { closeRateLimitStores } from './rate-limit';
+import { closeRateLimitStores } from '../policies/rate-limit/stores';
 import { setServices, type UpstreamUrls } from './services';
 import type { Settings } from './settings';
 import type { Sandboxes } from '../sandbox';
-import type { CheckedRuntime } from './runtime/express-gateway';
+import type { LoadedGateway } from './runtime/express-gateway';
 import type { RunningGateway } from './start';
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {
@@ -56,9 +56,10 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
 /**
  * Serves a configuration that passed the boot guards ({@link startGateway} checked it): opens the
  * database and migrates it, starts the sandbox upstreams that are not configured, builds the
- * pipelines and listens. Throws (and leaves nothing running) when any step fails.
+ * pipelines of the checked configuration and listens. Throws (and leaves nothing running) when any
+ * step fails.
  */
-export async function serveCheckedGateway(settings: Settings, log: Logger, runtime: CheckedRuntime, options: { announce?: boolean } = {}): Promise<RunningGateway> {
+export async function serveCheckedGateway(settings: Settings, log: Logger, { runtime, initial }: LoadedGateway, options: { announce?: boolean } = {}): Promise<RunningGateway> {
   const cleanups: (() => Promise<void>)[] = [];
   let closing: Promise<void> | undefined;
   // Idempotent: a cluster worker may be told to stop twice (signal and primary disconnect).
@@ -143,9 +144,9 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, runti
     }
     setServices({ settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache, authFailures });
     trackGatewayState({ db, ownership, tokenCache });
-    // Built by the hot-reload code path from one read of the file: the hash reported by
-    // GET /admin/config is that of the bytes that serve.
-    const initialConfig = await loadInitialConfig(runtime, path.join(settings.configDir, 'gateway.config.yml'));
+    // The bytes loadAndCheck read and checked, built by the hot-reload code path: the hash reported
+    // by GET /admin/config is that of the bytes that serve.
+    const initialConfig = await buildInitialConfig(initial, runtime);
     // Pending individuals older than two upstream timeouts were left by a stopped process.
     const stopReconciler = startReconciler(
       { individuals, clients, ownership, log },

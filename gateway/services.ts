@@ -1,8 +1,8 @@
-import type { FailedAuthLimiter } from './auth/failed-auth-limiter';
-import type { VerifiedTokenCache } from './auth/verified-token-cache';
+import type { FailedAuthLimiter } from '../policies/es512-jwt/failed-auth-limiter';
+import type { VerifiedTokenCache } from '../policies/es512-jwt/verified-token-cache';
 import type { Database } from './db/database';
 import type { OutboxDeliverer } from './outbox/outbox';
-import type { OwnershipCache } from './ownership/ownership-cache';
+import type { OwnershipCache } from '../policies/ownership/ownership-cache';
 import type { UpstreamClients } from './upstreams';
 import type { IndividualStore } from './individuals/individual-store';
 import type { Logger } from './logging/logger';

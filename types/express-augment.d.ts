@@ -6,6 +6,11 @@ declare global {
     interface Request {
       /** Accepted or generated `x-request-id`, echoed on the response and forwarded upstream. */
       requestId: string;
+      /**
+       * Set by the runtime (gateway/runtime) when a pipeline serves the request: the name of its
+       * apiEndpoint in gateway.config.yml (`get-card`). Metrics label and rate limits count by it.
+       */
+      apiEndpointName?: string;
       /** Set by the es512-jwt policy once the token is verified. */
       partner?: Partner;
       /** Set by the ownership policy: the checked resource and its owner. */

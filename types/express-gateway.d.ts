@@ -38,3 +38,19 @@ declare module 'express-gateway/lib/gateway/pipelines' {
   import type { Router } from 'express';
   export function bootstrap(options: { app: Router; config: unknown }): Promise<Router>;
 }
+declare module 'express-gateway/lib/config/config' {
+  /** The class of express-gateway's config singleton: `new Config()` registers the config schemas; `loadConfig` reads `${EG_CONFIG_DIR}/<type>.config.yml`. */
+  class Config {
+    gatewayConfig: Record<string, any>;
+    systemConfig: Record<string, any>;
+    gatewayConfigPath?: string;
+    systemConfigPath?: string;
+    models: Record<string, unknown>;
+    loadModels(): void;
+    loadConfig(type: 'system' | 'gateway'): void;
+  }
+  export = Config;
+}
+declare module 'express-gateway/lib/schemas' {
+  export function validate(id: string, data: unknown): { isValid: boolean; error: string };
+}

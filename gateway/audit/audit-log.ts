@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database';
-import { pageOfIndividualHistory, type PageRequest } from '../http/pagination';
+import { pageOfIndividualHistory, type PageRequest } from '../db/paging';
 import { newObjectId } from '../ids';
 
 /** One audit entry to write. `details` must never hold a secret (no PAN, CVV, PIN, document number). */

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database';
-import { offsetOf, type PageRequest } from '../http/pagination';
+import { offsetOf, type PageRequest } from '../db/paging';
 import type { Card, CardRow } from './card-store';
 import type { CardStatus } from './card-status';
 

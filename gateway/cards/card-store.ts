@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { isMaskedCardNumber } from '../upstreams/card-data';
-import { pageOfIndividualHistory, type PageRequest } from '../http/pagination';
+import { pageOfIndividualHistory, type PageRequest } from '../db/paging';
 import { newObjectId } from '../ids';
 import type { CardStatus } from './card-status';
 

@@ -11,14 +11,8 @@ import { DOCS_PAGE_CSP, docsPageHtml, REDOC_ASSET, redocBundle, staticBody, type
 const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
 const BUNDLE_CACHE_CONTROL = 'public, max-age=86400';
 
-/** express-gateway's configuration as it hands it to policy factories: `{ gatewayConfig, ... }`. */
+/** The configuration whose pipelines are being built, as policy factories receive it: `{ gatewayConfig, ... }`. */
 type PipelineConfig = { gatewayConfig: Record<string, unknown> };
-
-/** The configuration express-gateway loaded at boot (loaded and checked before any pipeline is built). */
-function bootGatewayConfig(): PipelineConfig {
-  // Required here, not at the top: express-gateway must not load before the runtime set it up.
-  return require('express-gateway/lib/config') as typeof import('express-gateway/lib/config');
-}
 
 let redoc: StaticBody | undefined;
 
@@ -52,10 +46,12 @@ function sendStatic(req: Request, res: Response, body: StaticBody, type: string,
  * built, from the route table of the configuration being built and the JSON Schemas of
  * `gateway/schemas` (docs/openapi.md). Cacheable for 5 minutes, with an ETag.
  *
- * @param pipelineConfig the configuration whose pipelines are being built (what express-gateway
- *   passes a policy factory as its second argument); default: the one express-gateway loaded at boot.
+ * @param pipelineConfig the configuration whose pipelines are being built (the second argument of a
+ *   policy factory, which the local-handler policy passes on). Optional only in type, to fit the
+ *   handler table; without it the pipeline does not build.
  */
-export function openApiDocument(pipelineConfig: PipelineConfig = bootGatewayConfig()): RequestHandler {
+export function openApiDocument(pipelineConfig?: PipelineConfig): RequestHandler {
+  if (!pipelineConfig) throw new Error('openapi-document: built without the configuration of its pipeline');
   const document = staticBody(Buffer.from(JSON.stringify(buildOpenApiDocument(pipelineConfig.gatewayConfig))));
   return function serveOpenApiDocument(req, res) {
     sendStatic(req, res, document, 'application/json', DOCUMENT_CACHE_CONTROL);

@@ -2,7 +2,8 @@ import type { RequestHandler } from 'express';
 import { RESULT_WINDOW, searchCards, type CardListFilter } from '../cards/card-search';
 import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
-import { pagination, type PageRequest } from '../http/pagination';
+import type { PageRequest } from '../db/paging';
+import { pagination } from '../http/pagination';
 import { services } from '../services';
 
 /** The validated query of the list (schema `cards-list-query`). */

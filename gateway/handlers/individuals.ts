@@ -3,7 +3,8 @@ import { listAuditForIndividual } from '../audit/audit-log';
 import { listActiveCardsOfIndividual, listStatusHistoryOfIndividual, toCardListItem } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
-import { pagination, type PageRequest } from '../http/pagination';
+import type { PageRequest } from '../db/paging';
+import { pagination } from '../http/pagination';
 import { services } from '../services';
 
 /** `GET /individual/accounts?page&limit`: `{count, data}` (spec 4.2), newest first. */

@@ -2,7 +2,8 @@ import type { RequestHandler } from 'express';
 import { cardBelongsToIndividual } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
-import { pagination, type PageRequest } from '../http/pagination';
+import type { PageRequest } from '../db/paging';
+import { pagination } from '../http/pagination';
 import { services } from '../services';
 
 /**

@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../db/database';
 import { newObjectId } from '../ids';
-import { offsetOf, type PageRequest } from '../http/pagination';
+import { offsetOf, type PageRequest } from '../db/paging';
 import type { IndividualCreateBody } from '../schemas/individual-create';
 
 /** applicationStatus values (docs/individuals.md). */

@@ -1,9 +1,13 @@
 import { every } from '../background/every';
 import { recordAudit } from '../audit/audit-log';
 import type { Logger } from '../logging/logger';
-import type { OwnershipCache } from '../ownership/ownership-cache';
 import type { UpstreamClients } from '../upstreams';
 import type { IndividualStore } from './individual-store';
+
+/** What a settled onboarding changes in the ownership policy's cache (an interface: domain code does not import a policy). */
+export interface OwnershipInvalidation {
+  invalidate(kind: 'individual' | 'client', id: string): void;
+}
 
 /** What one reconciliation pass did. */
 export interface ReconcileResult {
@@ -19,7 +23,7 @@ export interface ReconcileResult {
  * answer leaves the record for the next pass.
  */
 export async function reconcilePendingIndividuals(
-  deps: { individuals: IndividualStore; clients: UpstreamClients; ownership: OwnershipCache; log: Logger },
+  deps: { individuals: IndividualStore; clients: UpstreamClients; ownership: OwnershipInvalidation; log: Logger },
   olderThanMs: number
 ): Promise<ReconcileResult> {
   const result: ReconcileResult = { completed: [], discarded: [], failed: [] };

@@ -9,11 +9,6 @@ import { configReloads, jwtRefusals, requestDuration, requestsTotal, upstreamDur
 /** Label of a request's route: never the raw URL (it holds ids and, on some routes, keys). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** The part of express-gateway's request context read here (set by its pipeline handler). */
-interface PipelineContext {
-  egContext?: { apiEndpoint?: { apiEndpointName?: unknown } };
-}
-
 /**
  * The `route` label of a request: the apiEndpoint name of gateway.config.yml (`get-card`) for a
  * partner request a pipeline served; `METHOD /pattern` (`GET /admin/partners/:id`) for an Express
@@ -21,7 +16,7 @@ interface PipelineContext {
  * The label set is bounded by the configuration and the code, whatever partners send.
  */
 export function routeLabel(req: Request): string {
-  const endpoint = (req as PipelineContext).egContext?.apiEndpoint?.apiEndpointName;
+  const endpoint = req.apiEndpointName;
   if (typeof endpoint === 'string') return endpoint;
   const pattern: unknown = req.route?.path;
   return typeof pattern === 'string' ? `${req.method} ${pattern}` : UNMATCHED_ROUTE;

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import net from 'node:net';
 import {
   BODY_METHODS,
@@ -17,6 +16,8 @@ import {
   SENSITIVE_STEPS,
   UPSTREAM_CONTRACT_PATHS,
 } from './route-facts';
+// The path-to-regexp express-gateway mounts every apiEndpoint path with: a path matches here as there.
+import { mountPathToRegexp as pathToRegexp } from '../runtime/mount-paths';
 
 /** Finding severities, most severe first. */
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
@@ -138,14 +139,6 @@ function conditionNames(condition: unknown): string[] {
     ...conditionNames(c.condition),
   ];
 }
-
-type PathToRegexp = (path: string | RegExp, keys: unknown[], options: { sensitive: boolean; strict: boolean; end: boolean }) => RegExp;
-
-/**
- * The path-to-regexp of the express that express-gateway mounts every apiEndpoint path with, so
- * that a route path matches here exactly as it matches there.
- */
-const pathToRegexp = createRequire(createRequire(require.resolve('express-gateway/lib/gateway/pipelines.js')).resolve('express'))('path-to-regexp') as PathToRegexp;
 
 /**
  * The public paths that a route pattern answers as express-gateway mounts it: case-insensitive,

@@ -1,13 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import express, { type Router } from 'express';
-import { checkGatewayConfig, type ConfigProblem } from '../boot/config-guards';
+import type { Router } from 'express';
+import { checkGatewayConfig, ConfigRefusedError, type ConfigProblem } from '../boot/config-guards';
 import { envReplace } from './env-substitution';
-import type { CheckedRuntime } from './express-gateway';
-
-/** The `$id` under which express-gateway registers its gateway.config schema (lib/config/schemas). */
-export const GATEWAY_CONFIG_SCHEMA_ID = 'http://express-gateway.io/models/gateway.config.json';
+import type { GatewayRuntime } from './express-gateway';
 
 /** Where building a candidate stopped. */
 export type RejectionStage = 'read' | 'yaml' | 'schema' | 'guards' | 'pipelines';
@@ -33,29 +29,19 @@ export interface ConfigSource {
   hash: string;
 }
 
-/** A configuration that passed every check, with its pipelines built (not yet serving). */
-export interface ConfigCandidate {
+/** A configuration that passed every check (YAML, schema, boot guards); its pipelines are not built yet. */
+export interface CheckedConfig {
   source: ConfigSource;
-  /** The parsed, schema-validated configuration the router was built from (never express-gateway's singleton). */
+  /** The parsed, schema-validated configuration (a candidate's own object, never express-gateway's singleton). */
   gatewayConfig: Record<string, any>;
-  router: Router;
   /** `${VAR}` references with no such variable and no default: replaced by "null", as express-gateway does. */
   unknownVariables: string[];
 }
 
-interface JsYaml {
-  safeLoad(text: string, options?: { filename?: string }): unknown;
+/** A configuration that passed every check, with its pipelines built (not yet serving). */
+export interface ConfigCandidate extends CheckedConfig {
+  router: Router;
 }
-interface YamlException extends Error {
-  reason?: string;
-  mark?: { line: number; column: number };
-}
-interface SchemaRegistry {
-  validate(id: string, data: unknown): { isValid: boolean; error: string };
-}
-
-// express-gateway's own copy of js-yaml: the same parser (YAML 1.2, merge keys, timestamps) as at boot.
-const requireFromExpressGateway = createRequire(require.resolve('express-gateway/package.json'));
 
 /** SHA-256 (hex) of a configuration file's bytes. The same file gives the same hash in every worker. */
 export function configHash(bytes: Buffer | string): string {
@@ -78,12 +64,15 @@ export function readConfigSource(path: string): ConfigSource {
 
 export { envReplace } from './env-substitution';
 
-function parseYaml(text: string, path: string): Record<string, any> {
-  const yaml = requireFromExpressGateway('js-yaml') as JsYaml;
+interface YamlException extends Error {
+  reason?: string;
+  mark?: { line: number; column: number };
+}
+
+function parseYaml(text: string, path: string, runtime: GatewayRuntime): Record<string, any> {
   let parsed: unknown;
   try {
-    // safeLoad, not express-gateway's load: the `!!js/function` and `!!js/regexp` tags are refused.
-    parsed = yaml.safeLoad(text, { filename: path });
+    parsed = runtime.parseYaml(text, path);
   } catch (err) {
     const { reason, mark, message } = err as YamlException;
     // The reason and position only: js-yaml's full message quotes the text after substitution.
@@ -98,61 +87,78 @@ function parseYaml(text: string, path: string): Record<string, any> {
   return parsed as Record<string, any>;
 }
 
-function validateSchema(config: Record<string, any>): void {
-  const schemas = require('express-gateway/lib/schemas') as SchemaRegistry;
-  let result: { isValid: boolean; error: string };
-  try {
-    // express-gateway's AJV 6 (coerceTypes, useDefaults) may fill defaults in, exactly as at boot.
-    result = schemas.validate(GATEWAY_CONFIG_SCHEMA_ID, config);
-  } catch (err) {
-    result = { isValid: false, error: (err as Error).message };
-  }
-  if (!result.isValid) {
-    const detail = `express-gateway's gateway.config schema refuses it: ${result.error}`;
+/**
+ * Checks a configuration the way the gateway boots, without touching what serves: `${VAR}`
+ * substitution, YAML, express-gateway's gateway.config schema, then every boot guard
+ * (`checkGatewayConfig`, with the runtime's guard context, the policy audit included).
+ *
+ * Throws {@link ConfigRejectedError} naming the stage and the reason.
+ */
+export function checkConfig(source: ConfigSource, runtime: GatewayRuntime, env: NodeJS.ProcessEnv = process.env): CheckedConfig {
+  const unknownVariables: string[] = [];
+  const gatewayConfig = parseYaml(envReplace(source.text, env, (name) => unknownVariables.push(name)), source.path, runtime);
+  const schemaError = runtime.schemaError(gatewayConfig);
+  if (schemaError !== undefined) {
+    const detail = `express-gateway's gateway.config schema refuses it: ${schemaError}`;
     throw new ConfigRejectedError('schema', detail, [{ where: 'gateway.config.yml', message: detail }]);
   }
+  const problems = checkGatewayConfig(gatewayConfig, runtime.systemConfig, runtime.guardContext);
+  if (problems.length > 0) {
+    throw new ConfigRejectedError('guards', problems.map((p) => `${p.where}: ${p.message}`).join('; '), problems);
+  }
+  return { source, gatewayConfig, unknownVariables };
 }
 
 /**
- * Builds a candidate configuration from `source`, the way the gateway boots, without touching what
- * serves: `${VAR}` substitution, YAML, express-gateway's gateway.config schema, every boot guard
- * (`checkGatewayConfig`, with the runtime's guard context), then express-gateway's pipeline builder on
- * a fresh router and a config object of its own (express-gateway's `config` singleton is never
- * given a candidate). Policy factories run here; the policy and condition registries are only read.
- *
- * Throws {@link ConfigRejectedError} naming the stage and the reason.
+ * Builds the pipelines of a checked configuration on a fresh router (policy factories run here; the
+ * policy and condition registries are only read). Throws {@link ConfigRejectedError} (stage `pipelines`).
+ */
+export async function buildChecked(checked: CheckedConfig, runtime: GatewayRuntime): Promise<ConfigCandidate> {
+  let router: Router;
+  try {
+    router = await runtime.buildPipelines(checked.gatewayConfig, checked.source.path);
+  } catch (err) {
+    const detail = `express-gateway could not build the pipelines: ${(err as Error).message}`;
+    throw new ConfigRejectedError('pipelines', detail, [{ where: 'pipelines', message: detail }]);
+  }
+  return { ...checked, router };
+}
+
+/**
+ * A hot reload's candidate: {@link checkConfig}, then {@link buildChecked}. Throws
+ * {@link ConfigRejectedError} naming the stage and the reason; nothing of what serves changes.
  *
  * @example
  * const candidate = await buildCandidate(readConfigSource(file), runtime);
  * partnerApp.setPipelines(candidate.router);
  */
-export async function buildCandidate(source: ConfigSource, runtime: CheckedRuntime, env: NodeJS.ProcessEnv = process.env): Promise<ConfigCandidate> {
-  const unknownVariables: string[] = [];
-  const gatewayConfig = parseYaml(envReplace(source.text, env, (name) => unknownVariables.push(name)), source.path);
-  validateSchema(gatewayConfig);
+export async function buildCandidate(source: ConfigSource, runtime: GatewayRuntime, env: NodeJS.ProcessEnv = process.env): Promise<ConfigCandidate> {
+  return buildChecked(checkConfig(source, runtime, env), runtime);
+}
 
-  const problems = checkGatewayConfig(gatewayConfig, runtime.config.systemConfig, runtime.guardContext);
-  if (problems.length > 0) {
-    throw new ConfigRejectedError('guards', problems.map((p) => `${p.where}: ${p.message}`).join('; '), problems);
-  }
+/** The boot's refusal: the problems of a rejected candidate, as the boot guards report them. */
+function refused(err: unknown): unknown {
+  return err instanceof ConfigRejectedError ? new ConfigRefusedError(err.problems) : err;
+}
 
-  const candidateConfig = {
-    gatewayConfig,
-    systemConfig: runtime.config.systemConfig,
-    models: runtime.config.models,
-    gatewayConfigPath: source.path,
-    systemConfigPath: runtime.config.systemConfigPath,
-  };
-  const pipelines = require('express-gateway/lib/gateway/pipelines') as typeof import('express-gateway/lib/gateway/pipelines');
-  let router: Router;
+/**
+ * Reads and checks the configuration the gateway starts with, by the code of every reload (so the
+ * hash reported is that of the bytes that serve, and a file a reload would refuse also refuses the
+ * boot). Throws ConfigRefusedError, as the boot guards do.
+ */
+export function checkInitialConfig(runtime: GatewayRuntime, file: string, env: NodeJS.ProcessEnv = process.env): CheckedConfig {
   try {
-    router = await pipelines.bootstrap({ app: express.Router(), config: candidateConfig });
-    // express-gateway mounts each policy's middlewares in a `.then` it does not return: its
-    // bootstrap resolves before the routers are complete. Serve nothing until those have run.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    return checkConfig(readConfigSource(file), runtime, env);
   } catch (err) {
-    const detail = `express-gateway could not build the pipelines: ${(err as Error).message}`;
-    throw new ConfigRejectedError('pipelines', detail, [{ where: 'pipelines', message: detail }]);
+    throw refused(err);
   }
-  return { source, gatewayConfig, router, unknownVariables };
+}
+
+/** Builds the pipelines of the configuration the boot checked. Throws ConfigRefusedError. */
+export async function buildInitialConfig(checked: CheckedConfig, runtime: GatewayRuntime): Promise<ConfigCandidate> {
+  try {
+    return await buildChecked(checked, runtime);
+  } catch (err) {
+    throw refused(err);
+  }
 }

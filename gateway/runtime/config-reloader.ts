@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Router } from 'express';
-import { ConfigRefusedError } from '../boot/config-guards';
 import type { Logger } from '../logging/logger';
 import { buildCandidate, ConfigRejectedError, readConfigSource, type ConfigCandidate, type RejectionStage } from './config-candidate';
-import type { CheckedRuntime } from './express-gateway';
+import type { GatewayRuntime } from './express-gateway';
 
 /** Quiet time after the last file event before the file is read (editors write in several steps). */
 export const CONFIG_WATCH_DEBOUNCE_MS = 250;
@@ -44,9 +43,9 @@ export type ReloadOutcome =
 
 /** What the reloader needs from the gateway. */
 export interface ConfigReloaderOptions {
-  runtime: CheckedRuntime;
+  runtime: GatewayRuntime;
   log: Logger;
-  /** The configuration serving at start (from {@link loadInitialConfig}). */
+  /** The configuration serving at start (checked by `loadAndCheck`, built by `buildInitialConfig`). */
   initial: ConfigCandidate;
   /** Swaps the partner app's pipelines (`PartnerApp.setPipelines`). */
   apply(router: Router): void;
@@ -57,19 +56,6 @@ export interface ConfigReloaderOptions {
    * watched file already refused), e.g. to count reloads in metrics. Must not throw.
    */
   onOutcome?(outcome: ReloadOutcome, trigger: ReloadTrigger): void;
-}
-
-/**
- * Builds the configuration the gateway starts with, by the same code as every reload (so the
- * reported hash is that of the bytes that serve). Throws ConfigRefusedError, as the boot guards do.
- */
-export async function loadInitialConfig(runtime: CheckedRuntime, file: string, env: NodeJS.ProcessEnv = process.env): Promise<ConfigCandidate> {
-  try {
-    return await buildCandidate(readConfigSource(file), runtime, env);
-  } catch (err) {
-    if (err instanceof ConfigRejectedError) throw new ConfigRefusedError(err.problems);
-    throw err;
-  }
 }
 
 /**
@@ -97,8 +83,9 @@ export class ConfigReloader {
 
   constructor(private readonly options: ConfigReloaderOptions) {
     const { source } = options.initial;
-    // (express-gateway's own boot load already warned of unknown variables in this file.)
     this.active = { hash: source.hash, loadedAt: new Date().toISOString(), path: source.path };
+    // The boot's load is this one (express-gateway's loader never reads gateway.config.yml).
+    this.warnUnknownVariables(options.initial);
   }
 
   /** The serving configuration's hash and load time, the reload counters and the last rejection. */

@@ -1,11 +1,26 @@
 import fs from 'node:fs';
-import Module from 'node:module';
+import Module, { createRequire } from 'node:module';
 import path from 'node:path';
-import { installExpressGatewayLogBridge, pluginLoadErrors } from '../logging/express-gateway-bridge';
-import { checkConfigDir, checkGatewayConfig, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
+import type { Request, Router } from 'express';
+import { installExpressGatewayLogBridge, pluginLoadErrors } from './log-bridge';
+import { checkInitialConfig, type CheckedConfig } from './config-candidate';
+import { checkConfigDir, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
 import { JWT_POLICY } from '../../policies';
 import type { PolicySchema } from '../../policies/policy';
 import type { Settings } from '../settings';
+
+// Every use of express-gateway's internals is in this file (and its log bridge, ./log-bridge.ts):
+// its module swaps in the require cache, private modules, EG_* variables, its AJV and js-yaml, and
+// `req.egContext`. The rest of the gateway sees the GatewayRuntime interface below.
+
+/** Puts `exports` in Node's require cache as the module at `modulePath` (before anything requires it). */
+function installModule(modulePath: string, exports: unknown): void {
+  const mod = new Module(modulePath);
+  mod.filename = modulePath;
+  mod.loaded = true;
+  mod.exports = exports;
+  require.cache[modulePath] = mod;
+}
 
 /**
  * express-gateway builds `req.egContext` from `new EgContextBase()` on every request, and its
@@ -13,12 +28,18 @@ import type { Settings } from '../settings';
  * CPU of a proxied request). We put a lighter class in its place before express-gateway loads:
  * `requestID` is our request id, read only when asked for. The vm-based `match`/`run` helpers are
  * left out on purpose: they serve the `expression` condition, which the boot guard refuses.
+ *
+ * It is also where the rest of the gateway learns which apiEndpoint a pipeline runs for: the
+ * pipeline handler sets the context's `req`, then its `apiEndpoint`, on every request; the name
+ * goes on the request as the typed `req.apiEndpointName` (metrics, rate limits), so that nothing
+ * outside this folder reads `req.egContext`.
  */
 function installLightContext(): void {
   const modulePath = require.resolve('express-gateway/lib/gateway/context');
   if (require.cache[modulePath]) return;
   class EgContextBase {
-    req?: { requestId?: string; user?: unknown };
+    req?: Request & { user?: unknown };
+    private route?: { apiEndpointName?: unknown };
     get egContext(): this {
       return this;
     }
@@ -28,12 +49,16 @@ function installLightContext(): void {
     get requestID(): string | undefined {
       return this.req?.requestId;
     }
+    get apiEndpoint(): { apiEndpointName?: unknown } | undefined {
+      return this.route;
+    }
+    set apiEndpoint(route: { apiEndpointName?: unknown } | undefined) {
+      this.route = route;
+      const name = route?.apiEndpointName;
+      if (this.req) this.req.apiEndpointName = typeof name === 'string' ? name : undefined;
+    }
   }
-  const mod = new Module(modulePath);
-  mod.filename = modulePath;
-  mod.loaded = true;
-  mod.exports = EgContextBase;
-  require.cache[modulePath] = mod;
+  installModule(modulePath, EgContextBase);
 }
 
 /**
@@ -46,11 +71,7 @@ function installLightContext(): void {
 function installNoServices(): void {
   const modulePath = require.resolve('express-gateway/lib/services');
   if (require.cache[modulePath]) return;
-  const mod = new Module(modulePath);
-  mod.filename = modulePath;
-  mod.loaded = true;
-  mod.exports = Object.freeze({});
-  require.cache[modulePath] = mod;
+  installModule(modulePath, Object.freeze({}));
 }
 
 /**
@@ -75,23 +96,41 @@ function installLoadedOnFirstUse(request: string): void {
     has: (_target, key) => Reflect.has(load(), key),
     apply: (_target, self, args) => Reflect.apply(load(), self, args),
   });
-  const mod = new Module(modulePath);
-  mod.filename = modulePath;
-  mod.loaded = true;
-  mod.exports = standIn;
-  require.cache[modulePath] = mod;
+  installModule(modulePath, standIn);
 }
 
 /** The compiled output root (dist/), which system.config.yml names as PARTNER_GATEWAY_DIST. */
 export const DIST_ROOT = path.resolve(__dirname, '..', '..');
 
-/** express-gateway's configuration object (its `lib/config` singleton). */
-export type ExpressGatewayConfig = typeof import('express-gateway/lib/config');
+/** The `$id` under which express-gateway registers its gateway.config schema (lib/config/schemas). */
+export const GATEWAY_CONFIG_SCHEMA_ID = 'http://express-gateway.io/models/gateway.config.json';
 
-/** A loaded, checked configuration, ready for its pipelines to be built. */
-export interface CheckedRuntime {
-  config: ExpressGatewayConfig;
+/**
+ * express-gateway as the gateway uses it, loaded once per process by {@link loadAndCheck}: the
+ * parser and schema of gateway.config.yml, the registries the boot guards check a configuration
+ * against, and the pipeline builder. A boot and every reload go through the same four steps
+ * (config-candidate.ts): parse, check, build the pipelines, swap the partner app's router.
+ */
+export interface GatewayRuntime {
+  /** What the boot guards check a configuration against (policy and condition registries, plugin errors, `ADMIN_HOST`). */
   guardContext: GuardContext;
+  /** system.config.yml as loaded at start (it does not reload). */
+  systemConfig: Record<string, any>;
+  /** YAML with express-gateway's own js-yaml, but its safe schema (no `!!js/function`); throws js-yaml's error. */
+  parseYaml(text: string, file: string): unknown;
+  /** express-gateway's gateway.config schema (its AJV 6 may fill defaults in, as at boot): the refusal, or undefined. */
+  schemaError(gatewayConfig: Record<string, any>): string | undefined;
+  /**
+   * express-gateway's pipeline builder on a fresh router and a config object of the configuration's
+   * own (its `lib/config` singleton is never handed a candidate). Policy factories run here.
+   */
+  buildPipelines(gatewayConfig: Record<string, any>, file: string): Promise<Router>;
+}
+
+/** The runtime, and the boot's gateway.config.yml: read once, parsed, schema-checked and guarded. */
+export interface LoadedGateway {
+  runtime: GatewayRuntime;
+  initial: CheckedConfig;
 }
 
 function builtinPolicyNames(): Set<string> {
@@ -99,15 +138,21 @@ function builtinPolicyNames(): Set<string> {
   return new Set(fs.readdirSync(dir).filter((entry) => fs.statSync(path.join(dir, entry)).isDirectory()));
 }
 
+interface JsYaml {
+  safeLoad(text: string, options?: { filename?: string }): unknown;
+}
+
 /**
- * Loads express-gateway's configuration and plugins from `settings.configDir` and runs every boot
- * guard, the policy audit included (it also needs `settings.adminHost`).
- * Throws ConfigRefusedError, listing every problem, when the gateway must not start.
+ * Loads express-gateway (models, system.config.yml, plugins, policy and condition registries) from
+ * `settings.configDir`, then reads gateway.config.yml once and checks it with every boot guard, the
+ * policy audit included (it also needs `settings.adminHost`): the same code that checks each hot
+ * reload's candidate. Throws ConfigRefusedError, listing every problem, when the gateway must not start.
  *
- * express-gateway is used as a library: its config loader, plugin loader, policy registry,
- * condition engine and pipeline builder. Its HTTP servers and stock admin API are not started.
+ * express-gateway's own loader never reads gateway.config.yml: its config singleton is put in the
+ * require cache holding the configuration checked here, so nothing loads the file a second time.
+ * Its HTTP servers and stock admin API are not started.
  */
-export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>): CheckedRuntime {
+export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>): LoadedGateway {
   const { configDir } = settings;
   // Must precede the first require of express-gateway: its winston loggers go through pino.
   installExpressGatewayLogBridge();
@@ -128,9 +173,11 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   process.env.EG_DISABLE_CONFIG_WATCH = 'true';
   process.env.PARTNER_GATEWAY_DIST = DIST_ROOT;
 
-  let config: ExpressGatewayConfig;
+  const Config = require('express-gateway/lib/config/config') as typeof import('express-gateway/lib/config/config');
+  const config = new Config();
   try {
-    config = require('express-gateway/lib/config');
+    config.loadModels();
+    config.loadConfig('system');
   } catch (err) {
     throw new ConfigRefusedError([{ where: configDir, message: `express-gateway could not load the configuration: ${(err as Error).message}` }]);
   }
@@ -144,8 +191,8 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
     policyRegistry.register(policy);
   }
   // express-gateway's condition registry (its json-schema condition loads express) is set up when
-  // the guards first need a condition name, else once they passed: a configuration naming no
-  // condition is refused without loading it (about 60 ms of CPU). The pipelines need it set up.
+  // the guards first need a condition name, else when pipelines are first built: a configuration
+  // naming no condition is refused without loading it (about 60 ms of CPU).
   let conditions: Set<string> | undefined;
   const conditionNames = (): Set<string> => {
     if (!conditions) {
@@ -169,8 +216,38 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
     // The admin API never listens without a token: ADMIN_TOKEN, or one generated into DATA_DIR/admin-token.
     adminTokenConfigured: true,
   };
-  const problems = checkGatewayConfig(config.gatewayConfig, config.systemConfig, guardContext);
-  if (problems.length > 0) throw new ConfigRefusedError(problems);
-  conditionNames();
-  return { config, guardContext };
+
+  // express-gateway's own copy of js-yaml: the same parser (YAML 1.2, merge keys, timestamps) as its loader.
+  const yaml = createRequire(require.resolve('express-gateway/package.json'))('js-yaml') as JsYaml;
+  const schemas = require('express-gateway/lib/schemas') as typeof import('express-gateway/lib/schemas');
+  const runtime: GatewayRuntime = {
+    guardContext,
+    systemConfig: config.systemConfig,
+    parseYaml: (text, file) => yaml.safeLoad(text, { filename: file }),
+    schemaError(gatewayConfig) {
+      try {
+        const result = schemas.validate(GATEWAY_CONFIG_SCHEMA_ID, gatewayConfig);
+        return result.isValid ? undefined : result.error;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
+    async buildPipelines(gatewayConfig, file) {
+      conditionNames();
+      const { Router } = require('express') as typeof import('express');
+      const pipelines = require('express-gateway/lib/gateway/pipelines') as typeof import('express-gateway/lib/gateway/pipelines');
+      const pipelineConfig = { gatewayConfig, systemConfig: config.systemConfig, models: config.models, gatewayConfigPath: file, systemConfigPath: config.systemConfigPath };
+      const router = await pipelines.bootstrap({ app: Router(), config: pipelineConfig });
+      // express-gateway mounts each policy's middlewares in a `.then` it does not return: its
+      // bootstrap resolves before the routers are complete. Serve nothing until those have run.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return router;
+    },
+  };
+
+  const initial = checkInitialConfig(runtime, path.join(configDir, 'gateway.config.yml'));
+  config.gatewayConfig = initial.gatewayConfig;
+  config.gatewayConfigPath = initial.source.path;
+  installModule(require.resolve('express-gateway/lib/config'), config);
+  return { runtime, initial };
 }

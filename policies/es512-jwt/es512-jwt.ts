@@ -6,8 +6,8 @@ import { GatewayError, type ErrorCode } from '../../gateway/errors';
 import { isObjectId } from '../../gateway/ids';
 import { services } from '../../gateway/services';
 import type { PartnerStore } from '../../gateway/partners/partner-store';
-import type { CacheSnapshot, VerifiedTokenCache } from '../../gateway/auth/verified-token-cache';
-import type { FailedAuthLimiter } from '../../gateway/auth/failed-auth-limiter';
+import type { CacheSnapshot, VerifiedTokenCache } from './verified-token-cache';
+import type { FailedAuthLimiter } from './failed-auth-limiter';
 import type { Logger } from '../../gateway/logging/logger';
 import { clientAddressOf } from '../../gateway/http/client-address';
 import type { Es512JwtParams } from './schema';
@@ -38,7 +38,7 @@ function decodeSegment(segment: string, what: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-import type { VerifiedToken } from '../../gateway/auth/verified-token-cache';
+import type { VerifiedToken } from './verified-token-cache';
 export type { VerifiedToken };
 
 /**

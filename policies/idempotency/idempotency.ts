@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { claimKeeper } from '../../gateway/idempotency/claim-keeper';
-import { IdempotencyStore, REPLAYED_HEADERS, type StoredResponse } from '../../gateway/idempotency/idempotency-store';
+import { claimKeeper } from './claim-keeper';
+import { IdempotencyStore, REPLAYED_HEADERS, type StoredResponse } from './idempotency-store';
 import { SCHEMAS } from '../../gateway/schemas';
 import { services } from '../../gateway/services';
 import { assertValid, bodyAjv, validatorOnFirstUse } from '../../gateway/validation/ajv';

@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
 import { CARD_KEY, isObjectId } from '../../gateway/ids';
-import { OWNER_LOADERS } from '../../gateway/ownership/owners';
-import type { OwnedKind } from '../../gateway/ownership/ownership-cache';
+import { OWNER_LOADERS } from './owners';
+import type { OwnedKind } from './ownership-cache';
 import { services } from '../../gateway/services';
 import type { OwnershipParams } from './schema';
 

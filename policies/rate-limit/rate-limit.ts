@@ -1,18 +1,15 @@
 import type { Request, RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { rateLimitHeaders, rateLimitStore, secondsToReset, type RateLimitKey } from '../../gateway/rate-limit';
+import { rateLimitHeaders, secondsToReset } from './headers';
+import type { RateLimitKey } from './store';
+import { rateLimitStore } from './stores';
 import { clientAddressOf } from '../../gateway/http/client-address';
 import { services } from '../../gateway/services';
 import { RATE_LIMIT_DEFAULTS, type RateLimitParams } from './schema';
 
-/** What express-gateway puts on the request: the apiEndpoint the pipeline runs for. */
-interface EgRequest extends Request {
-  egContext?: { apiEndpoint?: { apiEndpointName?: string } };
-}
-
 /** The route a count is for: the apiEndpoint's name (stable across instances, restarts and reloads). */
-function routeOf(req: EgRequest): string {
-  return req.egContext?.apiEndpoint?.apiEndpointName ?? `${req.method} ${req.route?.path ?? '*'}`;
+function routeOf(req: Request): string {
+  return req.apiEndpointName ?? `${req.method} ${req.route?.path ?? '*'}`;
 }
 
 /**
@@ -21,7 +18,7 @@ function routeOf(req: EgRequest): string {
  * partner; the client IP is the TCP peer, or with TRUST_PROXY the nearest untrusted address of X-Forwarded-For (gateway/http/client-address.ts).
  * Within the limit: `RateLimit-Policy` and `RateLimit` headers, then the next step. Over it: 429
  * `rate_limited` with the same headers and `Retry-After`. With Redis unreachable, this process
- * counts in its own memory (see gateway/rate-limit/redis-store.ts).
+ * counts in its own memory (see redis-store.ts).
  */
 export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
   const { settings, log } = services();
@@ -30,7 +27,7 @@ export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
   const limit = params.limit ?? RATE_LIMIT_DEFAULTS.limit;
   const windowSeconds = params.windowSeconds ?? RATE_LIMIT_DEFAULTS.windowSeconds;
   const windowMs = windowSeconds * 1000;
-  return function rateLimitCheck(req: EgRequest, res, next) {
+  return function rateLimitCheck(req, res, next) {
     const route = routeOf(req);
     const key: RateLimitKey = req.partner
       ? { route, subject: 'partner', id: req.partner._id }

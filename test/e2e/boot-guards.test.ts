@@ -56,6 +56,16 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
       expectedMessage: /models\/users\.json: missing/,
     },
     {
+      description: 'an invalid system.config.yml (express-gateway loads it)',
+      config: () => brokenConfig({ files: (dir) => fs.appendFileSync(path.join(dir, 'system.config.yml'), '\nplugins: [unclosed\n') }),
+      expectedMessage: /express-gateway could not load the configuration: unexpected end of the stream/,
+    },
+    {
+      description: 'a !!js/function tag in gateway.config.yml (read with the safe schema)',
+      config: () => brokenConfig({ files: (dir) => fs.appendFileSync(path.join(dir, 'gateway.config.yml'), '\nx-probe: !!js/function "function () { return 1 }"\n') }),
+      expectedMessage: /gateway\.config\.yml: invalid YAML at line \d+, column \d+: unknown tag/,
+    },
+    {
       description: 'a plugin whose package does not exist',
       config: () => brokenConfig({ system: (c) => (c.plugins['ghost-plugin'] = { package: '/nonexistent/ghost-plugin.js' }) }),
       expectedMessage: /a plugin failed to load: .*ghost-plugin/,
@@ -163,12 +173,12 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     {
       description: 'invalid YAML',
       config: () => brokenConfig({ files: (dir) => fs.appendFileSync(path.join(dir, 'gateway.config.yml'), '\npipelines: [unclosed\n') }),
-      expectedMessage: /express-gateway could not load the configuration/,
+      expectedMessage: /gateway\.config\.yml: invalid YAML at line \d+, column \d+/,
     },
     {
       description: "a config express-gateway's schema rejects",
       config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints = 'everything') }),
-      expectedMessage: /express-gateway could not load the configuration/,
+      expectedMessage: /gateway\.config\.yml: express-gateway's gateway\.config schema refuses it: data\.apiEndpoints should be object/,
     },
   ];
 

@@ -6,7 +6,7 @@ import { adminCall, registerPartner } from '../support/partners';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { runDatabaseUrl } from '../support/test-database';
 
-/** FEED_DOWN_TRUST_MS (gateway/auth/verified-token-cache.ts): how long a cached verification is trusted while the change feed is down. */
+/** FEED_DOWN_TRUST_MS (policies/es512-jwt/verified-token-cache.ts): how long a cached verification is trusted while the change feed is down. */
 const FEED_DOWN_TRUST_MS = 1000;
 
 /** A GET of the partner API on a new connection (so that requests spread over the cluster's workers). */

@@ -3,16 +3,16 @@ import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import rateLimitPolicy from '../../../policies/rate-limit';
 import { registry } from '../../../gateway/metrics';
-import { closeRateLimitStores } from '../../../gateway/rate-limit';
+import { closeRateLimitStores } from '../../../policies/rate-limit/stores';
 import { services as currentServices, setServices } from '../../../gateway/services';
 import type { Partner } from '../../../gateway/partners/partner-store';
 import { openServices, serve, type InProcessServices } from '../../support/in-process';
 
-/** Stands in for es512-jwt (`x-test-partner`) and for express-gateway's apiEndpoint (`x-test-route`). */
+/** Stands in for es512-jwt (`x-test-partner`) and for the runtime's apiEndpoint name (`x-test-route`). */
 const asPartnerOnRoute: RequestHandler = (req, _res, next) => {
   const partnerId = req.headers['x-test-partner'];
   if (typeof partnerId === 'string') req.partner = { _id: partnerId, name: 'p', issuer: 'https://p.example', status: 'active', processingEnabled: false, createdAt: '', updatedAt: '' } satisfies Partner;
-  (req as unknown as { egContext: unknown }).egContext = { apiEndpoint: { apiEndpointName: String(req.headers['x-test-route'] ?? 'probe') } };
+  req.apiEndpointName = String(req.headers['x-test-route'] ?? 'probe');
   next();
 };
 

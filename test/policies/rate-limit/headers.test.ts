@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { rateLimitHeaders, secondsToReset } from '../../../gateway/rate-limit';
+import { rateLimitHeaders, secondsToReset } from '../../../policies/rate-limit/headers';
 
 describe('rate-limit: headers (draft-ietf-httpapi-ratelimit-headers)', function () {
   const quota = { name: 'get-card-cvv', limit: 100, windowSeconds: 60 };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { MemoryRateLimitStore, type RateLimitKey } from '../../../gateway/rate-limit';
+import { MemoryRateLimitStore } from '../../../policies/rate-limit/memory-store';
+import type { RateLimitKey } from '../../../policies/rate-limit/store';
 
 describe('rate-limit: in-memory store', function () {
   let clock = 0;

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { createLogger } from '../../../gateway/logging/logger';
 import { registry } from '../../../gateway/metrics';
-import { RedisRateLimitStore, type RateLimitHit, type RateLimitKey } from '../../../gateway/rate-limit';
+import { RedisRateLimitStore } from '../../../policies/rate-limit/redis-store';
+import type { RateLimitHit, RateLimitKey } from '../../../policies/rate-limit/store';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy';
 import { requireRedis, TEST_REDIS_URL } from '../../support/redis';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { IdempotencyStore } from '../../../../gateway/idempotency/idempotency-store';
+import { IdempotencyStore } from '../../../../policies/idempotency/idempotency-store';
 import { isObjectId } from '../../../../gateway/ids';
 import { makeKeyPair } from '../../../support/partners';
 import { openServices, type InProcessServices } from '../../../support/in-process';

@@ -32,10 +32,10 @@ async function withServer(app: express.Application, work: (url: string) => Promi
   }
 }
 
-/** Marks a request as served by an express-gateway pipeline of this apiEndpoint (as its pipeline handler does). */
+/** Marks a request as served by a pipeline of this apiEndpoint (as the runtime does when a pipeline runs). */
 function servedBy(apiEndpointName: string): express.RequestHandler {
   return (req, _res, next) => {
-    (req as unknown as { egContext: unknown }).egContext = { apiEndpoint: { apiEndpointName, paths: '/ignored' } };
+    req.apiEndpointName = apiEndpointName;
     next();
   };
 }
@@ -64,10 +64,10 @@ describe('unit: metrics/recorders', function () {
   });
 
   describe('routeLabel', function () {
-    const table: { description: string; req: Partial<Request> & { egContext?: unknown }; expected: string }[] = [
+    const table: { description: string; req: Partial<Request>; expected: string }[] = [
       {
         description: 'a pipeline request: the apiEndpoint name',
-        req: { method: 'GET', egContext: { apiEndpoint: { apiEndpointName: 'get-card' } }, route: { path: '/api/partner/cards/:id' } },
+        req: { method: 'GET', apiEndpointName: 'get-card', route: { path: '/api/partner/cards/:id' } },
         expected: 'get-card',
       },
       { description: 'an Express route: method and pattern', req: { method: 'DELETE', route: { path: '/admin/partners/:id/keys/:kid' } }, expected: 'DELETE /admin/partners/:id/keys/:kid' },

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { VerifiedTokenCache, type VerifiedToken } from '../../../../gateway/auth/verified-token-cache';
+import { VerifiedTokenCache, type VerifiedToken } from '../../../../policies/es512-jwt/verified-token-cache';
 import { Database } from '../../../../gateway/db/database';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { trackGatewayState } from '../../../../gateway/metrics';
-import { OwnershipCache } from '../../../../gateway/ownership/ownership-cache';
+import { OwnershipCache } from '../../../../policies/ownership/ownership-cache';
 import { runDatabaseUrl } from '../../../support/test-database';
 import { seriesValue } from './helpers';
 

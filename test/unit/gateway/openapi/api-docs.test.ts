@@ -53,6 +53,10 @@ describe('gateway/handlers/api-docs', function () {
       }
     });
 
+    it('refuses to be built without the configuration of its pipeline (the pipeline does not build)', function () {
+      expect(() => openApiDocument()).to.throw(/built without the configuration of its pipeline/);
+    });
+
     it('refuses, when built, a configuration it cannot describe (the pipeline does not build)', function () {
       const loose = { gatewayConfig: { apiEndpoints: { x: { paths: '/api/partner/x' } }, pipelines: { x: { apiEndpoints: ['x'], policies: [{ 'es512-jwt': [] }] } } } };
       expect(() => openApiDocument(loose)).to.throw(/apiEndpoint "x": list its methods/);

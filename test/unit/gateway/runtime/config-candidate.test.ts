@@ -1,13 +1,16 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import express from 'express';
 import YAML from 'yaml';
 import type { PolicySchema } from '../../../../policies/policy';
-import { buildCandidate, ConfigRejectedError, configHash, envReplace, readConfigSource, type ConfigSource } from '../../../../gateway/runtime/config-candidate';
-import { loadAndCheck, type CheckedRuntime } from '../../../../gateway/runtime/express-gateway';
+import { buildCandidate, buildInitialConfig, ConfigRejectedError, configHash, envReplace, readConfigSource, type ConfigSource } from '../../../../gateway/runtime/config-candidate';
+import { loadAndCheck, type GatewayRuntime, type LoadedGateway } from '../../../../gateway/runtime/express-gateway';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', '..', '..', 'config');
@@ -48,11 +51,13 @@ describe('unit: gateway/runtime/config-candidate', function () {
   describe('buildCandidate', function () {
     this.timeout(30_000);
     let services: InProcessServices;
-    let runtime: CheckedRuntime;
+    let loaded: LoadedGateway;
+    let runtime: GatewayRuntime;
 
     before(async function () {
       services = await openServices();
-      runtime = loadAndCheck({ configDir: SHIPPED_CONFIG, adminHost: '127.0.0.1' });
+      loaded = loadAndCheck({ configDir: SHIPPED_CONFIG, adminHost: '127.0.0.1' });
+      runtime = loaded.runtime;
     });
 
     after(async function () {
@@ -122,8 +127,62 @@ describe('unit: gateway/runtime/config-candidate', function () {
       expect((await buildCandidate(source, runtime)).router).to.be.a('function');
     });
 
+    it('reads gateway.config.yml once per boot: express-gateway\'s loader never reads it, the pipelines are built from the bytes checked', async function () {
+      const reads: string[] = [];
+      const readFileSync = fs.readFileSync;
+      const counting = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+        if (typeof file === 'string' && path.basename(file).startsWith('gateway.config.')) reads.push(file);
+        return (readFileSync as (...args: unknown[]) => unknown)(file, ...rest);
+      }) as typeof fs.readFileSync;
+      fs.readFileSync = counting;
+      let boot: LoadedGateway;
+      try {
+        boot = loadAndCheck({ configDir: SHIPPED_CONFIG, adminHost: '127.0.0.1' });
+        expect(reads, 'reads while loading and checking').to.deep.equal([SHIPPED_FILE]);
+        const built = await buildInitialConfig(boot.initial, boot.runtime);
+        expect(reads, 'no read while building the pipelines').to.have.length(1);
+        expect(built.source.hash).to.equal(configHash(readFileSync(SHIPPED_FILE)));
+        expect(built.gatewayConfig).to.equal(boot.initial.gatewayConfig);
+      } finally {
+        fs.readFileSync = readFileSync;
+      }
+      // express-gateway's config singleton is the one the runtime loaded, holding the configuration
+      // checked above: requiring it loads nothing a second time.
+      const singleton = require('express-gateway/lib/config') as { gatewayConfig: Yaml; gatewayConfigPath: string };
+      expect(singleton.gatewayConfig).to.equal(boot.initial.gatewayConfig);
+      expect(singleton.gatewayConfigPath).to.equal(SHIPPED_FILE);
+    });
+
+    it('names the apiEndpoint a pipeline serves on the request (req.apiEndpointName), never through egContext', async function () {
+      const candidate = await buildCandidate(readConfigSource(SHIPPED_FILE), runtime);
+      const seen: (string | undefined)[] = [];
+      const app = express();
+      app.use((req, res, next) => {
+        res.on('finish', () => seen.push(req.apiEndpointName));
+        next();
+      });
+      app.use(candidate.router);
+      const server = http.createServer(app);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const health = await fetch(`${base}/api/partner/health-check`);
+        expect(health.status).to.equal(200);
+        const document = await fetch(`${base}/api/partner/openapi.json`);
+        await document.arrayBuffer();
+        expect(document.status).to.equal(200);
+        // The rate-limit policy counts by the same name.
+        expect(document.headers.get('ratelimit-policy')).to.match(/^"openapi-document";/);
+        const unrouted = await fetch(`${base}/api/partner/no-such-route`);
+        await unrouted.arrayBuffer();
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      expect(seen).to.deep.equal(['health-check', 'openapi-document', undefined]);
+    });
+
     /** A runtime whose guards know a policy express-gateway's registry does not: only the build can fail. */
-    const withGhostPolicy = (r: CheckedRuntime): CheckedRuntime => ({
+    const withGhostPolicy = (r: GatewayRuntime): GatewayRuntime => ({
       ...r,
       guardContext: {
         ...r.guardContext,
@@ -131,7 +190,7 @@ describe('unit: gateway/runtime/config-candidate', function () {
       },
     });
 
-    const rejections: { description: string; text: () => string; stage: string; reason: RegExp; runtime?: (r: CheckedRuntime) => CheckedRuntime }[] = [
+    const rejections: { description: string; text: () => string; stage: string; reason: RegExp; runtime?: (r: GatewayRuntime) => GatewayRuntime }[] = [
       { description: 'invalid YAML (position, no quoted text)', text: () => 'pipelines: [unclosed\n', stage: 'yaml', reason: /^invalid YAML at line 2, column 1: unexpected end/ },
       { description: 'a YAML list instead of a mapping', text: () => '- a\n- b\n', stage: 'yaml', reason: /is not a YAML mapping/ },
       { description: 'a !!js/function tag (safe schema)', text: () => 'x: !!js/function "function () { return 1 }"\n', stage: 'yaml', reason: /unknown tag/ },

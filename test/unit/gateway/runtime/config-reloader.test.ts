@@ -5,9 +5,9 @@ import { expect } from 'chai';
 import type { Router } from 'express';
 import YAML from 'yaml';
 import { ConfigRefusedError } from '../../../../gateway/boot/config-guards';
-import { configHash } from '../../../../gateway/runtime/config-candidate';
-import { ConfigReloader, loadInitialConfig } from '../../../../gateway/runtime/config-reloader';
-import { loadAndCheck, type CheckedRuntime } from '../../../../gateway/runtime/express-gateway';
+import { buildInitialConfig, checkInitialConfig, configHash } from '../../../../gateway/runtime/config-candidate';
+import { ConfigReloader } from '../../../../gateway/runtime/config-reloader';
+import { loadAndCheck, type GatewayRuntime } from '../../../../gateway/runtime/express-gateway';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 
@@ -28,7 +28,7 @@ async function until<T>(what: string, probe: () => T | undefined, deadlineMs = 1
 describe('unit: gateway/runtime/config-reloader', function () {
   this.timeout(30_000);
   let services: InProcessServices;
-  let runtime: CheckedRuntime;
+  let runtime: GatewayRuntime;
   let dir: string;
   let file: string;
   let shipped: string;
@@ -51,7 +51,7 @@ describe('unit: gateway/runtime/config-reloader', function () {
 
   before(async function () {
     services = await openServices();
-    runtime = loadAndCheck({ configDir: SHIPPED_CONFIG, adminHost: '127.0.0.1' });
+    ({ runtime } = loadAndCheck({ configDir: SHIPPED_CONFIG, adminHost: '127.0.0.1' }));
     shipped = fs.readFileSync(path.join(SHIPPED_CONFIG, 'gateway.config.yml'), 'utf8');
   });
 
@@ -67,7 +67,7 @@ describe('unit: gateway/runtime/config-reloader', function () {
     applied = [];
     outcomes = [];
     const log = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
-    reloader = new ConfigReloader({ runtime, log, initial: await loadInitialConfig(runtime, file), apply: (router) => applied.push(router), debounceMs: 20, onOutcome: (outcome, trigger) => outcomes.push(`${trigger}:${outcome.result}`) });
+    reloader = new ConfigReloader({ runtime, log, initial: await buildInitialConfig(checkInitialConfig(runtime, file), runtime), apply: (router) => applied.push(router), debounceMs: 20, onOutcome: (outcome, trigger) => outcomes.push(`${trigger}:${outcome.result}`) });
   });
 
   afterEach(function () {
@@ -84,7 +84,12 @@ describe('unit: gateway/runtime/config-reloader', function () {
 
   it('refuses to start on a file the guards refuse (ConfigRefusedError, as the boot guards)', async function () {
     write(withoutJwtOnMe());
-    const error = await loadInitialConfig(runtime, file).catch((err: unknown) => err);
+    let error: unknown;
+    try {
+      checkInitialConfig(runtime, file);
+    } catch (err) {
+      error = err;
+    }
     expect(error).to.be.instanceOf(ConfigRefusedError);
     expect((error as Error).message).to.match(/configuration refused:[\s\S]*lacks the es512-jwt policy/);
   });

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { LRUCache } from 'lru-cache';
-import { boundedLru } from '../bounded-lru';
+import { boundedLru } from '../../gateway/bounded-lru';
 import type { RateLimitHit, RateLimitKey, RateLimitStore } from './store';
 
 interface Counter {

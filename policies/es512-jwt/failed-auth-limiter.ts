@@ -1,5 +1,5 @@
 import type { LRUCache } from 'lru-cache';
-import { boundedLru } from '../bounded-lru';
+import { boundedLru } from '../../gateway/bounded-lru';
 
 /** Limits on failed token verifications (docs/authentication.md, "Throttling failed authentication"). */
 export interface FailedAuthLimits {

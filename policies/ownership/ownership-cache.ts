@@ -1,5 +1,5 @@
 import type { LRUCache } from 'lru-cache';
-import { boundedLru } from '../bounded-lru';
+import { boundedLru } from '../../gateway/bounded-lru';
 
 /** Who owns a resource: the partner, and the individual or tenant it sits under. */
 export interface Owner {

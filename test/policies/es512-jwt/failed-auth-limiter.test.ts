@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { DEFAULT_FAILED_AUTH_LIMITS, FailedAuthLimiter, failedAuthLimitsFrom } from '../../../../gateway/auth/failed-auth-limiter';
-import { readSettings } from '../../../../gateway/settings';
+import { DEFAULT_FAILED_AUTH_LIMITS, FailedAuthLimiter, failedAuthLimitsFrom } from '../../../policies/es512-jwt/failed-auth-limiter';
+import { readSettings } from '../../../gateway/settings';
 
 describe('unit: auth/failed-auth-limiter', function () {
   const now = 1_800_000_000_000;

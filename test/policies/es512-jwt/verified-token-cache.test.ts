@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FEED_DOWN_TRUST_MS, UNKNOWN_PARTNER_TTL_MS, VerifiedTokenCache, type VerifiedToken } from '../../../../gateway/auth/verified-token-cache';
+import { FEED_DOWN_TRUST_MS, UNKNOWN_PARTNER_TTL_MS, VerifiedTokenCache, type VerifiedToken } from '../../../policies/es512-jwt/verified-token-cache';
 
 const verified = (partnerId: string, exp: number): VerifiedToken => ({
   partner: { _id: partnerId, name: 'p', issuer: 'https://p.example', status: 'active', processingEnabled: true, createdAt: '', updatedAt: '' },

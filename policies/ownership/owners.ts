@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database';
+import type { Queryable } from '../../gateway/db/database';
 import type { OwnedKind, Owner } from './ownership-cache';
 
 /** Loads the owner of an individual onboarding (only fully provisioned ones exist for partners). */

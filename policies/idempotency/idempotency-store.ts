@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import type { Database } from '../db/database';
-import { newObjectId } from '../ids';
+import type { Database } from '../../gateway/db/database';
+import { newObjectId } from '../../gateway/ids';
 
 /** A stored response, replayed for a repeated key: the first answer's status, exact body bytes and replayed headers. */
 export interface StoredResponse {
@@ -39,7 +39,7 @@ export type Claim =
   | { outcome: 'mismatch' }
   | { outcome: 'in_progress' };
 
-/** The holder of a claim refreshes its heartbeat this often while the request runs (claim-keeper.ts). */
+/** The holder of a claim refreshes its heartbeat this often while the request runs (`claim-keeper.ts`). */
 export const HEARTBEAT_INTERVAL_MS = 2_000;
 /** A claim whose heartbeat is older than this is abandoned (its process is gone or cut off): it may be taken over. */
 export const STALE_AFTER_SECONDS = 10;

@@ -1,6 +1,6 @@
 import Module from 'node:module';
 import util from 'node:util';
-import { logger } from './logger';
+import { logger } from '../logging/logger';
 
 /**
  * express-gateway logs through its own winston loggers (`express-gateway/lib/logger`), bypassing

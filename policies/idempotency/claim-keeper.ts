@@ -1,5 +1,5 @@
-import type { Logger } from '../logging/logger';
-import type { Database } from '../db/database';
+import type { Logger } from '../../gateway/logging/logger';
+import type { Database } from '../../gateway/db/database';
 import { HEARTBEAT_INTERVAL_MS, IdempotencyStore, type HeldClaim, type StoredResponse } from './idempotency-store';
 
 /** A claim is never held longer than this: a handler that has not answered by then is stuck (upstream calls time out far sooner). */

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
-import type { Logger } from '../logging/logger';
-import { rateLimitFallbackActive, rateLimitFallbackTotal } from '../metrics';
+import type { Logger } from '../../gateway/logging/logger';
+import { rateLimitFallbackActive, rateLimitFallbackTotal } from '../../gateway/metrics';
 import { MemoryRateLimitStore } from './memory-store';
 import type { RateLimitHit, RateLimitKey, RateLimitStore } from './store';
 

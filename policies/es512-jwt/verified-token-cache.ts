@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
-import { boundedLru } from '../bounded-lru';
-import type { Partner } from '../partners/partner-store';
+import { boundedLru } from '../../gateway/bounded-lru';
+import type { Partner } from '../../gateway/partners/partner-store';
 
 /** What a verified token established: the partner, the key that signed it and its claims. */
 export interface VerifiedToken {
