@@ -12,7 +12,7 @@ const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
 const BUNDLE_CACHE_CONTROL = 'public, max-age=86400';
 
 /** express-gateway's configuration as it hands it to policy factories: `{ gatewayConfig, ... }`. */
-type PipelineConfig = { gatewayConfig: Record<string, unknown> };
+export type PipelineConfig = { gatewayConfig: Record<string, unknown> };
 
 /** The configuration express-gateway loaded at boot (loaded and checked before any pipeline is built). */
 function bootGatewayConfig(): PipelineConfig {
