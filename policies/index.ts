@@ -1,10 +1,8 @@
 import es512Jwt from './es512-jwt';
 import idempotency from './idempotency';
-import localHandler from './local-handler';
-import orchestrate from './orchestrate';
+import operation from './operation';
 import ownership from './ownership';
 import type { PolicyDefinition } from './policy';
-import upstreamProxy from './proxy';
 import rateLimit from './rate-limit';
 import sensitiveData from './sensitive-data';
 import validate from './validate';
@@ -17,9 +15,7 @@ export const POLICIES: PolicyDefinition<any>[] = [
   sensitiveData,
   validate,
   idempotency,
-  localHandler,
-  orchestrate,
-  upstreamProxy,
+  operation,
 ];
 
 /** Name of the authentication policy every protected route must run. */

@@ -5,7 +5,8 @@ import type { PolicySchema } from '../../policies/policy';
 // The audit itself, not the policy-audit index: its config-file reader (and the yaml package) is
 // for `npm run audit:policies`, not for the boot.
 import { auditGatewayConfig, type AuditRule } from '../policy-audit/audit';
-import { PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS } from '../policy-audit/route-facts';
+import { PARTNER_BASE_PATH, POLICY, PUBLIC_ROUTE_PATHS } from '../policy-audit/route-facts';
+import { operationNamed, type Operation } from '../catalog';
 
 export { PARTNER_BASE_PATH };
 /**
@@ -221,6 +222,8 @@ export function checkGatewayConfig(gatewayConfig: Json, systemConfig: Json, cont
     }
   }
 
+  for (const problem of contradictionsWithCatalog(pipelines, apiEndpoints)) add(problem.where, problem.message);
+
   // The policy audit: also says which routes are public (their exact public shape, not their path).
   const audit = auditGatewayConfig({ gatewayConfig, adminHost: context.adminHost, adminTokenConfigured: context.adminTokenConfigured });
   const publicShaped = new Set(audit.routes.filter((r) => r.public).map((r) => r.name));
@@ -269,4 +272,100 @@ function runsJwtFirst(pipeline: Json | undefined, context: GuardContext): boolea
   const first = asArray<Json>(pipeline?.policies ?? pipeline?.policy)[0];
   if (!first || typeof first !== 'object' || Object.keys(first)[0] !== context.jwtPolicy) return false;
   return asArray<Json>(first[context.jwtPolicy]).every((a) => !a?.condition || a.condition.name === 'always');
+}
+
+/** The actions of a pipeline's steps of one policy, as `{ params, unconditional }`. */
+function actionsOf(steps: Json[], policy: string): { params: Json; unconditional: boolean }[] {
+  return steps
+    .filter((step) => step && typeof step === 'object' && Object.keys(step)[0] === policy)
+    .flatMap((step) => {
+      const actions = asArray<Json>(step[policy]).filter((a) => a && typeof a === 'object');
+      return (actions.length === 0 ? [{}] : actions).map((a) => ({
+        params: (a.action as Json | undefined) ?? {},
+        unconditional: !a.condition || a.condition.name === 'always',
+      }));
+    });
+}
+
+/** Upper-case methods of one apiEndpoint entry (`*` for none listed), as express-gateway splits them. */
+function endpointMethods(entry: Json): string[] {
+  const methods = asArray<string>(entry.methods)
+    .flatMap((m) => String(m).split(','))
+    .map((m) => m.trim().toUpperCase())
+    .filter(Boolean);
+  return methods.length > 0 ? methods : ['*'];
+}
+
+/**
+ * A pipeline that contradicts the catalog entry of the operation it ends in (gateway/catalog): the
+ * catalog says what an operation is (its route, the resources whose owner it checks, the request
+ * schemas its implementation reads unchecked, whether it returns card data); the YAML may add
+ * steps, never leave one out. Refused at boot and on reload, naming the pipeline and the operation.
+ */
+export function contradictionsWithCatalog(pipelines: Json, apiEndpoints: Json): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const [pipelineName, pipeline] of Object.entries(pipelines ?? {}) as [string, Json][]) {
+    if (!pipeline || typeof pipeline !== 'object') continue;
+    const steps = asArray<Json>(pipeline.policies ?? pipeline.policy).filter((step) => step && typeof step === 'object');
+    const operationSteps = actionsOf(steps, POLICY.operation);
+    const where = `pipeline "${pipelineName}"`;
+    if (operationSteps.length === 0) {
+      problems.push({ where, message: `has no ${POLICY.operation} step: every pipeline ends in the operation of the catalog it serves` });
+      continue;
+    }
+    const last = steps[steps.length - 1];
+    if (operationSteps.length > 1 || Object.keys(last ?? {})[0] !== POLICY.operation) {
+      problems.push({ where, message: `must end in exactly one ${POLICY.operation} step with one action (it answers: nothing after it runs)` });
+    }
+    const name = operationSteps[operationSteps.length - 1].params.name;
+    const operation = operationNamed(name);
+    const at = `${where}, operation "${String(name)}"`;
+    if (!operation) {
+      problems.push({ where: at, message: 'is not an operation of the catalog (gateway/catalog)' });
+      continue;
+    }
+    problems.push(...contradictions(operation, String(name), steps, asArray<string>(pipeline.apiEndpoints ?? pipeline.apiEndpoint), apiEndpoints).map((message) => ({ where: at, message })));
+  }
+  return problems;
+}
+
+/** How a pipeline (its steps and apiEndpoints) contradicts its operation's entry. */
+function contradictions(operation: Operation, name: string, steps: Json[], endpoints: string[], apiEndpoints: Json): string[] {
+  const out: string[] = [];
+  for (const endpoint of endpoints) {
+    if (endpoint !== name) out.push(`serves apiEndpoint "${endpoint}": an operation is served by the apiEndpoint of its name (the operationId)`);
+    for (const entry of asArray<Json>(apiEndpoints?.[endpoint]).filter((e) => e && typeof e === 'object')) {
+      const paths = asArray<unknown>(entry.paths ?? entry.path).map(String);
+      const methods = endpointMethods(entry);
+      if (paths.length !== 1 || paths[0] !== operation.path || methods.length !== 1 || methods[0] !== operation.method) {
+        out.push(`apiEndpoint "${endpoint}" is ${methods.join(',')} ${paths.join(', ') || '(no path)'}; the operation is ${operation.method} ${operation.path}`);
+      }
+    }
+  }
+
+  const ownership = actionsOf(steps, POLICY.ownership).filter((a) => a.unconditional);
+  for (const check of operation.ownership ?? []) {
+    const found = ownership.some((a) => a.params.resource === check.resource && (a.params.param ?? 'id') === check.param && (a.params.in ?? 'path') === check.in);
+    if (!found) {
+      out.push(`checks the owner of the ${check.resource} named by ${check.in === 'body' ? `body.${check.param}` : `path parameter ${check.param}`}, but no unconditional ownership step does ({ resource: ${check.resource}, param: ${check.param}${check.in === 'body' ? ', in: body' : ''} })`);
+    }
+  }
+
+  const validate = actionsOf(steps, POLICY.validate).filter((a) => a.unconditional);
+  for (const where of ['body', 'query', 'params'] as const) {
+    const schema = operation.schemas?.[where];
+    if (schema !== undefined && !validate.some((a) => a.params[where] === schema)) {
+      out.push(`reads the ${where === 'params' ? 'path parameters' : where} as ${schema}, but no unconditional validate step checks it ({ ${where}: ${schema} })`);
+    }
+  }
+
+  if (operation.sensitive && !actionsOf(steps, POLICY.sensitiveData).some((a) => a.unconditional)) {
+    out.push(`returns or carries card data, a PIN or a 3DS answer, but the pipeline runs no unconditional ${POLICY.sensitiveData} step`);
+  }
+
+  const timeoutMs = actionsOf(steps, POLICY.operation).find((a) => a.params.timeoutMs !== undefined);
+  if (timeoutMs && operation.ends.kind !== 'upstream') {
+    out.push(`does not call an upstream straight (it ends ${operation.ends.kind === 'local' ? 'in a local handler' : 'in an orchestration, whose clients take UPSTREAM_TIMEOUT_MS'}): timeoutMs does not apply`);
+  }
+  return out;
 }

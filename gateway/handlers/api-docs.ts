@@ -12,7 +12,7 @@ const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
 const BUNDLE_CACHE_CONTROL = 'public, max-age=86400';
 
 /** The configuration whose pipelines are being built, as policy factories receive it: `{ gatewayConfig, ... }`. */
-type PipelineConfig = { gatewayConfig: Record<string, unknown> };
+export type PipelineConfig = { gatewayConfig: Record<string, unknown> };
 
 let redoc: StaticBody | undefined;
 
@@ -47,7 +47,7 @@ function sendStatic(req: Request, res: Response, body: StaticBody, type: string,
  * `gateway/schemas` (docs/openapi.md). Cacheable for 5 minutes, with an ETag.
  *
  * @param pipelineConfig the configuration whose pipelines are being built (the second argument of a
- *   policy factory, which the local-handler policy passes on). Optional only in type, to fit the
+ *   policy factory, which the operation policy passes on). Optional only in type, to fit the
  *   handler table; without it the pipeline does not build.
  */
 export function openApiDocument(pipelineConfig?: PipelineConfig): RequestHandler {

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { apiDocsPage, openApiDocument } from './api-docs';
+import { apiDocsPage, openApiDocument, type PipelineConfig } from './api-docs';
 import { issueCard } from './card-issue';
 import { setCard3dsPhone, setCardNickname } from './card-local';
 import {
@@ -20,15 +20,18 @@ import { createIndividual } from './individual-create';
 import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndividualCardStatusHistory, listIndividuals } from './individuals';
 import { me } from './me';
 import { listIndividualTransactions } from './transactions';
-import type { LocalHandlerName, OrchestrationName } from './names';
-
-export { LOCAL_HANDLER_NAMES, ORCHESTRATION_NAMES, type LocalHandlerName, type OrchestrationName } from './names';
+import type { HandledOperationName } from '../catalog';
 
 /**
- * Handlers that answer from the gateway itself (PostgreSQL), ending a pipeline through the
- * `local-handler` policy (`handler: <name>`). Each factory runs once when the pipeline is built.
+ * The handler of each operation of the catalog that a handler ends (`ends: local` or
+ * `orchestration`), by operation name: the `operation` policy builds it when a pipeline is built
+ * (each factory runs once then), and gets the configuration being built (the OpenAPI document
+ * describes the routes of the config that serves it, including after a hot reload). The compiler
+ * checks that every such operation has one, and nothing else. Loaded only then: reading the catalog
+ * (boot guards, policy audit) loads no handler.
  */
-export const LOCAL_HANDLERS = {
+export const HANDLERS = {
+  // Answered by the gateway itself (PostgreSQL, or memory).
   'health-check': healthCheck,
   'openapi-document': openApiDocument,
   'api-docs': apiDocsPage,
@@ -41,13 +44,7 @@ export const LOCAL_HANDLERS = {
   'list-cards': listCards,
   'set-card-nickname': setCardNickname,
   'set-card-3ds-phone': setCard3dsPhone,
-} satisfies Record<LocalHandlerName, () => RequestHandler>;
-
-/**
- * Handlers that call upstreams through the typed clients and keep PostgreSQL consistent with them,
- * ending a pipeline through the `orchestrate` policy (`operation: <name>`).
- */
-export const ORCHESTRATIONS = {
+  // Orchestrations: they call upstreams through the typed clients and keep PostgreSQL consistent with them.
   'create-individual': createIndividual,
   'issue-virtual-card': issueCard('virtual'),
   'issue-physical-card': issueCard('physical'),
@@ -72,4 +69,4 @@ export const ORCHESTRATIONS = {
   'authorize-cardholder': authorizeCardholder,
   'patch-card-limits': patchCardLimits,
   'set-card-limit': setCardLimit,
-} satisfies Record<OrchestrationName, () => RequestHandler>;
+} satisfies Record<HandledOperationName, (pipelineConfig?: PipelineConfig) => RequestHandler>;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { PARTNER_BASE } from './route-table';
+import { PARTNER_BASE_PATH as PARTNER_BASE } from '../catalog';
 
 /** The one asset the docs page loads besides the document: Redoc's standalone bundle. */
 export const REDOC_ASSET = 'redoc.standalone.js';

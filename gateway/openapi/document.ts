@@ -4,8 +4,8 @@ import { SCHEMAS, type SchemaName } from '../schemas';
 import type { JsonSchema } from '../schemas/common';
 import { RESPONSE_SCHEMAS, type ResponseSchemaName } from '../schemas/responses';
 import { EXAMPLE_IDS, requestExamples, responseExamples } from './examples';
-import { LOCAL_HANDLER_ANSWERS, OPERATION_DOCS, ORCHESTRATION_ANSWERS, TAGS, TRANSFORM_ANSWERS, type SuccessAnswer } from './operations';
-import { PARTNER_BASE, routeTable, type Route } from './route-table';
+import { TAGS, type Operation, type SuccessAnswer } from '../catalog';
+import { PARTNER_BASE, POLICY_NAMES, routeTable, type Route } from './route-table';
 
 /** Version of the Partner Card-Management API (spec section 9). */
 export const API_VERSION = '1.0.0';
@@ -204,13 +204,15 @@ function problemResponse(status: number, headersUsed: Set<string>): Json {
   };
 }
 
-/** The answer of a route's terminal step; undefined for a step the generator does not know. */
+/** The answer of the route's operation (the catalog's); undefined when the pipeline names none. */
 function successOf(route: Route): SuccessAnswer | undefined {
-  const terminal = route.terminal;
-  if (!terminal) return undefined;
-  if (terminal.policy === 'local-handler') return LOCAL_HANDLER_ANSWERS[terminal.handler];
-  if (terminal.policy === 'orchestrate') return ORCHESTRATION_ANSWERS[terminal.operation];
-  return TRANSFORM_ANSWERS[terminal.response];
+  return route.operation?.entry.doc.answer;
+}
+
+/** What the pipeline line says of the operation step: the operation, or the upstream and transform it calls. */
+function operationDetail(operation: NonNullable<Route['operation']>): string {
+  const ends = operation.entry.ends;
+  return ends.kind === 'upstream' ? `${ends.upstream}: ${ends.response}` : operation.name;
 }
 
 /** One line for readers and security reviewers: the pipeline's policies and what each is set to. */
@@ -218,10 +220,7 @@ function pipelineLine(route: Route): string {
   const detail = (policy: string): string => {
     if (policy === 'ownership' && route.ownership) return `ownership (${route.ownership.checks.join(', ')})`;
     if (policy === 'validate') return `validate (${Object.entries(route.validate).map(([where, name]) => `${where}: ${name}`).join(', ')})`;
-    if (policy === route.terminal?.policy) {
-      const t = route.terminal;
-      return `${policy} (${t.policy === 'local-handler' ? t.handler : t.policy === 'orchestrate' ? t.operation : `${t.upstream}: ${t.response}`})`;
-    }
+    if (policy === POLICY_NAMES.operation && route.operation) return `${policy} (${operationDetail(route.operation)})`;
     return policy;
   };
   return `Pipeline \`${route.pipeline}\`: ${route.policies.map(detail).join(' → ')}.`;
@@ -258,8 +257,11 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
   };
 
   for (const route of routes) {
-    const doc = OPERATION_DOCS[route.name] ?? { summary: route.name.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase()), tag: 'Service' };
-    const upstreamCalling = route.terminal !== undefined && route.terminal.policy !== 'local-handler';
+    const doc: Pick<Operation['doc'], 'summary' | 'description' | 'tag' | 'conflicts'> = route.operation?.entry.doc ?? {
+      summary: route.name.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase()),
+      tag: 'Service',
+    };
+    const upstreamCalling = route.operation !== undefined && route.operation.entry.ends.kind !== 'local';
     const count = (operationIds.get(route.name) ?? 0) + 1;
     operationIds.set(route.name, count);
     const operation: Json = {

@@ -1,9 +1,8 @@
-import type { LocalHandlerName, OrchestrationName } from '../handlers';
+import { operationNamed, PARTNER_BASE_PATH, type Operation } from '../catalog';
 import type { SchemaName } from '../schemas';
-import type { ResponseTransformName } from '../../policies/proxy/schema';
 import { schema as jwtSchema } from '../../policies/es512-jwt/schema';
 import { schema as idempotencySchema } from '../../policies/idempotency/schema';
-import { PARTNER_BASE_PATH, POLICY } from '../policy-audit/route-facts';
+import { POLICY } from '../policy-audit/route-facts';
 
 /** Base path of every partner route; the OpenAPI document's server URL. */
 export const PARTNER_BASE = PARTNER_BASE_PATH;
@@ -14,9 +13,7 @@ export const POLICY_NAMES = {
   ownership: POLICY.ownership,
   validate: POLICY.validate,
   idempotency: POLICY.idempotency,
-  localHandler: POLICY.localHandler,
-  orchestrate: POLICY.orchestrate,
-  proxy: POLICY.proxy,
+  operation: POLICY.operation,
 } as const;
 
 /** The policy that answers 429 when a partner exceeds its rate: a pipeline that runs it gets the 429 problem documented. */
@@ -24,12 +21,6 @@ export const RATE_LIMIT_POLICY = POLICY.rateLimit;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
-
-/** How a pipeline ends: the policy that answers, and which handler, operation or transform. */
-export type Terminal =
-  | { policy: 'local-handler'; handler: LocalHandlerName }
-  | { policy: 'orchestrate'; operation: OrchestrationName }
-  | { policy: 'upstream-proxy'; response: ResponseTransformName; upstream: 'issuer' | 'processing' };
 
 /** One method and path of the active configuration, and what its pipeline does. */
 export interface Route {
@@ -57,8 +48,11 @@ export interface Route {
   idempotency?: { ttlHours: number };
   /** Whether a rate-limit policy may answer 429. */
   rateLimited: boolean;
-  /** The answering step; undefined when the pipeline ends in a policy we do not know. */
-  terminal?: Terminal;
+  /**
+   * The operation the pipeline's `operation` step ends in, with its catalog entry; undefined when
+   * the pipeline has no such step or names an operation the catalog does not have.
+   */
+  operation?: { name: string; entry: Operation };
 }
 
 type Json = Record<string, any>;
@@ -144,15 +138,11 @@ function describePipeline(pipelineName: string, pipeline: Json): Omit<Route, 'na
         if (first.replayOnly === true) break;
         route.idempotency = { ttlHours: first.ttlHours ?? IDEMPOTENCY_TTL_DEFAULT };
         break;
-      case POLICY_NAMES.localHandler:
-        route.terminal = { policy: 'local-handler', handler: first.handler };
+      case POLICY_NAMES.operation: {
+        const entry = operationNamed(first.name);
+        route.operation = entry ? { name: String(first.name), entry } : undefined;
         break;
-      case POLICY_NAMES.orchestrate:
-        route.terminal = { policy: 'orchestrate', operation: first.operation };
-        break;
-      case POLICY_NAMES.proxy:
-        route.terminal = { policy: 'upstream-proxy', response: first.response, upstream: first.upstream };
-        break;
+      }
       default:
         break;
     }

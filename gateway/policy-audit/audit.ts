@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { operationNamed, type Operation } from '../catalog';
 import {
   BODY_METHODS,
   PARTNER_BASE_PATH,
@@ -11,9 +12,7 @@ import {
   PUBLIC_ROUTE_METHODS,
   PUBLIC_ROUTE_PATHS,
   PUBLIC_ROUTES,
-  QUERY_READERS,
   SENSITIVE_PATHS,
-  SENSITIVE_STEPS,
   UPSTREAM_CONTRACT_PATHS,
 } from './route-facts';
 // The path-to-regexp express-gateway mounts every apiEndpoint path with: a path matches here as there.
@@ -174,12 +173,12 @@ function mountPatterns(entry: Json): (string | RegExp)[] {
 /**
  * The public route rule for one public path, in words (the audit's messages, the CLI's report).
  *
- * @example publicShapeText('/api/partner/health-check') // 'GET or HEAD /api/partner/health-check → local-handler health-check (no rate limit)'
+ * @example publicShapeText('/api/partner/health-check') // 'GET or HEAD /api/partner/health-check → operation health-check (no rate limit)'
  */
 export function publicShapeText(publicPath: string): string {
   const shape = PUBLIC_ROUTES.get(publicPath);
   if (!shape) return `${publicPath} is not a public path`;
-  const chain = [...(shape.rateLimited ? [POLICY.rateLimit] : []), `${POLICY.localHandler} ${shape.handler}`];
+  const chain = [...(shape.rateLimited ? [POLICY.rateLimit] : []), `${POLICY.operation} ${shape.operation}`];
   return `GET or HEAD ${publicPath} → ${chain.join(' → ')}${shape.rateLimited ? '' : ' (no rate limit)'}`;
 }
 
@@ -188,7 +187,7 @@ export const PUBLIC_ROUTE_RULE = [
   'Public routes (served without a token) are judged by what they run, not by their path. Only these shapes are public:',
   ...[...PUBLIC_ROUTES.keys()].map((p) => `  ${publicShapeText(p)}`),
   `Each step runs unconditionally, with one action; ${POLICY.jwt} first is allowed (the route is then protected).`,
-  'Anything else that answers a public path (another method, policy, handler, a proxy, a condition, a second path,',
+  "Anything else that answers a public path (another method, policy or operation, a condition, a second path,",
   `or a pattern such as ${PARTNER_BASE_PATH}/:x that also matches one) is CRITICAL public-route-shape; every other`,
   `route needs ${POLICY.jwt} first (CRITICAL jwt-missing), whatever its path.`,
 ].join('\n');
@@ -227,7 +226,7 @@ function publicShapeOf(entries: Json[], servers: { name: string; steps: Step[] }
   }
 
   const shape = PUBLIC_ROUTES.get(publicPath)!;
-  const expected = [...(shape.rateLimited ? [POLICY.rateLimit] : []), POLICY.localHandler];
+  const expected = [...(shape.rateLimited ? [POLICY.rateLimit] : []), POLICY.operation];
   for (const { name, steps } of exactPath ? servers : []) {
     const at = servers.length > 1 ? `pipeline "${name}" ` : '';
     const chain = steps[0]?.policy === POLICY.jwt ? steps.slice(1) : steps;
@@ -238,9 +237,9 @@ function publicShapeOf(entries: Json[], servers: { name: string; steps: Step[] }
     for (const step of steps) {
       if (step.actions.length !== 1) deviations.push(`${at}its ${step.policy} step has ${step.actions.length} actions`);
       if (!step.actions.every(unconditional)) deviations.push(`${at}its ${step.policy} step runs under a condition`);
-      if (step.policy === POLICY.localHandler) {
-        const handlers = step.actions.map((a) => String(a.params.handler)).filter((h) => h !== shape.handler);
-        if (handlers.length > 0) deviations.push(`${at}its local handler is ${handlers.map((h) => `"${h}"`).join(', ')}, not "${shape.handler}"`);
+      if (step.policy === POLICY.operation) {
+        const others = step.actions.map((a) => String(a.params.name)).filter((name) => name !== shape.operation);
+        if (others.length > 0) deviations.push(`${at}its operation is ${others.map((name) => `"${name}"`).join(', ')}, not "${shape.operation}"`);
       }
     }
   }
@@ -250,10 +249,12 @@ function publicShapeOf(entries: Json[], servers: { name: string; steps: Step[] }
 const PLACEHOLDER = /^\{([A-Za-z][A-Za-z0-9_]*)\}$/;
 
 /**
- * Why an `upstream-proxy` path is not a path of its upstream's contract (UPSTREAM_CONTRACT_PATHS)
+ * Why an operation's upstream path is not a path of its upstream's contract (UPSTREAM_CONTRACT_PATHS)
  * with route parameters in its `{}` places; undefined when it is one.
+ *
+ * @example upstreamPathProblem('issuer', '/cards/{id}/pan') // undefined
  */
-function contractProblem(upstream: unknown, upstreamPath: unknown): string | undefined {
+export function upstreamPathProblem(upstream: unknown, upstreamPath: unknown): string | undefined {
   if (typeof upstreamPath !== 'string') return undefined; // the guard's schema check refuses it
   const contract = UPSTREAM_CONTRACT_PATHS[String(upstream)];
   if (!contract) return `upstream "${String(upstream)}" has no contract (docs/upstreams.md): the path "${upstreamPath}" cannot be checked`;
@@ -336,7 +337,8 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
     }
   }
 
-  // Pipelines: conditions that run code, proxies without their own timeout.
+  // Pipelines: conditions that run code; operations calling an upstream straight without their own
+  // timeout, or (the catalog's entry) outside the upstream's contract.
   const pipelines: Json = config.pipelines && typeof config.pipelines === 'object' ? config.pipelines : {};
   const servedBy = new Map<string, string[]>();
   for (const [pipelineName, pipeline] of Object.entries(pipelines) as [string, Json][]) {
@@ -350,12 +352,13 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
         if (conditionNames(action.condition).includes(CODE_CONDITION)) {
           add('expression-condition', stepAt, 'the expression condition runs code from configuration and is never allowed');
         }
-        if (step.policy === POLICY.proxy && typeof action.params.timeoutMs !== 'number') {
-          add('proxy-timeout-missing', stepAt, 'the proxy step has no timeoutMs of its own: set one (e.g. timeoutMs: ${UPSTREAM_TIMEOUT_MS:-5000})');
+        const ends = upstreamCallOf(step, action.params);
+        if (ends && typeof action.params.timeoutMs !== 'number') {
+          add('proxy-timeout-missing', stepAt, `operation "${String(action.params.name)}" calls the ${ends.upstream} straight but its step has no timeoutMs of its own: set one (e.g. timeoutMs: \${UPSTREAM_TIMEOUT_MS:-5000})`);
         }
-        if (step.policy === POLICY.proxy) {
-          const problem = contractProblem(action.params.upstream, action.params.path);
-          if (problem) add('proxy-path-contract', stepAt, problem);
+        if (ends) {
+          const problem = upstreamPathProblem(ends.upstream, ends.path);
+          if (problem) add('proxy-path-contract', stepAt, `operation "${String(action.params.name)}": ${problem}`);
         }
       });
     }
@@ -417,15 +420,17 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
 
     // An upstream path's {parameters} are the route's own.
     for (const server of servingSteps) {
-      for (const step of server.steps.filter((s) => s.policy === POLICY.proxy)) {
+      for (const step of server.steps) {
         for (const action of step.actions) {
+          const ends = upstreamCallOf(step, action.params);
+          if (!ends) continue;
           for (const routePath of paths) {
-            const missing = placeholdersOf(action.params.path).filter((p) => !routeParamsOf(routePath).has(p));
+            const missing = placeholdersOf(ends.path).filter((p) => !routeParamsOf(routePath).has(p));
             if (missing.length > 0) {
               add(
                 'proxy-path-contract',
                 `apiEndpoint "${name}" (pipeline "${server.name}")`,
-                `the upstream path "${String(action.params.path)}" uses ${missing.map((m) => `{${m}}`).join(', ')}, which route ${routePath} does not have: only route parameters fill an upstream path`
+                `the upstream path "${ends.path}" of operation "${String(action.params.name)}" uses ${missing.map((m) => `{${m}}`).join(', ')}, which route ${routePath} does not have: only route parameters fill an upstream path`
               );
             }
           }
@@ -487,15 +492,25 @@ function bodySchemasOf(steps: Step[]): string[] {
   return steps.filter((s) => s.policy === POLICY.validate).flatMap((s) => s.actions.map((a) => a.params.body).filter((b): b is string => typeof b === 'string'));
 }
 
-/** A step that reads `req.query`: a proxy forwarding query parameters, or a handler of QUERY_READERS. */
-function readsQuery(step: Step): boolean {
-  if (step.policy === POLICY.proxy) return step.actions.some((a) => asArray(a.params.query).length > 0);
-  const reader = QUERY_READERS[step.policy];
-  return reader !== undefined && step.actions.some((a) => reader.names.has(String(a.params[reader.param])));
+/** The catalog entries of an `operation` step's actions (none for another policy, or an unknown name). */
+function operationsOf(step: Step): Operation[] {
+  if (step.policy !== POLICY.operation) return [];
+  return step.actions.map((a) => operationNamed(a.params.name)).filter((o): o is Operation => o !== undefined);
 }
 
-/** A step whose answer is card data, or that carries PINs or 3DS answers (SENSITIVE_STEPS). */
+/** The upstream call of an `operation` step's action, when its operation calls an upstream straight. */
+function upstreamCallOf(step: Step, params: Json): Extract<Operation['ends'], { kind: 'upstream' }> | undefined {
+  if (step.policy !== POLICY.operation) return undefined;
+  const ends = operationNamed(params.name)?.ends;
+  return ends?.kind === 'upstream' ? ends : undefined;
+}
+
+/** A step that reads `req.query`: an operation with a query schema, or one forwarding query parameters upstream. */
+function readsQuery(step: Step): boolean {
+  return operationsOf(step).some((o) => o.schemas?.query !== undefined || (o.ends.kind === 'upstream' && (o.ends.query?.length ?? 0) > 0));
+}
+
+/** A step whose answer is card data, or that carries PINs or 3DS answers (the catalog's `sensitive`). */
 function returnsSensitiveData(step: Step): boolean {
-  const known = SENSITIVE_STEPS[step.policy];
-  return known !== undefined && step.actions.some((a) => known.names.has(String(a.params[known.param])));
+  return operationsOf(step).some((o) => o.sensitive === true);
 }

@@ -1,25 +1,24 @@
-/**
- * What the policy audit knows about routes and policies that the YAML alone does not say: which
- * routes are public, which terminal steps read the query string or return card data, which
- * express-gateway built-ins exist. Each table is the one place to update when a handler changes
- * (docs/policy-audit.md says when).
- */
-
-/** The base path of every partner route. */
-export const PARTNER_BASE_PATH = '/api/partner';
+import { PARTNER_BASE_PATH, PUBLIC_OPERATIONS } from '../catalog';
 
 /**
- * The public routes: served without a token, each in exactly one shape (docs/policy-audit.md,
- * "Public routes"). A route is public because of what its pipeline does, never because of its
- * path: on a public path, only GET/HEAD, the route's own local handler and, where `rateLimited`,
- * the public rate limit are allowed (optionally behind es512-jwt); anything else is CRITICAL
- * `public-route-shape`. The health check is not rate limited: the spec says it always answers 200.
+ * What the policy audit knows about routes and policies that the YAML alone does not say, beyond
+ * the operation catalog (gateway/catalog: which operations are public, read the query string or
+ * return card data): the upstreams' contracts, our policy names, express-gateway's built-ins.
  */
-export const PUBLIC_ROUTES: ReadonlyMap<string, { handler: string; rateLimited: boolean }> = new Map([
-  [`${PARTNER_BASE_PATH}/health-check`, { handler: 'health-check', rateLimited: false }],
-  [`${PARTNER_BASE_PATH}/openapi.json`, { handler: 'openapi-document', rateLimited: true }],
-  [`${PARTNER_BASE_PATH}/docs`, { handler: 'api-docs', rateLimited: true }],
-]);
+
+export { PARTNER_BASE_PATH };
+
+/**
+ * The public routes, by path: the catalog's public operations, each served without a token in
+ * exactly one shape (docs/policy-audit.md, "Public routes"). A route is public because of what its
+ * pipeline does, never because of its path: on a public path, only GET/HEAD, the route's own
+ * operation step and, where `rateLimited`, the public rate limit are allowed (optionally behind
+ * es512-jwt); anything else is CRITICAL `public-route-shape`. The health check is not rate limited:
+ * the spec says it always answers 200.
+ */
+export const PUBLIC_ROUTES: ReadonlyMap<string, { operation: string; rateLimited: boolean }> = new Map(
+  [...PUBLIC_OPERATIONS].map(([path, { name, rateLimited }]) => [path, { operation: name, rateLimited }])
+);
 
 /** The paths of the public routes (PUBLIC_ROUTES). */
 export const PUBLIC_ROUTE_PATHS: ReadonlySet<string> = new Set(PUBLIC_ROUTES.keys());
@@ -29,10 +28,11 @@ export const PUBLIC_ROUTE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']
 
 /**
  * The upstream contract (docs/upstreams.md sections 4 to 6, without the sandboxes' test-only
- * `/__sandbox/` routes): every path an upstream serves, `{name}` marking a parameter. An
- * `upstream-proxy` step's `path` must be one of its upstream's paths with a route parameter in
- * each `{}` place and the fixed segments verbatim: a literal card key or account id (or any other
- * segment) is CRITICAL `proxy-path-contract`. A unit test compares this table with the document.
+ * `/__sandbox/` routes): every path an upstream serves, `{name}` marking a parameter. The upstream
+ * `path` of an operation the pipeline ends in (the catalog's) must be one of its upstream's paths,
+ * with a route parameter in each `{}` place and the fixed segments verbatim: a literal card key or
+ * account id (or any other segment) is CRITICAL `proxy-path-contract`. A unit test compares this
+ * table with the document.
  */
 export const UPSTREAM_CONTRACT_PATHS: Readonly<Record<string, readonly string[]>> = {
   accounts: ['/accounts', '/accounts/{accountId}'],
@@ -64,9 +64,7 @@ export const POLICY = {
   ownership: 'ownership',
   validate: 'validate',
   idempotency: 'idempotency',
-  localHandler: 'local-handler',
-  orchestrate: 'orchestrate',
-  proxy: 'upstream-proxy',
+  operation: 'operation',
   rateLimit: 'rate-limit',
   sensitiveData: 'sensitive-data',
 } as const;
@@ -101,31 +99,6 @@ export const CODE_CONDITION = 'expression';
 
 /** Methods whose requests carry a body the route must validate. `*` (no methods listed) is all of them. */
 export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', '*']);
-
-/**
- * Terminal steps that read `req.query` (besides an `upstream-proxy` step forwarding `query`
- * parameters, which the audit reads from its params). Add a handler here when it starts reading
- * the query string.
- */
-export const QUERY_READERS: Readonly<Record<string, { param: string; names: ReadonlySet<string> }>> = {
-  [POLICY.localHandler]: {
-    param: 'handler',
-    names: new Set(['list-individuals', 'list-individual-audit-logs', 'list-individual-card-status-history', 'list-cards']),
-  },
-  [POLICY.orchestrate]: { param: 'operation', names: new Set(['list-individual-transactions']) },
-};
-
-/**
- * Terminal steps that return card data (details, CVV, PAN) or carry PINs and 3DS answers; the
- * route must run the `sensitive-data` policy.
- */
-export const SENSITIVE_STEPS: Readonly<Record<string, { param: string; names: ReadonlySet<string> }>> = {
-  [POLICY.proxy]: { param: 'response', names: new Set(['cvv', 'card-number', 'card-details']) },
-  [POLICY.orchestrate]: {
-    param: 'operation',
-    names: new Set(['set-card-3ds-answer', 'change-card-pin', 'force-card-pin-lock', 'reset-card-pin-tries', 'authorize-cardholder']),
-  },
-};
 
 /**
  * Paths that are about card secrets whatever step ends them (so that a route moved to another

@@ -2,8 +2,10 @@ import { loadedOnFirstUse, type PolicyDefinition } from '../policy';
 import { schema, type ProxyParams } from './schema';
 
 /**
- * Terminal policy proxying a read to an upstream (http-proxy-middleware). Registered as
- * `upstream-proxy`: `proxy` is express-gateway's built-in, which stays off (docs/proxy.md).
+ * The proxy to an upstream (http-proxy-middleware), for the catalog's operations that call an
+ * upstream straight: the `operation` policy sets it up from their entry. Not registered as a
+ * pipeline policy of its own; named `upstream-proxy`, not `proxy`: that is express-gateway's
+ * built-in, which stays off (docs/proxy.md).
  */
 const definition: PolicyDefinition<ProxyParams> = { name: 'upstream-proxy', schema, policy: loadedOnFirstUse(() => (require('./proxy') as typeof import('./proxy')).upstreamProxy) };
 export = definition;

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import YAML from 'yaml';
 import { limitConcurrency, PROCESS_CONCURRENCY } from '../support/concurrency';
 import { runGatewayExpectingFailure, startGatewayProcess } from '../support/gateway-process';
-import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
+import { ATTACK_CONTRADICTION, PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', 'config');
 
@@ -35,9 +35,19 @@ function brokenConfig(change: { gateway?: (c: Yaml) => void; system?: (c: Yaml) 
   return dir;
 }
 
-/** The first action of the me pipeline's local-handler step (wherever the step sits in the chain). */
-function localHandlerOfMe(c: Yaml): Yaml {
-  return (c.pipelines.me.policies as Yaml[]).find((step) => 'local-handler' in step)!['local-handler'][0];
+/** The first action of a pipeline's step of a policy (wherever the step sits in the chain). */
+function actionOf(c: Yaml, pipeline: string, policy: string): Yaml {
+  return (c.pipelines[pipeline].policies as Yaml[]).find((step) => policy in step)![policy][0];
+}
+
+/** The first action of the me pipeline's operation step. */
+function operationOfMe(c: Yaml): Yaml {
+  return actionOf(c, 'me', 'operation');
+}
+
+/** Removes a pipeline's steps of a policy. */
+function withoutStep(c: Yaml, pipeline: string, policy: string): void {
+  c.pipelines[pipeline].policies = (c.pipelines[pipeline].policies as Yaml[]).filter((step) => !(policy in step));
 }
 
 interface GuardCase {
@@ -97,16 +107,16 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     {
       description: 'a pipeline using a policy missing from the whitelist',
       config: () => brokenConfig({ gateway: (c) => (c.policies = ['es512-jwt']) }),
-      expectedMessage: /policy "local-handler": is not declared in the policies whitelist/,
+      expectedMessage: /policy "operation": is not declared in the policies whitelist/,
     },
     {
       description: 'a step with an unknown condition',
-      config: () => brokenConfig({ gateway: (c) => (localHandlerOfMe(c).condition = { name: 'moon-phase' }) }),
+      config: () => brokenConfig({ gateway: (c) => (operationOfMe(c).condition = { name: 'moon-phase' }) }),
       expectedMessage: /unknown condition "moon-phase"/,
     },
     {
       description: 'the expression condition (it runs code from configuration)',
-      config: () => brokenConfig({ gateway: (c) => (localHandlerOfMe(c).condition = { name: 'expression', expression: 'true' }) }),
+      config: () => brokenConfig({ gateway: (c) => (operationOfMe(c).condition = { name: 'expression', expression: 'true' }) }),
       expectedMessage: /the expression condition runs code from configuration and is never allowed/,
     },
     {
@@ -119,10 +129,51 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
       config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkew = 5) }),
       expectedMessage: /invalid action params: action must NOT have additional properties "clockSkew"/,
     },
+    // A pipeline that contradicts its operation's catalog entry (gateway/catalog).
     {
-      description: 'an unknown local handler',
-      config: () => brokenConfig({ gateway: (c) => (localHandlerOfMe(c).action.handler = 'delete-everything') }),
-      expectedMessage: /policy "local-handler": invalid action params: \/handler must be equal to one of the allowed values/,
+      description: 'an operation the catalog does not have',
+      config: () => brokenConfig({ gateway: (c) => (operationOfMe(c).action.name = 'delete-everything') }),
+      expectedMessage: /pipeline "me", operation "delete-everything": is not an operation of the catalog/,
+    },
+    {
+      description: "an apiEndpoint at another path than its operation's",
+      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints.me.paths = '/api/partner/whoami') }),
+      expectedMessage: /pipeline "me", operation "me": apiEndpoint "me" is GET \/api\/partner\/whoami; the operation is GET \/api\/partner\/me/,
+    },
+    {
+      description: "an apiEndpoint with another method than its operation's",
+      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints['lock-card'].methods = 'PUT') }),
+      expectedMessage: /pipeline "lock-card", operation "lock-card": apiEndpoint "lock-card" is PUT \/api\/partner\/cards\/:id\/lock; the operation is POST/,
+    },
+    {
+      description: 'an operation checking card ownership, its pipeline without the ownership step',
+      config: () => brokenConfig({ gateway: (c) => withoutStep(c, 'lock-card', 'ownership') }),
+      expectedMessage: /pipeline "lock-card", operation "lock-card": checks the owner of the card named by path parameter id, but no unconditional ownership step does/,
+    },
+    {
+      description: 'an operation checking ownership of body fields, its ownership step checking another field',
+      config: () => brokenConfig({ gateway: (c) => (c.pipelines['check-card-issuing-fee'].policies.find((s: Yaml) => 'ownership' in s).ownership = [{ action: { resource: 'card', in: 'body', param: 'cardKey' } }]) }),
+      expectedMessage: /pipeline "check-card-issuing-fee", operation "check-card-issuing-fee": checks the owner of the client named by body\.clientId/,
+    },
+    {
+      description: 'an operation with a body schema, its pipeline validating another',
+      config: () => brokenConfig({ gateway: (c) => (actionOf(c, 'lock-card', 'validate').action.body = 'card-restrict') }),
+      expectedMessage: /pipeline "lock-card", operation "lock-card": reads the body as card-status-change, but no unconditional validate step checks it/,
+    },
+    {
+      description: 'an operation with a query schema, its pipeline without the validate step',
+      config: () => brokenConfig({ gateway: (c) => withoutStep(c, 'list-individuals', 'validate') }),
+      expectedMessage: /pipeline "list-individuals", operation "list-individuals": reads the query as pagination-query, but no unconditional validate step checks it/,
+    },
+    {
+      description: 'a sensitive operation without sensitive-data',
+      config: () => brokenConfig({ gateway: (c) => withoutStep(c, 'change-card-pin', 'sensitive-data') }),
+      expectedMessage: /pipeline "change-card-pin", operation "change-card-pin": returns or carries card data, a PIN or a 3DS answer, but the pipeline runs no unconditional sensitive-data step/,
+    },
+    {
+      description: 'a pipeline ending in no operation',
+      config: () => brokenConfig({ gateway: (c) => withoutStep(c, 'me', 'operation') }),
+      expectedMessage: /pipeline "me": has no operation step/,
     },
     {
       description: 'a partner route without the JWT policy',
@@ -168,7 +219,7 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     ...PUBLIC_ROUTE_ATTACKS.map((attack) => ({
       description: attack.description,
       config: () => brokenConfig({ gateway: (c) => attack.change(c, 'CK3FA09B21C4D5E6F7') }),
-      expectedMessage: /is not its public shape .*\[policy audit: public-route-shape\][\s\S]*names "CK3FA09B21C4D5E6F7".*\[policy audit: proxy-path-contract\]|names "CK3FA09B21C4D5E6F7".*\[policy audit: proxy-path-contract\][\s\S]*is not its public shape .*\[policy audit: public-route-shape\]/,
+      expectedMessage: new RegExp(`${ATTACK_CONTRADICTION.source}[\\s\\S]*is not its public shape .*\\[policy audit: public-route-shape\\]`),
     })),
     {
       description: 'invalid YAML',

@@ -11,7 +11,7 @@ import { api, sandboxControl, sandboxUrls } from '../support/api';
 import { limitConcurrency } from '../support/concurrency';
 import { startGatewayProcess, type GatewayProcess, type StartOptions } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
-import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
+import { ATTACK_CONTRADICTION, PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', 'config');
 
@@ -306,6 +306,13 @@ describe('e2e: hot reload of gateway.config.yml', function () {
         stage: 'guards',
         reason: /route \/api\/partner\/me \(pipeline "me"\) lacks the es512-jwt policy/,
       },
+      {
+        description: "a pipeline contradicting its operation's catalog entry (the PAN read without sensitive-data)",
+        text: (serving) =>
+          changedConfig(serving, (c) => (c.pipelines['get-card-pan'].policies = c.pipelines['get-card-pan'].policies.filter((step: Record<string, unknown>) => !('sensitive-data' in step)))),
+        stage: 'guards',
+        reason: /pipeline "get-card-pan", operation "get-card-pan": returns or carries card data, a PIN or a 3DS answer, but the pipeline runs no unconditional sensitive-data step/,
+      },
     ];
 
     for (const testCase of rejections) {
@@ -401,7 +408,7 @@ describe('e2e: hot reload of gateway.config.yml', function () {
     // The two configs an outside review reloaded: each made a public route answer a card secret
     // without a token. Both are refused; the previous config keeps serving; no secret comes out.
     for (const attack of PUBLIC_ROUTE_ATTACKS) {
-      it(`refuses a public route turned into a card-data proxy: ${attack.description}`, async function () {
+      it(`refuses a public route turned into a card-secret read: ${attack.description}`, async function () {
         // A real card on the issuer sandbox, its PAN and CVV (recorded for the run's log scan), and
         // the attacker's own RSA key to receive them.
         const { issuer } = sandboxUrls(gateway);
@@ -418,7 +425,7 @@ describe('e2e: hot reload of gateway.config.yml', function () {
         expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
         expect(refused.body).to.include({ code: 'conflict', stage: 'guards', activeHash: before.hash, rejectedHash: hash });
         expect(refused.body.detail).to.match(/public-route-shape/);
-        expect(refused.body.detail).to.match(/proxy-path-contract/);
+        expect(refused.body.detail).to.match(ATTACK_CONTRADICTION);
         expect(refused.body.detail).to.match(/lacks the es512-jwt policy/);
         const after = await configStatus(gateway);
         expect(after).to.include({ hash: before.hash, loadedAt: before.loadedAt });

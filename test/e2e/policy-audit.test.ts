@@ -99,7 +99,7 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     const result = await audit([]);
     expect(result.code, result.stdout + result.stderr).to.equal(0);
     expect(result.stdout).to.include('GET /api/partner/cards/:id/cvv  [get-card-cvv → pipeline get-card-cvv]');
-    expect(result.stdout).to.include('es512-jwt → rate-limit → ownership → sensitive-data → validate → upstream-proxy');
+    expect(result.stdout).to.include('es512-jwt → rate-limit → ownership → sensitive-data → validate → operation');
     expect(result.stdout).to.match(/47 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
   });
 
@@ -108,12 +108,12 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(result.stdout).to.include('GET /api/partner/health-check  [health-check → pipeline health-check]  (public)');
     expect(result.stdout).to.include('INFO     public-route: GET /api/partner/health-check is public by design: served without a token, in its exact public shape');
     expect(result.stdout).to.include('Public routes (served without a token) are judged by what they run, not by their path.');
-    expect(result.stdout).to.include('GET or HEAD /api/partner/health-check → local-handler health-check (no rate limit)');
-    expect(result.stdout).to.include('GET or HEAD /api/partner/openapi.json → rate-limit → local-handler openapi-document');
-    expect(result.stdout).to.include('GET or HEAD /api/partner/docs → rate-limit → local-handler api-docs');
+    expect(result.stdout).to.include('GET or HEAD /api/partner/health-check → operation health-check (no rate limit)');
+    expect(result.stdout).to.include('GET or HEAD /api/partner/openapi.json → rate-limit → operation openapi-document');
+    expect(result.stdout).to.include('GET or HEAD /api/partner/docs → rate-limit → operation api-docs');
     expect(result.stdout).to.match(/is CRITICAL public-route-shape/);
     const json = JSON.parse((await audit(['--json'])).stdout);
-    expect(json.publicRouteRule).to.include('GET or HEAD /api/partner/health-check → local-handler health-check (no rate limit)');
+    expect(json.publicRouteRule).to.include('GET or HEAD /api/partner/health-check → operation health-check (no rate limit)');
   });
 
   it('the in-process audit the cases below use prints what the CLI prints, with its exit code (shipped config, text and --json)', async function () {
@@ -179,8 +179,8 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
   it('reads the file as the gateway does: ${VAR:-default} substituted from the environment', async function () {
     const dir = brokenConfig((c) => {
       // A proxy timeout that only an environment variable sets.
-      const step = (c.pipelines['get-card-status'].policies as Yaml[]).find((s) => 'upstream-proxy' in s)!;
-      step['upstream-proxy'][0].action.timeoutMs = '${AUDIT_TEST_TIMEOUT_MS}';
+      const step = (c.pipelines['get-card-status'].policies as Yaml[]).find((s) => 'operation' in s)!;
+      step.operation[0].action.timeoutMs = '${AUDIT_TEST_TIMEOUT_MS}';
     });
     const file = path.join(dir, 'gateway.config.yml');
     // Unset, in process; set, on the CLI (which reads its own environment).

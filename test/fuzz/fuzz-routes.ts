@@ -4,6 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import fc from 'fast-check';
 import YAML from 'yaml';
+import { operationNamed } from '../../gateway/catalog';
 import { SCHEMAS, type SchemaName } from '../../gateway/schemas';
 import { recordSecret } from '../support/secrets';
 
@@ -29,7 +30,7 @@ export interface FuzzRoute {
   query?: SchemaName;
   pathSchema?: SchemaName;
   idempotent: boolean;
-  /** The upstream a proxy step calls, or `orchestrated` / `local`. */
+  /** The upstream the route's operation calls straight, or `orchestrated` / `local` (the catalog's `ends`). */
   terminal: string;
 }
 
@@ -48,7 +49,7 @@ export function loadRoutes(configFile = path.join(ROOT, 'config', 'gateway.confi
       const actions = (policy: string) => pipeline.policies.flatMap((step) => (step[policy] ?? []).map((s) => s.action ?? {}));
       const validate = actions('validate')[0] as { body?: SchemaName; query?: SchemaName; params?: SchemaName } | undefined;
       const owner = actions('ownership')[0] as { resource: 'individual' | 'card'; param?: string } | undefined;
-      const proxy = actions('upstream-proxy')[0] as { upstream?: string } | undefined;
+      const ends = operationNamed(actions('operation')[0]?.name)?.ends;
       routes.push({
         name,
         method: String(endpoint.methods).toUpperCase(),
@@ -60,7 +61,7 @@ export function loadRoutes(configFile = path.join(ROOT, 'config', 'gateway.confi
         query: validate?.query,
         pathSchema: validate?.params,
         idempotent: pipeline.policies.some((step) => 'idempotency' in step),
-        terminal: proxy?.upstream ?? (pipeline.policies.some((step) => 'orchestrate' in step) ? 'orchestrated' : 'local'),
+        terminal: ends === undefined ? 'unknown' : ends.kind === 'upstream' ? ends.upstream : ends.kind === 'orchestration' ? 'orchestrated' : 'local',
       });
     }
   }

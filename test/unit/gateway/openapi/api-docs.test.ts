@@ -29,8 +29,8 @@ describe('gateway/handlers/api-docs', function () {
       gatewayConfig: {
         apiEndpoints: { me: { paths: '/api/partner/me', methods: 'GET' }, 'openapi-document': { paths: '/api/partner/openapi.json', methods: 'GET' } },
         pipelines: {
-          me: { apiEndpoints: ['me'], policies: [{ 'es512-jwt': [] }, { 'local-handler': [{ action: { handler: 'me' } }] }] },
-          'openapi-document': { apiEndpoints: ['openapi-document'], policies: [{ 'local-handler': [{ action: { handler: 'openapi-document' } }] }] },
+          me: { apiEndpoints: ['me'], policies: [{ 'es512-jwt': [] }, { operation: [{ action: { name: 'me' } }] }] },
+          'openapi-document': { apiEndpoints: ['openapi-document'], policies: [{ operation: [{ action: { name: 'openapi-document' } }] }] },
         },
       },
     };

@@ -2,10 +2,9 @@ import { expect } from 'chai';
 import { openApiPath, POLICY_NAMES, RATE_LIMIT_POLICY, routeTable } from '../../../../gateway/openapi/route-table';
 import es512Jwt from '../../../../policies/es512-jwt';
 import idempotency from '../../../../policies/idempotency';
-import localHandler from '../../../../policies/local-handler';
-import orchestrate from '../../../../policies/orchestrate';
+import { OPERATIONS } from '../../../../gateway/catalog';
+import operation from '../../../../policies/operation';
 import ownership from '../../../../policies/ownership';
-import upstreamProxy from '../../../../policies/proxy';
 import rateLimit from '../../../../policies/rate-limit';
 import validate from '../../../../policies/validate';
 
@@ -31,9 +30,7 @@ describe('gateway/openapi/route-table', function () {
       ownership: ownership.name,
       validate: validate.name,
       idempotency: idempotency.name,
-      localHandler: localHandler.name,
-      orchestrate: orchestrate.name,
-      proxy: upstreamProxy.name,
+      operation: operation.name,
     });
     expect(RATE_LIMIT_POLICY).to.equal(rateLimit.name);
   });
@@ -52,7 +49,7 @@ describe('gateway/openapi/route-table', function () {
           policies: [
             { 'es512-jwt': [{ action: { clockSkewSeconds: 10 } }] },
             { ownership: [{ action: { resource: 'card' } }] },
-            { 'upstream-proxy': [{ action: { upstream: 'issuer', path: '/cards/{id}', response: 'card-details' } }] },
+            { operation: [{ action: { name: 'get-card', timeoutMs: 5000 } }] },
           ],
         },
         'set-limit': {
@@ -63,10 +60,11 @@ describe('gateway/openapi/route-table', function () {
             { ownership: [{ action: { resource: 'card', param: 'id' } }] },
             { validate: [{ action: { params: 'limit-params' } }, { action: { body: 'limit-set' } }] },
             { idempotency: [{ action: { ttlHours: 1 } }] },
-            { orchestrate: [{ action: { operation: 'set-card-limit' } }] },
+            { operation: [{ action: { name: 'set-card-limit' } }] },
           ],
         },
-        both: { apiEndpoints: ['both'], policies: [{ 'local-handler': [{ action: { handler: 'health-check' } }] }] },
+        both: { apiEndpoints: ['both'], policies: [{ operation: [{ action: { name: 'health-check' } }] }] },
+        unknown: { apiEndpoints: ['orphan'], policies: [{ operation: [{ action: { name: 'no-such-operation' } }] }] },
       },
     };
 
@@ -78,16 +76,18 @@ describe('gateway/openapi/route-table', function () {
         'get /a both',
         'post /a both',
         'delete /b both',
+        'get /orphan orphan',
       ]);
       const [getCard, setLimit, getA] = routes;
+      const orphan = routes.find((r) => r.name === 'orphan')!;
       expect(getCard).to.deep.include({
         pipeline: 'get-card',
-        policies: ['es512-jwt', 'ownership', 'upstream-proxy'],
+        policies: ['es512-jwt', 'ownership', 'operation'],
         jwt: { clockSkewSeconds: 10, maxLifetimeSeconds: 300 },
         ownership: { resource: 'card', param: 'id', in: 'path', checks: ['card'] },
         validate: {},
         rateLimited: false,
-        terminal: { policy: 'upstream-proxy', response: 'card-details', upstream: 'issuer' },
+        operation: { name: 'get-card', entry: OPERATIONS['get-card'] },
         routePath: '/api/partner/cards/:id',
         pathParams: ['id'],
       });
@@ -96,11 +96,12 @@ describe('gateway/openapi/route-table', function () {
         validate: { params: 'limit-params', body: 'limit-set' },
         idempotency: { ttlHours: 1 },
         rateLimited: true,
-        terminal: { policy: 'orchestrate', operation: 'set-card-limit' },
+        operation: { name: 'set-card-limit', entry: OPERATIONS['set-card-limit'] },
       });
       expect(getCard.idempotency).to.equal(undefined);
       expect(getA.jwt).to.equal(undefined);
-      expect(getA.terminal).to.deep.equal({ policy: 'local-handler', handler: 'health-check' });
+      expect(getA.operation).to.deep.equal({ name: 'health-check', entry: OPERATIONS['health-check'] });
+      expect(orphan.operation, 'an operation the catalog does not have').to.equal(undefined);
     });
 
     const unlisted: { description: string; methods: unknown }[] = [

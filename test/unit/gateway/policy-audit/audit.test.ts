@@ -33,11 +33,11 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       methods: ['GET'],
       paths: ['/api/partner/cards/:id/cvv'],
       pipeline: 'get-card-cvv',
-      policies: ['es512-jwt', 'rate-limit', 'ownership', 'sensitive-data', 'validate', 'upstream-proxy'],
+      policies: ['es512-jwt', 'rate-limit', 'ownership', 'sensitive-data', 'validate', 'operation'],
       public: false,
     });
     expect(routes.find((r) => r.name === 'health-check')).to.include({ pipeline: 'health-check', public: true });
-    expect(routes.find((r) => r.name === 'health-check')?.policies).to.deep.equal(['local-handler']);
+    expect(routes.find((r) => r.name === 'health-check')?.policies).to.deep.equal(['operation']);
     expect(routes.filter((r) => r.public).map((r) => r.name)).to.have.members(['health-check', 'openapi-document', 'api-docs']);
   });
 
@@ -46,7 +46,7 @@ describe('unit: policy-audit auditGatewayConfig', function () {
     for (const route of routes) {
       const chain = route.policies;
       if (chain[0] === 'es512-jwt') expect(chain[1], route.name).to.equal('rate-limit');
-      else if (route.name === 'health-check') expect(chain, route.name).to.deep.equal(['local-handler']);
+      else if (route.name === 'health-check') expect(chain, route.name).to.deep.equal(['operation']);
       else expect(chain[0], route.name).to.equal('rate-limit');
       const sensitive = chain.indexOf('sensitive-data');
       if (sensitive >= 0 && chain.includes('ownership')) expect(chain[sensitive - 1], route.name).to.equal('ownership');
@@ -91,7 +91,7 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       rule: 'jwt-not-first',
       severity: 'CRITICAL',
       where: /^apiEndpoint "me"/,
-      message: /local-handler, rate-limit run before es512-jwt/,
+      message: /operation, rate-limit run before es512-jwt/,
     },
     {
       description: 'an {id} route without ownership',
@@ -154,20 +154,20 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       message: /takes a body/,
     },
     {
-      description: 'a proxy forwarding query parameters without query validation',
+      description: 'an operation forwarding query parameters upstream without query validation',
       config: () => changed((c) => withoutStep(c, 'list-delivery-methods', 'validate')),
       rule: 'validation-missing',
       severity: 'HIGH',
       where: /^apiEndpoint "list-delivery-methods"/,
-      message: /reads the query string \(upstream-proxy\)/,
+      message: /reads the query string \(operation\)/,
     },
     {
-      description: 'a handler reading the query string without query validation',
+      description: 'an operation answered locally that reads the query string, without query validation',
       config: () => changed((c) => withoutStep(c, 'list-cards', 'validate')),
       rule: 'validation-missing',
       severity: 'HIGH',
       where: /^apiEndpoint "list-cards"/,
-      message: /reads the query string \(local-handler\)/,
+      message: /reads the query string \(operation\)/,
     },
     {
       description: 'an apiEndpoint without methods (all of them, POST included) and no validation',
@@ -202,23 +202,24 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       where: /^apiEndpoint "change-card-pin"/,
     },
     {
-      description: 'a CVV path served by another handler without sensitive-data (found by its path)',
+      description: 'a CVV path served by another operation without sensitive-data (found by its path)',
       config: () =>
         changed((c) => {
           withoutStep(c, 'get-card-cvv', 'sensitive-data');
           withoutStep(c, 'get-card-cvv', 'validate');
-          c.pipelines['get-card-cvv'].policies = c.pipelines['get-card-cvv'].policies.map((step: Yaml) => ('upstream-proxy' in step ? { 'local-handler': [{ action: { handler: 'me' } }] } : step));
+          c.pipelines['get-card-cvv'].policies = c.pipelines['get-card-cvv'].policies.map((step: Yaml) => ('operation' in step ? { operation: [{ action: { name: 'me' } }] } : step));
         }),
       rule: 'sensitive-data-missing',
       severity: 'HIGH',
       where: /^apiEndpoint "get-card-cvv"/,
     },
     {
-      description: 'a proxy step without timeoutMs',
-      config: () => changed((c) => delete stepOf(c, 'get-card-status', 'upstream-proxy')['upstream-proxy'][0].action.timeoutMs),
+      description: 'an operation step calling an upstream straight without timeoutMs',
+      config: () => changed((c) => (stepOf(c, 'get-card-status', 'operation').operation = [{ action: { name: 'get-card-status' } }])),
       rule: 'proxy-timeout-missing',
       severity: 'HIGH',
-      where: /^pipeline "get-card-status", policy "upstream-proxy"$/,
+      where: /^pipeline "get-card-status", policy "operation"$/,
+      message: /operation "get-card-status" calls the issuer straight but its step has no timeoutMs/,
     },
     {
       description: 'a route without rate-limit',
@@ -245,10 +246,10 @@ describe('unit: policy-audit auditGatewayConfig', function () {
     {
       description: 'the expression condition nested in a not',
       config: () =>
-        changed((c) => (stepOf(c, 'me', 'local-handler')['local-handler'][0].condition = { name: 'not', condition: { name: 'expression', expression: 'false' } })),
+        changed((c) => (stepOf(c, 'me', 'operation').operation[0].condition = { name: 'not', condition: { name: 'expression', expression: 'false' } })),
       rule: 'expression-condition',
       severity: 'CRITICAL',
-      where: /^pipeline "me", policy "local-handler"$/,
+      where: /^pipeline "me", policy "operation"$/,
     },
     {
       description: 'an unused built-in (proxy) whitelisted',

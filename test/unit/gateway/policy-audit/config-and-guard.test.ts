@@ -2,12 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { checkGatewayConfig } from '../../../../gateway/boot/config-guards';
-import { LOCAL_HANDLERS, ORCHESTRATIONS } from '../../../../gateway/handlers';
 import { BUILTIN_POLICIES, PLUGIN_POLICY_NAMES, POLICY, readGatewayConfigFile, substituteEnv } from '../../../../gateway/policy-audit';
-import { QUERY_READERS, SENSITIVE_STEPS } from '../../../../gateway/policy-audit/route-facts';
 import { JWT_POLICY, POLICIES } from '../../../../policies';
-import { RESPONSE_TRANSFORMS } from '../../../../policies/proxy/schema';
-import { changedConfig as changed, guardContext, SHIPPED_CONFIG_FILE, shippedConfig, SYSTEM_CONFIG, withoutStep, type Yaml } from './shipped-config';
+import { changedConfig as changed, guardContext, SHIPPED_CONFIG_FILE, shippedConfig, stepOf, SYSTEM_CONFIG, withoutStep, type Yaml } from './shipped-config';
 
 describe('unit: policy-audit configuration file (env substitution as express-gateway does it)', function () {
   const table: { description: string; text: string; env: NodeJS.ProcessEnv; expected: string }[] = [
@@ -24,7 +21,7 @@ describe('unit: policy-audit configuration file (env substitution as express-gat
     });
   }
 
-  it('reads the shipped file with its rate limits and proxy timeouts overridable from the environment', function () {
+  it('reads the shipped file with its rate limits and upstream timeouts overridable from the environment', function () {
     const limitsOf = (c: Yaml) =>
       Object.fromEntries(
         Object.entries(c.pipelines as Yaml).map(([name, p]) => [name, (p.policies as Yaml[]).find((s) => 'rate-limit' in s)?.['rate-limit'][0].action.limit])
@@ -37,8 +34,8 @@ describe('unit: policy-audit configuration file (env substitution as express-gat
     expect(defaults['health-check'], 'the health check is not rate limited').to.equal(undefined);
     const tuned = readGatewayConfigFile(SHIPPED_CONFIG_FILE, { RATE_LIMIT_READS_PER_MINUTE: '7', RATE_LIMIT_WRITES_PER_MINUTE: '3', RATE_LIMIT_PUBLIC_PER_MINUTE: '9', UPSTREAM_TIMEOUT_MS: '800' }) as Yaml;
     expect(limitsOf(tuned)).to.include({ me: 7, 'lock-card': 3, 'openapi-document': 9, 'api-docs': 9, 'get-card-cvv': 7, 'check-card-issuing-fee': 3 });
-    const proxy = (tuned.pipelines['get-card-cvv'].policies as Yaml[]).find((s) => 'upstream-proxy' in s)!['upstream-proxy'][0].action;
-    expect(proxy.timeoutMs).to.equal(800);
+    const operation = (tuned.pipelines['get-card-cvv'].policies as Yaml[]).find((s) => 'operation' in s)!.operation[0].action;
+    expect(operation).to.deep.equal({ name: 'get-card-cvv', timeoutMs: 800 });
   });
 });
 
@@ -53,19 +50,6 @@ describe('unit: policy-audit facts agree with the code', function () {
     const folders = fs.readdirSync(dir).filter((entry) => fs.statSync(path.join(dir, entry)).isDirectory());
     expect(Object.keys(BUILTIN_POLICIES)).to.have.members(folders);
   });
-
-  it('names only handlers, operations and transforms that exist', function () {
-    const known: Record<string, Set<string>> = {
-      'local-handler': new Set(Object.keys(LOCAL_HANDLERS)),
-      orchestrate: new Set(Object.keys(ORCHESTRATIONS)),
-      'upstream-proxy': new Set(RESPONSE_TRANSFORMS),
-    };
-    for (const table of [QUERY_READERS, SENSITIVE_STEPS]) {
-      for (const [policy, { names }] of Object.entries(table)) {
-        for (const name of names) expect(known[policy].has(name), `${policy} ${name}`).to.equal(true);
-      }
-    }
-  });
 });
 
 describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', function () {
@@ -76,15 +60,15 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
     expect(checkGatewayConfig(shippedConfig(), systemConfig, context())).to.deep.equal([]);
   });
 
-  it('refuses an {id} route without ownership, naming the rule', function () {
+  it('refuses an {id} route without ownership, naming the rule (and the operation whose entry says it checks it)', function () {
     const problems = checkGatewayConfig(
       changed((c) => withoutStep(c, 'get-card-pan', 'ownership')),
       systemConfig,
       context()
     );
-    expect(problems).to.have.length(1);
-    expect(problems[0].where).to.equal('apiEndpoint "get-card-pan" (pipeline "get-card-pan")');
-    expect(problems[0].message).to.match(/runs no ownership step.*\[policy audit: ownership-missing\]$/);
+    expect(problems.map((p) => p.where)).to.deep.equal(['pipeline "get-card-pan", operation "get-card-pan"', 'apiEndpoint "get-card-pan" (pipeline "get-card-pan")']);
+    expect(problems[0].message).to.match(/^checks the owner of the card named by path parameter id/);
+    expect(problems[1].message).to.match(/runs no ownership step.*\[policy audit: ownership-missing\]$/);
   });
 
   it('refuses the admin API beyond loopback, or without a token', function () {
@@ -94,7 +78,7 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
 
   it('lets HIGH and MEDIUM findings through (they fail npm run audit:policies, not the boot)', function () {
     const config = changed((c) => {
-      withoutStep(c, 'get-card-pan', 'sensitive-data');
+      stepOf(c, 'get-card-pan', 'operation').operation = [{ action: { name: 'get-card-pan' } }];
       withoutStep(c, 'me', 'rate-limit');
     });
     expect(checkGatewayConfig(config, systemConfig, context())).to.deep.equal([]);
@@ -107,7 +91,7 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
       { description: 'expression policy', change: (c) => c.policies.push('expression'), message: /expression policy runs code/ },
       {
         description: 'nested expression condition',
-        change: (c) => ((c.pipelines.me.policies as Yaml[]).find((s) => 'local-handler' in s)!['local-handler'][0].condition = { name: 'allOf', conditions: [{ name: 'always' }, { name: 'expression', expression: '1' }] }),
+        change: (c) => ((c.pipelines.me.policies as Yaml[]).find((s) => 'operation' in s)!.operation[0].condition = { name: 'allOf', conditions: [{ name: 'always' }, { name: 'expression', expression: '1' }] }),
         message: /expression condition runs code/,
       },
     ];
@@ -120,7 +104,7 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
 
   it('checks the names of nested conditions', function () {
     const problems = checkGatewayConfig(
-      changed((c) => ((c.pipelines.me.policies as Yaml[]).find((s) => 'local-handler' in s)!['local-handler'][0].condition = { name: 'not', condition: { name: 'moon-phase' } })),
+      changed((c) => ((c.pipelines.me.policies as Yaml[]).find((s) => 'operation' in s)!.operation[0].condition = { name: 'not', condition: { name: 'moon-phase' } })),
       systemConfig,
       context()
     );

@@ -1,0 +1,102 @@
+import type { ErrorCode } from '../errors';
+import type { SchemaName } from '../schemas';
+import type { ResponseSchemaName } from '../schemas/responses';
+import type { ResponseTransformName } from '../../policies/proxy/schema';
+
+/** The base path of every partner route; the OpenAPI document's server URL. */
+export const PARTNER_BASE_PATH = '/api/partner';
+
+/** Tags (groups of operations in the rendered reference), in display order. */
+export const TAGS = [
+  { name: 'Partner', description: 'Who you are: the partner the token authenticates, its B2B tenants and newest individuals.' },
+  { name: 'Individual accounts', description: 'Onboard individual cardholders, read them, their audit log, card status history and transactions, and issue cards under them (spec 4.2).' },
+  { name: 'Cards', description: 'Read and list your cards; nickname, emboss name, 3-D Secure, replacement and re-issue (spec 4.3).' },
+  { name: 'Card status', description: 'Lock, unlock, activate, temporarily lock and restrict a card. The gateway checks the transition first (409 `invalid_transition`); docs/cards.md has the table.' },
+  { name: 'Card secrets and PIN', description: 'CVV and card number encrypted under your RSA key, and the PIN operations (PIN blocks encrypted under the issuer key). Every read is audited; nothing is logged.' },
+  { name: 'Card limits', description: 'Spending and withdrawal limits of a card: dailyPurchase, monthlyPurchase, dailyWithdrawal, monthlyWithdrawal, singleTransaction.' },
+  { name: 'Fees and delivery', description: 'Card issuing and delivery fees, and the delivery methods of a country (spec 4.4).' },
+  { name: 'Service', description: 'Public routes without a token: liveness probe and this documentation.' },
+] as const;
+export type TagName = (typeof TAGS)[number]['name'];
+
+/** The success answer of an operation, as the OpenAPI document shows it. */
+export interface SuccessAnswer {
+  status: 200 | 201;
+  description: string;
+  /** A JSON body of this schema, or an array of it (its example: gateway/openapi/examples.ts, by schema). */
+  body?: { schema: ResponseSchemaName; array?: boolean };
+  /** A body that is not JSON of a response schema (health check, the OpenAPI document, its page). */
+  raw?: { mediaType: string; schema: Record<string, unknown>; example: unknown };
+  /** Response headers worth documenting (components.headers names). */
+  headers?: readonly string[];
+}
+
+/** A resource whose owner the pipeline's `ownership` step checks, and where its id is. */
+export interface OwnershipCheck {
+  resource: 'individual' | 'card' | 'client';
+  /** The path parameter (`in: 'path'`) or top-level body field (`in: 'body'`) holding the id. */
+  param: string;
+  in: 'path' | 'body';
+}
+
+/** An upstream the gateway calls straight (the proxy's upstreams). */
+export type ProxiedUpstream = 'issuer' | 'processing';
+
+/**
+ * How an operation ends:
+ * - `local`: a handler of the gateway answers from PostgreSQL or memory (gateway/handlers);
+ * - `orchestration`: a handler calls upstreams through the typed clients and keeps PostgreSQL
+ *   consistent with them (gateway/handlers);
+ * - `upstream`: one upstream call made by the proxy (policies/proxy), its answer reduced by a named
+ *   transform (gateway/proxy/transforms.ts). `path` is a path of the upstream's contract
+ *   (docs/upstreams.md) with the route's `{parameters}`; `query` lists the query parameters sent on.
+ *
+ * The handlers are looked up by operation name when a pipeline is built (gateway/handlers), so that
+ * reading the catalog (boot guards, policy audit, OpenAPI document) loads none of them.
+ */
+export type Ending =
+  | { kind: 'local' }
+  | { kind: 'orchestration' }
+  | {
+      kind: 'upstream';
+      upstream: ProxiedUpstream;
+      method: 'GET' | 'POST';
+      path: string;
+      query?: readonly string[];
+      response: ResponseTransformName;
+      setBody?: Readonly<Record<string, string>>;
+    };
+
+/**
+ * One partner operation. Its name (the catalog key) is the apiEndpoint's and the pipeline's name in
+ * gateway.config.yml, and the operationId of the OpenAPI document.
+ */
+export interface Operation {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  /** The express path, under {@link PARTNER_BASE_PATH}, as gateway.config.yml lists it. */
+  path: string;
+  /**
+   * Served without a token, in one exact shape only: GET or HEAD at its own path, optionally behind
+   * the public rate limit, ending in its own operation (the policy audit's `public-route-shape`).
+   * Every other operation needs es512-jwt first.
+   */
+  public?: { rateLimited: boolean };
+  /** The resources whose owner must be the caller; the pipeline runs an ownership step for each. */
+  ownership?: readonly OwnershipCheck[];
+  /** Request schemas (gateway/schemas) the pipeline validates; the operation reads these only. */
+  schemas?: { body?: SchemaName; query?: SchemaName; params?: SchemaName };
+  /** Returns or carries card data, a PIN or a 3DS answer: the pipeline runs `sensitive-data`. */
+  sensitive?: boolean;
+  ends: Ending;
+  /** The audit entry's operation, for an operation that writes one. */
+  audit?: string;
+  /** The OpenAPI document's text and answer. */
+  doc: {
+    summary: string;
+    description?: string;
+    tag: TagName;
+    /** 409 codes beyond those the pipeline implies (idempotency, upstream conflicts). */
+    conflicts?: readonly ErrorCode[];
+    answer: SuccessAnswer;
+  };
+}

@@ -1,0 +1,472 @@
+import type { Ending, Operation, OwnershipCheck, SuccessAnswer } from './operation';
+import type { ResponseSchemaName } from '../schemas/responses';
+
+const LOCAL = { kind: 'local' } as const;
+const ORCHESTRATION = { kind: 'orchestration' } as const;
+
+type UpstreamEnding = Extract<Ending, { kind: 'upstream' }>;
+/** One issuer call, answered through a named transform. */
+const issuer = (method: UpstreamEnding['method'], path: string, response: UpstreamEnding['response'], more: Pick<UpstreamEnding, 'query'> = {}): UpstreamEnding => ({
+  kind: 'upstream',
+  upstream: 'issuer',
+  method,
+  path,
+  ...more,
+  response,
+});
+
+const OWNS_INDIVIDUAL: readonly OwnershipCheck[] = [{ resource: 'individual', param: 'id', in: 'path' }];
+const OWNS_CARD: readonly OwnershipCheck[] = [{ resource: 'card', param: 'id', in: 'path' }];
+// A cardKey or clientId named in a fee check's body must be the caller's (docs/ownership.md); iban
+// is passed through unchecked (docs/decisions.md).
+const OWNS_BODY_CARD_AND_CLIENT: readonly OwnershipCheck[] = [
+  { resource: 'card', param: 'cardKey', in: 'body' },
+  { resource: 'client', param: 'clientId', in: 'body' },
+];
+
+const json = (schema: ResponseSchemaName, description: string, status: 200 | 201 = 200): SuccessAnswer => ({ status, description, body: { schema } });
+const jsonArray = (schema: ResponseSchemaName, description: string): SuccessAnswer => ({ status: 200, description, body: { schema, array: true } });
+const CARD = json('Card', 'The card');
+const STATUS_RESULT = json('CardStatusResult', 'The card status result');
+
+const STATUS_CHANGE = 'Checks the transition first (409 `invalid_transition`, the issuer is not called), then asks the issuer; records the status history and the audit entry.';
+const RESTRICT = (what: string) => `Restricts the card as ${what}. The card cannot be unlocked afterwards: close it, report it again, or replace / re-issue it. ${STATUS_CHANGE}`;
+const PLATFORM_REFUSES = 'Known limitation: the issuer platform refuses this operation today, which is 502 `upstream_error` with `upstreamCode: OPERATION_NOT_SUPPORTED`.';
+
+/** A card status change (lock, unlock, activate, temporary lock, the restrict family). */
+const statusChange = (path: string, body: 'card-status-change' | 'card-restrict', audit: string, summary: string, description: string) =>
+  ({
+    method: 'POST',
+    path: `/api/partner/cards/:id/${path}`,
+    ownership: OWNS_CARD,
+    schemas: { body },
+    ends: ORCHESTRATION,
+    audit,
+    doc: { summary, description, tag: 'Card status', conflicts: ['invalid_transition'], answer: STATUS_RESULT },
+  }) satisfies Operation;
+
+/**
+ * Every partner operation, declared once, by name (the apiEndpoint, the pipeline and the
+ * operationId): its route, its protection (public shape, ownership, request schemas, sensitive
+ * data), how it ends and what it answers. gateway.config.yml stays the route map operators edit: the
+ * boot guards refuse a pipeline that contradicts its operation's entry (gateway/boot/config-guards.ts),
+ * and the policy audit, the OpenAPI document and the `operation` policy read their facts here.
+ *
+ * Order: the OpenAPI document's, and gateway.config.yml's.
+ */
+export const OPERATIONS = {
+  'health-check': {
+    method: 'GET',
+    path: '/api/partner/health-check',
+    // The health check always answers 200 (spec): not even rate limited.
+    public: { rateLimited: false },
+    ends: LOCAL,
+    doc: {
+      summary: 'Health check',
+      description: 'Liveness only: never touches the database; always 200 `OK` (spec 4.1).',
+      tag: 'Service',
+      answer: { status: 200, description: 'Alive', raw: { mediaType: 'text/plain', schema: { type: 'string', const: 'OK' }, example: 'OK' } },
+    },
+  },
+  'openapi-document': {
+    method: 'GET',
+    path: '/api/partner/openapi.json',
+    public: { rateLimited: true },
+    ends: LOCAL,
+    doc: {
+      summary: 'OpenAPI document',
+      description: 'This document (OpenAPI 3.1), generated at start from the gateway configuration and the validation schemas. Cacheable for 5 minutes.',
+      tag: 'Service',
+      answer: {
+        status: 200,
+        description: 'The OpenAPI 3.1 document',
+        raw: { mediaType: 'application/json', schema: { type: 'object', description: 'An OpenAPI 3.1 document' }, example: { openapi: '3.1.0' } },
+        headers: ['ETag'],
+      },
+    },
+  },
+  'api-docs': {
+    method: 'GET',
+    path: '/api/partner/docs',
+    public: { rateLimited: true },
+    ends: LOCAL,
+    doc: {
+      summary: 'API reference page',
+      description: 'This reference, rendered by Redoc from the OpenAPI document. Nothing is loaded from another origin.',
+      tag: 'Service',
+      answer: { status: 200, description: 'The HTML page', raw: { mediaType: 'text/html', schema: { type: 'string' }, example: '<!DOCTYPE html>...' } },
+    },
+  },
+  me: {
+    method: 'GET',
+    path: '/api/partner/me',
+    ends: LOCAL,
+    doc: {
+      summary: 'Get partner identity',
+      description: 'The authenticated partner, its B2B tenants (`activeTenantId` is the first-created one) and its 100 newest individuals (spec 4.1).',
+      tag: 'Partner',
+      answer: json('Me', 'The authenticated partner'),
+    },
+  },
+
+  // Individual accounts (spec 4.2)
+  'list-individuals': {
+    method: 'GET',
+    path: '/api/partner/individual/accounts',
+    schemas: { query: 'pagination-query' },
+    ends: LOCAL,
+    doc: { summary: 'List individual accounts', description: 'Every individual you own, newest first, as `{count, data}` (spec 4.2).', tag: 'Individual accounts', answer: json('IndividualList', 'A page of individuals') },
+  },
+  'create-individual': {
+    method: 'POST',
+    path: '/api/partner/individual/accounts',
+    schemas: { body: 'individual-create' },
+    ends: ORCHESTRATION,
+    audit: 'individual.create',
+    doc: {
+      summary: 'Create individual account',
+      description:
+        'Validates the body, creates the account at the account-creation upstream, and answers 201 with the individual. If the upstream fails nothing is kept (no user, onboarding or audit record). Send an `Idempotency-Key` to retry safely.',
+      tag: 'Individual accounts',
+      answer: json('IndividualAccount', 'The individual account was created', 201),
+    },
+  },
+  'get-individual': {
+    method: 'GET',
+    path: '/api/partner/individual/accounts/:id',
+    ownership: OWNS_INDIVIDUAL,
+    ends: LOCAL,
+    doc: { summary: 'Get individual account', tag: 'Individual accounts', answer: json('IndividualAccount', 'The individual account') },
+  },
+  'list-individual-cards': {
+    method: 'GET',
+    path: '/api/partner/individual/accounts/:id/cards',
+    ownership: OWNS_INDIVIDUAL,
+    ends: LOCAL,
+    doc: {
+      summary: 'List cards for an individual',
+      description: "The individual's ACTIVE cards, with the first nine fields of the card (spec 2.3).",
+      tag: 'Individual accounts',
+      answer: jsonArray('CardListItem', "The individual's active cards"),
+    },
+  },
+  'issue-virtual-card': {
+    method: 'POST',
+    path: '/api/partner/individual/accounts/:id/cards/virtual',
+    ownership: OWNS_INDIVIDUAL,
+    schemas: { body: 'card-issue' },
+    ends: ORCHESTRATION,
+    audit: 'card.issue.virtual',
+    doc: {
+      summary: 'Create virtual card for an individual',
+      description: "Issues a virtual card (ACTIVE, `00`). `clientCode` must be the individual's `clientID`. Send an `Idempotency-Key` to retry safely.",
+      tag: 'Individual accounts',
+      answer: json('Card', 'The card was issued', 201),
+    },
+  },
+  'issue-physical-card': {
+    method: 'POST',
+    path: '/api/partner/individual/accounts/:id/cards/physical',
+    ownership: OWNS_INDIVIDUAL,
+    schemas: { body: 'card-issue' },
+    ends: ORCHESTRATION,
+    audit: 'card.issue.physical',
+    doc: {
+      summary: 'Create physical card for an individual',
+      description: "Issues a physical card: LOCKED with `I1` until it is activated. `clientCode` must be the individual's `clientID`. Send an `Idempotency-Key` to retry safely.",
+      tag: 'Individual accounts',
+      answer: json('Card', 'The card was issued', 201),
+    },
+  },
+  'list-individual-audit-logs': {
+    method: 'GET',
+    path: '/api/partner/individual/accounts/:id/audit-logs',
+    ownership: OWNS_INDIVIDUAL,
+    schemas: { query: 'pagination-query' },
+    ends: LOCAL,
+    doc: { summary: 'List audit logs for an individual', description: 'Every change on the individual and its cards, newest first.', tag: 'Individual accounts', answer: json('AuditLogPage', 'A page of audit entries') },
+  },
+  'list-individual-card-status-history': {
+    method: 'GET',
+    path: '/api/partner/individual/accounts/:id/card-status-history',
+    ownership: OWNS_INDIVIDUAL,
+    schemas: { query: 'pagination-query' },
+    ends: LOCAL,
+    doc: {
+      summary: 'Card status history for an individual',
+      description: "Every status change of the individual's cards, newest first.",
+      tag: 'Individual accounts',
+      answer: json('CardStatusHistoryPage', 'A page of status changes'),
+    },
+  },
+  'list-individual-transactions': {
+    method: 'GET',
+    path: '/api/partner/individual/accounts/:id/transactions',
+    ownership: OWNS_INDIVIDUAL,
+    schemas: { query: 'transactions-query' },
+    ends: ORCHESTRATION,
+    doc: {
+      summary: 'List transactions for an individual',
+      description: "From the card processing system, by the individual's clientID and optionally one of its cards. Empty when the processing system is not configured for you.",
+      tag: 'Individual accounts',
+      answer: json('TransactionPage', 'A page of transactions'),
+    },
+  },
+
+  // Cards (spec 4.3); {id} is the cardKey
+  'list-cards': {
+    method: 'GET',
+    path: '/api/partner/cards',
+    schemas: { query: 'cards-list-query' },
+    ends: LOCAL,
+    doc: {
+      summary: 'List all partner cards',
+      description:
+        'Every card you own, individual and B2B (not tenant-scoped), newest first. `total` is exact up to 10,000; above, it is 10,000 with `X-Total-Capped: true`, and only the first 10,000 matches can be paged through (docs/card-search.md).',
+      tag: 'Cards',
+      answer: { ...json('CardPage', 'A page of cards'), headers: ['X-Total-Capped'] },
+    },
+  },
+  'get-card': {
+    method: 'GET',
+    path: '/api/partner/cards/:id',
+    ownership: OWNS_CARD,
+    sensitive: true,
+    ends: issuer('GET', '/cards/{id}', 'card-details'),
+    doc: { summary: 'Get card details', description: 'The card, fresh from the issuer for its status; never the card number or CVV.', tag: 'Cards', answer: CARD },
+  },
+  'get-card-status': {
+    method: 'GET',
+    path: '/api/partner/cards/:id/status',
+    ownership: OWNS_CARD,
+    ends: issuer('GET', '/cards/{id}/status', 'card-status'),
+    doc: { summary: 'Get card status', tag: 'Card status', answer: STATUS_RESULT },
+  },
+  'lock-card': statusChange('lock', 'card-status-change', 'card.lock', 'Lock card', `The holder keeps the card; it cannot authorize transactions. ${STATUS_CHANGE}`),
+  'unlock-card': statusChange('unlock', 'card-status-change', 'card.unlock', 'Unlock card', `For a locked, temporarily locked or restricted card. ${STATUS_CHANGE}`),
+  'activate-card': statusChange('activate', 'card-status-change', 'card.activate', 'Activate card', `A freshly issued physical card (I1) becomes ACTIVE. ${STATUS_CHANGE}`),
+  'temporary-lock-card': statusChange('temporary-lock', 'card-status-change', 'card.temporary-lock', 'Temporary lock card', STATUS_CHANGE),
+  'restrict-card': statusChange('restrict', 'card-restrict', 'card.restrict', 'Restrict card', `Generic restriction (RESTRICTED, S1). ${STATUS_CHANGE}`),
+  'restrict-card-lost': statusChange('restrict/lost', 'card-restrict', 'card.restrict.lost', 'Restrict card as lost', RESTRICT('lost')),
+  'restrict-card-stolen': statusChange('restrict/stolen', 'card-restrict', 'card.restrict.stolen', 'Restrict card as stolen', RESTRICT('stolen')),
+  'restrict-card-closed': statusChange('restrict/closed', 'card-restrict', 'card.restrict.closed', 'Restrict card as closed', `Closes the card for good (CLOSED is final). ${STATUS_CHANGE}`),
+  'restrict-card-fraud': statusChange('restrict/fraud', 'card-restrict', 'card.restrict.fraud', 'Restrict card as fraud', RESTRICT('fraud')),
+  'restrict-card-mobile-lost': statusChange('restrict/mobile-lost', 'card-restrict', 'card.restrict.mobile-lost', 'Restrict card as mobile-lost', RESTRICT('lost on a mobile device')),
+  'set-card-nickname': {
+    method: 'PATCH',
+    path: '/api/partner/cards/:id/nickname',
+    ownership: OWNS_CARD,
+    schemas: { body: 'card-nickname' },
+    ends: LOCAL,
+    audit: 'card.nickname.update',
+    doc: { summary: 'Change card nickname', description: 'Kept by the gateway only; never sent to the issuer.', tag: 'Cards', answer: CARD },
+  },
+  'set-card-emboss-name': {
+    method: 'PATCH',
+    path: '/api/partner/cards/:id/emboss-name',
+    ownership: OWNS_CARD,
+    schemas: { body: 'card-emboss-name' },
+    ends: ORCHESTRATION,
+    audit: 'card.emboss-name.update',
+    doc: { summary: 'Change emboss name', description: "1 to 26 of `A-Z a-z 0-9 . ' - /`, no spaces (the issuer refuses them).", tag: 'Cards', answer: CARD },
+  },
+  'replace-card': {
+    method: 'POST',
+    path: '/api/partner/cards/:id/replace',
+    ownership: OWNS_CARD,
+    schemas: { body: 'card-replace' },
+    ends: ORCHESTRATION,
+    audit: 'card.replace',
+    doc: {
+      summary: 'Replace card',
+      description:
+        'Physical cards only (a virtual card is 409 `conflict`): the same card record moves to the new cardKey, which the answer carries; the old cardKey is 404 from then on. Send an `Idempotency-Key` to retry safely.',
+      tag: 'Cards',
+      conflicts: ['invalid_transition'],
+      answer: json('Card', 'The card under its new cardKey and cardMask'),
+    },
+  },
+  'reissue-card': {
+    method: 'POST',
+    path: '/api/partner/cards/:id/reissue',
+    ownership: OWNS_CARD,
+    schemas: { body: 'card-replace' },
+    ends: ORCHESTRATION,
+    audit: 'card.reissue',
+    doc: {
+      summary: 'Re-issue card',
+      description: 'A new card (201) replaces this one, which is closed. Nickname and 3DS phone carry over. Send an `Idempotency-Key` to retry safely.',
+      tag: 'Cards',
+      conflicts: ['invalid_transition'],
+      answer: json('Card', 'The new card', 201),
+    },
+  },
+  'get-card-cvv': {
+    method: 'GET',
+    path: '/api/partner/cards/:id/cvv',
+    ownership: OWNS_CARD,
+    schemas: { query: 'card-secret-query' },
+    sensitive: true,
+    ends: issuer('GET', '/cards/{id}/cvv', 'cvv', { query: ['expDate', 'securityKey'] }),
+    audit: 'card.cvv.read',
+    doc: {
+      summary: 'Get card CVV',
+      description:
+        'The CVV2, encrypted with RSA-OAEP (SHA-256) under `securityKey` (your RSA public key, base64 SPKI DER, at least 2048 bits); decrypt it with your private key. Audited as `card.cvv.read`; never logged.',
+      tag: 'Card secrets and PIN',
+      answer: json('EncryptedCvv', 'The encrypted CVV2'),
+    },
+  },
+  'get-card-pan': {
+    method: 'GET',
+    path: '/api/partner/cards/:id/pan',
+    ownership: OWNS_CARD,
+    schemas: { query: 'card-secret-query' },
+    sensitive: true,
+    ends: issuer('GET', '/cards/{id}/pan', 'card-number', { query: ['expDate', 'securityKey'] }),
+    audit: 'card.pan.read',
+    doc: {
+      summary: 'Get full card number',
+      description: 'The card number (PAN), encrypted with RSA-OAEP (SHA-256) under `securityKey`. Audited as `card.pan.read`; never logged.',
+      tag: 'Card secrets and PIN',
+      answer: json('EncryptedCardNumber', 'The encrypted card number'),
+    },
+  },
+  'set-card-3ds-answer': {
+    method: 'PUT',
+    path: '/api/partner/cards/:id/3ds/answer',
+    ownership: OWNS_CARD,
+    schemas: { body: 'three-ds-answer' },
+    sensitive: true,
+    ends: ORCHESTRATION,
+    audit: 'card.3ds-answer.update',
+    doc: { summary: 'Set 3DS answer', description: 'Forwarded to the issuer; never stored, answered or logged by the gateway.', tag: 'Cards', answer: CARD },
+  },
+  'set-card-3ds-phone': {
+    method: 'PUT',
+    path: '/api/partner/cards/:id/3ds/phone',
+    ownership: OWNS_CARD,
+    schemas: { body: 'three-ds-phone' },
+    ends: LOCAL,
+    audit: 'card.3ds-phone.update',
+    doc: { summary: 'Change 3DS phone number', description: 'E.164; kept by the gateway only.', tag: 'Cards', answer: CARD },
+  },
+  'reset-card-pin-tries': {
+    method: 'POST',
+    path: '/api/partner/cards/:id/pin/reset-tries',
+    ownership: OWNS_CARD,
+    schemas: { body: 'empty-body' },
+    sensitive: true,
+    ends: ORCHESTRATION,
+    audit: 'card.pin.reset-tries',
+    doc: { summary: 'Reset PIN tries', description: 'Resets the PIN-attempt counter. Takes no body (an empty object is accepted).', tag: 'Card secrets and PIN', answer: CARD },
+  },
+  'change-card-pin': {
+    method: 'POST',
+    path: '/api/partner/cards/:id/pin/change',
+    ownership: OWNS_CARD,
+    schemas: { body: 'pin-change' },
+    sensitive: true,
+    ends: ORCHESTRATION,
+    audit: 'card.pin.change',
+    doc: {
+      summary: 'Change PIN',
+      description: `\`pin\` is a PIN block encrypted with RSA-OAEP (SHA-256) under the key of \`GET /pin-encryption-key\`. ${PLATFORM_REFUSES}`,
+      tag: 'Card secrets and PIN',
+      answer: CARD,
+    },
+  },
+  'force-card-pin-lock': {
+    method: 'POST',
+    path: '/api/partner/cards/:id/pin/force-lock',
+    ownership: OWNS_CARD,
+    schemas: { body: 'pin-force-lock' },
+    sensitive: true,
+    ends: ORCHESTRATION,
+    audit: 'card.pin.force-lock',
+    doc: { summary: 'Force PIN lock', description: PLATFORM_REFUSES, tag: 'Card secrets and PIN', answer: STATUS_RESULT },
+  },
+  'authorize-cardholder': {
+    method: 'POST',
+    path: '/api/partner/cards/:id/authorize',
+    ownership: OWNS_CARD,
+    schemas: { body: 'card-authorize' },
+    sensitive: true,
+    ends: ORCHESTRATION,
+    audit: 'card.authorize',
+    doc: { summary: 'Authorize cardholder', description: 'PIN-less action authorized with an encrypted PIN block.', tag: 'Card secrets and PIN', answer: CARD },
+  },
+  'get-card-limits': {
+    method: 'GET',
+    path: '/api/partner/cards/:id/limits',
+    ownership: OWNS_CARD,
+    ends: issuer('GET', '/cards/{id}/limits', 'limits'),
+    doc: { summary: 'Get all card limits', tag: 'Card limits', answer: jsonArray('CardLimit', 'Every limit of the card') },
+  },
+  'patch-card-limits': {
+    method: 'PATCH',
+    path: '/api/partner/cards/:id/limits',
+    ownership: OWNS_CARD,
+    schemas: { body: 'limits-patch' },
+    ends: ORCHESTRATION,
+    audit: 'card.limits.update',
+    doc: { summary: 'Patch card limits', description: 'Sets 1 to 5 distinct limits at once; answers every limit of the card.', tag: 'Card limits', answer: jsonArray('CardLimit', 'Every limit of the card') },
+  },
+  'set-card-limit': {
+    method: 'PUT',
+    path: '/api/partner/cards/:id/limits/:limitName',
+    ownership: OWNS_CARD,
+    schemas: { params: 'limit-params', body: 'limit-set' },
+    ends: ORCHESTRATION,
+    audit: 'card.limits.update',
+    doc: { summary: 'Set a single card limit', description: "The body's `name` must be the path's `limitName`.", tag: 'Card limits', answer: json('CardLimit', 'The limit') },
+  },
+  'get-card-limit': {
+    method: 'GET',
+    path: '/api/partner/cards/:id/limits/:limitName',
+    ownership: OWNS_CARD,
+    schemas: { params: 'limit-params' },
+    ends: issuer('GET', '/cards/{id}/limits/{limitName}', 'limit'),
+    doc: { summary: 'Get a single card limit', tag: 'Card limits', answer: json('CardLimit', 'The limit') },
+  },
+  'get-card-limit-available': {
+    method: 'GET',
+    path: '/api/partner/cards/:id/limits/:limitName/available',
+    ownership: OWNS_CARD,
+    schemas: { params: 'limit-params' },
+    ends: issuer('GET', '/cards/{id}/limits/{limitName}/available', 'limit-available'),
+    doc: { summary: 'Get available limit', tag: 'Card limits', answer: json('AvailableLimit', 'What is left of the limit') },
+  },
+  'get-pin-encryption-key': {
+    method: 'GET',
+    path: '/api/partner/pin-encryption-key',
+    // A public key: not sensitive (the shipped pipeline still runs sensitive-data, for no-store).
+    ends: issuer('GET', '/pin-encryption-key', 'pin-encryption-key'),
+    doc: { summary: 'Get PIN encryption key', description: "The issuer's RSA key to encrypt PIN blocks under (RSA-OAEP-256).", tag: 'Card secrets and PIN', answer: json('PinEncryptionKey', 'The PIN encryption key') },
+  },
+
+  // Fees and delivery (spec 4.4): the gateway fixes OperationType
+  'list-delivery-methods': {
+    method: 'GET',
+    path: '/api/partner/delivery-methods',
+    schemas: { query: 'delivery-methods-query' },
+    ends: { kind: 'upstream', upstream: 'processing', method: 'GET', path: '/delivery-methods', query: ['country'], response: 'delivery-methods' },
+    doc: { summary: 'List delivery methods by country', tag: 'Fees and delivery', answer: json('DeliveryMethods', 'The delivery methods') },
+  },
+  'check-card-issuing-fee': {
+    method: 'POST',
+    path: '/api/partner/fees/card-issuing',
+    ownership: OWNS_BODY_CARD_AND_CLIENT,
+    schemas: { body: 'fee-check' },
+    ends: { kind: 'upstream', upstream: 'processing', method: 'POST', path: '/fees', setBody: { OperationType: 'CARD_ISSUING_FEE' }, response: 'fee' },
+    doc: { summary: 'Check card issuing fee', description: 'The gateway sets `OperationType` to `CARD_ISSUING_FEE`.', tag: 'Fees and delivery', answer: json('FeeResult', 'The fee') },
+  },
+  'check-card-delivery-fee': {
+    method: 'POST',
+    path: '/api/partner/fees/card-delivery',
+    ownership: OWNS_BODY_CARD_AND_CLIENT,
+    schemas: { body: 'fee-check' },
+    ends: { kind: 'upstream', upstream: 'processing', method: 'POST', path: '/fees', setBody: { OperationType: 'CARD_DELIVERY_FEE' }, response: 'fee' },
+    doc: { summary: 'Check card delivery fee', description: 'The gateway sets `OperationType` to `CARD_DELIVERY_FEE`.', tag: 'Fees and delivery', answer: json('FeeResult', 'The fee') },
+  },
+} satisfies Record<string, Operation>;

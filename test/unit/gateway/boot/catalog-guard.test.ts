@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { checkGatewayConfig, contradictionsWithCatalog } from '../../../../gateway/boot/config-guards';
+import { changedConfig as changed, guardContext, shippedConfig, stepOf, SYSTEM_CONFIG, withoutStep, type Yaml } from '../policy-audit/shipped-config';
+
+/** Problems of the whole boot check, as `where: message`. */
+function refusals(config: Yaml): string[] {
+  return checkGatewayConfig(config, SYSTEM_CONFIG, guardContext()).map((p) => `${p.where}: ${p.message}`);
+}
+
+describe('unit: boot guards refuse a pipeline that contradicts its operation (gateway/catalog)', function () {
+  it('finds no contradiction in the shipped config', function () {
+    const config = shippedConfig();
+    expect(contradictionsWithCatalog(config.pipelines, config.apiEndpoints)).to.deep.equal([]);
+  });
+
+  const cases: { description: string; change: (c: Yaml) => void; refusal: string }[] = [
+    {
+      description: 'an operation the catalog does not have',
+      change: (c) => (stepOf(c, 'me', 'operation').operation = [{ action: { name: 'delete-everything' } }]),
+      refusal: 'pipeline "me", operation "delete-everything": is not an operation of the catalog (gateway/catalog)',
+    },
+    {
+      description: 'a pipeline without an operation step',
+      change: (c) => withoutStep(c, 'me', 'operation'),
+      refusal: 'pipeline "me": has no operation step: every pipeline ends in the operation of the catalog it serves',
+    },
+    {
+      description: 'a step after the operation step',
+      change: (c) => c.pipelines.me.policies.push({ 'sensitive-data': [] }),
+      refusal: 'pipeline "me": must end in exactly one operation step with one action (it answers: nothing after it runs)',
+    },
+    {
+      description: "an apiEndpoint at another path than its operation's",
+      change: (c) => (c.apiEndpoints.me.paths = '/api/partner/whoami'),
+      refusal: 'pipeline "me", operation "me": apiEndpoint "me" is GET /api/partner/whoami; the operation is GET /api/partner/me',
+    },
+    {
+      description: "an apiEndpoint with another method than its operation's",
+      change: (c) => (c.apiEndpoints['lock-card'].methods = 'POST,PUT'),
+      refusal: 'pipeline "lock-card", operation "lock-card": apiEndpoint "lock-card" is POST,PUT /api/partner/cards/:id/lock; the operation is POST /api/partner/cards/:id/lock',
+    },
+    {
+      description: 'a pipeline serving its operation under another apiEndpoint name',
+      change: (c) => {
+        c.apiEndpoints.whoami = c.apiEndpoints.me;
+        delete c.apiEndpoints.me;
+        c.pipelines.me.apiEndpoints = ['whoami'];
+      },
+      refusal: 'pipeline "me", operation "me": serves apiEndpoint "whoami": an operation is served by the apiEndpoint of its name (the operationId)',
+    },
+    {
+      description: 'the individual ownership step checking a card',
+      change: (c) => (stepOf(c, 'get-individual', 'ownership').ownership = [{ action: { resource: 'card', param: 'id' } }]),
+      refusal: 'pipeline "get-individual", operation "get-individual": checks the owner of the individual named by path parameter id, but no unconditional ownership step does ({ resource: individual, param: id })',
+    },
+    {
+      description: 'the ownership step under a condition',
+      change: (c) => (stepOf(c, 'get-card-cvv', 'ownership').ownership[0].condition = { name: 'method', methods: ['POST'] }),
+      refusal: 'pipeline "get-card-cvv", operation "get-card-cvv": checks the owner of the card named by path parameter id, but no unconditional ownership step does ({ resource: card, param: id })',
+    },
+    {
+      description: "a fee check not checking the body's clientId",
+      change: (c) => (stepOf(c, 'check-card-delivery-fee', 'ownership').ownership = [{ action: { resource: 'card', in: 'body', param: 'cardKey' } }]),
+      refusal: 'pipeline "check-card-delivery-fee", operation "check-card-delivery-fee": checks the owner of the client named by body.clientId, but no unconditional ownership step does ({ resource: client, param: clientId, in: body })',
+    },
+    {
+      description: 'another body schema',
+      change: (c) => (stepOf(c, 'restrict-card-fraud', 'validate').validate = [{ action: { body: 'card-status-change' } }]),
+      refusal: 'pipeline "restrict-card-fraud", operation "restrict-card-fraud": reads the body as card-restrict, but no unconditional validate step checks it ({ body: card-restrict })',
+    },
+    {
+      description: 'no query validation',
+      change: (c) => withoutStep(c, 'get-card-pan', 'validate'),
+      refusal: 'pipeline "get-card-pan", operation "get-card-pan": reads the query as card-secret-query, but no unconditional validate step checks it ({ query: card-secret-query })',
+    },
+    {
+      description: 'no path parameter validation',
+      change: (c) => (stepOf(c, 'set-card-limit', 'validate').validate = [{ action: { body: 'limit-set' } }]),
+      refusal: 'pipeline "set-card-limit", operation "set-card-limit": reads the path parameters as limit-params, but no unconditional validate step checks it ({ params: limit-params })',
+    },
+    {
+      description: 'a sensitive operation without sensitive-data',
+      change: (c) => withoutStep(c, 'set-card-3ds-answer', 'sensitive-data'),
+      refusal: 'pipeline "set-card-3ds-answer", operation "set-card-3ds-answer": returns or carries card data, a PIN or a 3DS answer, but the pipeline runs no unconditional sensitive-data step',
+    },
+    {
+      description: 'a timeout on an operation that does not call an upstream straight',
+      change: (c) => (stepOf(c, 'lock-card', 'operation').operation = [{ action: { name: 'lock-card', timeoutMs: 5000 } }]),
+      refusal: 'pipeline "lock-card", operation "lock-card": does not call an upstream straight (it ends in an orchestration, whose clients take UPSTREAM_TIMEOUT_MS): timeoutMs does not apply',
+    },
+  ];
+  for (const row of cases) {
+    it(`refuses ${row.description}, naming the pipeline and the operation`, function () {
+      expect(refusals(changed(row.change))).to.include(row.refusal);
+    });
+  }
+
+  it('refuses a non-public operation without es512-jwt, whatever the catalog says', function () {
+    expect(refusals(changed((c) => withoutStep(c, 'get-card-status', 'es512-jwt')))).to.include(
+      'apiEndpoint "get-card-status": route /api/partner/cards/:id/status (pipeline "get-card-status") lacks the es512-jwt policy as its first, unconditional policy'
+    );
+  });
+
+  it('accepts steps the entry does not ask for (validating more, no-store on the PIN key)', function () {
+    const config = changed((c) => {
+      c.pipelines['get-card-status'].policies.splice(3, 0, { 'sensitive-data': [] });
+      c.pipelines['get-pin-encryption-key'].policies.splice(2, 0, { validate: [{ action: { query: 'delivery-methods-query' } }] });
+    });
+    expect(refusals(config)).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,63 @@
+import Ajv from 'ajv';
+import { expect } from 'chai';
+import { OPERATION_NAMES, OPERATIONS, PUBLIC_OPERATIONS, type Operation } from '../../../../gateway/catalog';
+import { OWNED_BODY_FIELDS } from '../../../../gateway/policy-audit/route-facts';
+import { operation } from '../../../../policies/operation/operation';
+import upstreamProxy from '../../../../policies/proxy';
+
+const entries = OPERATION_NAMES.map((name) => [name, OPERATIONS[name] as Operation] as const);
+
+describe('unit: the operation catalog (gateway/catalog)', function () {
+  it('declares every partner operation once: 47, each at its own method and path', function () {
+    expect(entries).to.have.length(47);
+    const routes = entries.map(([, o]) => `${o.method} ${o.path}`);
+    expect(new Set(routes).size).to.equal(routes.length);
+    for (const [name, o] of entries) expect(o.path, name).to.match(/^\/api\/partner\/[a-z0-9/:.-]+$/i);
+  });
+
+  it('checks the owner of every resource a path names (each :param is an ownership check or a validated param)', function () {
+    for (const [name, o] of entries) {
+      const params = [...o.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+      if (params.length === 0) continue;
+      expect(o.ownership?.some((c) => c.in === 'path' && c.param === params[0]), `${name} owns :${params[0]}`).to.equal(true);
+      for (const extra of params.slice(1)) expect(o.schemas?.params, `${name} validates :${extra}`).to.be.a('string');
+    }
+  });
+
+  it('checks the owner of every resource its body schema names (OWNED_BODY_FIELDS)', function () {
+    for (const [name, o] of entries) {
+      for (const { field, resource } of OWNED_BODY_FIELDS[o.schemas?.body ?? ''] ?? []) {
+        expect(o.ownership, name).to.deep.include({ resource, param: field, in: 'body' });
+      }
+    }
+  });
+
+  it('validates the body of every operation that takes one', function () {
+    for (const [name, o] of entries) if (o.method !== 'GET') expect(o.schemas?.body, name).to.be.a('string');
+  });
+
+  it('has only GET public operations, answered by the gateway itself, none sensitive or owned', function () {
+    expect([...PUBLIC_OPERATIONS.values()].map((p) => p.name)).to.deep.equal(['health-check', 'openapi-document', 'api-docs']);
+    for (const { name } of PUBLIC_OPERATIONS.values()) {
+      const o: Operation = OPERATIONS[name];
+      expect(o).to.deep.include({ method: 'GET', ends: { kind: 'local' } });
+      expect(o.sensitive ?? false, name).to.equal(false);
+      expect(o.ownership, name).to.equal(undefined);
+    }
+  });
+
+  it("gives the proxy params its schema accepts (strictly) for every operation that calls an upstream straight", function () {
+    const { $id: _id, ...schema } = upstreamProxy.schema;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile({ ...schema, additionalProperties: false });
+    const upstreamCalls = entries.filter(([, o]) => o.ends.kind === 'upstream');
+    expect(upstreamCalls.map(([name]) => name)).to.include.members(['get-card', 'get-card-cvv', 'get-card-pan', 'check-card-issuing-fee', 'list-delivery-methods']);
+    for (const [name, o] of upstreamCalls) {
+      const { kind: _kind, ...params } = o.ends as Extract<Operation['ends'], { kind: 'upstream' }>;
+      expect(validate({ ...params, ...(o.audit ? { audit: o.audit } : {}), timeoutMs: 5000 }), `${name}: ${JSON.stringify(validate.errors)}`).to.equal(true);
+    }
+  });
+
+  it('the operation policy refuses, when the pipeline is built, a name the catalog does not have', function () {
+    expect(() => operation({ name: 'delete-everything' as never })).to.throw(/"delete-everything" is not in the operation catalog/);
+  });
+});
