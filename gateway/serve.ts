@@ -16,7 +16,6 @@ import { FailedAuthLimiter, failedAuthLimitsFrom } from './auth/failed-auth-limi
 import { evictEverywhere, TOKEN_EVICTION_TOPIC } from './auth/cluster-eviction';
 import { onClusterBroadcast } from './runtime/cluster-broadcast';
 import { OutboxDeliverer } from './outbox/outbox';
-import { destroyProxyAgents } from './proxy/agents';
 import { listenForPartnerChanges } from './partners/change-feed';
 import { OwnershipCache } from './ownership/ownership-cache';
 import { PartnerStore } from './partners/partner-store';
@@ -105,7 +104,6 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, runti
     const clients = createUpstreamClients(upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
     cleanups.push(async () => {
       clients.close();
-      destroyProxyAgents();
       await closeRateLimitStores();
     });
     // ttl 0 would mean "forever" to lru-cache: a zero setting disables caching instead.

@@ -4,7 +4,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import nock from 'nock';
 import { GatewayError, isGatewayError } from '../../../../gateway/errors';
 import { createUpstreamClients, type CallContext } from '../../../../gateway/upstreams';
-import { DEFAULT_MAX_SOCKETS, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
+import { MAX_ANSWER_BYTES, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
+import { MAX_SOCKETS_PER_ORIGIN } from '../../../../gateway/upstreams/agents';
 import { captureLogger, NOCK_URLS, useNock, withoutNock } from './helpers';
 
 const ISSUER = NOCK_URLS.issuer;
@@ -197,10 +198,14 @@ describe('unit: upstreams/http-client', () => {
       });
     }
 
-    it('an answer over 5 MiB: 502 upstream_error', async () => {
-      nock(ISSUER).get('/huge').reply(200, JSON.stringify({ data: 'x'.repeat(5 * 1024 * 1024 + 10) }));
-      const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/huge' }));
-      expect(error).to.include({ status: 502, code: 'upstream_error' });
+    it('one size cap (1 MiB) for every caller: an answer just under it is read, one just over it is 502 upstream_error', async () => {
+      expect(MAX_ANSWER_BYTES).to.equal(1024 * 1024);
+      const padding = (extra: number) => JSON.stringify({ data: 'x'.repeat(MAX_ANSWER_BYTES - '{"data":""}'.length + extra) });
+      nock(ISSUER).get('/fits').reply(200, padding(0));
+      expect(((await client.request<{ data: string }>({ requestId: 'r' }, { method: 'GET', path: '/fits' })).data)).to.have.length.above(1000);
+      nock(ISSUER).get('/huge').reply(200, padding(1));
+      const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/huge', fieldsCheckedByCaller: true }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform answered with a malformed body' });
     });
 
     const statuses: Array<{ status: number; errorCode?: string; expected: number; code: string }> = [
@@ -260,7 +265,7 @@ describe('unit: upstreams/http-client', () => {
 
     it('one keep-alive agent per client, bounded to 64 sockets unless told otherwise', () => {
       expect((client.agent as http.Agent & { keepAlive?: boolean }).keepAlive).to.equal(true);
-      expect(client.agent.maxSockets).to.equal(DEFAULT_MAX_SOCKETS).and.to.equal(64);
+      expect(client.agent.maxSockets).to.equal(MAX_SOCKETS_PER_ORIGIN).and.to.equal(64);
       const bounded = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captureLogger().log, maxSockets: 3 });
       expect(bounded.agent.maxSockets).to.equal(3);
       bounded.close();
