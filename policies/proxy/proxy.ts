@@ -24,7 +24,6 @@ import type { ProxyParams } from './schema';
  * failed call is audited as a failure.
  */
 export function upstreamProxy(params: ProxyParams): RequestHandler {
-  if (process.env.PROXY_TRANSPORT === 'hpm') return (require('./proxy-hpm') as typeof import('./proxy-hpm')).upstreamProxy(params);
   const { clients, db, log } = services();
   const upstream = params.upstream;
   const client = clients.http[upstream];
