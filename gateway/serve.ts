@@ -15,7 +15,6 @@ import { FailedAuthLimiter, failedAuthLimitsFrom } from '../policies/es512-jwt/f
 import { evictEverywhere, TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
 import { onClusterBroadcast } from './runtime/cluster-broadcast';
 import { OutboxDeliverer } from './outbox/outbox';
-import { destroyProxyAgents } from './proxy/agents';
 import { listenForPartnerChanges } from './partners/change-feed';
 import { OwnershipCache } from '../policies/ownership/ownership-cache';
 import { PartnerStore } from './partners/partner-store';
@@ -106,7 +105,6 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     const clients = createUpstreamClients(upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
     cleanups.push(async () => {
       clients.close();
-      destroyProxyAgents();
       await closeRateLimitStores();
     });
     // ttl 0 would mean "forever" to lru-cache: a zero setting disables caching instead.

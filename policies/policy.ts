@@ -28,7 +28,7 @@ export interface PolicySchema {
 /**
  * A policy factory whose implementation module is loaded at its first call (when a pipeline is
  * built), not when the plugin registers the policy: the boot guards read only a policy's name and
- * schema, so a refused configuration exits without loading jose, http-proxy-middleware, ioredis
+ * schema, so a refused configuration exits without loading jose, ioredis
  * and the rest. `load` returns the factory (a `require` of the implementation module).
  *
  * @example policy: loadedOnFirstUse(() => (require('./validate') as typeof import('./validate')).validate)

@@ -88,6 +88,12 @@ export function toCard(row: CardRow): Card {
   };
 }
 
+/** The stored card of `cardKey`, or undefined when our database has none. */
+export async function findCard(db: Queryable, cardKey: string): Promise<Card | undefined> {
+  const rows = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1`, [cardKey]);
+  return rows.rows.length === 0 ? undefined : toCard(rows.rows[0]);
+}
+
 /** The first nine fields of a card (spec 2.3, list of an individual's cards). */
 export function toCardListItem(card: Card): CardListItem {
   const { cardKey, cardMask, type, status, statusCode, currency, ownerType, ownerId, createdAt } = card;

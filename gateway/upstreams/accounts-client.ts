@@ -1,14 +1,11 @@
 import { mapUpstreamFailure } from './failures';
 import type { UpstreamHttpClient } from './http-client';
-import { upstreamPath } from './http-client';
 import type { AccountList, CallContext, CreateAccountRequest, CreatedAccount, UpstreamAccount } from './types';
 
 /** Typed client of the account-creation proxy (docs/upstreams.md section 4). */
 export interface AccountsClient {
   /** `POST /accounts` (4.1): 201 `{ accountId, clientId, status }`; 409 `DUPLICATE_ONBOARDING` → `conflict`. */
   createAccount(ctx: CallContext, body: CreateAccountRequest): Promise<CreatedAccount>;
-  /** `GET /accounts/{accountId}` (4.2); 404 `ACCOUNT_NOT_FOUND` → `not_found`. */
-  getAccount(ctx: CallContext, accountId: string): Promise<UpstreamAccount>;
   /**
    * `GET /accounts?onboardingId=` (4.3): the account of an onboarding, or `undefined`. Lets a
    * handler reconcile after a `POST /accounts` that timed out.
@@ -23,8 +20,6 @@ const UNREAD = ['individual'] as const;
 export function createAccountsClient(http: UpstreamHttpClient): AccountsClient {
   return {
     createAccount: async (ctx, body) => http.request<CreatedAccount>(ctx, { method: 'POST', path: '/accounts', body }),
-    // `individual` echoes the partner's own input (documents, tax number): never read by the gateway.
-    getAccount: async (ctx, accountId) => http.request<UpstreamAccount>(ctx, { method: 'GET', path: upstreamPath`/accounts/${accountId}`, unread: UNREAD }),
     async findByOnboardingId(ctx, onboardingId) {
       const list = await http.request<AccountList>(ctx, { method: 'GET', path: '/accounts', query: { onboardingId }, unread: UNREAD });
       // The contract promises `{ data: [] }`; anything else is an unusable answer, not "no account".

@@ -3,9 +3,13 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logging/logger';
 import { recordUpstreamCall } from '../metrics';
+import { createUpstreamAgent, MAX_SOCKETS_PER_ORIGIN } from './agents';
 import { cardDataIn } from './card-data';
 import { mapUpstreamFailure, type UpstreamFailure } from './failures';
+import { encodeQuery, upstreamHeaders, upstreamPath } from './request-parts';
 import type { CallContext, UpstreamName } from './types';
+
+export { upstreamPath };
 
 /** HTTP methods the upstream contracts use. */
 export type UpstreamMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -13,10 +17,10 @@ export type UpstreamMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** One call to an upstream. */
 export interface UpstreamRequest {
   method: UpstreamMethod;
-  /** Path below the base URL, already encoded: build it with {@link upstreamPath}. */
+  /** Path below the base URL, already encoded: build it with {@link upstreamPath} or `compilePath` (request-parts.ts). */
   path: string;
-  /** Query parameters; `undefined` values are left out. Encoded with URLSearchParams. */
-  query?: Record<string, string | number | undefined>;
+  /** Query parameters ({@link encodeQuery}); `undefined` values are left out. */
+  query?: Readonly<Record<string, unknown>>;
   /** Sent as JSON (`content-type: application/json`); `undefined` = no body. */
   body?: unknown;
   /**
@@ -29,47 +33,35 @@ export interface UpstreamRequest {
    * ({@link cardDataIn}); the caller must not read them.
    */
   unread?: readonly string[];
+  /**
+   * The caller takes only documented fields from the answer and checks each for card data itself
+   * (the response transforms of `upstream-proxy`): the walk over the whole answer is skipped, and
+   * undocumented members are dropped rather than refused.
+   */
+  fieldsCheckedByCaller?: boolean;
+  /** Whole-call budget of this call in ms; default: the client's. */
+  timeoutMs?: number;
+  /** Aborts the call (the partner left): the request is destroyed and the call rejects as `connection`. */
+  signal?: AbortSignal;
 }
 
 /** Options of {@link UpstreamHttpClient}. */
 export interface UpstreamHttpClientOptions {
-  /** Whole-call budget in ms: connect, request, response headers and body. */
+  /** Default whole-call budget in ms: connect, request, response headers and body. */
   timeoutMs: number;
   /** Receives one debug line per call. */
   log: Logger;
-  /** Bound on the agent's concurrent sockets; default {@link DEFAULT_MAX_SOCKETS}. */
+  /** The keep-alive agent of the upstream's origin (`UpstreamPools`, agents.ts); by default one of its own. */
+  agent?: http.Agent;
+  /** Bound on the sockets of an agent of its own; default {@link MAX_SOCKETS_PER_ORIGIN}. */
   maxSockets?: number;
 }
 
-/** Default bound on concurrent sockets per upstream. */
-export const DEFAULT_MAX_SOCKETS = 64;
-
-/** Largest upstream answer read; a bigger one is treated as unusable (`malformed`). */
-export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
+/** Largest upstream answer read, for every upstream and caller; a bigger one is unusable (`malformed`). */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /** Methods retried once when a reused keep-alive socket turned out to be closed by the upstream. */
 const IDEMPOTENT: ReadonlySet<UpstreamMethod> = new Set(['GET']);
-
-/** Encodes one path segment; `.` and `..` are escaped too, so no proxy can normalise them away. */
-function encodeSegment(segment: string | number): string {
-  const text = String(segment);
-  if (text.length === 0) throw new TypeError('upstream path segment must not be empty');
-  if (text === '.' || text === '..') return text.replace(/\./g, '%2E');
-  return encodeURIComponent(text);
-}
-
-/**
- * Builds an upstream path, URL-encoding every interpolated value as one path segment.
- *
- * @example upstreamPath`/cards/${cardKey}/limits/${name}` // '/cards/CK1/limits/daily%2FPurchase' for name 'daily/Purchase'
- */
-export function upstreamPath(strings: TemplateStringsArray, ...segments: Array<string | number>): string {
-  let out = strings[0];
-  segments.forEach((segment, i) => {
-    out += encodeSegment(segment) + strings[i + 1];
-  });
-  return out;
-}
 
 /** A failure observed by one exchange, with the low-level error kept for the logs only. */
 class ExchangeFailure extends Error {
@@ -114,21 +106,25 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 }
 
 /**
- * The one JSON-over-HTTP client of an upstream: a keep-alive agent with bounded sockets created
- * once, `x-request-id` forwarding, a whole-call timeout, and every failure thrown as the
- * GatewayError of {@link mapUpstreamFailure}. Logs one debug line per call (upstream, method,
- * path without its query string, status, ms); never bodies nor query strings, which carry
- * security keys, PIN blocks and personal data.
+ * The one HTTP client of an upstream, used by its typed client methods and by the `upstream-proxy`
+ * policy alike: the keep-alive agent of the upstream's origin, `x-request-id` forwarding, a
+ * whole-call timeout, one retry rule (a GET that failed at once on a reused keep-alive socket is
+ * sent again, within the same deadline), a size cap ({@link MAX_ANSWER_BYTES}), and every failure
+ * thrown as the GatewayError of {@link mapUpstreamFailure}. Logs one debug line per call
+ * (upstream, method, path without its query string, status, ms); never bodies nor query strings,
+ * which carry security keys, PIN blocks and personal data.
  *
  * @example
- * const issuerHttp = new UpstreamHttpClient('issuer', 'http://127.0.0.1:4101', { timeoutMs: 5000, log });
+ * const issuerHttp = new UpstreamHttpClient('issuer', 'http://127.0.0.1:4101', { timeoutMs: 5000, log, agent: pools.agentFor(url) });
  * const card = await issuerHttp.request<IssuerCard>(ctx, { method: 'GET', path: upstreamPath`/cards/${cardKey}` });
  */
 export class UpstreamHttpClient {
-  /** The keep-alive agent of this upstream (exposed for tests and metrics). */
+  /** The keep-alive agent of this upstream's origin (exposed for tests and metrics). */
   readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
-  private readonly origin: URL;
+  private readonly hostname: string;
+  private readonly port: string | undefined;
+  private readonly protocol: string;
   private readonly basePath: string;
   private readonly timeoutMs: number;
   private readonly log: Logger;
@@ -144,13 +140,14 @@ export class UpstreamHttpClient {
       throw new TypeError(`${upstream} base URL must be http(s), got ${url.protocol}`);
     }
     if (!(options.timeoutMs > 0)) throw new TypeError('timeoutMs must be positive');
-    this.origin = url;
+    this.protocol = url.protocol;
+    this.hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    this.port = url.port || undefined;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs;
     this.log = options.log;
     this.transport = url.protocol === 'https:' ? https : http;
-    const agentOptions: http.AgentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS };
-    this.agent = url.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.agent = options.agent ?? createUpstreamAgent(baseUrl, options.maxSockets ?? MAX_SOCKETS_PER_ORIGIN);
   }
 
   /**
@@ -166,12 +163,14 @@ export class UpstreamHttpClient {
     try {
       if (this.closed) throw new ExchangeFailure({ kind: 'connection', code: 'CLIENT_CLOSED' }, false);
       const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body), 'utf8');
-      const deadline = started + this.timeoutMs;
+      const headers = upstreamHeaders(request.method, ctx.requestId, payload, request.idempotencyKey);
+      const target = this.basePath + request.path + encodeQuery(request.query);
+      const deadline = started + (request.timeoutMs ?? this.timeoutMs);
       let answer: RawAnswer | undefined;
       while (answer === undefined) {
         attempts += 1;
         try {
-          answer = await this.exchange(ctx, request, payload, deadline - performance.now());
+          answer = await this.exchange(request, target, headers, payload, deadline - performance.now());
         } catch (err) {
           // A keep-alive socket the upstream closed while idle fails at once with ECONNRESET;
           // retrying is safe for an idempotent read, and stays inside the same deadline.
@@ -180,7 +179,7 @@ export class UpstreamHttpClient {
         }
       }
       status = answer.status;
-      return this.interpret<T>(answer, request.unread);
+      return this.interpret<T>(answer, request);
     } catch (err) {
       if (!(err instanceof ExchangeFailure)) throw err;
       failure = err.failure;
@@ -211,7 +210,7 @@ export class UpstreamHttpClient {
     this.agent.destroy();
   }
 
-  private interpret<T>(answer: RawAnswer, unread?: readonly string[]): T {
+  private interpret<T>(answer: RawAnswer, request: UpstreamRequest): T {
     const { status, body } = answer;
     if (status >= 200 && status < 300) {
       if (status === 204) return undefined as T;
@@ -222,9 +221,10 @@ export class UpstreamHttpClient {
         // No cause: a JSON.parse message quotes the body, which may hold card data.
         throw new ExchangeFailure({ kind: 'malformed' }, false);
       }
+      if (request.fieldsCheckedByCaller) return parsed as T;
       // A PAN where none belongs (a full cardMask, a number in a name) is never handed to a
       // handler, so it can neither be answered nor stored. The cause names the member only.
-      const cardData = cardDataIn(parsed, unread);
+      const cardData = cardDataIn(parsed, request.unread);
       if (cardData !== undefined) throw new ExchangeFailure({ kind: 'malformed', cardData: true }, false, { cause: new Error(`upstream answer refused: ${cardData}`) });
       return parsed as T;
     }
@@ -234,29 +234,9 @@ export class UpstreamHttpClient {
     );
   }
 
-  private target(request: UpstreamRequest): string {
-    let target = this.basePath + request.path;
-    if (request.query) {
-      const params = new URLSearchParams();
-      for (const [name, value] of Object.entries(request.query)) {
-        if (value !== undefined) params.append(name, String(value));
-      }
-      const query = params.toString();
-      if (query.length > 0) target += `?${query}`;
-    }
-    return target;
-  }
-
   /** One HTTP exchange: resolves with status, headers and the whole body, or rejects with an ExchangeFailure. */
-  private exchange(ctx: CallContext, request: UpstreamRequest, payload: Buffer | undefined, budgetMs: number): Promise<RawAnswer> {
+  private exchange(request: UpstreamRequest, target: string, headers: http.OutgoingHttpHeaders, payload: Buffer | undefined, budgetMs: number): Promise<RawAnswer> {
     return new Promise<RawAnswer>((resolve, reject) => {
-      const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
-      if (ctx.requestId) headers['x-request-id'] = ctx.requestId;
-      if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
-      if (payload !== undefined) {
-        headers['content-type'] = 'application/json';
-        headers['content-length'] = payload.length;
-      }
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
       let req: http.ClientRequest;
@@ -267,13 +247,18 @@ export class UpstreamHttpClient {
         req.destroy();
         reject(new ExchangeFailure(failure, retryable, cause === undefined ? undefined : { cause }));
       };
+      const { signal } = request;
+      if (signal?.aborted) {
+        reject(new ExchangeFailure({ kind: 'connection', code: 'ABORTED' }, false));
+        return;
+      }
       try {
         req = this.transport.request({
-          protocol: this.origin.protocol,
-          hostname: this.origin.hostname.replace(/^\[(.*)\]$/, '$1'),
-          port: this.origin.port || undefined,
+          protocol: this.protocol,
+          hostname: this.hostname,
+          port: this.port,
           method: request.method,
-          path: this.target(request),
+          path: target,
           headers,
           agent: this.agent,
         });
@@ -283,6 +268,11 @@ export class UpstreamHttpClient {
         return;
       }
       timer = setTimeout(() => fail({ kind: 'timeout' }, false), Math.max(0, budgetMs));
+      if (signal) {
+        const onAbort = (): void => fail({ kind: 'connection', code: 'ABORTED' }, false);
+        signal.addEventListener('abort', onAbort, { once: true });
+        req.once('close', () => signal.removeEventListener('abort', onAbort));
+      }
       req.on('error', (err) => {
         const code = errorCodeOf(err);
         fail({ kind: 'connection', code }, req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE'), err);
@@ -292,7 +282,7 @@ export class UpstreamHttpClient {
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) fail({ kind: 'malformed' }, false);
+          if (size > MAX_ANSWER_BYTES) fail({ kind: 'malformed' }, false);
           else chunks.push(chunk);
         });
         res.on('error', (err) => fail({ kind: 'connection', code: errorCodeOf(err) ?? 'ECONNRESET' }, false, err));
@@ -304,7 +294,7 @@ export class UpstreamHttpClient {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
         });
       });
       req.end(payload);

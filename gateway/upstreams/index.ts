@@ -1,6 +1,7 @@
 import type { Logger } from '../logging/logger';
 import { createAccountsClient, type AccountsClient } from './accounts-client';
-import { DEFAULT_MAX_SOCKETS, UpstreamHttpClient } from './http-client';
+import { MAX_SOCKETS_PER_ORIGIN, UpstreamPools } from './agents';
+import { UpstreamHttpClient } from './http-client';
 import { createIssuerClient, type IssuerClient } from './issuer-client';
 import { createProcessingClient, type ProcessingClient } from './processing-client';
 import type { UpstreamName } from './types';
@@ -12,21 +13,28 @@ export type { IssuerClient } from './issuer-client';
 export type { ProcessingClient } from './processing-client';
 export type { UpstreamFailure } from './failures';
 export { mapUpstreamFailure, UPSTREAM_TITLES } from './failures';
-export { UpstreamHttpClient, upstreamPath, DEFAULT_MAX_SOCKETS, type UpstreamRequest } from './http-client';
+export { UpstreamHttpClient, upstreamPath, MAX_ANSWER_BYTES, type UpstreamRequest } from './http-client';
+export { MAX_SOCKETS_PER_ORIGIN } from './agents';
 
-/** The typed clients of the three upstreams, sharing nothing but the options. */
+/** The clients of the three upstreams, over one keep-alive pool per origin. */
 export interface UpstreamClients {
   issuer: IssuerClient;
   processing: ProcessingClient;
   accounts: AccountsClient;
+  /**
+   * The HTTP client under each typed client: what the `upstream-proxy` policy calls for a route
+   * that is one upstream call (same agent, timeout, retry rule, size cap and failure mapping).
+   */
+  http: Readonly<Record<UpstreamName, UpstreamHttpClient>>;
   /** Destroys the keep-alive agents (their open sockets); later calls fail with `upstream_error`. */
   close(): void;
 }
 
 /**
- * Builds the three upstream clients once at start: one keep-alive agent per upstream with at most
- * `maxSocketsPerUpstream` sockets (default 64), a whole-call timeout of `timeoutMs`, and failures
- * thrown as GatewayErrors (see {@link mapUpstreamFailure}).
+ * Builds the upstream clients once at start: one keep-alive agent per origin with at most
+ * `maxSocketsPerUpstream` sockets (default 64), shared by every caller; a whole-call timeout of
+ * `timeoutMs` (a call may set its own); failures thrown as GatewayErrors (see
+ * {@link mapUpstreamFailure}).
  *
  * @example
  * const clients = createUpstreamClients(services().upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
@@ -37,16 +45,18 @@ export function createUpstreamClients(
   urls: { issuer: string; processing: string; accounts: string },
   options: { timeoutMs: number; log: Logger; maxSocketsPerUpstream?: number },
 ): UpstreamClients {
-  const maxSockets = options.maxSocketsPerUpstream ?? DEFAULT_MAX_SOCKETS;
-  const http = (name: UpstreamName): UpstreamHttpClient =>
-    new UpstreamHttpClient(name, urls[name], { timeoutMs: options.timeoutMs, log: options.log, maxSockets });
-  const transports = { issuer: http('issuer'), processing: http('processing'), accounts: http('accounts') };
+  const pools = new UpstreamPools(options.maxSocketsPerUpstream ?? MAX_SOCKETS_PER_ORIGIN);
+  const client = (name: UpstreamName): UpstreamHttpClient =>
+    new UpstreamHttpClient(name, urls[name], { timeoutMs: options.timeoutMs, log: options.log, agent: pools.agentFor(urls[name]) });
+  const http = { issuer: client('issuer'), processing: client('processing'), accounts: client('accounts') };
   return {
-    issuer: createIssuerClient(transports.issuer),
-    processing: createProcessingClient(transports.processing),
-    accounts: createAccountsClient(transports.accounts),
+    issuer: createIssuerClient(http.issuer),
+    processing: createProcessingClient(http.processing),
+    accounts: createAccountsClient(http.accounts),
+    http,
     close() {
-      for (const transport of Object.values(transports)) transport.close();
+      for (const transport of Object.values(http)) transport.close();
+      pools.destroy();
     },
   };
 }

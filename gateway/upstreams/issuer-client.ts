@@ -2,19 +2,14 @@ import type { UpstreamHttpClient } from './http-client';
 import { upstreamPath } from './http-client';
 import type {
   AuthorizeRequest,
-  AvailableLimit,
   CallContext,
   CardLimit,
   CardStatusResult,
   CreateCardRequest,
-  EncryptedCvv,
-  EncryptedPan,
   ForcePinLockRequest,
   IssuerCard,
   LimitUpdate,
   PinChangeRequest,
-  PinEncryptionKey,
-  SecretQuery,
   StatusChangeRequest,
   StatusChangeResult,
   SuccessorRequest,
@@ -40,14 +35,8 @@ export interface IssuerClient {
   replace(ctx: CallContext, cardKey: string, body: SuccessorRequest, operationId?: string): Promise<SuccessorResult>;
   /** `POST /cards/{cardKey}/reissue` (5.8): 201 `{ cardKey: newKey }`; the old card becomes `S4`. */
   reissue(ctx: CallContext, cardKey: string, body: SuccessorRequest, operationId?: string): Promise<SuccessorResult>;
-  /** `GET /cards/{cardKey}/cvv?expDate=&securityKey=` (5.9): the CVV encrypted under `securityKey`. */
-  getCvv(ctx: CallContext, cardKey: string, query: SecretQuery): Promise<EncryptedCvv>;
-  /** `GET /cards/{cardKey}/pan?expDate=&securityKey=` (5.9): the PAN encrypted under `securityKey`. */
-  getPan(ctx: CallContext, cardKey: string, query: SecretQuery): Promise<EncryptedPan>;
   /** `PUT /cards/{cardKey}/3ds/answer` (5.10). */
   setThreeDsAnswer(ctx: CallContext, cardKey: string, answer: string): Promise<IssuerCard>;
-  /** `GET /pin-encryption-key` (5.12). */
-  getPinEncryptionKey(ctx: CallContext): Promise<PinEncryptionKey>;
   /** `POST /cards/{cardKey}/pin/reset-tries` (5.11), no body. */
   resetPinTries(ctx: CallContext, cardKey: string): Promise<IssuerCard>;
   /**
@@ -60,16 +49,10 @@ export interface IssuerClient {
   forcePinLock(ctx: CallContext, cardKey: string, body: ForcePinLockRequest): Promise<unknown>;
   /** `POST /cards/{cardKey}/authorize` (5.11). */
   authorize(ctx: CallContext, cardKey: string, body: AuthorizeRequest): Promise<IssuerCard>;
-  /** `GET /cards/{cardKey}/limits` (5.13): all five limits. */
-  getLimits(ctx: CallContext, cardKey: string): Promise<CardLimit[]>;
   /** `PATCH /cards/{cardKey}/limits` (5.13): all-or-nothing; answers all five limits. */
   patchLimits(ctx: CallContext, cardKey: string, items: LimitUpdate[]): Promise<CardLimit[]>;
   /** `PUT /cards/{cardKey}/limits/{name}` (5.13); the issuer refuses a body name ≠ `name` (400 `LIMIT_NAME_MISMATCH`). */
   setLimit(ctx: CallContext, cardKey: string, name: string, body: LimitUpdate): Promise<CardLimit>;
-  /** `GET /cards/{cardKey}/limits/{name}` (5.13). */
-  getLimit(ctx: CallContext, cardKey: string, name: string): Promise<CardLimit>;
-  /** `GET /cards/{cardKey}/limits/{name}/available` (5.13). */
-  getAvailable(ctx: CallContext, cardKey: string, name: string): Promise<AvailableLimit>;
 }
 
 /**
@@ -101,20 +84,14 @@ export function createIssuerClient(http: UpstreamHttpClient): IssuerClient {
       http.request<SuccessorResult>(ctx, { method: 'POST', path: `${card(cardKey)}/replace`, body: { expDate, reason, pinMailer }, idempotencyKey: operationId }),
     reissue: async (ctx, cardKey, { expDate, reason, pinMailer }, operationId) =>
       http.request<SuccessorResult>(ctx, { method: 'POST', path: `${card(cardKey)}/reissue`, body: { expDate, reason, pinMailer }, idempotencyKey: operationId }),
-    getCvv: async (ctx, cardKey, { expDate, securityKey }) =>
-      http.request<EncryptedCvv>(ctx, { method: 'GET', path: `${card(cardKey)}/cvv`, query: { expDate, securityKey } }),
-    getPan: async (ctx, cardKey, { expDate, securityKey }) =>
-      http.request<EncryptedPan>(ctx, { method: 'GET', path: `${card(cardKey)}/pan`, query: { expDate, securityKey } }),
     setThreeDsAnswer: async (ctx, cardKey, answer) =>
       http.request<IssuerCard>(ctx, { method: 'PUT', path: `${card(cardKey)}/3ds/answer`, body: { answer } }),
-    getPinEncryptionKey: async (ctx) => http.request<PinEncryptionKey>(ctx, { method: 'GET', path: '/pin-encryption-key' }),
     resetPinTries: async (ctx, cardKey) => http.request<IssuerCard>(ctx, { method: 'POST', path: `${card(cardKey)}/pin/reset-tries` }),
     changePin: async (ctx, cardKey, { expDate, pin }) =>
       http.request<unknown>(ctx, { method: 'POST', path: `${card(cardKey)}/pin/change`, body: { expDate, pin } }),
     forcePinLock: async (ctx, cardKey, { expDate }) =>
       http.request<unknown>(ctx, { method: 'POST', path: `${card(cardKey)}/pin/force-lock`, body: { expDate } }),
     authorize: async (ctx, cardKey, { pin }) => http.request<IssuerCard>(ctx, { method: 'POST', path: `${card(cardKey)}/authorize`, body: { pin } }),
-    getLimits: async (ctx, cardKey) => http.request<CardLimit[]>(ctx, { method: 'GET', path: `${card(cardKey)}/limits` }),
     patchLimits: async (ctx, cardKey, items) =>
       http.request<CardLimit[]>(ctx, {
         method: 'PATCH',
@@ -127,8 +104,5 @@ export function createIssuerClient(http: UpstreamHttpClient): IssuerClient {
         path: `${card(cardKey)}${upstreamPath`/limits/${name}`}`,
         body: { name: body.name, value: body.value },
       }),
-    getLimit: async (ctx, cardKey, name) => http.request<CardLimit>(ctx, { method: 'GET', path: `${card(cardKey)}${upstreamPath`/limits/${name}`}` }),
-    getAvailable: async (ctx, cardKey, name) =>
-      http.request<AvailableLimit>(ctx, { method: 'GET', path: `${card(cardKey)}${upstreamPath`/limits/${name}/available`}` }),
   };
 }

@@ -2,9 +2,6 @@ import type { UpstreamHttpClient } from './http-client';
 import type {
   CallContext,
   CardCreatedEvent,
-  DeliveryMethods,
-  FeeRequest,
-  FeeResult,
   StatusUpdate,
   StatusUpdateReceipt,
   TransactionPage,
@@ -16,10 +13,6 @@ import type {
 export interface ProcessingClient {
   /** `GET /transactions?accountId=&cardId=&page=&limit=` (6.2); at least one of accountId, cardId. */
   listTransactions(ctx: CallContext, query: TransactionQuery): Promise<TransactionPage>;
-  /** `POST /fees` (6.3). */
-  checkFee(ctx: CallContext, body: FeeRequest): Promise<FeeResult>;
-  /** `GET /delivery-methods?country=` (6.4). */
-  deliveryMethods(ctx: CallContext, country: string): Promise<DeliveryMethods>;
   /** `POST /cards/status-update` (6.5). */
   statusUpdate(ctx: CallContext, update: StatusUpdate): Promise<StatusUpdateReceipt>;
   /** `POST /webhooks/card-created` (6.1): the `card_created` event; 202 `{ received: true }`. */
@@ -34,9 +27,6 @@ export function createProcessingClient(http: UpstreamHttpClient): ProcessingClie
   return {
     listTransactions: async (ctx, { accountId, cardId, page, limit }) =>
       http.request<TransactionPage>(ctx, { method: 'GET', path: '/transactions', query: { accountId, cardId, page, limit } }),
-    checkFee: async (ctx, { OperationType, CustomerType, ProductType, cardKey, clientId, iban }) =>
-      http.request<FeeResult>(ctx, { method: 'POST', path: '/fees', body: { OperationType, CustomerType, ProductType, cardKey, clientId, iban } }),
-    deliveryMethods: async (ctx, country) => http.request<DeliveryMethods>(ctx, { method: 'GET', path: '/delivery-methods', query: { country } }),
     statusUpdate: async (ctx, { cardKey, statusCode, reason }) =>
       http.request<StatusUpdateReceipt>(ctx, { method: 'POST', path: '/cards/status-update', body: { cardKey, statusCode, reason } }),
     cardCreated: async (ctx, event) => {

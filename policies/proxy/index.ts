@@ -2,10 +2,10 @@ import { loadedOnFirstUse, type PolicyDefinition } from '../policy';
 import { schema, type ProxyParams } from './schema';
 
 /**
- * The proxy to an upstream (http-proxy-middleware), for the catalog's operations that call an
- * upstream straight: the `operation` policy sets it up from their entry. Not registered as a
- * pipeline policy of its own; named `upstream-proxy`, not `proxy`: that is express-gateway's
- * built-in, which stays off (docs/proxy.md).
+ * The call to an upstream (the upstream's shared client) and its response transform, for the
+ * catalog's operations that call an upstream straight: the `operation` policy sets it up from their
+ * entry. Not registered as a pipeline policy of its own; named `upstream-proxy`, not `proxy`: that
+ * is express-gateway's built-in, which stays off (docs/proxy.md).
  */
 const definition: PolicyDefinition<ProxyParams> = { name: 'upstream-proxy', schema, policy: loadedOnFirstUse(() => (require('./proxy') as typeof import('./proxy')).upstreamProxy) };
 export = definition;

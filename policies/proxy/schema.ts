@@ -1,6 +1,6 @@
 import type { PolicySchema } from '../policy';
 
-/** Named response transforms of the proxy policy (gateway/proxy/transforms.ts). */
+/** Named response transforms of the proxy policy (gateway/upstreams/transforms.ts). */
 export const RESPONSE_TRANSFORMS = [
   'card-status',
   'card-details',
@@ -32,7 +32,7 @@ export const schema: PolicySchema = {
   $id: 'https://partner-gateway.dev/schemas/policies/proxy.json',
   type: 'object',
   description:
-    'Ends the pipeline in a proxy to an upstream (http-proxy-middleware, keep-alive agent): the upstream path and method per route, selected query parameters, the JSON body, a named response transform. Timeouts → 504, connection errors → 502, upstream 4xx → a problem with the upstream\'s reason, never the upstream body.',
+    'Ends the pipeline in one call to an upstream (its shared client: keep-alive pool, timeout, retry rule, size cap): the upstream path and method per route, selected query parameters, the JSON body, a named response transform. Timeouts → 504, connection errors → 502, upstream 4xx → a problem with the upstream\'s reason, never the upstream body.',
   properties: {
     upstream: { type: 'string', enum: ['issuer', 'processing'], description: 'Which upstream system to call.' },
     path: {

@@ -9,7 +9,7 @@ import { jsonBody } from '../../../gateway/http/body';
 import { notFound, problemHandler } from '../../../gateway/http/problem';
 import { requestContext } from '../../../gateway/http/request-context';
 import { newObjectId } from '../../../gateway/ids';
-import { PROXY_MAX_SOCKETS, proxyAgentFor } from '../../../gateway/proxy/agents';
+import { MAX_SOCKETS_PER_ORIGIN } from '../../../gateway/upstreams/agents';
 import { makeKeyPair } from '../../support/partners';
 import { openServices, type InProcessServices } from '../../support/in-process';
 import { refusedUrl, startFakeUpstream, type FakeUpstream } from './fake-upstream';
@@ -27,7 +27,7 @@ interface Mounted {
   close(): Promise<void>;
 }
 
-describe('upstream-proxy policy in-process (loopback upstream, real PostgreSQL)', function () {
+describe('upstream-proxy policy in-process (the shared upstream client, loopback upstream, real PostgreSQL)', function () {
   this.timeout(20_000);
   let services: InProcessServices;
   let upstream: FakeUpstream;
@@ -71,6 +71,15 @@ describe('upstream-proxy policy in-process (loopback upstream, real PostgreSQL)'
       req.ownership = { kind: 'card', id: req.params.id, partnerId: ownerPartnerId(), individualId };
       next();
     };
+
+  /** Resolves once `condition` holds (polled every 10 ms), or fails after 5 s. */
+  async function until(condition: () => boolean): Promise<void> {
+    const deadline = Date.now() + 5000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error('condition not reached within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
 
   async function call(m: Mounted, path: string, init: RequestInit = {}) {
     const response = await fetch(`${m.url}${path}`, init);
@@ -206,15 +215,17 @@ describe('upstream-proxy policy in-process (loopback upstream, real PostgreSQL)'
       expect(upstream.seen[0].headers).to.not.have.any.keys('content-length', 'transfer-encoding');
     });
 
-    it('shares one keep-alive agent per upstream (bounded sockets) and reuses its connection', async function () {
-      expect(proxyAgentFor(upstream.url)).to.equal(proxyAgentFor(`${upstream.url}/`));
-      expect(proxyAgentFor(upstream.url).maxSockets).to.equal(PROXY_MAX_SOCKETS);
+    it('shares one keep-alive pool per upstream with the typed client (bounded sockets) and reuses its connection', async function () {
+      expect(services.clients.http.issuer.agent.maxSockets).to.equal(MAX_SOCKETS_PER_ORIGIN);
       const a = await mount({ upstream: 'issuer', path: '/cards/{id}/status', response: 'card-status' });
       const b = await mount({ upstream: 'issuer', path: '/cards/{id}/status', response: 'card-status' });
       await call(a, '/probe/CK1');
       await call(b, '/probe/CK1');
+      // A handler's typed call to the same upstream rides the same pool.
+      await services.clients.issuer.getStatus({ requestId: 'typed-1' }, 'CK1');
       await call(a, '/probe/CK1');
-      expect(new Set(upstream.seen.map((s) => s.connection)).size, 'one connection for three calls from two steps').to.equal(1);
+      expect(upstream.seen).to.have.length(4);
+      expect(new Set(upstream.seen.map((s) => s.connection)).size, 'one connection for four calls from two steps and a client method').to.equal(1);
     });
 
     it('retries a GET once when a reused keep-alive socket turns out to be closed', async function () {
@@ -255,6 +266,18 @@ describe('upstream-proxy policy in-process (loopback upstream, real PostgreSQL)'
       expect(m.lastLatency()).to.be.a('number').and.to.be.at.least(250);
       await new Promise((r) => setTimeout(r, 100));
       expect(upstream.openConnections(), 'hung connection destroyed').to.equal(0);
+    });
+
+    it('when the partner leaves before the upstream answered, the upstream request is destroyed and nothing is answered', async function () {
+      upstream.behave = () => ({ kind: 'hang' });
+      const m = await mount({ upstream: 'issuer', path: '/cards/{id}/status', response: 'card-status', timeoutMs: 10_000 });
+      const { hostname, port } = new URL(m.url);
+      const partner = http.get({ hostname, port, path: '/probe/CKLEFT' });
+      partner.on('error', () => undefined);
+      await until(() => upstream.seen.length === 1 && upstream.openConnections() === 1);
+      partner.destroy();
+      await until(() => upstream.openConnections() === 0);
+      expect(upstream.seen).to.have.length(1);
     });
 
     it('answers 502 upstream_error when the port refuses connections', async function () {

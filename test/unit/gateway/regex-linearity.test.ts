@@ -30,7 +30,6 @@ const CONFIG_ONLY: readonly { file: string; source: string; reason: string }[] =
   { file: 'gateway/policy-audit/route-facts.ts', source: '\\{[^}/]+\\}', reason: 'route paths of the config under audit' },
   { file: 'gateway/settings.ts', source: '\\/+$', reason: 'an upstream URL from the environment' },
   { file: 'gateway/upstreams/http-client.ts', source: '\\/+$', reason: 'the configured upstream base path' },
-  { file: 'policies/proxy/proxy.ts', source: '\\/+$', reason: "the proxy step's configured base URL" },
 ];
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import nock from 'nock';
-import { createUpstreamClients, type CallContext, type UpstreamClients, type UpstreamName } from '../../../../gateway/upstreams';
+import { createUpstreamClients, upstreamPath, type CallContext, type UpstreamClients, type UpstreamName, type UpstreamRequest } from '../../../../gateway/upstreams';
 import { captureLogger, NOCK_URLS, useNock } from './helpers';
 
 interface MethodCase {
@@ -28,10 +28,15 @@ const INDIVIDUAL = {
   birthDate: '1815-12-10', email: 'ada@example.com', phone: '+441234', idType: 'PASSPORT' as const, passportNumber: 'X1', city: 'London',
 };
 
+/** A call the `upstream-proxy` policy makes through the upstream's HTTP client (its transform picks and checks the fields). */
+const proxied =
+  (upstream: UpstreamName, request: UpstreamRequest) =>
+  (c: UpstreamClients, ctx: CallContext): Promise<unknown> =>
+    c.http[upstream].request(ctx, { ...request, fieldsCheckedByCaller: true });
+
 const cases: MethodCase[] = [
   // accounts (section 4)
   { name: 'accounts.createAccount', upstream: 'accounts', call: (c, ctx) => c.accounts.createAccount(ctx, INDIVIDUAL), method: 'POST', uri: '/accounts', body: INDIVIDUAL, status: 201, reply: { accountId: ACCOUNT.accountId, clientId: '48213377', status: 'CREATED' } },
-  { name: 'accounts.getAccount', upstream: 'accounts', call: (c, ctx) => c.accounts.getAccount(ctx, ACCOUNT.accountId), method: 'GET', uri: `/accounts/${ACCOUNT.accountId}`, reply: ACCOUNT },
   { name: 'accounts.findByOnboardingId (found)', upstream: 'accounts', call: (c, ctx) => c.accounts.findByOnboardingId(ctx, 'o 1/&x'), method: 'GET', uri: '/accounts?onboardingId=o+1%2F%26x', reply: { data: [ACCOUNT] }, expected: ACCOUNT },
   { name: 'accounts.findByOnboardingId (none)', upstream: 'accounts', call: (c, ctx) => c.accounts.findByOnboardingId(ctx, 'o2'), method: 'GET', uri: '/accounts?onboardingId=o2', reply: { data: [] }, expected: undefined },
   // issuer (section 5)
@@ -56,29 +61,29 @@ const cases: MethodCase[] = [
   { name: 'issuer.setEmbossName', upstream: 'issuer', call: (c, ctx) => c.issuer.setEmbossName(ctx, 'CK1', 'ADA'), method: 'PATCH', uri: '/cards/CK1/emboss-name', body: { embossedName: 'ADA' }, reply: CARD },
   { name: 'issuer.replace', upstream: 'issuer', call: (c, ctx) => c.issuer.replace(ctx, 'CK1', { expDate: '12/2032', reason: 'broken', pinMailer: 'PM-1' }), method: 'POST', uri: '/cards/CK1/replace', body: { expDate: '12/2032', reason: 'broken', pinMailer: 'PM-1' }, status: 201, reply: { cardKey: 'CK2' } },
   { name: 'issuer.reissue', upstream: 'issuer', call: (c, ctx) => c.issuer.reissue(ctx, 'CK1', { expDate: '12/2032' }), method: 'POST', uri: '/cards/CK1/reissue', body: { expDate: '12/2032' }, status: 201, reply: { cardKey: 'CK3' } },
-  { name: 'issuer.getCvv', upstream: 'issuer', call: (c, ctx) => c.issuer.getCvv(ctx, 'CK1', { expDate: '12/2031', securityKey: SECURITY_KEY }), method: 'GET', uri: `/cards/CK1/cvv?expDate=12%2F2031&securityKey=${ENCODED_KEY}`, reply: { cvv: 'Y2lwaGVy' } },
-  { name: 'issuer.getPan', upstream: 'issuer', call: (c, ctx) => c.issuer.getPan(ctx, 'CK1', { expDate: '12/2031', securityKey: SECURITY_KEY }), method: 'GET', uri: `/cards/CK1/pan?expDate=12%2F2031&securityKey=${ENCODED_KEY}`, reply: { cardNumber: 'Y2lwaGVy' } },
+  { name: 'proxied issuer GET /cards/{cardKey}/cvv', upstream: 'issuer', call: proxied('issuer', { method: 'GET', path: upstreamPath`/cards/${'CK1'}/cvv`, query: { expDate: '12/2031', securityKey: SECURITY_KEY } }), method: 'GET', uri: `/cards/CK1/cvv?expDate=12%2F2031&securityKey=${ENCODED_KEY}`, reply: { cvv: 'Y2lwaGVy' } },
+  { name: 'proxied issuer GET /cards/{cardKey}/pan', upstream: 'issuer', call: proxied('issuer', { method: 'GET', path: upstreamPath`/cards/${'CK1'}/pan`, query: { expDate: '12/2031', securityKey: SECURITY_KEY } }), method: 'GET', uri: `/cards/CK1/pan?expDate=12%2F2031&securityKey=${ENCODED_KEY}`, reply: { cardNumber: 'Y2lwaGVy' } },
   { name: 'issuer.setThreeDsAnswer', upstream: 'issuer', call: (c, ctx) => c.issuer.setThreeDsAnswer(ctx, 'CK1', 'blue'), method: 'PUT', uri: '/cards/CK1/3ds/answer', body: { answer: 'blue' }, reply: CARD },
-  { name: 'issuer.getPinEncryptionKey', upstream: 'issuer', call: (c, ctx) => c.issuer.getPinEncryptionKey(ctx), method: 'GET', uri: '/pin-encryption-key', reply: { keyId: 'pin-0123456789abcdef', algorithm: 'RSA-OAEP-256', publicKey: '-----BEGIN PUBLIC KEY-----\n' } },
+  { name: 'proxied issuer GET /pin-encryption-key', upstream: 'issuer', call: proxied('issuer', { method: 'GET', path: '/pin-encryption-key' }), method: 'GET', uri: '/pin-encryption-key', reply: { keyId: 'pin-0123456789abcdef', algorithm: 'RSA-OAEP-256', publicKey: '-----BEGIN PUBLIC KEY-----\n' } },
   { name: 'issuer.resetPinTries', upstream: 'issuer', call: (c, ctx) => c.issuer.resetPinTries(ctx, 'CK1'), method: 'POST', uri: '/cards/CK1/pin/reset-tries', body: undefined, reply: CARD },
   { name: 'issuer.changePin', upstream: 'issuer', call: (c, ctx) => c.issuer.changePin(ctx, 'CK1', { expDate: '12/2031', pin: 'UElO' }), method: 'POST', uri: '/cards/CK1/pin/change', body: { expDate: '12/2031', pin: 'UElO' }, reply: CARD },
   { name: 'issuer.forcePinLock', upstream: 'issuer', call: (c, ctx) => c.issuer.forcePinLock(ctx, 'CK1', { expDate: '12/2031' }), method: 'POST', uri: '/cards/CK1/pin/force-lock', body: { expDate: '12/2031' }, reply: { cardKey: 'CK1', statusCode: 'L1' } },
   { name: 'issuer.authorize', upstream: 'issuer', call: (c, ctx) => c.issuer.authorize(ctx, 'CK1', { pin: 'UElO' }), method: 'POST', uri: '/cards/CK1/authorize', body: { pin: 'UElO' }, reply: CARD },
-  { name: 'issuer.getLimits', upstream: 'issuer', call: (c, ctx) => c.issuer.getLimits(ctx, 'CK1'), method: 'GET', uri: '/cards/CK1/limits', reply: [LIMIT] },
+  { name: 'proxied issuer GET /cards/{cardKey}/limits', upstream: 'issuer', call: proxied('issuer', { method: 'GET', path: upstreamPath`/cards/${'CK1'}/limits` }), method: 'GET', uri: '/cards/CK1/limits', reply: [LIMIT] },
   { name: 'issuer.patchLimits', upstream: 'issuer', call: (c, ctx) => c.issuer.patchLimits(ctx, 'CK1', [{ name: 'dailyPurchase', value: 100 }, { name: 'singleTransaction', value: 50.5 }]), method: 'PATCH', uri: '/cards/CK1/limits', body: [{ name: 'dailyPurchase', value: 100 }, { name: 'singleTransaction', value: 50.5 }], reply: [LIMIT] },
   { name: 'issuer.setLimit', upstream: 'issuer', call: (c, ctx) => c.issuer.setLimit(ctx, 'CK1', 'dailyPurchase', { name: 'dailyPurchase', value: 100 }), method: 'PUT', uri: '/cards/CK1/limits/dailyPurchase', body: { name: 'dailyPurchase', value: 100 }, reply: LIMIT },
-  { name: 'issuer.getLimit', upstream: 'issuer', call: (c, ctx) => c.issuer.getLimit(ctx, 'CK1', 'daily Purchase/..'), method: 'GET', uri: '/cards/CK1/limits/daily%20Purchase%2F..', reply: LIMIT },
-  { name: 'issuer.getAvailable', upstream: 'issuer', call: (c, ctx) => c.issuer.getAvailable(ctx, 'CK1', 'dailyPurchase'), method: 'GET', uri: '/cards/CK1/limits/dailyPurchase/available', reply: { available: 1990 } },
+  { name: 'proxied issuer GET /cards/{cardKey}/limits/{name}', upstream: 'issuer', call: proxied('issuer', { method: 'GET', path: upstreamPath`/cards/${'CK1'}/limits/${'daily Purchase/..'}` }), method: 'GET', uri: '/cards/CK1/limits/daily%20Purchase%2F..', reply: LIMIT },
+  { name: 'proxied issuer GET /cards/{cardKey}/limits/{name}/available', upstream: 'issuer', call: proxied('issuer', { method: 'GET', path: upstreamPath`/cards/${'CK1'}/limits/${'dailyPurchase'}/available` }), method: 'GET', uri: '/cards/CK1/limits/dailyPurchase/available', reply: { available: 1990 } },
   // processing (section 6)
   { name: 'processing.listTransactions', upstream: 'processing', call: (c, ctx) => c.processing.listTransactions(ctx, { accountId: '48213377', cardId: 'CK1', page: 2, limit: 50 }), method: 'GET', uri: '/transactions?accountId=48213377&cardId=CK1&page=2&limit=50', reply: { data: [], total: 0, page: 2, limit: 50 } },
   { name: 'processing.listTransactions (account only)', upstream: 'processing', call: (c, ctx) => c.processing.listTransactions(ctx, { accountId: 'a b', page: 1, limit: 20 }), method: 'GET', uri: '/transactions?accountId=a+b&page=1&limit=20', reply: { data: [], total: 0, page: 1, limit: 20 } },
   {
-    name: 'processing.checkFee', upstream: 'processing',
-    call: (c, ctx) => c.processing.checkFee(ctx, { OperationType: 'CARD_DELIVERY_FEE', CustomerType: 'Consumer Debit', ProductType: 'R002', iban: 'DE89370400440532013000' }),
+    name: 'proxied processing POST /fees', upstream: 'processing',
+    call: proxied('processing', { method: 'POST', path: '/fees', body: { OperationType: 'CARD_DELIVERY_FEE', CustomerType: 'Consumer Debit', ProductType: 'R002', iban: 'DE89370400440532013000' } }),
     method: 'POST', uri: '/fees', body: { OperationType: 'CARD_DELIVERY_FEE', CustomerType: 'Consumer Debit', ProductType: 'R002', iban: 'DE89370400440532013000' },
     reply: { OperationType: 'CARD_DELIVERY_FEE', CustomerType: 'Consumer Debit', ProductType: 'R002', fee: 3.5, currency: 'EUR' },
   },
-  { name: 'processing.deliveryMethods', upstream: 'processing', call: (c, ctx) => c.processing.deliveryMethods(ctx, 'DE'), method: 'GET', uri: '/delivery-methods?country=DE', reply: { success: true, country: 'DE', deliveryMethods: [] } },
+  { name: 'proxied processing GET /delivery-methods', upstream: 'processing', call: proxied('processing', { method: 'GET', path: '/delivery-methods', query: { country: 'DE' } }), method: 'GET', uri: '/delivery-methods?country=DE', reply: { success: true, country: 'DE', deliveryMethods: [] } },
   { name: 'processing.statusUpdate', upstream: 'processing', call: (c, ctx) => c.processing.statusUpdate(ctx, { cardKey: 'CK1', statusCode: 'L1', reason: 'reissue' }), method: 'POST', uri: '/cards/status-update', body: { cardKey: 'CK1', statusCode: 'L1', reason: 'reissue' }, reply: { accepted: true } },
   {
     name: 'processing.cardCreated', upstream: 'processing',
@@ -123,15 +128,17 @@ describe('unit: upstreams/clients (every contract endpoint)', () => {
     });
   }
 
-  it('covers every endpoint of docs/upstreams.md sections 4 to 6', () => {
-    const methods = new Set(cases.map((c) => c.name.split(' ')[0]));
+  it('covers every endpoint of docs/upstreams.md sections 4 to 6: a client method, or a call of the upstream-proxy policy', () => {
+    const methods = new Set(cases.map((c) => c.name.replace(/ \(.*\)$/, '')));
     expect([...methods].sort()).to.deep.equal(
       [
-        'accounts.createAccount', 'accounts.getAccount', 'accounts.findByOnboardingId',
+        'accounts.createAccount', 'accounts.findByOnboardingId',
         'issuer.createCard', 'issuer.getCard', 'issuer.getStatus', 'issuer.changeStatus', 'issuer.setEmbossName', 'issuer.replace', 'issuer.reissue',
-        'issuer.getCvv', 'issuer.getPan', 'issuer.setThreeDsAnswer', 'issuer.getPinEncryptionKey', 'issuer.resetPinTries', 'issuer.changePin',
-        'issuer.forcePinLock', 'issuer.authorize', 'issuer.getLimits', 'issuer.patchLimits', 'issuer.setLimit', 'issuer.getLimit', 'issuer.getAvailable',
-        'processing.listTransactions', 'processing.checkFee', 'processing.deliveryMethods', 'processing.statusUpdate', 'processing.cardCreated',
+        'issuer.setThreeDsAnswer', 'issuer.resetPinTries', 'issuer.changePin', 'issuer.forcePinLock', 'issuer.authorize', 'issuer.patchLimits', 'issuer.setLimit',
+        'processing.listTransactions', 'processing.statusUpdate', 'processing.cardCreated',
+        'proxied issuer GET /cards/{cardKey}/cvv', 'proxied issuer GET /cards/{cardKey}/pan', 'proxied issuer GET /pin-encryption-key',
+        'proxied issuer GET /cards/{cardKey}/limits', 'proxied issuer GET /cards/{cardKey}/limits/{name}', 'proxied issuer GET /cards/{cardKey}/limits/{name}/available',
+        'proxied processing POST /fees', 'proxied processing GET /delivery-methods',
       ].sort(),
     );
     for (const upstream of ['issuer', 'processing', 'accounts'] as const) {
@@ -159,13 +166,13 @@ describe('unit: upstreams/clients (every contract endpoint)', () => {
   });
 
   it('all three clients forward the request id and sum their latency into one timing sink', async () => {
-    nock(NOCK_URLS.accounts, { reqheaders: { 'x-request-id': 'flow-1' } }).get('/accounts/A1').delay(15).reply(200, ACCOUNT);
+    nock(NOCK_URLS.accounts, { reqheaders: { 'x-request-id': 'flow-1' } }).get('/accounts').query({ onboardingId: 'o1' }).delay(15).reply(200, { data: [ACCOUNT] });
     nock(NOCK_URLS.issuer, { reqheaders: { 'x-request-id': 'flow-1' } }).get('/cards/CK1').delay(15).reply(200, CARD);
-    nock(NOCK_URLS.processing, { reqheaders: { 'x-request-id': 'flow-1' } }).get('/delivery-methods').query({ country: 'FR' }).delay(15).reply(200, { success: true, country: 'FR', deliveryMethods: [] });
+    nock(NOCK_URLS.processing, { reqheaders: { 'x-request-id': 'flow-1' } }).get('/transactions').query({ cardId: 'CK1', page: 1, limit: 20 }).delay(15).reply(200, { data: [], total: 0, page: 1, limit: 20 });
     const ctx: CallContext = { requestId: 'flow-1', timing: { upstreamLatencyMs: 5 } };
-    await clients.accounts.getAccount(ctx, 'A1');
+    await clients.accounts.findByOnboardingId(ctx, 'o1');
     await clients.issuer.getCard(ctx, 'CK1');
-    await clients.processing.deliveryMethods(ctx, 'FR');
+    await clients.processing.listTransactions(ctx, { cardId: 'CK1', page: 1, limit: 20 });
     expect(ctx.timing?.upstreamLatencyMs).to.be.at.least(5 + 3 * 12);
   });
 });

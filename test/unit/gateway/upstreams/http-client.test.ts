@@ -4,7 +4,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import nock from 'nock';
 import { GatewayError, isGatewayError } from '../../../../gateway/errors';
 import { createUpstreamClients, type CallContext } from '../../../../gateway/upstreams';
-import { DEFAULT_MAX_SOCKETS, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
+import { MAX_ANSWER_BYTES, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
+import { MAX_SOCKETS_PER_ORIGIN } from '../../../../gateway/upstreams/agents';
 import { captureLogger, NOCK_URLS, useNock, withoutNock } from './helpers';
 
 const ISSUER = NOCK_URLS.issuer;
@@ -162,6 +163,25 @@ describe('unit: upstreams/http-client', () => {
       fast.close();
     });
 
+    it('a call may set its own timeout (a route\'s timeoutMs), shorter or longer than the client\'s', async () => {
+      nock(ISSUER).get('/slow').delay(300).reply(200, { ok: true });
+      const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/slow', timeoutMs: 60 }));
+      expect(error).to.include({ status: 504, code: 'upstream_timeout' });
+      const fast = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 60, log: captureLogger().log });
+      nock(ISSUER).get('/slow').delay(150).reply(200, { ok: true });
+      expect(await fast.request({ requestId: 'r' }, { method: 'GET', path: '/slow', timeoutMs: 2000 })).to.deep.equal({ ok: true });
+      fast.close();
+    });
+
+    it('an aborted signal (the partner left) ends the call as a connection failure', async () => {
+      nock(ISSUER).get('/slow').delay(2000).reply(200, {});
+      const partnerGone = new AbortController();
+      const pending = rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/slow', signal: partnerGone.signal }));
+      partnerGone.abort();
+      expect(await pending).to.include({ status: 502, code: 'upstream_error' });
+      nock.cleanAll();
+    });
+
     it('the timeout covers the body too (whole call)', async () => {
       const fast = new UpstreamHttpClient('processing', NOCK_URLS.processing, { timeoutMs: 60, log: captureLogger().log });
       nock(NOCK_URLS.processing).get('/transactions').query(true).delayBody(400).reply(200, { data: [] });
@@ -197,10 +217,22 @@ describe('unit: upstreams/http-client', () => {
       });
     }
 
-    it('an answer over 5 MiB: 502 upstream_error', async () => {
-      nock(ISSUER).get('/huge').reply(200, JSON.stringify({ data: 'x'.repeat(5 * 1024 * 1024 + 10) }));
-      const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/huge' }));
-      expect(error).to.include({ status: 502, code: 'upstream_error' });
+    it('a card number anywhere in an answer is refused, unless the caller picks and checks its fields itself (a transform)', async () => {
+      const answer = { cardKey: 'CK1', statusCode: '00', note: 'card 5355 7099 9999 9994' };
+      nock(ISSUER).get('/cards/CK1/status').twice().reply(200, answer);
+      const refused = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1/status' }));
+      expect(refused).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform answered card data where none is allowed' });
+      expect(await client.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1/status', fieldsCheckedByCaller: true })).to.deep.equal(answer);
+    });
+
+    it('one size cap (1 MiB) for every caller: an answer just under it is read, one just over it is 502 upstream_error', async () => {
+      expect(MAX_ANSWER_BYTES).to.equal(1024 * 1024);
+      const padding = (extra: number) => JSON.stringify({ data: 'x'.repeat(MAX_ANSWER_BYTES - '{"data":""}'.length + extra) });
+      nock(ISSUER).get('/fits').reply(200, padding(0));
+      expect(((await client.request<{ data: string }>({ requestId: 'r' }, { method: 'GET', path: '/fits' })).data)).to.have.length.above(1000);
+      nock(ISSUER).get('/huge').reply(200, padding(1));
+      const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/huge', fieldsCheckedByCaller: true }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform answered with a malformed body' });
     });
 
     const statuses: Array<{ status: number; errorCode?: string; expected: number; code: string }> = [
@@ -260,10 +292,30 @@ describe('unit: upstreams/http-client', () => {
 
     it('one keep-alive agent per client, bounded to 64 sockets unless told otherwise', () => {
       expect((client.agent as http.Agent & { keepAlive?: boolean }).keepAlive).to.equal(true);
-      expect(client.agent.maxSockets).to.equal(DEFAULT_MAX_SOCKETS).and.to.equal(64);
+      expect(client.agent.maxSockets).to.equal(MAX_SOCKETS_PER_ORIGIN).and.to.equal(64);
       const bounded = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captureLogger().log, maxSockets: 3 });
       expect(bounded.agent.maxSockets).to.equal(3);
       bounded.close();
+    });
+
+    it('createUpstreamClients: one pool per origin, shared by the upstreams it serves; close() destroys it', async () => {
+      const server = await startServer((_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end('{"data":[],"total":0,"page":1,"limit":20}');
+      });
+      const clients = createUpstreamClients(
+        { issuer: `${server.url}/issuer`, processing: `${server.url}/processing`, accounts: 'http://127.0.0.1:9' },
+        { timeoutMs: 1000, log: captureLogger().log },
+      );
+      expect(clients.http.issuer.agent).to.equal(clients.http.processing.agent);
+      expect(clients.http.accounts.agent).to.not.equal(clients.http.issuer.agent);
+      expect(clients.http.issuer.agent.maxSockets).to.equal(MAX_SOCKETS_PER_ORIGIN);
+      await clients.http.issuer.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+      await clients.processing.listTransactions({ requestId: 'b' }, { cardId: 'CK1', page: 1, limit: 20 });
+      expect(server.connections(), 'both upstreams rode one socket').to.equal(1);
+      clients.close();
+      expect(await rejection(clients.processing.listTransactions({ requestId: 'c' }, { cardId: 'CK1', page: 1, limit: 20 }))).to.include({ status: 502, code: 'upstream_error' });
+      await server.close();
     });
 
     it('reuses one connection for sequential calls (keep-alive)', async () => {

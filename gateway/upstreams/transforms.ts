@@ -1,7 +1,7 @@
 import { cardStatusOf } from '../cards/card-status';
 import type { Card } from '../cards/card-store';
 import type { ResponseTransformName } from '../../policies/proxy/schema';
-import { isMaskedCardNumber, looksLikeRsaCiphertext, memberHoldsCardNumber } from '../upstreams/card-data';
+import { isMaskedCardNumber, looksLikeRsaCiphertext, memberHoldsCardNumber } from './card-data';
 
 /**
  * The response transforms of the proxy policy: each turns an upstream's 2xx JSON answer into the

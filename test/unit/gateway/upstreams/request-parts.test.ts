@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { compilePath, selectQuery, upstreamHeaders, upstreamPayload } from '../../../gateway/proxy/upstream-request';
+import { compilePath, encodeQuery, pickQuery, proxiedBody, upstreamHeaders } from '../../../../gateway/upstreams/request-parts';
 
-describe('upstream-proxy: what is sent upstream (pure builders)', function () {
+describe('unit: upstreams/request-parts (what is sent upstream, pure builders)', function () {
   describe('compilePath', function () {
     const cases: { template: string; values: Record<string, string>; expected: string }[] = [
       { template: '/pin-encryption-key', values: {}, expected: '/pin-encryption-key' },
@@ -33,7 +33,7 @@ describe('upstream-proxy: what is sent upstream (pure builders)', function () {
     });
   });
 
-  describe('selectQuery', function () {
+  describe('encodeQuery of pickQuery (the query of a proxied route)', function () {
     const key = 'MIIBIjAN+Bgkq/hkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA==';
     const cases: { description: string; query: Record<string, unknown> | undefined; names: string[]; expected: string }[] = [
       { description: 'nothing listed', query: { a: '1' }, names: [], expected: '' },
@@ -51,14 +51,14 @@ describe('upstream-proxy: what is sent upstream (pure builders)', function () {
     ];
     for (const { description, query, names, expected } of cases) {
       it(description, function () {
-        const text = selectQuery(query, names);
+        const text = encodeQuery(pickQuery(query, names));
         expect(text).to.equal(expected);
         if (names.includes('securityKey')) expect(new URLSearchParams(text.slice(1)).get('securityKey')).to.equal(key);
       });
     }
   });
 
-  describe('upstreamPayload', function () {
+  describe('proxiedBody', function () {
     const cases: { description: string; method: string; mode: 'forward' | 'none'; body: unknown; setBody?: Record<string, string>; expected: unknown }[] = [
       { description: 'GET never sends a body', method: 'GET', mode: 'forward', body: { a: 1 }, expected: undefined },
       { description: 'body: none sends nothing', method: 'POST', mode: 'none', body: { a: 1 }, expected: undefined },
@@ -78,8 +78,7 @@ describe('upstream-proxy: what is sent upstream (pure builders)', function () {
     ];
     for (const { description, method, mode, body, setBody, expected } of cases) {
       it(description, function () {
-        const payload = upstreamPayload(method, mode, body, setBody);
-        expect(payload === undefined ? undefined : JSON.parse(payload.toString('utf8'))).to.deep.equal(expected);
+        expect(proxiedBody(method, mode, body, setBody)).to.deep.equal(expected);
       });
     }
   });
@@ -98,6 +97,14 @@ describe('upstream-proxy: what is sent upstream (pure builders)', function () {
     });
     it('sends content-length 0 for a POST without a body', function () {
       expect(upstreamHeaders('POST', 'rid-3', undefined)).to.deep.equal({ accept: 'application/json', 'x-request-id': 'rid-3', 'content-length': '0' });
+    });
+    it('adds idempotency-key for an operation id, and nothing for an empty request id', function () {
+      expect(upstreamHeaders('POST', '', Buffer.from('{}'), 'op-1')).to.deep.equal({
+        accept: 'application/json',
+        'idempotency-key': 'op-1',
+        'content-type': 'application/json',
+        'content-length': '2',
+      });
     });
   });
 });
