@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { resolveAdminToken } from './admin/admin-token';
 import { ConfigRefusedError } from './boot/config-guards';
 import { createLogger, initLogger, type Logger } from './logging/logger';
-import { serveClusterBroadcast } from './runtime/cluster-broadcast';
+import { serveClusterBroadcast } from './cluster/broadcast';
 import { readSettings, type Settings } from './settings';
 import { startGateway, type RunningGateway } from './start';
 

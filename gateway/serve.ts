@@ -13,7 +13,7 @@ import { startCardReconciler } from './cards/card-sync';
 import { VerifiedTokenCache } from '../policies/es512-jwt/verified-token-cache';
 import { FailedAuthLimiter, failedAuthLimitsFrom } from '../policies/es512-jwt/failed-auth-limiter';
 import { evictEverywhere, TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
-import { onClusterBroadcast } from './runtime/cluster-broadcast';
+import { onClusterBroadcast } from './cluster/broadcast';
 import { OutboxDeliverer } from './outbox/outbox';
 import { listenForPartnerChanges } from './partners/change-feed';
 import { OwnershipCache } from '../policies/ownership/ownership-cache';

@@ -1,6 +1,6 @@
-import { checkTrustProxy } from './http/client-address';
 import os from 'node:os';
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 
 /**
  * Runtime settings, read once from the environment at start.
@@ -62,10 +62,15 @@ export interface Settings {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** `TRUST_PROXY`'s entries, as proxy-addr compiles them (here to check it, in gateway/http/client-address.ts to use it). */
+export function trustedProxies(trustProxy: string): string[] {
+  return trustProxy.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 function trustProxyFrom(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.TRUST_PROXY?.trim() || undefined;
   try {
-    checkTrustProxy(raw);
+    if (raw) proxyaddr.compile(trustedProxies(raw));
   } catch (err) {
     throw new Error(`TRUST_PROXY must be a comma-separated list of addresses, CIDR ranges or names (loopback, linklocal, uniquelocal): ${(err as Error).message}`);
   }

@@ -48,7 +48,7 @@ export type ProxiedUpstream = 'issuer' | 'processing';
  * - `orchestration`: a handler calls upstreams through the typed clients and keeps PostgreSQL
  *   consistent with them (gateway/handlers);
  * - `upstream`: one upstream call made by the proxy (policies/proxy), its answer reduced by a named
- *   transform (gateway/upstreams/transforms.ts). `path` is a path of the upstream's contract
+ *   transform (policies/proxy/transforms.ts). `path` is a path of the upstream's contract
  *   (docs/upstreams.md) with the route's `{parameters}`; `query` lists the query parameters sent on.
  *
  * The handlers are looked up by operation name when a pipeline is built (gateway/handlers), so that

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
+import { trustedProxies } from '../settings';
 
 /**
  * The address of the client a request comes from, for the limits counted per client (failed
@@ -15,11 +16,6 @@ import proxyaddr from 'proxy-addr';
  */
 export function clientAddressOf(trustProxy: string | undefined): (req: IncomingMessage) => string {
   if (!trustProxy) return (req) => req.socket.remoteAddress ?? 'unknown';
-  const trust = proxyaddr.compile(trustProxy.split(',').map((s) => s.trim()).filter(Boolean));
+  const trust = proxyaddr.compile(trustedProxies(trustProxy));
   return (req) => proxyaddr(req, trust);
-}
-
-/** Throws (at boot) when `TRUST_PROXY` is not a list proxy-addr understands. */
-export function checkTrustProxy(trustProxy: string | undefined): void {
-  if (trustProxy) proxyaddr.compile(trustProxy.split(',').map((s) => s.trim()).filter(Boolean));
 }

@@ -3,11 +3,6 @@ import { newObjectId } from '../ids';
 import { offsetOf, type PageRequest } from '../db/paging';
 import type { IndividualCreateBody } from '../schemas/individual-create';
 
-/** applicationStatus values (docs/individuals.md). */
-export const APPLICATION_STATUSES = ['PENDING', 'APPROVED'] as const;
-/** dashboardStatus values: how the record shows in the operator's dashboard (docs/individuals.md). */
-export const DASHBOARD_STATUSES = ['ACTIVE', 'SUSPENDED', 'CLOSED'] as const;
-
 /** personalInfo of an individual account: identity data, document numbers masked. */
 export interface PersonalInfo {
   firstName: string;

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { Application } from 'express';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
-import { broadcast, clusterBroadcastAvailable, onClusterBroadcast, type WorkerAnswer } from './cluster-broadcast';
+import { broadcast, clusterBroadcastAvailable, onClusterBroadcast, type WorkerAnswer } from '../cluster/broadcast';
 import type { ConfigReloader, ConfigStatus, ReloadOutcome } from './config-reloader';
 
 /** The cluster broadcast topic of `POST /admin/config/reload`. */

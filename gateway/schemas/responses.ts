@@ -1,8 +1,12 @@
 import { CARD_STATUSES } from '../cards/card-status';
 import { ERROR_CATALOG } from '../errors';
-import { APPLICATION_STATUSES, DASHBOARD_STATUSES } from '../individuals/individual-store';
 import { EXP_DATE_PATTERN } from '../validation/keywords';
 import { ID_TYPES } from './individual-create';
+
+/** applicationStatus values (docs/individuals.md). */
+export const APPLICATION_STATUSES = ['PENDING', 'APPROVED'] as const;
+/** dashboardStatus values: how the record shows in the operator's dashboard (docs/individuals.md). */
+export const DASHBOARD_STATUSES = ['ACTIVE', 'SUSPENDED', 'CLOSED'] as const;
 
 /**
  * JSON Schemas of what the partner API answers: one schema per resource, written once here and

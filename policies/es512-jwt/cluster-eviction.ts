@@ -1,5 +1,5 @@
 import type { Logger } from '../../gateway/logging/logger';
-import { broadcast, clusterBroadcastAvailable } from '../../gateway/runtime/cluster-broadcast';
+import { broadcast, clusterBroadcastAvailable } from '../../gateway/cluster/broadcast';
 import type { VerifiedTokenCache } from './verified-token-cache';
 
 /** The cluster broadcast topic on which a partner's cached tokens are dropped in every worker. */

@@ -6,7 +6,7 @@ import { auditUpstreamFailure, auditUpstreamSuccess, upstreamCallOnCard, type Up
 import { rsaModulusBytes } from '../../gateway/upstreams/card-data';
 import { mapUpstreamFailure } from '../../gateway/upstreams/failures';
 import { compilePath, pickQuery, proxiedBody } from '../../gateway/upstreams/request-parts';
-import { RESPONSE_TRANSFORM_TABLE, UnusableAnswerError, type ResponseTransform, type TransformContext } from '../../gateway/upstreams/transforms';
+import { RESPONSE_TRANSFORM_TABLE, UnusableAnswerError, type ResponseTransform, type TransformContext } from './transforms';
 import type { Queryable } from '../../gateway/db/database';
 import type { ProxyParams } from './schema';
 

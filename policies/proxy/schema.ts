@@ -1,6 +1,6 @@
 import type { PolicySchema } from '../policy';
 
-/** Named response transforms of the proxy policy (gateway/upstreams/transforms.ts). */
+/** Named response transforms of the proxy policy (policies/proxy/transforms.ts). */
 export const RESPONSE_TRANSFORMS = [
   'card-status',
   'card-details',

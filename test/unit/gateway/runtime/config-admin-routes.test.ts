@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { aggregateReload, type WorkerReload } from '../../../../gateway/runtime/config-admin-routes';
-import type { WorkerAnswer } from '../../../../gateway/runtime/cluster-broadcast';
+import type { WorkerAnswer } from '../../../../gateway/cluster/broadcast';
 import type { ConfigStatus } from '../../../../gateway/runtime/config-reloader';
 
 const status = (hash: string, pid: number): ConfigStatus => ({ hash, loadedAt: '2026-11-22T00:00:00.000Z', path: '/app/config/gateway.config.yml', pid, watching: false, reloads: { applied: 1, rejected: 0 } });

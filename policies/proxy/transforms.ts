@@ -1,7 +1,7 @@
-import { cardStatusOf } from '../cards/card-status';
-import type { Card } from '../cards/card-store';
-import type { ResponseTransformName } from '../../policies/proxy/schema';
-import { isMaskedCardNumber, looksLikeRsaCiphertext, memberHoldsCardNumber } from './card-data';
+import { cardStatusOf } from '../../gateway/cards/card-status';
+import type { Card } from '../../gateway/cards/card-store';
+import type { ResponseTransformName } from './schema';
+import { isMaskedCardNumber, looksLikeRsaCiphertext, memberHoldsCardNumber } from '../../gateway/upstreams/card-data';
 
 /**
  * The response transforms of the proxy policy: each turns an upstream's 2xx JSON answer into the

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { Card } from '../../../../gateway/cards/card-store';
-import { applyTransform, RESPONSE_TRANSFORM_TABLE, UnusableAnswerError } from '../../../../gateway/upstreams/transforms';
-import { RESPONSE_TRANSFORMS, type ResponseTransformName } from '../../../../policies/proxy/schema';
+import type { Card } from '../../../gateway/cards/card-store';
+import { applyTransform, RESPONSE_TRANSFORM_TABLE, UnusableAnswerError } from '../../../policies/proxy/transforms';
+import { RESPONSE_TRANSFORMS, type ResponseTransformName } from '../../../policies/proxy/schema';
 
 const PAN = '5355700000001234';
 /** A stand-in RSA-2048 OAEP ciphertext: base64 of 256 bytes (the reveal transforms check the size). */

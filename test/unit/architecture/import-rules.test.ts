@@ -1,0 +1,246 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+
+/**
+ * The import rules of docs/architecture.md ("Layers"), held by reading every import of the
+ * gateway's source (static, dynamic and `require`, type-only ones included: a type is a
+ * dependency too). A file may import its own layer or a lower one, never a higher one, and no two
+ * folders import each other, directly or round a longer circle.
+ */
+
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+const SOURCE_DIRS = ['gateway', 'policies', 'plugins'];
+
+/**
+ * The layers, lowest first. A file belongs to the layer of the longest prefix that matches its
+ * path; every source file must match one (a new folder gets its place here and in the doc).
+ */
+export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> = [
+  {
+    name: 'base',
+    paths: [
+      'gateway/errors.ts',
+      'gateway/ids.ts',
+      'gateway/bounded-lru.ts',
+      'gateway/settings.ts',
+      'gateway/logging/',
+      'gateway/metrics/',
+      'gateway/background/',
+      'gateway/validation/',
+      'gateway/cluster/',
+      // express-gateway's leaf pieces that the layers above use as plain functions
+      'gateway/runtime/env-substitution.ts',
+      'gateway/runtime/mount-paths.ts',
+      'gateway/runtime/log-bridge.ts',
+    ],
+  },
+  { name: 'database', paths: ['gateway/db/'] },
+  {
+    name: 'domain',
+    paths: ['gateway/audit/', 'gateway/cards/', 'gateway/individuals/', 'gateway/partners/', 'gateway/outbox/', 'gateway/idempotency/', 'gateway/schemas/', 'gateway/upstreams/'],
+  },
+  { name: 'http', paths: ['gateway/http/'] },
+  { name: 'catalog and policy contracts', paths: ['gateway/catalog/', 'policies/policy.ts', 'policies/*/schema.ts'] },
+  { name: 'features', paths: ['gateway/handlers/', 'gateway/openapi/', 'gateway/policy-audit/', 'gateway/boot/', 'gateway/admin/'] },
+  { name: 'policies', paths: ['policies/'] },
+  { name: 'runtime', paths: ['gateway/runtime/', 'plugins/'] },
+  { name: 'composition root', paths: ['gateway/main.ts', 'gateway/start.ts', 'gateway/serve.ts', 'gateway/services.ts', 'gateway/composition.ts'] },
+];
+
+function matches(file: string, pattern: string): boolean {
+  if (pattern.includes('*')) return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('[^/]+')}$`).test(file);
+  return pattern.endsWith('/') ? file.startsWith(pattern) : file === pattern;
+}
+
+/** The layer of a source file (index in LAYERS) and the pattern that placed it there. */
+export function layerOf(file: string): { index: number; pattern: string } | undefined {
+  let best: { index: number; pattern: string } | undefined;
+  LAYERS.forEach((layer, index) => {
+    for (const pattern of layer.paths) {
+      // The most specific pattern wins: a file pattern over a folder, a longer folder over a shorter one.
+      if (matches(file, pattern) && (!best || pattern.length > best.pattern.length || (!pattern.endsWith('/') && best.pattern.endsWith('/')))) best = { index, pattern };
+    }
+  });
+  return best;
+}
+
+/** The folder a file counts in for the circle check: its folder, split by layer where one folder spans two. */
+function nodeOf(file: string): string {
+  const folder = path.posix.dirname(file);
+  return `${folder === 'gateway' || folder === 'policies' ? file : folder}@${layerOf(file)?.index ?? '?'}`;
+}
+
+function sourceFiles(): string[] {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+      const rel = path.posix.join(dir, entry.name);
+      if (entry.isDirectory()) walk(rel);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(rel);
+    }
+  };
+  for (const dir of SOURCE_DIRS) walk(dir);
+  return files;
+}
+
+/**
+ * The source without its comments (a doc comment's `@example` may show a `require`), strings and
+ * template literals kept as they are.
+ */
+export function withoutComments(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const char = text[i]!;
+    const next = text[i + 1];
+    if (char === '/' && next === '/') {
+      while (i < text.length && text[i] !== '\n') i += 1;
+    } else if (char === '/' && next === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end === -1 ? text.length : end + 2;
+      out += ' ';
+    } else if (char === "'" || char === '"' || char === '`') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== char) j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else {
+      out += char;
+      i += 1;
+    }
+  }
+  return out;
+}
+
+const IMPORT = /(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])([^'"\n]+)\1/gm;
+
+/** The project files a source file imports (relative specifiers resolved; packages left out). */
+export function importsOf(file: string, text = fs.readFileSync(path.join(ROOT, file), 'utf8')): string[] {
+  const found: string[] = [];
+  for (const [, , fileName] of withoutComments(text).matchAll(IMPORT) as IterableIterator<[string, string, string]>) {
+    if (!fileName.startsWith('.')) continue;
+    const base = path.posix.normalize(path.posix.join(path.posix.dirname(file), fileName));
+    const target = [`${base}.ts`, `${base}/index.ts`, base].find((candidate) => fs.existsSync(path.join(ROOT, candidate)) && fs.statSync(path.join(ROOT, candidate)).isFile());
+    if (target) found.push(target);
+  }
+  return found;
+}
+
+/** Every circle in a directed graph, as the strongly connected components of more than one node. */
+export function circles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+describe('unit: architecture import rules (docs/architecture.md, "Layers")', () => {
+  const files = sourceFiles();
+  const imports = new Map(files.map((file) => [file, importsOf(file)]));
+
+  it('reads the imports it checks: static, type-only, dynamic and require, relative ones resolved', () => {
+    const text = [
+      "import { a } from '../errors';",
+      "import type { B } from './card-store';",
+      "const c = require('../db/database');",
+      "const d = import('../ids');",
+      "import express from 'express';",
+      "import './side-effect';",
+      "export { e } from '../errors';",
+      "/** @example require('../settings') */ // require('../logging/logger')",
+      "const text = '// not a comment'; const f = require('../db/migrate');",
+    ].join('\n');
+    expect(importsOf('gateway/cards/card-search.ts', text)).to.have.members([
+      'gateway/errors.ts',
+      'gateway/cards/card-store.ts',
+      'gateway/db/database.ts',
+      'gateway/ids.ts',
+      'gateway/errors.ts',
+      'gateway/db/migrate.ts',
+    ]);
+    expect(files.length, 'source files found').to.be.greaterThan(100);
+  });
+
+  it('finds circles: a two-folder one, a longer one, and none in a chain', () => {
+    const graph = (edges: string) => {
+      const map = new Map<string, Set<string>>();
+      for (const edge of edges.split(' ')) {
+        const [from, to] = edge.split('>') as [string, string];
+        map.set(from, (map.get(from) ?? new Set()).add(to));
+        if (!map.has(to)) map.set(to, new Set());
+      }
+      return map;
+    };
+    expect(circles(graph('a>b b>a c>a'))).to.deep.equal([['a', 'b']]);
+    expect(circles(graph('a>b b>c c>a'))).to.deep.equal([['a', 'b', 'c']]);
+    expect(circles(graph('a>b b>c a>c'))).to.deep.equal([]);
+  });
+
+  it('places every source file in a layer', () => {
+    expect(files.filter((file) => !layerOf(file)), 'files in no layer of LAYERS').to.deep.equal([]);
+  });
+
+  it('no file imports a higher layer', () => {
+    const upward: string[] = [];
+    for (const [file, targets] of imports) {
+      const from = layerOf(file);
+      for (const target of targets) {
+        const to = layerOf(target);
+        if (from && to && to.index > from.index) upward.push(`${file} (${LAYERS[from.index]!.name}) imports ${target} (${LAYERS[to.index]!.name})`);
+      }
+    }
+    expect(upward).to.deep.equal([]);
+  });
+
+  it('no folders import each other, directly or round a circle', () => {
+    const graph = new Map<string, Set<string>>();
+    const why = new Map<string, string>();
+    for (const [file, targets] of imports) {
+      const from = nodeOf(file);
+      if (!graph.has(from)) graph.set(from, new Set());
+      for (const target of targets) {
+        const to = nodeOf(target);
+        if (to === from) continue;
+        graph.get(from)!.add(to);
+        why.set(`${from}>${to}`, `${file} imports ${target}`);
+      }
+    }
+    const found = circles(graph).map((members) => {
+      const inside = new Set(members);
+      const edges = [...why].filter(([edge]) => {
+        const [from, to] = edge.split('>') as [string, string];
+        return inside.has(from) && inside.has(to);
+      });
+      return `${members.join(' ↔ ')}: ${edges.map(([, reason]) => reason).join('; ')}`;
+    });
+    expect(found).to.deep.equal([]);
+  });
+});
