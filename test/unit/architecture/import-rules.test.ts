@@ -71,7 +71,7 @@ function nodeOf(file: string): string {
   return `${folder === 'gateway' || folder === 'policies' ? file : folder}@${layerOf(file)?.index ?? '?'}`;
 }
 
-function sourceFiles(): string[] {
+function sourceFiles(dirs = SOURCE_DIRS): string[] {
   const files: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
@@ -80,7 +80,7 @@ function sourceFiles(): string[] {
       else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(rel);
     }
   };
-  for (const dir of SOURCE_DIRS) walk(dir);
+  for (const dir of dirs) walk(dir);
   return files;
 }
 
@@ -218,6 +218,14 @@ describe('unit: architecture import rules (docs/architecture.md, "Layers")', () 
       }
     }
     expect(upward).to.deep.equal([]);
+  });
+
+  it('the sandboxes import nothing from outside sandbox/, and only the composition root imports them', () => {
+    const outward = sourceFiles(['sandbox']).flatMap((file) => importsOf(file).filter((target) => !target.startsWith('sandbox/')).map((target) => `${file} imports ${target}`));
+    expect(outward).to.deep.equal([]);
+    const importers = [...imports].filter(([, targets]) => targets.some((target) => target.startsWith('sandbox/'))).map(([file]) => file);
+    expect(importers.filter((file) => LAYERS[layerOf(file)!.index]!.name !== 'composition root')).to.deep.equal([]);
+    expect(importers, 'the composition root starts the sandboxes').to.include('gateway/serve.ts');
   });
 
   it('no folders import each other, directly or round a circle', () => {
