@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { configure } from 'safe-stable-stringify';
 import type { RequestHandler, Response } from 'express';
 import { GatewayError } from '../../gateway/errors';
 import { claimKeeper } from './claim-keeper';
@@ -10,17 +11,8 @@ import type { IdempotencyParams } from './schema';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** JSON with object keys sorted, so that the same body always hashes the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
+/** JSON with object keys sorted (safe-stable-stringify), so that the same body always hashes the same. */
+const canonical = configure({ deterministic: true });
 
 /** The headers of an answer that its replays repeat (REPLAYED_HEADERS). */
 function replayedHeaders(res: Response): Record<string, string> {
@@ -63,8 +55,8 @@ function recordBeforeEnding(res: Response, record: (answer: StoredResponse) => P
 }
 
 /** The hash a request is recognised by: its route (method and path), path parameters and body. */
-function requestHash(route: string, params: unknown, body: unknown): string {
-  return crypto.createHash('sha256').update(canonical({ route, params, body })).digest('hex');
+export function requestHash(route: string, params: unknown, body: unknown): string {
+  return crypto.createHash('sha256').update(canonical({ route, params, body })!).digest('hex');
 }
 
 /** Answers a stored response again, marked `Idempotent-Replayed: true`. */

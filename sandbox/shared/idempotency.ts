@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { configure } from 'safe-stable-stringify';
 import type { RequestHandler, Response } from 'express';
 import { upstreamError } from './sandbox-error';
 
@@ -9,21 +10,12 @@ export const IDEMPOTENCY_MAX_KEYS = 10_000;
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** JSON with object keys sorted: the same body always fingerprints the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
+/** JSON with object keys sorted (safe-stable-stringify), so that the same body always hashes the same. */
+const canonical = configure({ deterministic: true });
 
 /** Fingerprint of a request: method, path and body (key order ignored). */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return crypto.createHash('sha256').update(canonical({ method, path, body })).digest('hex');
+  return crypto.createHash('sha256').update(canonical({ method, path, body })!).digest('hex');
 }
 
 interface Entry {
