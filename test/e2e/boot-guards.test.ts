@@ -50,11 +50,12 @@ function withoutStep(c: Yaml, pipeline: string, policy: string): void {
   c.pipelines[pipeline].policies = (c.pipelines[pipeline].policies as Yaml[]).filter((step) => !(policy in step));
 }
 
-interface GuardCase {
-  description: string;
-  config: () => string;
-  expectedMessage: RegExp;
-}
+/**
+ * One refusal. `config` builds its own configuration directory; or `gateway` changes the shipped
+ * gateway.config.yml, and every case with the same `together` is refused by one boot of all their
+ * changes (for guards that list every problem they find).
+ */
+type GuardCase = { description: string; expectedMessage: RegExp } & ({ config: () => string } | { together: string; gateway: (c: Yaml) => void });
 
 describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)', function () {
   this.timeout(60_000);
@@ -129,51 +130,62 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
       config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkew = 5) }),
       expectedMessage: /invalid action params: action must NOT have additional properties "clockSkew"/,
     },
-    // A pipeline that contradicts its operation's catalog entry (gateway/catalog).
+    // A pipeline that contradicts its operation's catalog entry (gateway/catalog). The guard lists
+    // every contradiction it finds, so these share one refused boot (each on a pipeline of its
+    // own, so that none hides another); gateway/boot's unit tests take each alone.
     {
       description: 'an operation the catalog does not have',
-      config: () => brokenConfig({ gateway: (c) => (operationOfMe(c).action.name = 'delete-everything') }),
+      together: 'catalog',
+      gateway: (c) => (operationOfMe(c).action.name = 'delete-everything'),
       expectedMessage: /pipeline "me", operation "delete-everything": is not an operation of the catalog/,
     },
     {
       description: "an apiEndpoint at another path than its operation's",
-      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints.me.paths = '/api/partner/whoami') }),
-      expectedMessage: /pipeline "me", operation "me": apiEndpoint "me" is GET \/api\/partner\/whoami; the operation is GET \/api\/partner\/me/,
+      together: 'catalog',
+      gateway: (c) => (c.apiEndpoints['get-individual'].paths = '/api/partner/individuals/:id'),
+      expectedMessage: /pipeline "get-individual", operation "get-individual": apiEndpoint "get-individual" is GET \/api\/partner\/individuals\/:id; the operation is GET \/api\/partner\/individual\/accounts\/:id/,
     },
     {
       description: "an apiEndpoint with another method than its operation's",
-      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints['lock-card'].methods = 'PUT') }),
+      together: 'catalog',
+      gateway: (c) => (c.apiEndpoints['lock-card'].methods = 'PUT'),
       expectedMessage: /pipeline "lock-card", operation "lock-card": apiEndpoint "lock-card" is PUT \/api\/partner\/cards\/:id\/lock; the operation is POST/,
     },
     {
       description: 'an operation checking card ownership, its pipeline without the ownership step',
-      config: () => brokenConfig({ gateway: (c) => withoutStep(c, 'lock-card', 'ownership') }),
-      expectedMessage: /pipeline "lock-card", operation "lock-card": checks the owner of the card named by path parameter id, but no unconditional ownership step does/,
+      together: 'catalog',
+      gateway: (c) => withoutStep(c, 'unlock-card', 'ownership'),
+      expectedMessage: /pipeline "unlock-card", operation "unlock-card": checks the owner of the card named by path parameter id, but no unconditional ownership step does/,
     },
     {
       description: 'an operation checking ownership of body fields, its ownership step checking another field',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines['check-card-issuing-fee'].policies.find((s: Yaml) => 'ownership' in s).ownership = [{ action: { resource: 'card', in: 'body', param: 'cardKey' } }]) }),
+      together: 'catalog',
+      gateway: (c) => (c.pipelines['check-card-issuing-fee'].policies.find((s: Yaml) => 'ownership' in s).ownership = [{ action: { resource: 'card', in: 'body', param: 'cardKey' } }]),
       expectedMessage: /pipeline "check-card-issuing-fee", operation "check-card-issuing-fee": checks the owner of the client named by body\.clientId/,
     },
     {
       description: 'an operation with a body schema, its pipeline validating another',
-      config: () => brokenConfig({ gateway: (c) => (actionOf(c, 'lock-card', 'validate').action.body = 'card-restrict') }),
-      expectedMessage: /pipeline "lock-card", operation "lock-card": reads the body as card-status-change, but no unconditional validate step checks it/,
+      together: 'catalog',
+      gateway: (c) => (actionOf(c, 'activate-card', 'validate').action.body = 'card-restrict'),
+      expectedMessage: /pipeline "activate-card", operation "activate-card": reads the body as card-status-change, but no unconditional validate step checks it/,
     },
     {
       description: 'an operation with a query schema, its pipeline without the validate step',
-      config: () => brokenConfig({ gateway: (c) => withoutStep(c, 'list-individuals', 'validate') }),
+      together: 'catalog',
+      gateway: (c) => withoutStep(c, 'list-individuals', 'validate'),
       expectedMessage: /pipeline "list-individuals", operation "list-individuals": reads the query as pagination-query, but no unconditional validate step checks it/,
     },
     {
       description: 'a sensitive operation without sensitive-data',
-      config: () => brokenConfig({ gateway: (c) => withoutStep(c, 'change-card-pin', 'sensitive-data') }),
+      together: 'catalog',
+      gateway: (c) => withoutStep(c, 'change-card-pin', 'sensitive-data'),
       expectedMessage: /pipeline "change-card-pin", operation "change-card-pin": returns or carries card data, a PIN or a 3DS answer, but the pipeline runs no unconditional sensitive-data step/,
     },
     {
       description: 'a pipeline ending in no operation',
-      config: () => brokenConfig({ gateway: (c) => withoutStep(c, 'me', 'operation') }),
-      expectedMessage: /pipeline "me": has no operation step/,
+      together: 'catalog',
+      gateway: (c) => withoutStep(c, 'get-card-status', 'operation'),
+      expectedMessage: /pipeline "get-card-status": has no operation step/,
     },
     {
       description: 'a partner route without the JWT policy',
@@ -256,7 +268,16 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
         await gateway.stop();
       }
     });
-    refusals = cases.map((testCase) => run(() => runGatewayExpectingFailure({ configDir: testCase.config() })));
+    const boots = new Map<string, ReturnType<typeof runGatewayExpectingFailure>>();
+    refusals = cases.map((testCase) => {
+      if ('config' in testCase) return run(() => runGatewayExpectingFailure({ configDir: testCase.config() }));
+      const { together } = testCase;
+      if (!boots.has(together)) {
+        const changes = cases.flatMap((other) => ('together' in other && other.together === together ? [other.gateway] : []));
+        boots.set(together, run(() => runGatewayExpectingFailure({ configDir: brokenConfig({ gateway: (c) => changes.forEach((change) => change(c)) }) })));
+      }
+      return boots.get(together)!;
+    });
     badEnvironment = run(() => runGatewayExpectingFailure({ env: { ADMIN_TOKEN: 'short' } }));
   });
 
