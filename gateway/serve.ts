@@ -7,24 +7,16 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded';
 import { migrate } from './db/migrate';
 import { createPartnerApp } from './http/partner-app';
 import type { Logger } from './logging/logger';
-import { IndividualStore } from './individuals/individual-store';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
-import { VerifiedTokenCache } from '../policies/es512-jwt/verified-token-cache';
-import { FailedAuthLimiter, failedAuthLimitsFrom } from '../policies/es512-jwt/failed-auth-limiter';
-import { evictEverywhere, TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
+import { TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
+import { createGatewayServices } from './compose-services';
 import { onClusterBroadcast } from './cluster/broadcast';
-import { OutboxDeliverer } from './outbox/outbox';
-import { listenForPartnerChanges } from './partners/change-feed';
-import { OwnershipCache } from '../policies/ownership/ownership-cache';
-import { PartnerStore } from './partners/partner-store';
-import { createUpstreamClients } from './upstreams';
 import { configAdminRoutes } from './runtime/config-admin-routes';
 import { buildInitialConfig } from './runtime/config-candidate';
 import { ConfigReloader } from './runtime/config-reloader';
 import { metricsRoute, recordConfigReload, trackGatewayState } from './metrics';
-import { closeRateLimitStores } from '../policies/rate-limit/stores';
-import { setServices, type UpstreamUrls } from './services';
+import type { UpstreamUrls } from './services';
 import type { Settings } from './settings';
 import type { Sandboxes } from '../sandbox';
 import type { LoadedGateway } from './runtime/express-gateway';
@@ -100,51 +92,18 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       if (!configured) log.warn({ upstream: name, url: upstreams[name] }, 'upstream not configured: using the sandbox');
     }
 
-    const partners = new PartnerStore(db);
-    const individuals = new IndividualStore(db);
-    const clients = createUpstreamClients(upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
-    cleanups.push(async () => {
-      clients.close();
-      await closeRateLimitStores();
-    });
-    // ttl 0 would mean "forever" to lru-cache: a zero setting disables caching instead.
-    const ownership = new OwnershipCache({ ttlMs: Math.max(1, settings.ownershipCacheTtlMs), negativeTtlMs: Math.min(5000, Math.max(1, settings.ownershipCacheTtlMs)) });
-    const outbox = new OutboxDeliverer(db, clients, log);
-    const tokenCache = new VerifiedTokenCache();
-    const authFailures = new FailedAuthLimiter(failedAuthLimitsFrom(settings));
-    // A change made through this process's admin API: dropped here, then in every cluster worker
-    // (through the primary) before the admin call answers, then on other instances through NOTIFY.
+    const composed = createGatewayServices({ settings, log, db, upstreams, changeFeedUrl: embedded ? undefined : databaseUrl });
+    cleanups.push(() => composed.close());
+    const services = composed.services;
+    const { partners, individuals, clients, ownership, outbox, tokenCache } = services;
+    // This process answers its cluster's token-eviction broadcasts (WORKERS > 1) with its cache.
     onClusterBroadcast(TOKEN_EVICTION_TOPIC, (partnerId) => {
       if (typeof partnerId === 'string') tokenCache.evictPartner(partnerId);
     });
-    partners.onChange((partnerId, change) => evictEverywhere(tokenCache, partnerId, log, change));
-    if (!embedded) {
-      // Other instances announce their partner changes through NOTIFY. While the feed is down, cached
-      // verifications are trusted for FEED_DOWN_TRUST_MS after their database read only.
-      const feed = listenForPartnerChanges(
-        databaseUrl,
-        {
-          onChange: (id) => tokenCache.evictPartner(id),
-          // Replace and re-issue on any instance: the old and new cardKey are read again here at once.
-          onOwnershipChange: (kind, id) => {
-            if (kind === 'card' || kind === 'individual' || kind === 'client') ownership.invalidate(kind, id);
-          },
-          onConnected: () => {
-            ownership.clear();
-            tokenCache.clear();
-            tokenCache.feedUp();
-          },
-          onDisconnected: () => tokenCache.feedDown(),
-        },
-        log
-      );
-      cleanups.push(() => feed.stop());
-    }
-    setServices({ settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache, authFailures });
     trackGatewayState({ db, ownership, tokenCache });
     // The bytes loadAndCheck read and checked, built by the hot-reload code path: the hash reported
     // by GET /admin/config is that of the bytes that serve.
-    const initialConfig = await buildInitialConfig(initial, runtime);
+    const initialConfig = await buildInitialConfig(initial, runtime, services);
     // Pending individuals older than two upstream timeouts were left by a stopped process.
     const stopReconciler = startReconciler(
       { individuals, clients, ownership, log },
@@ -167,6 +126,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     const partnerApp = createPartnerApp(initialConfig.router, log);
     const reloader = new ConfigReloader({
       runtime,
+      services,
       log,
       initial: initialConfig,
       apply: (router) => partnerApp.setPipelines(router),

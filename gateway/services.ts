@@ -7,6 +7,7 @@ import type { UpstreamClients } from './upstreams';
 import type { IndividualStore } from './individuals/individual-store';
 import type { Logger } from './logging/logger';
 import type { PartnerStore } from './partners/partner-store';
+import type { RateLimitStore } from '../policies/rate-limit/store';
 import type { Settings } from './settings';
 
 /** Base URLs of the three upstream systems (real ones, or the sandboxes started by main). */
@@ -17,9 +18,10 @@ export interface UpstreamUrls {
 }
 
 /**
- * What policies and handlers need at pipeline-build time. Express Gateway calls a policy factory
- * with `(actionParams, config)` only, so the gateway publishes its services here once at start,
- * before any pipeline is built.
+ * What policies and handlers need at pipeline-build time: one bundle per gateway, built once by the
+ * composition root (`createGatewayServices` of gateway/compose-services.ts) and handed to every
+ * policy factory through its context (policies/policy.ts), and by the `operation` policy to its
+ * handler. A hot reload builds its pipelines with the same bundle.
  */
 export interface GatewayServices {
   settings: Settings;
@@ -38,17 +40,6 @@ export interface GatewayServices {
   tokenCache: VerifiedTokenCache;
   /** Failed token verifications per client address and claimed partner (429 over the limits). */
   authFailures: FailedAuthLimiter;
-}
-
-let current: GatewayServices | undefined;
-
-/** Publishes the services (main, or a test building pipelines in-process). */
-export function setServices(services: GatewayServices): void {
-  current = services;
-}
-
-/** The published services; throws if a policy is built before main published them. */
-export function services(): GatewayServices {
-  if (!current) throw new Error('gateway services are not initialised: policies must be built after setServices()');
-  return current;
+  /** The rate-limit counts (Redis with REDIS_URL, else memory), shared by every rate-limit step and kept across reloads. */
+  rateLimits: RateLimitStore;
 }

@@ -1,9 +1,23 @@
 import type { RequestHandler } from 'express';
+import type { GatewayServices } from '../gateway/services';
+
+/**
+ * What a policy factory receives beside its action params, when a pipeline is built: the
+ * gateway's services (built once by the composition root, the same for every build and reload)
+ * and the configuration whose pipelines are being built. The runtime (gateway/runtime) hands it to
+ * every policy of our plugin in place of express-gateway's own config object.
+ */
+export interface PolicyContext {
+  services: GatewayServices;
+  /** The gateway.config.yml being built (a reload's candidate, not necessarily the one serving). */
+  gatewayConfig: Record<string, unknown>;
+}
 
 /**
  * An Express Gateway policy as our plugin registers it: `name`, the JSON Schema of its action
  * params (with `$id`, a description and a default on every property), and the factory that does
- * the set-up once and returns the request-path middleware.
+ * the set-up once, from its params and its {@link PolicyContext}, and returns the request-path
+ * middleware. Everything a factory needs comes through these two arguments.
  *
  * express-gateway validates action params with a shared AJV 6 (`useDefaults`, `coerceTypes`) and
  * copies a helper onto every params object, so the schemas here never say
@@ -12,7 +26,7 @@ import type { RequestHandler } from 'express';
 export interface PolicyDefinition<Params = Record<string, unknown>> {
   name: string;
   schema: PolicySchema;
-  policy: (params: Params, config?: unknown) => RequestHandler;
+  policy: (params: Params, context: PolicyContext) => RequestHandler;
 }
 
 /** JSON Schema (draft-07 subset) of a policy's action params. */
@@ -34,5 +48,5 @@ export interface PolicySchema {
  * @example policy: loadedOnFirstUse(() => (require('./validate') as typeof import('./validate')).validate)
  */
 export function loadedOnFirstUse<Params>(load: () => PolicyDefinition<Params>['policy']): PolicyDefinition<Params>['policy'] {
-  return (params, config) => load()(params, config);
+  return (params, context) => load()(params, context);
 }

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { GatewayError } from '../errors';
 import { buildOpenApiDocument } from '../openapi/document';
+import type { GatewayServices } from '../services';
 import { DOCS_PAGE_CSP, docsPageHtml, REDOC_ASSET, redocBundle, staticBody, type StaticBody } from '../openapi/docs-page';
 
 /**
@@ -10,9 +11,6 @@ import { DOCS_PAGE_CSP, docsPageHtml, REDOC_ASSET, redocBundle, staticBody, type
  */
 const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
 const BUNDLE_CACHE_CONTROL = 'public, max-age=86400';
-
-/** The configuration whose pipelines are being built, as policy factories receive it: `{ gatewayConfig, ... }`. */
-export type PipelineConfig = { gatewayConfig: Record<string, unknown> };
 
 let redoc: StaticBody | undefined;
 
@@ -46,13 +44,11 @@ function sendStatic(req: Request, res: Response, body: StaticBody, type: string,
  * built, from the route table of the configuration being built and the JSON Schemas of
  * `gateway/schemas` (docs/openapi.md). Cacheable for 5 minutes, with an ETag.
  *
- * @param pipelineConfig the configuration whose pipelines are being built (the second argument of a
- *   policy factory, which the operation policy passes on). Optional only in type, to fit the
- *   handler table; without it the pipeline does not build.
+ * @param gatewayConfig the configuration whose pipelines are being built (the operation policy
+ *   passes on its context's).
  */
-export function openApiDocument(pipelineConfig?: PipelineConfig): RequestHandler {
-  if (!pipelineConfig) throw new Error('openapi-document: built without the configuration of its pipeline');
-  const document = staticBody(Buffer.from(JSON.stringify(buildOpenApiDocument(pipelineConfig.gatewayConfig))));
+export function openApiDocument(_services: GatewayServices, gatewayConfig: Record<string, unknown>): RequestHandler {
+  const document = staticBody(Buffer.from(JSON.stringify(buildOpenApiDocument(gatewayConfig))));
   return function serveOpenApiDocument(req, res) {
     sendStatic(req, res, document, 'application/json', DOCUMENT_CACHE_CONTROL);
   };

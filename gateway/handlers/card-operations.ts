@@ -7,8 +7,8 @@ import { TRANSITIONS, transitionAllowed, type StatusAction } from '../cards/tran
 import type { Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
-import { services } from '../services';
-import type { CallContext } from '../upstreams';
+import type { GatewayServices } from '../services';
+import type { CallContext, IssuerClient } from '../upstreams';
 import type { CardLimit, LimitName } from '../upstreams/types';
 import { upstreamOperationId } from '../idempotency/operation-id';
 
@@ -24,8 +24,7 @@ export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardR
  * whether the issuer applied it (card-sync.ts); an issuer that cannot answer leaves it for the
  * card reconciler and the record is used as it is.
  */
-export async function loadCardCheckedWithIssuer(req: Request, cardKey: string): Promise<CardRow> {
-  const { db, clients, log } = services();
+export async function loadCardCheckedWithIssuer({ db, clients, log }: Pick<GatewayServices, 'db' | 'clients' | 'log'>, req: Request, cardKey: string): Promise<CardRow> {
   const due = await db.query<{ issuer_check_due: boolean }>('SELECT issuer_check_due FROM cards WHERE card_key = $1', [cardKey]);
   if (due.rows[0]?.issuer_check_due) {
     await syncCardWithIssuer({ db, clients, log }, cardKey, req.requestId).catch((err: unknown) =>
@@ -53,8 +52,7 @@ export function cardAudit(req: Request, operation: string) {
  * Runs an issuer call for a card operation: on failure, writes a `failure` audit entry (nothing
  * changed) and rethrows the mapped problem.
  */
-export async function callIssuer<T>(req: Request, res: Response, operation: string, call: (ctx: CallContext) => Promise<T>): Promise<T> {
-  const { db, log } = services();
+export async function callIssuer<T>({ db, log }: Pick<GatewayServices, 'db' | 'log'>, req: Request, res: Response, operation: string, call: (ctx: CallContext) => Promise<T>): Promise<T> {
   try {
     return await call(callContext(req, res));
   } catch (err) {
@@ -72,20 +70,20 @@ export async function callIssuer<T>(req: Request, res: Response, operation: stri
  * transaction updates the card's status and code and writes the status-history and audit entries.
  * Answers the card status result (2.4).
  */
-export function changeCardStatus(action: StatusAction): () => RequestHandler {
+export function changeCardStatus(action: StatusAction): (services: GatewayServices) => RequestHandler {
   const operation = `card.${action === 'lost' || action === 'stolen' || action === 'closed' || action === 'fraud' || action === 'mobile-lost' ? `restrict.${action}` : action}`;
-  return function changeCardStatusFactory() {
-    const { db, clients } = services();
+  return function changeCardStatusFactory(services) {
+    const { db, clients } = services;
     return asyncHandler(async function changeCardStatusHandler(req, res) {
       const cardKey = req.ownership!.id;
-      const current = await loadCardCheckedWithIssuer(req, cardKey);
+      const current = await loadCardCheckedWithIssuer(services, req, cardKey);
       if (!transitionAllowed(action, current.status_code)) {
         throw new GatewayError('invalid_transition', `A ${current.status} card (${current.status_code}) cannot be moved by ${action}`, {
           extensions: { cardStatus: current.status, statusCode: current.status_code },
         });
       }
       const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
-      const result = await callIssuer(req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }, upstreamOperationId(req))).catch(async (err: unknown) => {
+      const result = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }, upstreamOperationId(req))).catch(async (err: unknown) => {
         // The issuer may have applied it (timeout, reset): the next access and the card reconciler read its status.
         if (outcomeUnknown(err)) await markIssuerCheckDue(db, cardKey).catch(() => undefined);
         throw err;
@@ -120,12 +118,12 @@ export const ACTION_RESULTS = Object.fromEntries(Object.entries(TRANSITIONS).map
  * An issuer operation on the card that changes nothing we store (3DS answer, PIN tries, authorize):
  * on success, the audit entry, then the full card from our record.
  */
-function issuerActionAnsweringCard(operation: string, call: (req: Request, ctx: CallContext) => Promise<unknown>): () => RequestHandler {
-  return function issuerActionFactory() {
-    const { db } = services();
+function issuerActionAnsweringCard(operation: string, call: (issuer: IssuerClient, req: Request, ctx: CallContext) => Promise<unknown>): (services: GatewayServices) => RequestHandler {
+  return function issuerActionFactory(services) {
+    const { db, clients } = services;
     return asyncHandler(async function issuerActionHandler(req, res) {
       await loadCardRow(db, req.ownership!.id);
-      await callIssuer(req, res, operation, (ctx) => call(req, ctx));
+      await callIssuer(services, req, res, operation, (ctx) => call(clients.issuer, req, ctx));
       const card = await db.transaction(async (tx) => {
         await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success' });
         return toCard(await loadCardRow(tx, req.ownership!.id));
@@ -136,16 +134,16 @@ function issuerActionAnsweringCard(operation: string, call: (req: Request, ctx: 
 }
 
 /** `PUT /cards/{id}/3ds/answer`: forwarded to the issuer, never stored or logged by us. */
-export const setCard3dsAnswer = issuerActionAnsweringCard('card.3ds-answer.update', (req, ctx) =>
-  services().clients.issuer.setThreeDsAnswer(ctx, req.ownership!.id, (req.body as { answer: string }).answer)
+export const setCard3dsAnswer = issuerActionAnsweringCard('card.3ds-answer.update', (issuer, req, ctx) =>
+  issuer.setThreeDsAnswer(ctx, req.ownership!.id, (req.body as { answer: string }).answer)
 );
 
 /** `POST /cards/{id}/pin/reset-tries`: answers the full card. */
-export const resetCardPinTries = issuerActionAnsweringCard('card.pin.reset-tries', (req, ctx) => services().clients.issuer.resetPinTries(ctx, req.ownership!.id));
+export const resetCardPinTries = issuerActionAnsweringCard('card.pin.reset-tries', (issuer, req, ctx) => issuer.resetPinTries(ctx, req.ownership!.id));
 
 /** `POST /cards/{id}/authorize` (PIN-less action): answers the full card. */
-export const authorizeCardholder = issuerActionAnsweringCard('card.authorize', (req, ctx) =>
-  services().clients.issuer.authorize(ctx, req.ownership!.id, { pin: (req.body as { pin: string }).pin })
+export const authorizeCardholder = issuerActionAnsweringCard('card.authorize', (issuer, req, ctx) =>
+  issuer.authorize(ctx, req.ownership!.id, { pin: (req.body as { pin: string }).pin })
 );
 
 /**
@@ -162,21 +160,21 @@ function knownLimitation(err: unknown, what: string): unknown {
 }
 
 /** `POST /cards/{id}/pin/change`: answers the full card (the issuer refuses it today). */
-export function changeCardPin(): RequestHandler {
-  const inner = issuerActionAnsweringCard('card.pin.change', (req, ctx) => {
+export function changeCardPin(services: GatewayServices): RequestHandler {
+  const inner = issuerActionAnsweringCard('card.pin.change', (issuer, req, ctx) => {
     const body = req.body as { expDate: string; pin: string };
-    return services().clients.issuer.changePin(ctx, req.ownership!.id, { expDate: body.expDate, pin: body.pin });
-  })();
+    return issuer.changePin(ctx, req.ownership!.id, { expDate: body.expDate, pin: body.pin });
+  })(services);
   return (req, res, next) => inner(req, res, (err?: unknown) => next(err === undefined ? undefined : knownLimitation(err, 'PIN change')));
 }
 
 /** `POST /cards/{id}/pin/force-lock`: answers the card status result (the issuer refuses it today). */
-export function forceCardPinLock(): RequestHandler {
-  const { db, clients } = services();
+export function forceCardPinLock(services: GatewayServices): RequestHandler {
+  const { db, clients } = services;
   return asyncHandler(async function forcePinLockHandler(req, res) {
     await loadCardRow(db, req.ownership!.id);
     try {
-      await callIssuer(req, res, 'card.pin.force-lock', (ctx) => clients.issuer.forcePinLock(ctx, req.ownership!.id, { expDate: (req.body as { expDate: string }).expDate }));
+      await callIssuer(services, req, res, 'card.pin.force-lock', (ctx) => clients.issuer.forcePinLock(ctx, req.ownership!.id, { expDate: (req.body as { expDate: string }).expDate }));
     } catch (err) {
       throw knownLimitation(err, 'force PIN lock');
     }
@@ -187,13 +185,13 @@ export function forceCardPinLock(): RequestHandler {
 }
 
 /** `PATCH /cards/{id}/emboss-name`: the issuer changes it, then our record; answers the full card. */
-export function setCardEmbossName(): RequestHandler {
-  const { db, clients } = services();
+export function setCardEmbossName(services: GatewayServices): RequestHandler {
+  const { db, clients } = services;
   return asyncHandler(async function setEmbossNameHandler(req, res) {
     const cardKey = req.ownership!.id;
     await loadCardRow(db, cardKey);
     const { embossedName } = req.body as { embossedName: string };
-    await callIssuer(req, res, 'card.emboss-name.update', (ctx) => clients.issuer.setEmbossName(ctx, cardKey, embossedName));
+    await callIssuer(services, req, res, 'card.emboss-name.update', (ctx) => clients.issuer.setEmbossName(ctx, cardKey, embossedName));
     const card: Card = await db.transaction(async (tx) => {
       const rows = await tx.query<CardRow>(`UPDATE cards SET embossed_name = $2, updated_at = now() WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`, [cardKey, embossedName]);
       await recordAudit(tx, { ...cardAudit(req, 'card.emboss-name.update'), outcome: 'success', details: { embossedName } });
@@ -208,19 +206,19 @@ function limitOf(limit: CardLimit): CardLimit {
 }
 
 /** `PATCH /cards/{id}/limits`: several limits at once; answers every limit. */
-export function patchCardLimits(): RequestHandler {
-  const { db, clients } = services();
+export function patchCardLimits(services: GatewayServices): RequestHandler {
+  const { db, clients } = services;
   return asyncHandler(async function patchLimitsHandler(req, res) {
     const items = req.body as { name: LimitName; value: number }[];
-    const limits = await callIssuer(req, res, 'card.limits.update', (ctx) => clients.issuer.patchLimits(ctx, req.ownership!.id, items));
+    const limits = await callIssuer(services, req, res, 'card.limits.update', (ctx) => clients.issuer.patchLimits(ctx, req.ownership!.id, items));
     await recordAudit(db, { ...cardAudit(req, 'card.limits.update'), outcome: 'success', details: Object.fromEntries(items.map((i) => [i.name, i.value])) });
     res.json(limits.map(limitOf));
   });
 }
 
 /** `PUT /cards/{id}/limits/{limitName}`: one limit; the body's name must be the path's. */
-export function setCardLimit(): RequestHandler {
-  const { db, clients } = services();
+export function setCardLimit(services: GatewayServices): RequestHandler {
+  const { db, clients } = services;
   return asyncHandler(async function setLimitHandler(req, res) {
     const body = req.body as { name: LimitName; value: number };
     if (body.name !== req.params.limitName) {
@@ -228,7 +226,7 @@ export function setCardLimit(): RequestHandler {
         invalidParams: [{ name: 'name', reason: `must be ${req.params.limitName}, the limit of the path` }],
       });
     }
-    const limit = await callIssuer(req, res, 'card.limits.update', (ctx) => clients.issuer.setLimit(ctx, req.ownership!.id, body.name, body));
+    const limit = await callIssuer(services, req, res, 'card.limits.update', (ctx) => clients.issuer.setLimit(ctx, req.ownership!.id, body.name, body));
     await recordAudit(db, { ...cardAudit(req, 'card.limits.update'), outcome: 'success', details: { [body.name]: body.value } });
     res.json(limitOf(limit));
   });

@@ -5,7 +5,7 @@ import { announceOwnershipChange, cardCreatedEvent, completeReplacement, statusO
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { enqueue } from '../outbox/outbox';
-import { services } from '../services';
+import type { GatewayServices } from '../services';
 import type { IssuerCard, IssuerStatusCode } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -13,8 +13,7 @@ import { upstreamOperationId } from '../idempotency/operation-id';
 type ReplaceBody = { expDate: string; reason?: string; pinMailer?: string };
 
 /** Delivers the outbox messages a request wrote, right after its commit; failures are retried later. */
-async function deliverNow(req: Request, ids: string[]): Promise<void> {
-  const { outbox, log } = services();
+async function deliverNow({ outbox, log }: Pick<GatewayServices, 'outbox' | 'log'>, req: Request, ids: string[]): Promise<void> {
   await outbox.deliver(ids).catch((err: unknown) => log.warn({ err, requestId: req.requestId }, 'outbox delivery deferred'));
 }
 
@@ -27,15 +26,15 @@ async function deliverNow(req: Request, ids: string[]): Promise<void> {
  * delivered after the commit. A failing read answers its 502 but leaves the card usable under its
  * new key; the next access or the card reconciler completes it (docs/reliability.md).
  */
-export function replaceCard(): RequestHandler {
-  const { db, clients, ownership, log } = services();
+export function replaceCard(services: GatewayServices): RequestHandler {
+  const { db, clients, ownership, log } = services;
   return asyncHandler(async function replaceCardHandler(req, res) {
     const oldKey = req.ownership!.id;
     const current = await loadCardRow(db, oldKey);
     if (current.type !== 'physical') throw new GatewayError('conflict', 'Only physical cards can be replaced; re-issue a virtual card');
     if (current.status_code === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be replaced', { extensions: { cardStatus: current.status, statusCode: current.status_code } });
     const body = req.body as ReplaceBody;
-    const { cardKey: newKey } = await callIssuer(req, res, 'card.replace', (ctx) => clients.issuer.replace(ctx, oldKey, body, upstreamOperationId(req)));
+    const { cardKey: newKey } = await callIssuer(services, req, res, 'card.replace', (ctx) => clients.issuer.replace(ctx, oldKey, body, upstreamOperationId(req)));
     await db.transaction(async (tx) => {
       await tx.query('UPDATE cards SET card_key = $2, replaced_from = $1, issuer_check_due = true, updated_at = now() WHERE card_key = $1', [oldKey, newKey]);
       await announceOwnershipChange(tx, [oldKey, newKey]);
@@ -67,7 +66,7 @@ export function replaceCard(): RequestHandler {
       });
       return { card: replaced, outboxIds: outboxId ? [outboxId] : [] };
     });
-    await deliverNow(req, outboxIds);
+    await deliverNow(services, req, outboxIds);
     res.status(200).json(card);
   });
 }
@@ -79,15 +78,15 @@ export function replaceCard(): RequestHandler {
  * queues, in this order, the processing system's status update for the OLD cardKey with the OLD
  * statusCode and the `card_created` webhook of the new card.
  */
-export function reissueCard(): RequestHandler {
-  const { db, clients, ownership } = services();
+export function reissueCard(services: GatewayServices): RequestHandler {
+  const { db, clients, ownership } = services;
   return asyncHandler(async function reissueCardHandler(req, res) {
     const oldKey = req.ownership!.id;
     const current = await loadCardRow(db, oldKey);
     const oldStatusCode = current.status_code;
     if (oldStatusCode === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be re-issued', { extensions: { cardStatus: current.status, statusCode: oldStatusCode } });
     const body = req.body as ReplaceBody;
-    const { cardKey: newKey } = await callIssuer(req, res, 'card.reissue', (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId(req)));
+    const { cardKey: newKey } = await callIssuer(services, req, res, 'card.reissue', (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId(req)));
     const fresh: IssuerCard = await clients.issuer.getCard(callContext(req, res), newKey);
     const status = statusOrFail(fresh.statusCode);
     const owner = req.ownership!;
@@ -126,7 +125,7 @@ export function reissueCard(): RequestHandler {
     });
     ownership.invalidate('card', oldKey);
     ownership.invalidate('card', newKey);
-    await deliverNow(req, outboxIds);
+    await deliverNow(services, req, outboxIds);
     res.status(201).json(card);
   });
 }

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
-import { services } from '../services';
+import type { GatewayServices } from '../services';
 
 /** The validated query of the list (schema `cards-list-query`). */
 type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'search'>;
@@ -15,8 +15,8 @@ type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'se
  * `total` is exact up to 10,000 matching cards; above, it is 10,000 with `X-Total-Capped: true`,
  * and a page starting beyond the first 10,000 is a 400 (docs/card-search.md).
  */
-export function listCards(): RequestHandler {
-  const { db } = services();
+export function listCards(services: GatewayServices): RequestHandler {
+  const { db } = services;
   return asyncHandler(async function listCardsHandler(req, res) {
     const query = req.query as unknown as CardsListQuery;
     const page: PageRequest = { page: query.page, limit: query.limit };

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { apiDocsPage, openApiDocument, type PipelineConfig } from './api-docs';
+import { apiDocsPage, openApiDocument } from './api-docs';
 import { issueCard } from './card-issue';
 import { setCard3dsPhone, setCardNickname } from './card-local';
 import {
@@ -21,12 +21,19 @@ import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndivi
 import { me } from './me';
 import { listIndividualTransactions } from './transactions';
 import type { HandledOperationName } from '../catalog';
+import type { GatewayServices } from '../services';
+
+/**
+ * How a handler is made, once per pipeline build: from the gateway's services (everything it
+ * reads or calls) and the configuration being built (only the OpenAPI document reads it).
+ */
+export type HandlerFactory = (services: GatewayServices, gatewayConfig: Record<string, unknown>) => RequestHandler;
 
 /**
  * The handler of each operation of the catalog that a handler ends (`ends: local` or
  * `orchestration`), by operation name: the `operation` policy builds it when a pipeline is built
- * (each factory runs once then), and gets the configuration being built (the OpenAPI document
- * describes the routes of the config that serves it, including after a hot reload). The compiler
+ * (each factory runs once then) with the gateway's services and the configuration being built (the
+ * OpenAPI document describes the routes of the config that serves it, including after a hot reload). The compiler
  * checks that every such operation has one, and nothing else. Loaded only then: reading the catalog
  * (boot guards, policy audit) loads no handler.
  */
@@ -69,4 +76,4 @@ export const HANDLERS = {
   'authorize-cardholder': authorizeCardholder,
   'patch-card-limits': patchCardLimits,
   'set-card-limit': setCardLimit,
-} satisfies Record<HandledOperationName, (pipelineConfig?: PipelineConfig) => RequestHandler>;
+} satisfies Record<HandledOperationName, HandlerFactory>;

@@ -5,19 +5,19 @@ import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
-import { services } from '../services';
+import type { GatewayServices } from '../services';
 
 /** `GET /individual/accounts?page&limit`: `{count, data}` (spec 4.2), newest first. */
-export function listIndividuals(): RequestHandler {
-  const { individuals } = services();
+export function listIndividuals(services: GatewayServices): RequestHandler {
+  const { individuals } = services;
   return asyncHandler(async function listIndividualsHandler(req, res) {
     res.json(await individuals.list(req.partner!._id, req.query as unknown as PageRequest));
   });
 }
 
 /** `GET /individual/accounts/{id}`: the individual account (spec 2.1). */
-export function getIndividual(): RequestHandler {
-  const { individuals } = services();
+export function getIndividual(services: GatewayServices): RequestHandler {
+  const { individuals } = services;
   return asyncHandler(async function getIndividualHandler(req, res) {
     const account = await individuals.get(req.ownership!.id);
     if (!account) throw new GatewayError('not_found', 'No individual account has this id');
@@ -26,8 +26,8 @@ export function getIndividual(): RequestHandler {
 }
 
 /** `GET /individual/accounts/{id}/cards`: the individual's ACTIVE cards, first nine fields of 2.3. */
-export function listIndividualCards(): RequestHandler {
-  const { db } = services();
+export function listIndividualCards(services: GatewayServices): RequestHandler {
+  const { db } = services;
   return asyncHandler(async function listIndividualCardsHandler(req, res) {
     const cards = await listActiveCardsOfIndividual(db, req.ownership!.id);
     res.json(cards.map(toCardListItem));
@@ -35,8 +35,8 @@ export function listIndividualCards(): RequestHandler {
 }
 
 /** `GET /individual/accounts/{id}/audit-logs?page&limit`: `{data, pagination}`, newest first. */
-export function listIndividualAuditLogs(): RequestHandler {
-  const { db } = services();
+export function listIndividualAuditLogs(services: GatewayServices): RequestHandler {
+  const { db } = services;
   return asyncHandler(async function listAuditLogsHandler(req, res) {
     const page = req.query as unknown as PageRequest;
     const { total, items } = await listAuditForIndividual(db, req.ownership!.id, page);
@@ -45,8 +45,8 @@ export function listIndividualAuditLogs(): RequestHandler {
 }
 
 /** `GET /individual/accounts/{id}/card-status-history?page&limit`: `{data, pagination}`, newest first. */
-export function listIndividualCardStatusHistory(): RequestHandler {
-  const { db } = services();
+export function listIndividualCardStatusHistory(services: GatewayServices): RequestHandler {
+  const { db } = services;
   return asyncHandler(async function listStatusHistoryHandler(req, res) {
     const page = req.query as unknown as PageRequest;
     const { total, items } = await listStatusHistoryOfIndividual(db, req.ownership!.id, page);

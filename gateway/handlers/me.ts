@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { asyncHandler } from '../http/async-handler';
-import { services } from '../services';
+import type { GatewayServices } from '../services';
 
 /** Most individuals listed by `/me`; the paginated individual list serves the rest. */
 export const ME_INDIVIDUALS_LIMIT = 100;
@@ -9,8 +9,8 @@ export const ME_INDIVIDUALS_LIMIT = 100;
  * `GET /me` (spec 4.1): the authenticated partner, its B2B tenants (`activeTenantId` is the
  * first-created one, null without tenants) and a summary of its newest individuals.
  */
-export function me(): RequestHandler {
-  const { partners, individuals } = services();
+export function me(services: GatewayServices): RequestHandler {
+  const { partners, individuals } = services;
   return asyncHandler(async function meHandler(req, res) {
     const partner = req.partner!;
     const [tenants, newest] = await Promise.all([

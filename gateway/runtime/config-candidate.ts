@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Router } from 'express';
 import { checkGatewayConfig, ConfigRefusedError, type ConfigProblem } from '../boot/config-guards';
 import { envReplace } from './env-substitution';
+import type { GatewayServices } from '../services';
 import type { GatewayRuntime } from './express-gateway';
 
 /** Where building a candidate stopped. */
@@ -110,13 +111,14 @@ export function checkConfig(source: ConfigSource, runtime: GatewayRuntime, env: 
 }
 
 /**
- * Builds the pipelines of a checked configuration on a fresh router (policy factories run here; the
- * policy and condition registries are only read). Throws {@link ConfigRejectedError} (stage `pipelines`).
+ * Builds the pipelines of a checked configuration on a fresh router (policy factories run here,
+ * with `services`; the policy and condition registries are only read). Throws
+ * {@link ConfigRejectedError} (stage `pipelines`).
  */
-export async function buildChecked(checked: CheckedConfig, runtime: GatewayRuntime): Promise<ConfigCandidate> {
+export async function buildChecked(checked: CheckedConfig, runtime: GatewayRuntime, services: GatewayServices): Promise<ConfigCandidate> {
   let router: Router;
   try {
-    router = await runtime.buildPipelines(checked.gatewayConfig, checked.source.path);
+    router = await runtime.buildPipelines(checked.gatewayConfig, checked.source.path, services);
   } catch (err) {
     const detail = `express-gateway could not build the pipelines: ${(err as Error).message}`;
     throw new ConfigRejectedError('pipelines', detail, [{ where: 'pipelines', message: detail }]);
@@ -125,15 +127,16 @@ export async function buildChecked(checked: CheckedConfig, runtime: GatewayRunti
 }
 
 /**
- * A hot reload's candidate: {@link checkConfig}, then {@link buildChecked}. Throws
- * {@link ConfigRejectedError} naming the stage and the reason; nothing of what serves changes.
+ * A hot reload's candidate: {@link checkConfig}, then {@link buildChecked} with the services the
+ * serving pipelines were built with. Throws {@link ConfigRejectedError} naming the stage and the
+ * reason; nothing of what serves changes.
  *
  * @example
- * const candidate = await buildCandidate(readConfigSource(file), runtime);
+ * const candidate = await buildCandidate(readConfigSource(file), runtime, services);
  * partnerApp.setPipelines(candidate.router);
  */
-export async function buildCandidate(source: ConfigSource, runtime: GatewayRuntime, env: NodeJS.ProcessEnv = process.env): Promise<ConfigCandidate> {
-  return buildChecked(checkConfig(source, runtime, env), runtime);
+export async function buildCandidate(source: ConfigSource, runtime: GatewayRuntime, services: GatewayServices, env: NodeJS.ProcessEnv = process.env): Promise<ConfigCandidate> {
+  return buildChecked(checkConfig(source, runtime, env), runtime, services);
 }
 
 /** The boot's refusal: the problems of a rejected candidate, as the boot guards report them. */
@@ -154,10 +157,10 @@ export function checkInitialConfig(runtime: GatewayRuntime, file: string, env: N
   }
 }
 
-/** Builds the pipelines of the configuration the boot checked. Throws ConfigRefusedError. */
-export async function buildInitialConfig(checked: CheckedConfig, runtime: GatewayRuntime): Promise<ConfigCandidate> {
+/** Builds the pipelines of the configuration the boot checked, with the gateway's services. Throws ConfigRefusedError. */
+export async function buildInitialConfig(checked: CheckedConfig, runtime: GatewayRuntime, services: GatewayServices): Promise<ConfigCandidate> {
   try {
-    return await buildChecked(checked, runtime);
+    return await buildChecked(checked, runtime, services);
   } catch (err) {
     throw refused(err);
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Router } from 'express';
 import type { Logger } from '../logging/logger';
 import { buildCandidate, ConfigRejectedError, readConfigSource, type ConfigCandidate, type RejectionStage } from './config-candidate';
+import type { GatewayServices } from '../services';
 import type { GatewayRuntime } from './express-gateway';
 
 /** Quiet time after the last file event before the file is read (editors write in several steps). */
@@ -44,6 +45,8 @@ export type ReloadOutcome =
 /** What the reloader needs from the gateway. */
 export interface ConfigReloaderOptions {
   runtime: GatewayRuntime;
+  /** The gateway's services: every candidate's pipelines are built with them, as the boot's were. */
+  services: GatewayServices;
   log: Logger;
   /** The configuration serving at start (checked by `loadAndCheck`, built by `buildInitialConfig`). */
   initial: ConfigCandidate;
@@ -66,10 +69,11 @@ export interface ConfigReloaderOptions {
  *
  * In-flight requests keep the router they started on: the partner app hands each request the router
  * current at its start, and nothing of an old router is closed (its policies' shared resources,
- * such as the proxy agents, belong to the process).
+ * such as the upstream pools, caches and rate-limit counts, are the gateway's services, which every
+ * candidate is built with).
  *
  * @example
- * const reloader = new ConfigReloader({ runtime, log, initial, apply: (r) => partnerApp.setPipelines(r) });
+ * const reloader = new ConfigReloader({ runtime, services, log, initial, apply: (r) => partnerApp.setPipelines(r) });
  * reloader.watch();
  */
 export class ConfigReloader {
@@ -161,7 +165,7 @@ export class ConfigReloader {
   }
 
   private async attempt(trigger: ReloadTrigger): Promise<ReloadOutcome> {
-    const { log, runtime, env } = this.options;
+    const { log, runtime, services, env } = this.options;
     let hash: string | null = null;
     let candidate: ConfigCandidate;
     try {
@@ -176,7 +180,7 @@ export class ConfigReloader {
         log.debug({ trigger, hash }, 'gateway config already rejected');
         return { result: 'rejected', rejection: this.lastRejection, status: this.status() };
       }
-      candidate = await buildCandidate(source, runtime, env);
+      candidate = await buildCandidate(source, runtime, services, env);
     } catch (err) {
       return this.reject(trigger, err, hash);
     }

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Request, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import { installExpressGatewayLogBridge, pluginLoadErrors } from './log-bridge';
 import { checkInitialConfig, type CheckedConfig } from './config-candidate';
 import { checkConfigDir, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
-import { JWT_POLICY } from '../../policies';
-import type { PolicySchema } from '../../policies/policy';
+import { JWT_POLICY, POLICIES } from '../../policies';
+import type { PolicyContext, PolicyDefinition, PolicySchema } from '../../policies/policy';
+import type { GatewayServices } from '../services';
 import type { Settings } from '../settings';
 
 // Every use of express-gateway's internals is in this file (and its log bridge, ./log-bridge.ts):
@@ -99,6 +100,28 @@ function installLoadedOnFirstUse(request: string): void {
   installModule(modulePath, standIn);
 }
 
+/**
+ * The key under which {@link GatewayRuntime.buildPipelines} puts the policy context in the config
+ * object it hands express-gateway's pipeline builder, which passes that object, as it is, to every
+ * policy factory as its second argument. A symbol: it cannot meet a field of express-gateway's.
+ */
+const POLICY_CONTEXT = Symbol('partner-gateway policy context');
+
+type PipelineConfig = { [POLICY_CONTEXT]?: PolicyContext };
+
+/**
+ * A policy of our plugin as express-gateway's registry calls it, `(actionParams, config)`: called
+ * with the context its build put in the config, never with express-gateway's config itself.
+ */
+function calledWithContext(definition: { name: string; policy: PolicyDefinition['policy'] }): (params: any, config: PipelineConfig | undefined) => RequestHandler {
+  const factory = definition.policy;
+  return (params, config) => {
+    const context = config?.[POLICY_CONTEXT];
+    if (!context) throw new Error(`policy ${definition.name}: built without the gateway's services (only GatewayRuntime.buildPipelines builds pipelines)`);
+    return factory(params, context);
+  };
+}
+
 /** The compiled output root (dist/), which system.config.yml names as PARTNER_GATEWAY_DIST. */
 export const DIST_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -122,9 +145,11 @@ export interface GatewayRuntime {
   schemaError(gatewayConfig: Record<string, any>): string | undefined;
   /**
    * express-gateway's pipeline builder on a fresh router and a config object of the configuration's
-   * own (its `lib/config` singleton is never handed a candidate). Policy factories run here.
+   * own (its `lib/config` singleton is never handed a candidate). Policy factories run here, each
+   * with `services` and the configuration as its {@link PolicyContext}: a boot and every reload pass
+   * the gateway's one bundle.
    */
-  buildPipelines(gatewayConfig: Record<string, any>, file: string): Promise<Router>;
+  buildPipelines(gatewayConfig: Record<string, any>, file: string, services: GatewayServices): Promise<Router>;
 }
 
 /** The runtime, and the boot's gateway.config.yml: read once, parsed, schema-checked and guarded. */
@@ -186,9 +211,11 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   const policyRegistry = require('express-gateway/lib/policies') as typeof import('express-gateway/lib/policies');
 
   const pluginPolicies = new Map<string, PolicySchema>();
+  // Our plugin registers copies of POLICIES: its factories are known by identity.
+  const ours = new Set<unknown>(POLICIES.map((p) => p.policy));
   for (const policy of plugins.policies) {
     pluginPolicies.set(policy.name, policy.schema as PolicySchema);
-    policyRegistry.register(policy);
+    policyRegistry.register(ours.has(policy.policy) ? { ...policy, policy: calledWithContext(policy) } : policy);
   }
   // express-gateway's condition registry (its json-schema condition loads express) is set up when
   // the guards first need a condition name, else when pipelines are first built: a configuration
@@ -232,11 +259,18 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
         return (err as Error).message;
       }
     },
-    async buildPipelines(gatewayConfig, file) {
+    async buildPipelines(gatewayConfig, file, services) {
       conditionNames();
       const { Router } = require('express') as typeof import('express');
       const pipelines = require('express-gateway/lib/gateway/pipelines') as typeof import('express-gateway/lib/gateway/pipelines');
-      const pipelineConfig = { gatewayConfig, systemConfig: config.systemConfig, models: config.models, gatewayConfigPath: file, systemConfigPath: config.systemConfigPath };
+      const pipelineConfig = {
+        gatewayConfig,
+        systemConfig: config.systemConfig,
+        models: config.models,
+        gatewayConfigPath: file,
+        systemConfigPath: config.systemConfigPath,
+        [POLICY_CONTEXT]: { services, gatewayConfig } satisfies PolicyContext,
+      };
       const router = await pipelines.bootstrap({ app: Router(), config: pipelineConfig });
       // express-gateway mounts each policy's middlewares in a `.then` it does not return: its
       // bootstrap resolves before the routers are complete. Serve nothing until those have run.

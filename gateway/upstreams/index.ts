@@ -37,7 +37,7 @@ export interface UpstreamClients {
  * {@link mapUpstreamFailure}).
  *
  * @example
- * const clients = createUpstreamClients(services().upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
+ * const clients = createUpstreamClients(upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
  * const card = await clients.issuer.getCard({ requestId: req.requestId, timing }, cardKey);
  * clients.close(); // at shutdown
  */

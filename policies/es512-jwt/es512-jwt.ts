@@ -4,7 +4,7 @@ import * as joseErrors from 'jose/errors';
 import { compactVerify } from 'jose/jws/compact/verify';
 import { GatewayError, type ErrorCode } from '../../gateway/errors';
 import { isObjectId } from '../../gateway/ids';
-import { services } from '../../gateway/services';
+import type { PolicyContext } from '../policy';
 import type { PartnerStore } from '../../gateway/partners/partner-store';
 import type { CacheSnapshot, VerifiedTokenCache } from './verified-token-cache';
 import type { FailedAuthLimiter } from './failed-auth-limiter';
@@ -206,13 +206,13 @@ async function checkAgainstPartner(
  * The es512-jwt policy: authenticates every request of its pipeline or ends it with a 401 problem.
  * Nothing after it in the pipeline runs for a refused token.
  */
-export function es512Jwt(params: Es512JwtParams): RequestHandler {
+export function es512Jwt(params: Es512JwtParams, { services }: PolicyContext): RequestHandler {
   const settings: Es512JwtParams = {
     clockSkewSeconds: params.clockSkewSeconds ?? 30,
     maxLifetimeSeconds: params.maxLifetimeSeconds ?? 300,
     cacheVerifiedTokens: params.cacheVerifiedTokens ?? true,
   };
-  const { partners, tokenCache, authFailures, log, settings: gatewaySettings } = services();
+  const { partners, tokenCache, authFailures, log, settings: gatewaySettings } = services;
   const clientAddress = clientAddressOf(gatewaySettings.trustProxy);
   const cache = settings.cacheVerifiedTokens ? tokenCache : undefined;
   return function es512JwtPolicy(req, _res, next) {

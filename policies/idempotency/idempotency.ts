@@ -5,7 +5,8 @@ import { GatewayError } from '../../gateway/errors';
 import { claimKeeper } from './claim-keeper';
 import { IdempotencyStore, REPLAYED_HEADERS, type StoredResponse } from './idempotency-store';
 import { SCHEMAS } from '../../gateway/schemas';
-import { services } from '../../gateway/services';
+import type { GatewayServices } from '../../gateway/services';
+import type { PolicyContext } from '../policy';
 import { assertValid, bodyAjv, validatorOnFirstUse } from '../../gateway/validation/ajv';
 import type { IdempotencyParams } from './schema';
 
@@ -75,8 +76,8 @@ function replay(res: Response, response: StoredResponse): void {
  * (no key, a malformed one, another partner, another body, still running, nothing stored) goes
  * on unchanged to ownership, validation and the ordinary idempotency step.
  */
-function replayOnly(params: IdempotencyParams): RequestHandler {
-  const store = new IdempotencyStore(services().db);
+function replayOnly(params: IdempotencyParams, { db }: GatewayServices): RequestHandler {
+  const store = new IdempotencyStore(db);
   const bodySchema = params.body ? validatorOnFirstUse(bodyAjv, SCHEMAS[params.body]) : undefined;
   return function idempotencyReplay(req, res, next) {
     const header = req.headers['idempotency-key'];
@@ -109,10 +110,11 @@ function replayOnly(params: IdempotencyParams): RequestHandler {
  * partner can retry with it. A key is never released while its handler runs: a client that
  * disconnects leaves the claim held until the handler's outcome is recorded.
  */
-export function idempotency(params: IdempotencyParams): RequestHandler {
-  if (params.replayOnly) return replayOnly(params);
-  const store = new IdempotencyStore(services().db);
-  const keeper = claimKeeper(services().db, services().log);
+export function idempotency(params: IdempotencyParams, { services }: PolicyContext): RequestHandler {
+  if (params.replayOnly) return replayOnly(params, services);
+  const { db, log } = services;
+  const store = new IdempotencyStore(db);
+  const keeper = claimKeeper(db, log);
   const ttlHours = params.ttlHours ?? 24;
   return function idempotencyCheck(req, res, next) {
     const header = req.headers['idempotency-key'];
@@ -148,7 +150,7 @@ export function idempotency(params: IdempotencyParams): RequestHandler {
             recordBeforeEnding(
               res,
               (answer) => keeper.settle(claim.claim, answer.status >= 500 ? { kind: 'release' } : { kind: 'complete', response: answer }),
-              (err) => services().log.error({ err, requestId: req.requestId }, 'idempotency key not recorded yet: retried in the background')
+              (err) => log.error({ err, requestId: req.requestId }, 'idempotency key not recorded yet: retried in the background')
             );
             return next();
           }

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { operationNamed, type HandledOperationName } from '../../gateway/catalog';
-import type { PipelineConfig } from '../../gateway/handlers/api-docs';
+import type { PolicyContext } from '../policy';
 import upstreamProxy from '../proxy';
 import type { OperationParams } from './schema';
 
@@ -11,10 +11,10 @@ import type { OperationParams } from './schema';
  * a local answer or an orchestration is the handler of gateway/handlers, loaded now (when the
  * pipeline is built), not when the plugin registers the policy.
  *
- * @param config the configuration whose pipelines are being built (express-gateway's second
- *   argument to a policy factory), handed to the handler: the OpenAPI document describes it.
+ * @param context the gateway's services, which the proxy and the handler are built with, and the
+ *   configuration whose pipelines are being built: the OpenAPI document describes it.
  */
-export function operation(params: OperationParams, config?: unknown): RequestHandler {
+export function operation(params: OperationParams, context: PolicyContext): RequestHandler {
   const entry = operationNamed(params.name);
   if (!entry) throw new Error(`operation: "${String(params.name)}" is not in the operation catalog`);
   const ends = entry.ends;
@@ -30,9 +30,9 @@ export function operation(params: OperationParams, config?: unknown): RequestHan
         ...(params.timeoutMs === undefined ? {} : { timeoutMs: params.timeoutMs }),
         ...(entry.audit ? { audit: entry.audit } : {}),
       },
-      config
+      context
     );
   }
   const { HANDLERS } = require('../../gateway/handlers') as typeof import('../../gateway/handlers');
-  return HANDLERS[params.name as HandledOperationName](config as PipelineConfig | undefined);
+  return HANDLERS[params.name as HandledOperationName](context.services, context.gatewayConfig);
 }

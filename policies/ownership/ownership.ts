@@ -3,7 +3,7 @@ import { GatewayError } from '../../gateway/errors';
 import { CARD_KEY, isObjectId } from '../../gateway/ids';
 import { OWNER_LOADERS } from './owners';
 import type { OwnedKind } from './ownership-cache';
-import { services } from '../../gateway/services';
+import type { PolicyContext } from '../policy';
 import type { OwnershipParams } from './schema';
 
 const NOUN: Record<OwnedKind, string> = { individual: 'individual account', card: 'card', client: 'individual account (clientId)' };
@@ -32,8 +32,8 @@ const SHAPE: Record<OwnedKind, string> = {
  * resource, if any, stays the one the handler acts on. An absent field passes (validate decides
  * which fields are required); a present one is checked before anything reaches an upstream.
  */
-export function ownership(params: OwnershipParams): RequestHandler {
-  const { db, ownership: cache } = services();
+export function ownership(params: OwnershipParams, { services }: PolicyContext): RequestHandler {
+  const { db, ownership: cache } = services;
   const kind = params.resource;
   const param = params.param ?? 'id';
   const inBody = params.in === 'body';

@@ -1,18 +1,18 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { findCard } from '../../gateway/cards/card-store';
 import { GatewayError } from '../../gateway/errors';
-import { services } from '../../gateway/services';
 import { auditUpstreamFailure, auditUpstreamSuccess, upstreamCallOnCard, type UpstreamCallAudit } from '../../gateway/upstreams/call-audit';
 import { rsaModulusBytes } from '../../gateway/upstreams/card-data';
 import { mapUpstreamFailure } from '../../gateway/upstreams/failures';
 import { compilePath, pickQuery, proxiedBody } from '../../gateway/upstreams/request-parts';
 import { RESPONSE_TRANSFORM_TABLE, UnusableAnswerError, type ResponseTransform, type TransformContext } from './transforms';
 import type { Queryable } from '../../gateway/db/database';
+import type { PolicyContext } from '../policy';
 import type { ProxyParams } from './schema';
 
 /**
  * The proxy policy (`upstream-proxy` in YAML): ends a pipeline in one call to an upstream, made
- * with that upstream's shared client (`services().clients.http`: its keep-alive pool, timeout,
+ * with that upstream's shared client (the services' `clients.http`: its keep-alive pool, timeout,
  * retry rule, size cap and failure mapping, gateway/upstreams/http-client.ts), and answers the
  * named transform of the upstream's JSON. Set-up happens once here: the path template, the
  * transform and the client.
@@ -23,8 +23,8 @@ import type { ProxyParams } from './schema';
  * With `audit`, an audit entry is written before the answer (a failed write fails it), and a
  * failed call is audited as a failure.
  */
-export function upstreamProxy(params: ProxyParams): RequestHandler {
-  const { clients, db, log } = services();
+export function upstreamProxy(params: ProxyParams, { services }: PolicyContext): RequestHandler {
+  const { clients, db, log } = services;
   const upstream = params.upstream;
   const client = clients.http[upstream];
   if (!client) throw new Error(`upstream-proxy: no client for upstream "${String(upstream)}"`);

@@ -2,9 +2,8 @@ import type { Request, RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
 import { rateLimitHeaders, secondsToReset } from './headers';
 import type { RateLimitKey } from './store';
-import { rateLimitStore } from './stores';
 import { clientAddressOf } from '../../gateway/http/client-address';
-import { services } from '../../gateway/services';
+import type { PolicyContext } from '../policy';
 import { RATE_LIMIT_DEFAULTS, type RateLimitParams } from './schema';
 
 /** The route a count is for: the apiEndpoint's name (stable across instances, restarts and reloads). */
@@ -20,9 +19,8 @@ function routeOf(req: Request): string {
  * `rate_limited` with the same headers and `Retry-After`. With Redis unreachable, this process
  * counts in its own memory (see redis-store.ts).
  */
-export function rateLimit(params: Partial<RateLimitParams>): RequestHandler {
-  const { settings, log } = services();
-  const store = rateLimitStore(settings, log);
+export function rateLimit(params: Partial<RateLimitParams>, { services }: PolicyContext): RequestHandler {
+  const { settings, rateLimits: store } = services;
   const clientAddress = clientAddressOf(settings.trustProxy);
   const limit = params.limit ?? RATE_LIMIT_DEFAULTS.limit;
   const windowSeconds = params.windowSeconds ?? RATE_LIMIT_DEFAULTS.windowSeconds;

@@ -4,66 +4,49 @@ import express, { type RequestHandler } from 'express';
 import { Database } from '../../gateway/db/database';
 import { migrate } from '../../gateway/db/migrate';
 import { createLogger, type Logger } from '../../gateway/logging/logger';
-import { IndividualStore } from '../../gateway/individuals/individual-store';
-import { VerifiedTokenCache } from '../../policies/es512-jwt/verified-token-cache';
-import { FailedAuthLimiter, type FailedAuthLimits } from '../../policies/es512-jwt/failed-auth-limiter';
-import { OutboxDeliverer } from '../../gateway/outbox/outbox';
-import { OwnershipCache } from '../../policies/ownership/ownership-cache';
-import { PartnerStore } from '../../gateway/partners/partner-store';
-import { createUpstreamClients, type UpstreamClients } from '../../gateway/upstreams';
-import { setServices } from '../../gateway/services';
-import { readSettings } from '../../gateway/settings';
+import { createGatewayServices } from '../../gateway/compose-services';
+import type { GatewayServices, UpstreamUrls } from '../../gateway/services';
+import { readSettings, type Settings } from '../../gateway/settings';
 import { jsonBody } from '../../gateway/http/body';
 import { notFound, problemHandler } from '../../gateway/http/problem';
 import { requestContext } from '../../gateway/http/request-context';
+import type { PolicyContext } from '../../policies/policy';
 import { runDatabaseUrl } from './test-database';
 
-/** Real PostgreSQL (the run's database, migrated) and the services policies need. */
-export interface InProcessServices {
-  db: Database;
-  partners: PartnerStore;
-  individuals: IndividualStore;
-  clients: UpstreamClients;
-  ownership: OwnershipCache;
-  outbox: OutboxDeliverer;
-  tokenCache: VerifiedTokenCache;
-  authFailures: FailedAuthLimiter;
-  log: Logger;
-  close(): Promise<void>;
-}
+/** The gateway's services on real PostgreSQL (the run's database, migrated), and what closes them. */
+export type InProcessServices = GatewayServices & { close(): Promise<void> };
 
-/** Opens the run's database, migrates it and publishes the gateway services for in-process policy tests. */
+/** Nothing listens there: a call that should never reach an upstream fails at once. */
+const NO_UPSTREAMS: UpstreamUrls = { issuer: 'http://127.0.0.1:9', processing: 'http://127.0.0.1:9', accounts: 'http://127.0.0.1:9' };
+
+/**
+ * Opens the run's database, migrates it and builds the gateway's services with the gateway's own
+ * composition (`createGatewayServices`), for tests that build policies or pipelines in-process.
+ * Each call builds a bundle of its own (its pool, caches, limiters and rate-limit counts), on the
+ * run's database unless `databaseUrl` names another. `settings` override the defaults (a 2 s
+ * upstream timeout here); the logger is silent unless given.
+ */
 export async function openServices(
-  upstreams = { issuer: 'http://127.0.0.1:9', processing: 'http://127.0.0.1:9', accounts: 'http://127.0.0.1:9' },
-  options: { ownershipTtlMs?: number; timeoutMs?: number; authFailureLimits?: FailedAuthLimits; log?: Logger } = {}
+  upstreams: UpstreamUrls = NO_UPSTREAMS,
+  options: { settings?: Partial<Settings>; log?: Logger; databaseUrl?: string } = {}
 ): Promise<InProcessServices> {
   const log = options.log ?? createLogger({ level: 'silent' });
-  const db = new Database(runDatabaseUrl(), { max: 4, log });
+  const settings: Settings = { ...readSettings({}), upstreamTimeoutMs: 2000, ...options.settings };
+  const db = new Database(options.databaseUrl ?? runDatabaseUrl(), { max: 4, log });
   await migrate(db, log);
-  const partners = new PartnerStore(db);
-  const individuals = new IndividualStore(db);
-  const clients = createUpstreamClients(upstreams, { timeoutMs: options.timeoutMs ?? 2000, log });
-  const ownership = new OwnershipCache({ ttlMs: options.ownershipTtlMs ?? 30_000 });
-  const outbox = new OutboxDeliverer(db, clients, log);
-  const tokenCache = new VerifiedTokenCache();
-  partners.onChange((partnerId) => tokenCache.evictPartner(partnerId));
-  const authFailures = new FailedAuthLimiter(options.authFailureLimits);
-  setServices({ settings: readSettings({}), log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache, authFailures });
+  const { services, close } = createGatewayServices({ settings, log, db, upstreams });
   return {
-    db,
-    partners,
-    individuals,
-    clients,
-    ownership,
-    outbox,
-    tokenCache,
-    authFailures,
-    log,
+    ...services,
     close: async () => {
-      clients.close();
+      await close();
       await db.close();
     },
   };
+}
+
+/** What a policy factory gets when a pipeline is built (the runtime passes the same). */
+export function policyContext(services: GatewayServices, gatewayConfig: Record<string, unknown> = {}): PolicyContext {
+  return { services, gatewayConfig };
 }
 
 /** A server running the given middlewares the way the partner app does (context, body, 404, problems). */

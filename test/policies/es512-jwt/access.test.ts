@@ -5,7 +5,7 @@ import es512JwtPolicy from '../../../policies/es512-jwt';
 import { makeKeyPair, type PartnerKeyPair } from '../../support/partners';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../gateway/logging/logger';
-import { openServices, serve, type InProcessServices } from '../../support/in-process';
+import { openServices, policyContext, serve, type InProcessServices } from '../../support/in-process';
 
 type Claims = Record<string, unknown>;
 
@@ -83,7 +83,7 @@ describe('es512-jwt policy: access (table-driven, real PostgreSQL)', function ()
     await services.partners.addKey(partner.id, { publicKey: revokedKey.publicPem, kid: revokedKid });
     await services.partners.revokeKey(partner.id, revokedKid);
 
-    const policy = es512JwtPolicy.policy({ clockSkewSeconds: 30, maxLifetimeSeconds: 300 });
+    const policy = es512JwtPolicy.policy({ clockSkewSeconds: 30, maxLifetimeSeconds: 300 }, policyContext(services));
     server = await serve(
       [
         policy,

@@ -4,7 +4,7 @@ import ownershipPolicy from '../../../policies/ownership';
 import { newObjectId } from '../../../gateway/ids';
 import { OwnershipCache, type Owner } from '../../../policies/ownership/ownership-cache';
 import { makeKeyPair } from '../../support/partners';
-import { openServices, serve, type InProcessServices } from '../../support/in-process';
+import { openServices, policyContext, serve, type InProcessServices } from '../../support/in-process';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -91,7 +91,7 @@ describe('ownership: LRU read-through cache and its invalidation', function () {
     }
 
     before(async function () {
-      services = await openServices(undefined, { ownershipTtlMs: 60_000 });
+      services = await openServices(undefined, { settings: { ownershipCacheTtlMs: 60_000 } });
       partnerA = (await services.partners.create({ name: 'own-a', issuer: 'https://own-a.example', publicKey: makeKeyPair().publicPem }))._id;
       partnerB = (await services.partners.create({ name: 'own-b', issuer: 'https://own-b.example', publicKey: makeKeyPair().publicPem }))._id;
       const authenticated: RequestHandler = (req, _res, next) => {
@@ -99,7 +99,7 @@ describe('ownership: LRU read-through cache and its invalidation', function () {
         req.partner = { _id: callerId, name: 'caller', issuer: 'x', status: 'active', processingEnabled: true, createdAt: '', updatedAt: '' };
         next();
       };
-      const policy = ownershipPolicy.policy({ resource: 'individual', param: 'id' });
+      const policy = ownershipPolicy.policy({ resource: 'individual', param: 'id' }, policyContext(services));
       server = await serve([authenticated, policy, (req, res) => {
         handled += 1;
         res.json(req.ownership);

@@ -11,7 +11,7 @@ import { requestContext } from '../../../gateway/http/request-context';
 import { newObjectId } from '../../../gateway/ids';
 import { MAX_SOCKETS_PER_ORIGIN } from '../../../gateway/upstreams/agents';
 import { makeKeyPair } from '../../support/partners';
-import { openServices, type InProcessServices } from '../../support/in-process';
+import { openServices, policyContext, type InProcessServices } from '../../support/in-process';
 import { refusedUrl, startFakeUpstream, type FakeUpstream } from './fake-upstream';
 
 /** Upstream error text that must never reach a partner (it may carry card data). */
@@ -38,7 +38,7 @@ describe('upstream-proxy policy in-process (the shared upstream client, loopback
 
   /** The policy behind the partner app's own middlewares (request context, JSON body, problems). */
   async function mount(params: ProxyParams, route = '/probe/:id', method: 'get' | 'post' = 'get', before: RequestHandler[] = []): Promise<Mounted> {
-    const step = proxyPolicy.policy(params);
+    const step = proxyPolicy.policy(params, policyContext(services));
     let latency: number | undefined;
     const app = express();
     app.use(requestContext(services.log, 'test'));

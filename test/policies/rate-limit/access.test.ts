@@ -3,10 +3,8 @@ import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import rateLimitPolicy from '../../../policies/rate-limit';
 import { registry } from '../../../gateway/metrics';
-import { closeRateLimitStores } from '../../../policies/rate-limit/stores';
-import { services as currentServices, setServices } from '../../../gateway/services';
 import type { Partner } from '../../../gateway/partners/partner-store';
-import { openServices, serve, type InProcessServices } from '../../support/in-process';
+import { openServices, policyContext, serve, type InProcessServices } from '../../support/in-process';
 
 /** Stands in for es512-jwt (`x-test-partner`) and for the runtime's apiEndpoint name (`x-test-route`). */
 const asPartnerOnRoute: RequestHandler = (req, _res, next) => {
@@ -32,8 +30,8 @@ describe('rate-limit policy: per partner and route, 429 with RateLimit headers (
     res.json({ ok: true });
   };
 
-  async function start(params: Record<string, unknown>): Promise<string> {
-    const server = await serve([asPartnerOnRoute, rateLimitPolicy.policy(params as never), handler], services.log);
+  async function start(params: Record<string, unknown>, withServices: InProcessServices = services): Promise<string> {
+    const server = await serve([asPartnerOnRoute, rateLimitPolicy.policy(params as never, policyContext(withServices)), handler], withServices.log);
     servers.push(server);
     return server.url;
   }
@@ -50,7 +48,6 @@ describe('rate-limit policy: per partner and route, 429 with RateLimit headers (
 
   after(async function () {
     for (const server of servers) await server.close();
-    await closeRateLimitStores();
     await services?.close();
   });
 
@@ -107,10 +104,10 @@ describe('rate-limit policy: per partner and route, 429 with RateLimit headers (
 
   // Issue 11 item 9: "fail open" let 60 of 60 requests through on a limit of 5.
   it('with Redis (REDIS_URL) unreachable, still lets at most `limit` through per process, then 429; counted in the fallback metric', async function () {
-    const published = currentServices();
-    setServices({ ...published, settings: { ...published.settings, redisUrl: 'redis://127.0.0.1:1', redisKeyPrefix: `pgw-test-${run}:` } });
+    const redisDown = await openServices(undefined, { settings: { redisUrl: 'redis://127.0.0.1:1', redisKeyPrefix: `pgw-test-${run}:` } });
     try {
-      const url = await start({ limit: 5, windowSeconds: 60 });
+      expect(redisDown.rateLimits.kind).to.equal('redis');
+      const url = await start({ limit: 5, windowSeconds: 60 }, redisDown);
       const as = { 'x-test-partner': `r-${run}`, 'x-test-route': `redis-down-${run}` };
       const fallbackBefore = await metricValue('rate_limit_fallback_total');
       const before = handlerExecuted;
@@ -126,7 +123,7 @@ describe('rate-limit policy: per partner and route, 429 with RateLimit headers (
       expect((await metricValue('rate_limit_fallback_total')) - fallbackBefore).to.equal(12);
       expect(await metricValue('rate_limit_fallback_active')).to.be.at.least(1);
     } finally {
-      setServices(published);
+      await redisDown.close();
     }
   });
 });

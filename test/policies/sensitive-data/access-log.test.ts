@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import sensitiveDataPolicy from '../../../policies/sensitive-data';
+import { sensitiveData } from '../../../policies/sensitive-data/sensitive-data';
 import { GatewayError } from '../../../gateway/errors';
 import { createLogger } from '../../../gateway/logging/logger';
 import { serve } from '../../support/in-process';
@@ -16,7 +17,7 @@ describe('sensitive-data policy: no-store, Pragma, and the route pattern in the 
   });
 
   async function start(path: string, terminal: RequestHandler, marked = true): Promise<string> {
-    const middlewares = marked ? [sensitiveDataPolicy.policy({}), terminal] : [terminal];
+    const middlewares = marked ? [sensitiveData(), terminal] : [terminal];
     const server = await serve(middlewares, log, path);
     servers.push(server);
     return server.url;

@@ -45,7 +45,7 @@ export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> =
   { name: 'features', paths: ['gateway/handlers/', 'gateway/openapi/', 'gateway/policy-audit/', 'gateway/boot/', 'gateway/admin/'] },
   { name: 'policies', paths: ['policies/'] },
   { name: 'runtime', paths: ['gateway/runtime/', 'plugins/'] },
-  { name: 'composition root', paths: ['gateway/main.ts', 'gateway/start.ts', 'gateway/serve.ts', 'gateway/services.ts', 'gateway/composition.ts'] },
+  { name: 'composition root', paths: ['gateway/main.ts', 'gateway/start.ts', 'gateway/serve.ts', 'gateway/services.ts', 'gateway/compose-services.ts'] },
 ];
 
 function matches(file: string, pattern: string): boolean {

@@ -116,7 +116,7 @@ describe('unit: gateway/runtime/config-candidate', function () {
       const source = readConfigSource(SHIPPED_FILE);
       expect(source.hash).to.equal(crypto.createHash('sha256').update(fs.readFileSync(SHIPPED_FILE)).digest('hex'));
 
-      const candidate = await buildCandidate(source, runtime);
+      const candidate = await buildCandidate(source, runtime, services);
       expect(candidate.router).to.be.a('function');
       expect(candidate.unknownVariables).to.deep.equal([]);
       expect(candidate.gatewayConfig).to.not.equal(singletonConfig);
@@ -124,7 +124,7 @@ describe('unit: gateway/runtime/config-candidate', function () {
       expect(JSON.stringify(singleton.gatewayConfig)).to.equal(snapshot);
 
       // Built twice (a reload of the same file): policy factories tolerate it.
-      expect((await buildCandidate(source, runtime)).router).to.be.a('function');
+      expect((await buildCandidate(source, runtime, services)).router).to.be.a('function');
     });
 
     it('reads gateway.config.yml once per boot: express-gateway\'s loader never reads it, the pipelines are built from the bytes checked', async function () {
@@ -139,7 +139,7 @@ describe('unit: gateway/runtime/config-candidate', function () {
       try {
         boot = loadAndCheck({ configDir: SHIPPED_CONFIG, adminHost: '127.0.0.1' });
         expect(reads, 'reads while loading and checking').to.deep.equal([SHIPPED_FILE]);
-        const built = await buildInitialConfig(boot.initial, boot.runtime);
+        const built = await buildInitialConfig(boot.initial, boot.runtime, services);
         expect(reads, 'no read while building the pipelines').to.have.length(1);
         expect(built.source.hash).to.equal(configHash(readFileSync(SHIPPED_FILE)));
         expect(built.gatewayConfig).to.equal(boot.initial.gatewayConfig);
@@ -154,7 +154,7 @@ describe('unit: gateway/runtime/config-candidate', function () {
     });
 
     it('names the apiEndpoint a pipeline serves on the request (req.apiEndpointName), never through egContext', async function () {
-      const candidate = await buildCandidate(readConfigSource(SHIPPED_FILE), runtime);
+      const candidate = await buildCandidate(readConfigSource(SHIPPED_FILE), runtime, services);
       const seen: (string | undefined)[] = [];
       const app = express();
       app.use((req, res, next) => {
@@ -179,6 +179,13 @@ describe('unit: gateway/runtime/config-candidate', function () {
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
       expect(seen).to.deep.equal(['health-check', 'openapi-document', undefined]);
+    });
+
+    it("hands our policies the services they are built with, never express-gateway's config: a build without them refuses", function () {
+      // What express-gateway's pipeline builder does with a registered policy: `policy(action, config)`.
+      const registered = (require('express-gateway/lib/policies') as typeof import('express-gateway/lib/policies')).resolve('operation');
+      const egConfig = { gatewayConfig: loaded.initial.gatewayConfig, systemConfig: runtime.systemConfig };
+      expect(() => registered.policy({ name: 'health-check' }, egConfig)).to.throw(/policy operation: built without the gateway's services/);
     });
 
     /** A runtime whose guards know a policy express-gateway's registry does not: only the build can fail. */
@@ -222,7 +229,7 @@ describe('unit: gateway/runtime/config-candidate', function () {
       it(`refuses ${testCase.description}`, async function () {
         const singleton = require('express-gateway/lib/config') as { gatewayConfig: Yaml };
         const snapshot = JSON.stringify(singleton.gatewayConfig);
-        const error = await buildCandidate(sourceOf(testCase.text()), testCase.runtime ? testCase.runtime(runtime) : runtime).then(
+        const error = await buildCandidate(sourceOf(testCase.text()), testCase.runtime ? testCase.runtime(runtime) : runtime, services).then(
           () => undefined,
           (err: unknown) => err
         );

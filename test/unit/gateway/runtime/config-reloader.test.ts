@@ -67,7 +67,7 @@ describe('unit: gateway/runtime/config-reloader', function () {
     applied = [];
     outcomes = [];
     const log = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
-    reloader = new ConfigReloader({ runtime, log, initial: await buildInitialConfig(checkInitialConfig(runtime, file), runtime), apply: (router) => applied.push(router), debounceMs: 20, onOutcome: (outcome, trigger) => outcomes.push(`${trigger}:${outcome.result}`) });
+    reloader = new ConfigReloader({ runtime, services, log, initial: await buildInitialConfig(checkInitialConfig(runtime, file), runtime, services), apply: (router) => applied.push(router), debounceMs: 20, onOutcome: (outcome, trigger) => outcomes.push(`${trigger}:${outcome.result}`) });
   });
 
   afterEach(function () {
