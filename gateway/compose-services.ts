@@ -10,7 +10,8 @@ import { FailedAuthLimiter, failedAuthLimitsFrom } from '../policies/es512-jwt/f
 import { evictEverywhere } from '../policies/es512-jwt/cluster-eviction';
 import { OwnershipCache } from '../policies/ownership/ownership-cache';
 import { createRateLimitStore } from '../policies/rate-limit/stores';
-import type { GatewayServices, UpstreamUrls } from './services';
+import type { GatewayServices } from '../policies';
+import type { UpstreamUrls } from './upstreams';
 import type { Settings } from './settings';
 
 /** What the gateway's services are made from. */

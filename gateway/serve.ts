@@ -16,11 +16,10 @@ import { configAdminRoutes } from './runtime/config-admin-routes';
 import { buildInitialConfig } from './runtime/config-candidate';
 import { ConfigReloader } from './runtime/config-reloader';
 import { metricsRoute, recordConfigReload, trackGatewayState } from './metrics';
-import type { UpstreamUrls } from './services';
+import type { UpstreamUrls } from './upstreams';
 import type { Settings } from './settings';
 import type { Sandboxes } from '../sandbox';
 import type { LoadedGateway } from './runtime/express-gateway';
-import type { RunningGateway } from './start';
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,6 +49,15 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
  * pipelines of the checked configuration and listens. Throws (and leaves nothing running) when any
  * step fails.
  */
+/** A running gateway: its listeners and how to stop it. */
+export interface RunningGateway {
+  port: number;
+  adminPort: number;
+  upstreams: UpstreamUrls;
+  database: 'postgres' | 'embedded';
+  close(): Promise<void>;
+}
+
 export async function serveCheckedGateway(settings: Settings, log: Logger, { runtime, initial }: LoadedGateway, options: { announce?: boolean } = {}): Promise<RunningGateway> {
   const cleanups: (() => Promise<void>)[] = [];
   let closing: Promise<void> | undefined;

@@ -1,16 +1,10 @@
 import type { Logger } from './logging/logger';
 import { loadAndCheck } from './runtime/express-gateway';
-import type { UpstreamUrls } from './services';
+import type { RunningGateway } from './serve';
 import type { Settings } from './settings';
 
-/** A running gateway: its listeners and how to stop it. */
-export interface RunningGateway {
-  port: number;
-  adminPort: number;
-  upstreams: UpstreamUrls;
-  database: 'postgres' | 'embedded';
-  close(): Promise<void>;
-}
+export type { RunningGateway } from './serve';
+
 
 /**
  * Starts the gateway: checks the configuration (fail closed), opens the database and migrates it,

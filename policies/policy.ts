@@ -1,5 +1,7 @@
 import type { RequestHandler } from 'express';
-import type { GatewayServices } from '../gateway/services';
+import type { PolicySchema } from './policy-schema';
+
+export type { PolicySchema } from './policy-schema';
 
 /**
  * What a policy factory receives beside its action params, when a pipeline is built: the
@@ -7,8 +9,9 @@ import type { GatewayServices } from '../gateway/services';
  * and the configuration whose pipelines are being built. The runtime (gateway/runtime) hands it to
  * every policy of our plugin in place of express-gateway's own config object.
  */
-export interface PolicyContext {
-  services: GatewayServices;
+export interface PolicyContext<Services = unknown> {
+  /** The services this policy declares it needs: a part of the gateway's bundle (GatewayServices, policies/index.ts). */
+  services: Services;
   /** The gateway.config.yml being built (a reload's candidate, not necessarily the one serving). */
   gatewayConfig: Record<string, unknown>;
 }
@@ -23,21 +26,12 @@ export interface PolicyContext {
  * copies a helper onto every params object, so the schemas here never say
  * `additionalProperties: false`; the boot guard re-checks params strictly (unknown keys refused).
  */
-export interface PolicyDefinition<Params = Record<string, unknown>> {
+export interface PolicyDefinition<Params = Record<string, unknown>, Services = unknown> {
   name: string;
   schema: PolicySchema;
-  policy: (params: Params, context: PolicyContext) => RequestHandler;
+  policy: (params: Params, context: PolicyContext<Services>) => RequestHandler;
 }
 
-/** JSON Schema (draft-07 subset) of a policy's action params. */
-export interface PolicySchema {
-  $id: string;
-  type: 'object';
-  description: string;
-  properties: Record<string, Record<string, unknown>>;
-  required?: string[];
-  [keyword: string]: unknown;
-}
 
 /**
  * A policy factory whose implementation module is loaded at its first call (when a pipeline is
@@ -47,6 +41,6 @@ export interface PolicySchema {
  *
  * @example policy: loadedOnFirstUse(() => (require('./validate') as typeof import('./validate')).validate)
  */
-export function loadedOnFirstUse<Params>(load: () => PolicyDefinition<Params>['policy']): PolicyDefinition<Params>['policy'] {
+export function loadedOnFirstUse<Params, Services>(load: () => PolicyDefinition<Params, Services>['policy']): PolicyDefinition<Params, Services>['policy'] {
   return (params, context) => load()(params, context);
 }

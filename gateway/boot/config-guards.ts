@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
-import type { PolicySchema } from '../../policies/policy';
+import type { PolicySchema } from '../../policies/policy-schema';
 // The audit itself, not the policy-audit index: its config-file reader (and the yaml package) is
 // for `npm run audit:policies`, not for the boot.
 import { auditGatewayConfig, type AuditRule } from '../policy-audit/audit';

@@ -6,7 +6,7 @@ import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
 import type { CardIssueBody } from '../schemas/card-issue';
-import type { GatewayServices } from '../services';
+import type { HandlerServices } from './services';
 
 /**
  * `POST /individual/accounts/{id}/cards/virtual|physical` (spec 4.2): the issuer creates the card,
@@ -16,7 +16,7 @@ import type { GatewayServices } from '../services';
  * operation id of the request's Idempotency-Key (docs/upstreams.md): a retry after a crash or a
  * 5xx gets the same card back from the issuer, never a second one.
  */
-export function issueCard(type: 'virtual' | 'physical'): (services: GatewayServices) => RequestHandler {
+export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServices) => RequestHandler {
   return function issueCardFactory(services) {
     const { db, clients, individuals, ownership, log } = services;
     return asyncHandler(async function issueCardHandler(req, res) {

@@ -3,13 +3,13 @@ import { recordAudit } from '../audit/audit-log';
 import { CARD_COLUMNS, toCard, type CardRow } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
-import type { GatewayServices } from '../services';
+import type { HandlerServices } from './services';
 
 /**
  * A local-only change of a card field (nickname, 3DS phone): one transaction updates the record
  * and writes the audit entry; the answer is the full card. No upstream is called.
  */
-function setLocalField(column: 'nickname' | 'three_ds_phone', bodyField: 'nickname' | 'phoneNumber', operation: string): (services: GatewayServices) => RequestHandler {
+function setLocalField(column: 'nickname' | 'three_ds_phone', bodyField: 'nickname' | 'phoneNumber', operation: string): (services: HandlerServices) => RequestHandler {
   return function setLocalFieldFactory({ db }) {
     return asyncHandler(async function setLocalFieldHandler(req, res) {
       const owner = req.ownership!;

@@ -7,7 +7,7 @@ import { TRANSITIONS, transitionAllowed, type StatusAction } from '../cards/tran
 import type { Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
-import type { GatewayServices } from '../services';
+import type { HandlerServices } from './services';
 import type { CallContext, IssuerClient } from '../upstreams';
 import type { CardLimit, LimitName } from '../upstreams/types';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -24,7 +24,7 @@ export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardR
  * whether the issuer applied it (card-sync.ts); an issuer that cannot answer leaves it for the
  * card reconciler and the record is used as it is.
  */
-export async function loadCardCheckedWithIssuer({ db, clients, log }: Pick<GatewayServices, 'db' | 'clients' | 'log'>, req: Request, cardKey: string): Promise<CardRow> {
+export async function loadCardCheckedWithIssuer({ db, clients, log }: Pick<HandlerServices, 'db' | 'clients' | 'log'>, req: Request, cardKey: string): Promise<CardRow> {
   const due = await db.query<{ issuer_check_due: boolean }>('SELECT issuer_check_due FROM cards WHERE card_key = $1', [cardKey]);
   if (due.rows[0]?.issuer_check_due) {
     await syncCardWithIssuer({ db, clients, log }, cardKey, req.requestId).catch((err: unknown) =>
@@ -52,7 +52,7 @@ export function cardAudit(req: Request, operation: string) {
  * Runs an issuer call for a card operation: on failure, writes a `failure` audit entry (nothing
  * changed) and rethrows the mapped problem.
  */
-export async function callIssuer<T>({ db, log }: Pick<GatewayServices, 'db' | 'log'>, req: Request, res: Response, operation: string, call: (ctx: CallContext) => Promise<T>): Promise<T> {
+export async function callIssuer<T>({ db, log }: Pick<HandlerServices, 'db' | 'log'>, req: Request, res: Response, operation: string, call: (ctx: CallContext) => Promise<T>): Promise<T> {
   try {
     return await call(callContext(req, res));
   } catch (err) {
@@ -70,7 +70,7 @@ export async function callIssuer<T>({ db, log }: Pick<GatewayServices, 'db' | 'l
  * transaction updates the card's status and code and writes the status-history and audit entries.
  * Answers the card status result (2.4).
  */
-export function changeCardStatus(action: StatusAction): (services: GatewayServices) => RequestHandler {
+export function changeCardStatus(action: StatusAction): (services: HandlerServices) => RequestHandler {
   const operation = `card.${action === 'lost' || action === 'stolen' || action === 'closed' || action === 'fraud' || action === 'mobile-lost' ? `restrict.${action}` : action}`;
   return function changeCardStatusFactory(services) {
     const { db, clients } = services;
@@ -118,7 +118,7 @@ export const ACTION_RESULTS = Object.fromEntries(Object.entries(TRANSITIONS).map
  * An issuer operation on the card that changes nothing we store (3DS answer, PIN tries, authorize):
  * on success, the audit entry, then the full card from our record.
  */
-function issuerActionAnsweringCard(operation: string, call: (issuer: IssuerClient, req: Request, ctx: CallContext) => Promise<unknown>): (services: GatewayServices) => RequestHandler {
+function issuerActionAnsweringCard(operation: string, call: (issuer: IssuerClient, req: Request, ctx: CallContext) => Promise<unknown>): (services: HandlerServices) => RequestHandler {
   return function issuerActionFactory(services) {
     const { db, clients } = services;
     return asyncHandler(async function issuerActionHandler(req, res) {
@@ -160,7 +160,7 @@ function knownLimitation(err: unknown, what: string): unknown {
 }
 
 /** `POST /cards/{id}/pin/change`: answers the full card (the issuer refuses it today). */
-export function changeCardPin(services: GatewayServices): RequestHandler {
+export function changeCardPin(services: HandlerServices): RequestHandler {
   const inner = issuerActionAnsweringCard('card.pin.change', (issuer, req, ctx) => {
     const body = req.body as { expDate: string; pin: string };
     return issuer.changePin(ctx, req.ownership!.id, { expDate: body.expDate, pin: body.pin });
@@ -169,7 +169,7 @@ export function changeCardPin(services: GatewayServices): RequestHandler {
 }
 
 /** `POST /cards/{id}/pin/force-lock`: answers the card status result (the issuer refuses it today). */
-export function forceCardPinLock(services: GatewayServices): RequestHandler {
+export function forceCardPinLock(services: HandlerServices): RequestHandler {
   const { db, clients } = services;
   return asyncHandler(async function forcePinLockHandler(req, res) {
     await loadCardRow(db, req.ownership!.id);
@@ -185,7 +185,7 @@ export function forceCardPinLock(services: GatewayServices): RequestHandler {
 }
 
 /** `PATCH /cards/{id}/emboss-name`: the issuer changes it, then our record; answers the full card. */
-export function setCardEmbossName(services: GatewayServices): RequestHandler {
+export function setCardEmbossName(services: HandlerServices): RequestHandler {
   const { db, clients } = services;
   return asyncHandler(async function setEmbossNameHandler(req, res) {
     const cardKey = req.ownership!.id;
@@ -206,7 +206,7 @@ function limitOf(limit: CardLimit): CardLimit {
 }
 
 /** `PATCH /cards/{id}/limits`: several limits at once; answers every limit. */
-export function patchCardLimits(services: GatewayServices): RequestHandler {
+export function patchCardLimits(services: HandlerServices): RequestHandler {
   const { db, clients } = services;
   return asyncHandler(async function patchLimitsHandler(req, res) {
     const items = req.body as { name: LimitName; value: number }[];
@@ -217,7 +217,7 @@ export function patchCardLimits(services: GatewayServices): RequestHandler {
 }
 
 /** `PUT /cards/{id}/limits/{limitName}`: one limit; the body's name must be the path's. */
-export function setCardLimit(services: GatewayServices): RequestHandler {
+export function setCardLimit(services: HandlerServices): RequestHandler {
   const { db, clients } = services;
   return asyncHandler(async function setLimitHandler(req, res) {
     const body = req.body as { name: LimitName; value: number };

@@ -5,7 +5,7 @@ import { announceOwnershipChange, cardCreatedEvent, completeReplacement, statusO
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { enqueue } from '../outbox/outbox';
-import type { GatewayServices } from '../services';
+import type { HandlerServices } from './services';
 import type { IssuerCard, IssuerStatusCode } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -13,7 +13,7 @@ import { upstreamOperationId } from '../idempotency/operation-id';
 type ReplaceBody = { expDate: string; reason?: string; pinMailer?: string };
 
 /** Delivers the outbox messages a request wrote, right after its commit; failures are retried later. */
-async function deliverNow({ outbox, log }: Pick<GatewayServices, 'outbox' | 'log'>, req: Request, ids: string[]): Promise<void> {
+async function deliverNow({ outbox, log }: Pick<HandlerServices, 'outbox' | 'log'>, req: Request, ids: string[]): Promise<void> {
   await outbox.deliver(ids).catch((err: unknown) => log.warn({ err, requestId: req.requestId }, 'outbox delivery deferred'));
 }
 
@@ -26,7 +26,7 @@ async function deliverNow({ outbox, log }: Pick<GatewayServices, 'outbox' | 'log
  * delivered after the commit. A failing read answers its 502 but leaves the card usable under its
  * new key; the next access or the card reconciler completes it (docs/reliability.md).
  */
-export function replaceCard(services: GatewayServices): RequestHandler {
+export function replaceCard(services: HandlerServices): RequestHandler {
   const { db, clients, ownership, log } = services;
   return asyncHandler(async function replaceCardHandler(req, res) {
     const oldKey = req.ownership!.id;
@@ -78,7 +78,7 @@ export function replaceCard(services: GatewayServices): RequestHandler {
  * queues, in this order, the processing system's status update for the OLD cardKey with the OLD
  * statusCode and the `card_created` webhook of the new card.
  */
-export function reissueCard(services: GatewayServices): RequestHandler {
+export function reissueCard(services: HandlerServices): RequestHandler {
   const { db, clients, ownership } = services;
   return asyncHandler(async function reissueCardHandler(req, res) {
     const oldKey = req.ownership!.id;

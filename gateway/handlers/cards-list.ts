@@ -4,7 +4,7 @@ import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
-import type { GatewayServices } from '../services';
+import type { HandlerServices } from './services';
 
 /** The validated query of the list (schema `cards-list-query`). */
 type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'search'>;
@@ -15,7 +15,7 @@ type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'se
  * `total` is exact up to 10,000 matching cards; above, it is 10,000 with `X-Total-Capped: true`,
  * and a page starting beyond the first 10,000 is a 400 (docs/card-search.md).
  */
-export function listCards(services: GatewayServices): RequestHandler {
+export function listCards(services: HandlerServices): RequestHandler {
   const { db } = services;
   return asyncHandler(async function listCardsHandler(req, res) {
     const query = req.query as unknown as CardsListQuery;

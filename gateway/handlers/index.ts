@@ -21,13 +21,13 @@ import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndivi
 import { me } from './me';
 import { listIndividualTransactions } from './transactions';
 import type { HandledOperationName } from '../catalog';
-import type { GatewayServices } from '../services';
+import type { HandlerServices } from './services';
 
 /**
  * How a handler is made, once per pipeline build: from the gateway's services (everything it
  * reads or calls) and the configuration being built (only the OpenAPI document reads it).
  */
-export type HandlerFactory = (services: GatewayServices, gatewayConfig: Record<string, unknown>) => RequestHandler;
+export type HandlerFactory = (services: HandlerServices, gatewayConfig: Record<string, unknown>) => RequestHandler;
 
 /**
  * The handler of each operation of the catalog that a handler ends (`ends: local` or

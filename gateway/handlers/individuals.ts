@@ -5,10 +5,10 @@ import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
-import type { GatewayServices } from '../services';
+import type { HandlerServices } from './services';
 
 /** `GET /individual/accounts?page&limit`: `{count, data}` (spec 4.2), newest first. */
-export function listIndividuals(services: GatewayServices): RequestHandler {
+export function listIndividuals(services: HandlerServices): RequestHandler {
   const { individuals } = services;
   return asyncHandler(async function listIndividualsHandler(req, res) {
     res.json(await individuals.list(req.partner!._id, req.query as unknown as PageRequest));
@@ -16,7 +16,7 @@ export function listIndividuals(services: GatewayServices): RequestHandler {
 }
 
 /** `GET /individual/accounts/{id}`: the individual account (spec 2.1). */
-export function getIndividual(services: GatewayServices): RequestHandler {
+export function getIndividual(services: HandlerServices): RequestHandler {
   const { individuals } = services;
   return asyncHandler(async function getIndividualHandler(req, res) {
     const account = await individuals.get(req.ownership!.id);
@@ -26,7 +26,7 @@ export function getIndividual(services: GatewayServices): RequestHandler {
 }
 
 /** `GET /individual/accounts/{id}/cards`: the individual's ACTIVE cards, first nine fields of 2.3. */
-export function listIndividualCards(services: GatewayServices): RequestHandler {
+export function listIndividualCards(services: HandlerServices): RequestHandler {
   const { db } = services;
   return asyncHandler(async function listIndividualCardsHandler(req, res) {
     const cards = await listActiveCardsOfIndividual(db, req.ownership!.id);
@@ -35,7 +35,7 @@ export function listIndividualCards(services: GatewayServices): RequestHandler {
 }
 
 /** `GET /individual/accounts/{id}/audit-logs?page&limit`: `{data, pagination}`, newest first. */
-export function listIndividualAuditLogs(services: GatewayServices): RequestHandler {
+export function listIndividualAuditLogs(services: HandlerServices): RequestHandler {
   const { db } = services;
   return asyncHandler(async function listAuditLogsHandler(req, res) {
     const page = req.query as unknown as PageRequest;
@@ -45,7 +45,7 @@ export function listIndividualAuditLogs(services: GatewayServices): RequestHandl
 }
 
 /** `GET /individual/accounts/{id}/card-status-history?page&limit`: `{data, pagination}`, newest first. */
-export function listIndividualCardStatusHistory(services: GatewayServices): RequestHandler {
+export function listIndividualCardStatusHistory(services: HandlerServices): RequestHandler {
   const { db } = services;
   return asyncHandler(async function listStatusHistoryHandler(req, res) {
     const page = req.query as unknown as PageRequest;

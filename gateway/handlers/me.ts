@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { asyncHandler } from '../http/async-handler';
-import type { GatewayServices } from '../services';
+import type { HandlerServices } from './services';
 
 /** Most individuals listed by `/me`; the paginated individual list serves the rest. */
 export const ME_INDIVIDUALS_LIMIT = 100;
@@ -9,7 +9,7 @@ export const ME_INDIVIDUALS_LIMIT = 100;
  * `GET /me` (spec 4.1): the authenticated partner, its B2B tenants (`activeTenantId` is the
  * first-created one, null without tenants) and a summary of its newest individuals.
  */
-export function me(services: GatewayServices): RequestHandler {
+export function me(services: HandlerServices): RequestHandler {
   const { partners, individuals } = services;
   return asyncHandler(async function meHandler(req, res) {
     const partner = req.partner!;

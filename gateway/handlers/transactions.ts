@@ -4,14 +4,14 @@ import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
-import type { GatewayServices } from '../services';
+import type { HandlerServices } from './services';
 
 /**
  * `GET /individual/accounts/{id}/transactions?page&limit[&cardKey]` (spec 4.2): from the card
  * processing system, by the individual's account identification (its clientID) and, when given,
  * one of its cards. A partner without the processing system configured gets an empty page.
  */
-export function listIndividualTransactions(services: GatewayServices): RequestHandler {
+export function listIndividualTransactions(services: HandlerServices): RequestHandler {
   const { db, clients, individuals, partners } = services;
   return asyncHandler(async function listTransactionsHandler(req, res) {
     const query = req.query as unknown as PageRequest & { cardKey?: string };

@@ -2,12 +2,8 @@ import { every } from '../background/every';
 import { recordAudit } from '../audit/audit-log';
 import type { Logger } from '../logging/logger';
 import type { UpstreamClients } from '../upstreams';
+import type { OwnershipInvalidation } from '../cards/card-sync';
 import type { IndividualStore } from './individual-store';
-
-/** What a settled onboarding changes in the ownership policy's cache (an interface: domain code does not import a policy). */
-export interface OwnershipInvalidation {
-  invalidate(kind: 'individual' | 'client', id: string): void;
-}
 
 /** What one reconciliation pass did. */
 export interface ReconcileResult {

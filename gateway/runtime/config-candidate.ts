@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Router } from 'express';
 import { checkGatewayConfig, ConfigRefusedError, type ConfigProblem } from '../boot/config-guards';
 import { envReplace } from './env-substitution';
-import type { GatewayServices } from '../services';
+import type { GatewayServices } from '../../policies';
 import type { GatewayRuntime } from './express-gateway';
 
 /** Where building a candidate stopped. */

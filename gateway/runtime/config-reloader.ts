@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Router } from 'express';
 import type { Logger } from '../logging/logger';
 import { buildCandidate, ConfigRejectedError, readConfigSource, type ConfigCandidate, type RejectionStage } from './config-candidate';
-import type { GatewayServices } from '../services';
+import type { GatewayServices } from '../../policies';
 import type { GatewayRuntime } from './express-gateway';
 
 /** Quiet time after the last file event before the file is read (editors write in several steps). */

@@ -7,7 +7,7 @@ import { checkInitialConfig, type CheckedConfig } from './config-candidate';
 import { checkConfigDir, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
 import { JWT_POLICY, POLICIES } from '../../policies';
 import type { PolicyContext, PolicyDefinition, PolicySchema } from '../../policies/policy';
-import type { GatewayServices } from '../services';
+import type { GatewayServices } from '../../policies';
 import type { Settings } from '../settings';
 
 // Every use of express-gateway's internals is in this file (and its log bridge, ./log-bridge.ts):

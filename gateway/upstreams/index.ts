@@ -16,6 +16,13 @@ export { mapUpstreamFailure, UPSTREAM_TITLES } from './failures';
 export { UpstreamHttpClient, upstreamPath, MAX_ANSWER_BYTES, type UpstreamRequest } from './http-client';
 export { MAX_SOCKETS_PER_ORIGIN } from './agents';
 
+/** Base URLs of the three upstream systems (real ones, or the sandboxes started by main). */
+export interface UpstreamUrls {
+  issuer: string;
+  processing: string;
+  accounts: string;
+}
+
 /** The clients of the three upstreams, over one keep-alive pool per origin. */
 export interface UpstreamClients {
   issuer: IssuerClient;
@@ -42,7 +49,7 @@ export interface UpstreamClients {
  * clients.close(); // at shutdown
  */
 export function createUpstreamClients(
-  urls: { issuer: string; processing: string; accounts: string },
+  urls: UpstreamUrls,
   options: { timeoutMs: number; log: Logger; maxSocketsPerUpstream?: number },
 ): UpstreamClients {
   const pools = new UpstreamPools(options.maxSocketsPerUpstream ?? MAX_SOCKETS_PER_ORIGIN);

@@ -11,6 +11,16 @@ import type { FailedAuthLimiter } from './failed-auth-limiter';
 import type { Logger } from '../../gateway/logging/logger';
 import { clientAddressOf } from '../../gateway/http/client-address';
 import type { Es512JwtParams } from './schema';
+import type { Settings } from '../../gateway/settings';
+
+/** What the es512-jwt policy needs of the gateway's services. */
+export interface Es512JwtServices {
+  partners: PartnerStore;
+  tokenCache: VerifiedTokenCache;
+  authFailures: FailedAuthLimiter;
+  log: Logger;
+  settings: Settings;
+}
 
 /** Header parameters that would let a token bring its own key: never trusted, always refused. */
 const KEY_CARRYING_HEADERS = ['jwk', 'jku', 'x5u', 'x5c'];
@@ -206,7 +216,7 @@ async function checkAgainstPartner(
  * The es512-jwt policy: authenticates every request of its pipeline or ends it with a 401 problem.
  * Nothing after it in the pipeline runs for a refused token.
  */
-export function es512Jwt(params: Es512JwtParams, { services }: PolicyContext): RequestHandler {
+export function es512Jwt(params: Es512JwtParams, { services }: PolicyContext<Es512JwtServices>): RequestHandler {
   const settings: Es512JwtParams = {
     clockSkewSeconds: params.clockSkewSeconds ?? 30,
     maxLifetimeSeconds: params.maxLifetimeSeconds ?? 300,

@@ -5,10 +5,17 @@ import { GatewayError } from '../../gateway/errors';
 import { claimKeeper } from './claim-keeper';
 import { IdempotencyStore, REPLAYED_HEADERS, type StoredResponse } from './idempotency-store';
 import { SCHEMAS } from '../../gateway/schemas';
-import type { GatewayServices } from '../../gateway/services';
+import type { Database } from '../../gateway/db/database';
+import type { Logger } from '../../gateway/logging/logger';
 import type { PolicyContext } from '../policy';
 import { assertValid, bodyAjv, validatorOnFirstUse } from '../../gateway/validation/ajv';
 import type { IdempotencyParams } from './schema';
+
+/** What the idempotency policy needs of the gateway's services. */
+export interface IdempotencyServices {
+  db: Database;
+  log: Logger;
+}
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -76,7 +83,7 @@ function replay(res: Response, response: StoredResponse): void {
  * (no key, a malformed one, another partner, another body, still running, nothing stored) goes
  * on unchanged to ownership, validation and the ordinary idempotency step.
  */
-function replayOnly(params: IdempotencyParams, { db }: GatewayServices): RequestHandler {
+function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): RequestHandler {
   const store = new IdempotencyStore(db);
   const bodySchema = params.body ? validatorOnFirstUse(bodyAjv, SCHEMAS[params.body]) : undefined;
   return function idempotencyReplay(req, res, next) {
@@ -110,7 +117,7 @@ function replayOnly(params: IdempotencyParams, { db }: GatewayServices): Request
  * partner can retry with it. A key is never released while its handler runs: a client that
  * disconnects leaves the claim held until the handler's outcome is recorded.
  */
-export function idempotency(params: IdempotencyParams, { services }: PolicyContext): RequestHandler {
+export function idempotency(params: IdempotencyParams, { services }: PolicyContext<IdempotencyServices>): RequestHandler {
   if (params.replayOnly) return replayOnly(params, services);
   const { db, log } = services;
   const store = new IdempotencyStore(db);

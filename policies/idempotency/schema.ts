@@ -1,5 +1,5 @@
 import { SCHEMAS, type SchemaName } from '../../gateway/schemas';
-import type { PolicySchema } from '../policy';
+import type { PolicySchema } from '../policy-schema';
 
 /** Action params of the idempotency policy. */
 export interface IdempotencyParams {

@@ -3,6 +3,7 @@ import { operationNamed, type HandledOperationName } from '../../gateway/catalog
 import type { PolicyContext } from '../policy';
 import upstreamProxy from '../proxy';
 import type { OperationParams } from './schema';
+import type { HandlerServices } from '../../gateway/handlers/services';
 
 /**
  * The operation policy: ends a pipeline in the operation of the catalog it names, as the entry's
@@ -14,7 +15,7 @@ import type { OperationParams } from './schema';
  * @param context the gateway's services, which the proxy and the handler are built with, and the
  *   configuration whose pipelines are being built: the OpenAPI document describes it.
  */
-export function operation(params: OperationParams, context: PolicyContext): RequestHandler {
+export function operation(params: OperationParams, context: PolicyContext<HandlerServices>): RequestHandler {
   const entry = operationNamed(params.name);
   if (!entry) throw new Error(`operation: "${String(params.name)}" is not in the operation catalog`);
   const ends = entry.ends;

@@ -1,5 +1,5 @@
 import type { OperationName } from '../../gateway/catalog';
-import type { PolicySchema } from '../policy';
+import type { PolicySchema } from '../policy-schema';
 
 /** Action params of the operation policy. */
 export interface OperationParams {

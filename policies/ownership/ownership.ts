@@ -2,9 +2,16 @@ import type { RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
 import { CARD_KEY, isObjectId } from '../../gateway/ids';
 import { OWNER_LOADERS } from './owners';
-import type { OwnedKind } from './ownership-cache';
+import type { OwnedKind, OwnershipCache } from './ownership-cache';
+import type { Database } from '../../gateway/db/database';
 import type { PolicyContext } from '../policy';
 import type { OwnershipParams } from './schema';
+
+/** What the ownership policy needs of the gateway's services. */
+export interface OwnershipServices {
+  db: Database;
+  ownership: OwnershipCache;
+}
 
 const NOUN: Record<OwnedKind, string> = { individual: 'individual account', card: 'card', client: 'individual account (clientId)' };
 
@@ -32,7 +39,7 @@ const SHAPE: Record<OwnedKind, string> = {
  * resource, if any, stays the one the handler acts on. An absent field passes (validate decides
  * which fields are required); a present one is checked before anything reaches an upstream.
  */
-export function ownership(params: OwnershipParams, { services }: PolicyContext): RequestHandler {
+export function ownership(params: OwnershipParams, { services }: PolicyContext<OwnershipServices>): RequestHandler {
   const { db, ownership: cache } = services;
   const kind = params.resource;
   const param = params.param ?? 'id';

@@ -1,4 +1,4 @@
-import type { PolicySchema } from '../policy';
+import type { PolicySchema } from '../policy-schema';
 
 /** Action params of the ownership policy. */
 export interface OwnershipParams {

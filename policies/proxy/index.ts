@@ -1,4 +1,5 @@
 import { loadedOnFirstUse, type PolicyDefinition } from '../policy';
+import type { ProxyServices } from './proxy';
 import { schema, type ProxyParams } from './schema';
 
 /**
@@ -7,5 +8,5 @@ import { schema, type ProxyParams } from './schema';
  * entry. Not registered as a pipeline policy of its own; named `upstream-proxy`, not `proxy`: that
  * is express-gateway's built-in, which stays off (docs/proxy.md).
  */
-const definition: PolicyDefinition<ProxyParams> = { name: 'upstream-proxy', schema, policy: loadedOnFirstUse(() => (require('./proxy') as typeof import('./proxy')).upstreamProxy) };
+const definition: PolicyDefinition<ProxyParams, ProxyServices> = { name: 'upstream-proxy', schema, policy: loadedOnFirstUse(() => (require('./proxy') as typeof import('./proxy')).upstreamProxy) };
 export = definition;

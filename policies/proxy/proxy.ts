@@ -9,6 +9,15 @@ import { RESPONSE_TRANSFORM_TABLE, UnusableAnswerError, type ResponseTransform, 
 import type { Queryable } from '../../gateway/db/database';
 import type { PolicyContext } from '../policy';
 import type { ProxyParams } from './schema';
+import type { Logger } from '../../gateway/logging/logger';
+import type { UpstreamClients } from '../../gateway/upstreams';
+
+/** What the upstream call needs of the gateway's services. */
+export interface ProxyServices {
+  clients: UpstreamClients;
+  db: Queryable;
+  log: Logger;
+}
 
 /**
  * The proxy policy (`upstream-proxy` in YAML): ends a pipeline in one call to an upstream, made
@@ -23,7 +32,7 @@ import type { ProxyParams } from './schema';
  * With `audit`, an audit entry is written before the answer (a failed write fails it), and a
  * failed call is audited as a failure.
  */
-export function upstreamProxy(params: ProxyParams, { services }: PolicyContext): RequestHandler {
+export function upstreamProxy(params: ProxyParams, { services }: PolicyContext<ProxyServices>): RequestHandler {
   const { clients, db, log } = services;
   const upstream = params.upstream;
   const client = clients.http[upstream];

@@ -1,4 +1,4 @@
-import type { PolicySchema } from '../policy';
+import type { PolicySchema } from '../policy-schema';
 
 /** Named response transforms of the proxy policy (policies/proxy/transforms.ts). */
 export const RESPONSE_TRANSFORMS = [

@@ -1,10 +1,17 @@
 import type { Request, RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
 import { rateLimitHeaders, secondsToReset } from './headers';
-import type { RateLimitKey } from './store';
+import type { RateLimitKey, RateLimitStore } from './store';
+import type { Settings } from '../../gateway/settings';
 import { clientAddressOf } from '../../gateway/http/client-address';
 import type { PolicyContext } from '../policy';
 import { RATE_LIMIT_DEFAULTS, type RateLimitParams } from './schema';
+
+/** What the rate-limit policy needs of the gateway's services. */
+export interface RateLimitServices {
+  settings: Settings;
+  rateLimits: RateLimitStore;
+}
 
 /** The route a count is for: the apiEndpoint's name (stable across instances, restarts and reloads). */
 function routeOf(req: Request): string {
@@ -19,7 +26,7 @@ function routeOf(req: Request): string {
  * `rate_limited` with the same headers and `Retry-After`. With Redis unreachable, this process
  * counts in its own memory (see redis-store.ts).
  */
-export function rateLimit(params: Partial<RateLimitParams>, { services }: PolicyContext): RequestHandler {
+export function rateLimit(params: Partial<RateLimitParams>, { services }: PolicyContext<RateLimitServices>): RequestHandler {
   const { settings, rateLimits: store } = services;
   const clientAddress = clientAddressOf(settings.trustProxy);
   const limit = params.limit ?? RATE_LIMIT_DEFAULTS.limit;

@@ -1,4 +1,4 @@
-import type { PolicySchema } from '../policy';
+import type { PolicySchema } from '../policy-schema';
 
 /** Action params of the rate-limit policy. */
 export interface RateLimitParams {

@@ -1,4 +1,4 @@
-import type { PolicySchema } from '../policy';
+import type { PolicySchema } from '../policy-schema';
 
 /** The sensitive-data policy takes no params. */
 export type SensitiveDataParams = Record<string, never>;

@@ -5,7 +5,8 @@ import { Database } from '../../gateway/db/database';
 import { migrate } from '../../gateway/db/migrate';
 import { createLogger, type Logger } from '../../gateway/logging/logger';
 import { createGatewayServices } from '../../gateway/compose-services';
-import type { GatewayServices, UpstreamUrls } from '../../gateway/services';
+import type { GatewayServices } from '../../policies';
+import type { UpstreamUrls } from '../../gateway/upstreams';
 import { readSettings, type Settings } from '../../gateway/settings';
 import { jsonBody } from '../../gateway/http/body';
 import { notFound, problemHandler } from '../../gateway/http/problem';
@@ -45,7 +46,7 @@ export async function openServices(
 }
 
 /** What a policy factory gets when a pipeline is built (the runtime passes the same). */
-export function policyContext(services: GatewayServices, gatewayConfig: Record<string, unknown> = {}): PolicyContext {
+export function policyContext(services: GatewayServices, gatewayConfig: Record<string, unknown> = {}): PolicyContext<GatewayServices> {
   return { services, gatewayConfig };
 }
 

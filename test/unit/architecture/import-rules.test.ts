@@ -41,11 +41,11 @@ export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> =
     paths: ['gateway/audit/', 'gateway/cards/', 'gateway/individuals/', 'gateway/partners/', 'gateway/outbox/', 'gateway/idempotency/', 'gateway/schemas/', 'gateway/upstreams/'],
   },
   { name: 'http', paths: ['gateway/http/'] },
-  { name: 'catalog and policy contracts', paths: ['gateway/catalog/', 'policies/policy.ts', 'policies/*/schema.ts'] },
+  { name: 'catalog and policy contracts', paths: ['gateway/catalog/', 'policies/policy-schema.ts', 'policies/*/schema.ts'] },
   { name: 'features', paths: ['gateway/handlers/', 'gateway/openapi/', 'gateway/policy-audit/', 'gateway/boot/', 'gateway/admin/'] },
   { name: 'policies', paths: ['policies/'] },
   { name: 'runtime', paths: ['gateway/runtime/', 'plugins/'] },
-  { name: 'composition root', paths: ['gateway/main.ts', 'gateway/start.ts', 'gateway/serve.ts', 'gateway/services.ts', 'gateway/compose-services.ts'] },
+  { name: 'composition root', paths: ['gateway/main.ts', 'gateway/start.ts', 'gateway/serve.ts', 'gateway/compose-services.ts'] },
 ];
 
 function matches(file: string, pattern: string): boolean {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { GatewayError } from '../../../../gateway/errors';
 import { apiDocsPage, openApiDocument } from '../../../../gateway/handlers/api-docs';
 import { DOCS_PAGE_CSP } from '../../../../gateway/openapi/docs-page';
-import type { GatewayServices } from '../../../../gateway/services';
+import type { GatewayServices } from '../../../../policies';
 
 /** The document handlers read no service. */
 const noServices = {} as GatewayServices;

@@ -1,0 +1,24 @@
+import type { OwnershipInvalidation } from '../cards/card-sync';
+import type { Database } from '../db/database';
+import type { IndividualStore } from '../individuals/individual-store';
+import type { Logger } from '../logging/logger';
+import type { OutboxDeliverer } from '../outbox/outbox';
+import type { PartnerStore } from '../partners/partner-store';
+import type { UpstreamClients } from '../upstreams';
+
+/**
+ * What the handlers need, handed to each handler factory by the `operation` policy when a pipeline
+ * is built: the part of the gateway's services (gateway/compose-services.ts) that the domain uses.
+ */
+export interface HandlerServices {
+  log: Logger;
+  db: Database;
+  partners: PartnerStore;
+  individuals: IndividualStore;
+  /** Typed clients of the three upstreams (keep-alive, timeouts, failure mapping). */
+  clients: UpstreamClients;
+  /** Owners of individuals and cards, as the ownership policy caches them. */
+  ownership: OwnershipInvalidation;
+  /** Delivers the transactional outbox (webhooks and status updates to the processing system). */
+  outbox: OutboxDeliverer;
+}
