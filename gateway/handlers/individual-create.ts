@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit-log';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
-import type { IndividualCreateBody } from '../schemas/individual-create';
+import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
 import type { HandlerServices } from './services';
 
 /**
@@ -49,8 +49,7 @@ export function createIndividual(services: HandlerServices): RequestHandler {
     let account: { accountId: string; clientId: string };
     try {
       account = await clients.accounts.createAccount(callContext(req, res), {
-        ...body,
-        taxIdNumber: body.taxIdNumber ?? body.passportNumber,
+        ...withSpecDefaults(body),
         partnerId,
         onboardingId,
       });

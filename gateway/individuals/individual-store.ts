@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/database';
 import { newObjectId } from '../ids';
 import { offsetOf, type PageRequest } from '../db/paging';
-import type { IndividualCreateBody } from '../schemas/individual-create';
+import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
 
 /** personalInfo of an individual account: identity data, document numbers masked. */
 export interface PersonalInfo {
@@ -109,7 +109,8 @@ function toSummary(row: OnboardingRow): IndividualSummary {
 }
 
 /** Splits a validated create body into the stored personalInfo and address. */
-export function splitIndividual(body: IndividualCreateBody): { personalInfo: PersonalInfo; address: Address } {
+export function splitIndividual(created: IndividualCreateBody): { personalInfo: PersonalInfo; address: Address } {
+  const body = withSpecDefaults(created);
   return {
     personalInfo: {
       firstName: body.firstName,
@@ -126,8 +127,7 @@ export function splitIndividual(body: IndividualCreateBody): { personalInfo: Per
       issuingDate: body.issuingDate,
       validityDate: body.validityDate,
       taxCountry: body.taxCountry ?? null,
-      // Spec 2.2: taxIdNumber defaults to the passport number.
-      taxIdNumber: body.taxIdNumber ?? body.passportNumber,
+      taxIdNumber: body.taxIdNumber,
       fatca: body.fatca,
     },
     address: {

@@ -9,7 +9,7 @@ const text = (max: number, min = 1) => ({ type: 'string', minLength: min, maxLen
  * Create-individual request body, exactly per spec 2.2, plus the decisions in docs/individuals.md:
  * every country field is checked against ISO 3166-1, dates are real calendar dates, birth and
  * issuing dates are not in the future, validityDate is not before issuingDate, phone is E.164,
- * fatca is T or F (default F). `taxIdNumber` defaults to `passportNumber` (applied by the handler).
+ * fatca is T or F (default F). `taxIdNumber` defaults to `passportNumber` ({@link withSpecDefaults}).
  */
 export const individualCreate: JsonSchema = {
   $id: 'https://partner-gateway.dev/schemas/individual-create.json',
@@ -74,4 +74,13 @@ export interface IndividualCreateBody {
   fatca: 'T' | 'F';
   phone: string;
   email: string;
+}
+
+/**
+ * The create body with the spec's default that a schema cannot fill in: `taxIdNumber` defaults to
+ * the passport number (spec 2.2). The one place that says so: what the gateway stores and what it
+ * sends to the account-creation upstream both come from here.
+ */
+export function withSpecDefaults(body: IndividualCreateBody): IndividualCreateBody & { taxIdNumber: string } {
+  return { ...body, taxIdNumber: body.taxIdNumber ?? body.passportNumber };
 }
