@@ -108,8 +108,3 @@ export class GatewayError extends Error {
     this.extensions = options.extensions;
   }
 }
-
-/** True for a GatewayError of the given code (handy in tests and in catch blocks). */
-export function isGatewayError(err: unknown, code?: ErrorCode): err is GatewayError {
-  return err instanceof GatewayError && (code === undefined || err.code === code);
-}

@@ -1,30 +1,42 @@
+import type { StatusAction } from '../upstreams/types';
 import type { CardStatus } from './card-status';
-
-/** Status actions of the card routes (spec 4.3): the four status changes and the restrict family. */
-export type StatusAction = 'lock' | 'unlock' | 'activate' | 'temporary-lock' | 'restrict' | 'lost' | 'stolen' | 'closed' | 'fraud' | 'mobile-lost';
 
 const OPEN = ['00', 'I1', 'L1', 'T1', 'S1', 'S2', 'S3', 'S5', 'S6'];
 
-/**
- * The transitions the gateway allows (docs/cards.md), checked before the issuer is called: a
- * refused one is a 409 `invalid_transition` and no upstream call. `to` is the issuer code the
- * action sets and `status` the CardStatus it results in. An action whose target is the current
- * code is accepted (idempotent). `S4` (CLOSED) is final: no action leaves it.
- */
-export const TRANSITIONS: Readonly<Record<StatusAction, { to: string; status: CardStatus; from: readonly string[] }>> = {
-  activate: { to: '00', status: 'ACTIVE', from: ['I1', '00'] },
-  lock: { to: 'L1', status: 'LOCKED', from: ['00', 'L1', 'T1'] },
-  unlock: { to: '00', status: 'ACTIVE', from: ['00', 'L1', 'T1', 'S1'] },
-  'temporary-lock': { to: 'T1', status: 'TEMP_LOCKED', from: ['00', 'T1'] },
-  restrict: { to: 'S1', status: 'RESTRICTED', from: ['00', 'I1', 'L1', 'T1', 'S1'] },
-  lost: { to: 'S2', status: 'LOST', from: OPEN },
-  stolen: { to: 'S3', status: 'STOLEN', from: OPEN },
-  closed: { to: 'S4', status: 'CLOSED', from: OPEN },
-  fraud: { to: 'S5', status: 'FRAUD', from: OPEN },
-  'mobile-lost': { to: 'S6', status: 'MOBILE_LOST', from: OPEN },
-};
+/** A status change: the issuer's action for it, the code it sets, the CardStatus that results, and the codes it may start from. */
+export interface StatusChange {
+  issuerAction: StatusAction;
+  to: string;
+  status: CardStatus;
+  from: readonly string[];
+}
 
-/** Whether `action` may start from the card's current issuer code. */
-export function transitionAllowed(action: StatusAction, currentCode: string): boolean {
-  return TRANSITIONS[action].from.includes(currentCode);
+/**
+ * The status changes the gateway allows (docs/cards.md), by the name of the operation that makes
+ * them (the catalog's, the route's and the pipeline's), checked before the issuer is called: a
+ * refused one is a 409 `invalid_transition` and no upstream call. `issuerAction` is the issuer
+ * contract's name for it (`POST /cards/{cardKey}/status`); the audit entry's is the catalog's.
+ * An action whose target is the current code is accepted (idempotent). `S4` (CLOSED) is final: no
+ * action leaves it.
+ */
+export const STATUS_CHANGES = {
+  'activate-card': { issuerAction: 'activate', to: '00', status: 'ACTIVE', from: ['I1', '00'] },
+  'lock-card': { issuerAction: 'lock', to: 'L1', status: 'LOCKED', from: ['00', 'L1', 'T1'] },
+  'unlock-card': { issuerAction: 'unlock', to: '00', status: 'ACTIVE', from: ['00', 'L1', 'T1', 'S1'] },
+  'temporary-lock-card': { issuerAction: 'temporary-lock', to: 'T1', status: 'TEMP_LOCKED', from: ['00', 'T1'] },
+  'restrict-card': { issuerAction: 'restrict', to: 'S1', status: 'RESTRICTED', from: ['00', 'I1', 'L1', 'T1', 'S1'] },
+  'restrict-card-lost': { issuerAction: 'lost', to: 'S2', status: 'LOST', from: OPEN },
+  'restrict-card-stolen': { issuerAction: 'stolen', to: 'S3', status: 'STOLEN', from: OPEN },
+  'restrict-card-closed': { issuerAction: 'closed', to: 'S4', status: 'CLOSED', from: OPEN },
+  'restrict-card-fraud': { issuerAction: 'fraud', to: 'S5', status: 'FRAUD', from: OPEN },
+  'restrict-card-mobile-lost': { issuerAction: 'mobile-lost', to: 'S6', status: 'MOBILE_LOST', from: OPEN },
+} as const satisfies Record<string, StatusChange>;
+
+/** The name of an operation that changes a card's status. */
+export type StatusChangeName = keyof typeof STATUS_CHANGES;
+
+/** The status change an operation makes; throws (when its pipeline is built) for an operation that makes none. */
+export function statusChangeOf(operation: string): StatusChange {
+  if (!Object.hasOwn(STATUS_CHANGES, operation)) throw new Error(`${operation} is not a status change (gateway/cards/transitions.ts)`);
+  return STATUS_CHANGES[operation as StatusChangeName];
 }

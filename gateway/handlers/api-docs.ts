@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { GatewayError } from '../errors';
 import { buildOpenApiDocument } from '../openapi/document';
-import type { HandlerServices } from './services';
+import type { HandlerBuild, HandlerServices } from './services';
 import { DOCS_PAGE_CSP, docsPageHtml, REDOC_ASSET, redocBundle, staticBody, type StaticBody } from '../openapi/docs-page';
 
 /**
@@ -47,7 +47,7 @@ function sendStatic(req: Request, res: Response, body: StaticBody, type: string,
  * @param gatewayConfig the configuration whose pipelines are being built (the operation policy
  *   passes on its context's).
  */
-export function openApiDocument(_services: HandlerServices, gatewayConfig: Record<string, unknown>): RequestHandler {
+export function openApiDocument(_services: HandlerServices, { gatewayConfig }: HandlerBuild): RequestHandler {
   const document = staticBody(Buffer.from(JSON.stringify(buildOpenApiDocument(gatewayConfig))));
   return function serveOpenApiDocument(req, res) {
     sendStatic(req, res, document, 'application/json', DOCUMENT_CACHE_CONTROL);

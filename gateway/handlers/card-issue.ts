@@ -6,7 +6,7 @@ import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
 import type { CardIssueBody } from '../schemas/card-issue';
-import type { HandlerServices } from './services';
+import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 
 /**
  * `POST /individual/accounts/{id}/cards/virtual|physical` (spec 4.2): the issuer creates the card,
@@ -16,8 +16,9 @@ import type { HandlerServices } from './services';
  * operation id of the request's Idempotency-Key (docs/upstreams.md): a retry after a crash or a
  * 5xx gets the same card back from the issuer, never a second one.
  */
-export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServices) => RequestHandler {
-  return function issueCardFactory(services) {
+export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
+  return function issueCardFactory(services, build) {
+    const operation = auditActionOf(build);
     const { db, clients, individuals, ownership, log } = services;
     return asyncHandler(async function issueCardHandler(req, res) {
       const partnerId = req.partner!._id;
@@ -29,7 +30,7 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
           invalidParams: [{ name: 'clientCode', reason: "must be the individual's clientID" }],
         });
       }
-      const audit = { partnerId, individualId, operation: `card.issue.${type}`, targetType: 'card' as const, requestId: req.requestId };
+      const audit = { partnerId, individualId, operation, targetType: 'card' as const, requestId: req.requestId };
       let issued;
       try {
         // The same operation id on every retry of the key: the issuer answers the first card again.

@@ -3,14 +3,15 @@ import { recordAudit } from '../audit/audit-log';
 import { CARD_COLUMNS, toCard, type CardRow } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
-import type { HandlerServices } from './services';
+import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 
 /**
  * A local-only change of a card field (nickname, 3DS phone): one transaction updates the record
  * and writes the audit entry; the answer is the full card. No upstream is called.
  */
-function setLocalField(column: 'nickname' | 'three_ds_phone', bodyField: 'nickname' | 'phoneNumber', operation: string): (services: HandlerServices) => RequestHandler {
-  return function setLocalFieldFactory({ db }) {
+function setLocalField(column: 'nickname' | 'three_ds_phone', bodyField: 'nickname' | 'phoneNumber'): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
+  return function setLocalFieldFactory({ db }, build) {
+    const operation = auditActionOf(build);
     return asyncHandler(async function setLocalFieldHandler(req, res) {
       const owner = req.ownership!;
       const value = (req.body as Record<string, string>)[bodyField];
@@ -35,6 +36,6 @@ function setLocalField(column: 'nickname' | 'three_ds_phone', bodyField: 'nickna
 }
 
 /** `PATCH /cards/{id}/nickname` (local only, ≤ 64 characters). */
-export const setCardNickname = setLocalField('nickname', 'nickname', 'card.nickname.update');
+export const setCardNickname = setLocalField('nickname', 'nickname');
 /** `PUT /cards/{id}/3ds/phone` (local only, ≤ 32 characters). */
-export const setCard3dsPhone = setLocalField('three_ds_phone', 'phoneNumber', 'card.3ds-phone.update');
+export const setCard3dsPhone = setLocalField('three_ds_phone', 'phoneNumber');

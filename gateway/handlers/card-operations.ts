@@ -3,11 +3,11 @@ import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
 import { markIssuerCheckDue, outcomeUnknown, syncCardWithIssuer } from '../cards/card-sync';
 import { CARD_COLUMNS, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
-import { TRANSITIONS, transitionAllowed, type StatusAction } from '../cards/transitions';
+import { statusChangeOf } from '../cards/transitions';
 import type { Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
-import type { HandlerServices } from './services';
+import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { CallContext, IssuerClient } from '../upstreams';
 import type { CardLimit, LimitName } from '../upstreams/types';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -25,12 +25,14 @@ export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardR
  * card reconciler and the record is used as it is.
  */
 export async function loadCardCheckedWithIssuer({ db, clients, log }: Pick<HandlerServices, 'db' | 'clients' | 'log'>, req: Request, cardKey: string): Promise<CardRow> {
-  const due = await db.query<{ issuer_check_due: boolean }>('SELECT issuer_check_due FROM cards WHERE card_key = $1', [cardKey]);
-  if (due.rows[0]?.issuer_check_due) {
-    await syncCardWithIssuer({ db, clients, log }, cardKey, req.requestId).catch((err: unknown) =>
-      log.warn({ err, requestId: req.requestId, cardKey }, 'card not brought to the issuer before the operation; the reconciler will')
-    );
-  }
+  // One read of the row; a second only after the issuer sync changed it.
+  const rows = await db.query<CardRow & { issuer_check_due: boolean }>(`SELECT ${CARD_COLUMNS}, issuer_check_due FROM cards WHERE card_key = $1`, [cardKey]);
+  if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
+  const { issuer_check_due: checkDue, ...row } = rows.rows[0];
+  if (!checkDue) return row;
+  await syncCardWithIssuer({ db, clients, log }, cardKey, req.requestId).catch((err: unknown) =>
+    log.warn({ err, requestId: req.requestId, cardKey }, 'card not brought to the issuer before the operation; the reconciler will')
+  );
   return loadCardRow(db, cardKey);
 }
 
@@ -70,56 +72,54 @@ export async function callIssuer<T>({ db, log }: Pick<HandlerServices, 'db' | 'l
  * transaction updates the card's status and code and writes the status-history and audit entries.
  * Answers the card status result (2.4).
  */
-export function changeCardStatus(action: StatusAction): (services: HandlerServices) => RequestHandler {
-  const operation = `card.${action === 'lost' || action === 'stolen' || action === 'closed' || action === 'fraud' || action === 'mobile-lost' ? `restrict.${action}` : action}`;
-  return function changeCardStatusFactory(services) {
-    const { db, clients } = services;
-    return asyncHandler(async function changeCardStatusHandler(req, res) {
-      const cardKey = req.ownership!.id;
-      const current = await loadCardCheckedWithIssuer(services, req, cardKey);
-      if (!transitionAllowed(action, current.status_code)) {
-        throw new GatewayError('invalid_transition', `A ${current.status} card (${current.status_code}) cannot be moved by ${action}`, {
-          extensions: { cardStatus: current.status, statusCode: current.status_code },
-        });
-      }
-      const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
-      const result = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }, upstreamOperationId(req))).catch(async (err: unknown) => {
-        // The issuer may have applied it (timeout, reset): the next access and the card reconciler read its status.
-        if (outcomeUnknown(err)) await markIssuerCheckDue(db, cardKey).catch(() => undefined);
-        throw err;
+export function changeCardStatus(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
+  const transition = statusChangeOf(build.name);
+  const action = transition.issuerAction;
+  const { db, clients } = services;
+  return asyncHandler(async function changeCardStatusHandler(req, res) {
+    const cardKey = req.ownership!.id;
+    const current = await loadCardCheckedWithIssuer(services, req, cardKey);
+    if (!transition.from.includes(current.status_code)) {
+      throw new GatewayError('invalid_transition', `A ${current.status} card (${current.status_code}) cannot be moved by ${action}`, {
+        extensions: { cardStatus: current.status, statusCode: current.status_code },
       });
-      const status = cardStatusOf(result.statusCode);
-      if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
-      await db.transaction(async (tx) => {
-        await tx.query('UPDATE cards SET status = $2, status_code = $3, updated_at = now() WHERE card_key = $1', [cardKey, status, result.statusCode]);
-        await recordStatusChange(tx, {
-          cardKey,
-          partnerId: current.partner_id,
-          individualId: req.ownership!.individualId,
-          oldStatus: current.status,
-          newStatus: status,
-          oldStatusCode: current.status_code,
-          newStatusCode: result.statusCode,
-          operation,
-          reason: body.reason ?? null,
-          requestId: req.requestId,
-        });
-        await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { from: current.status_code, to: result.statusCode } });
-      });
-      res.json({ cardKey, status, statusCode: result.statusCode });
+    }
+    const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
+    const result = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }, upstreamOperationId(req))).catch(async (err: unknown) => {
+      // The issuer may have applied it (timeout, reset): the next access and the card reconciler read its status.
+      if (outcomeUnknown(err)) await markIssuerCheckDue(db, cardKey).catch(() => undefined);
+      throw err;
     });
-  };
+    const status = cardStatusOf(result.statusCode);
+    if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
+    await db.transaction(async (tx) => {
+      await tx.query('UPDATE cards SET status = $2, status_code = $3, updated_at = now() WHERE card_key = $1', [cardKey, status, result.statusCode]);
+      await recordStatusChange(tx, {
+        cardKey,
+        partnerId: current.partner_id,
+        individualId: req.ownership!.individualId,
+        oldStatus: current.status,
+        newStatus: status,
+        oldStatusCode: current.status_code,
+        newStatusCode: result.statusCode,
+        operation,
+        reason: body.reason ?? null,
+        requestId: req.requestId,
+      });
+      await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { from: current.status_code, to: result.statusCode } });
+    });
+    res.json({ cardKey, status, statusCode: result.statusCode });
+  });
 }
-
-/** The expected resulting CardStatus of each action (issue 4): exported for the table test. */
-export const ACTION_RESULTS = Object.fromEntries(Object.entries(TRANSITIONS).map(([action, t]) => [action, t.status])) as Record<StatusAction, string>;
 
 /**
  * An issuer operation on the card that changes nothing we store (3DS answer, PIN tries, authorize):
  * on success, the audit entry, then the full card from our record.
  */
-function issuerActionAnsweringCard(operation: string, call: (issuer: IssuerClient, req: Request, ctx: CallContext) => Promise<unknown>): (services: HandlerServices) => RequestHandler {
-  return function issuerActionFactory(services) {
+function issuerActionAnsweringCard(call: (issuer: IssuerClient, req: Request, ctx: CallContext) => Promise<unknown>): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
+  return function issuerActionFactory(services, build) {
+    const operation = auditActionOf(build);
     const { db, clients } = services;
     return asyncHandler(async function issuerActionHandler(req, res) {
       await loadCardRow(db, req.ownership!.id);
@@ -134,15 +134,15 @@ function issuerActionAnsweringCard(operation: string, call: (issuer: IssuerClien
 }
 
 /** `PUT /cards/{id}/3ds/answer`: forwarded to the issuer, never stored or logged by us. */
-export const setCard3dsAnswer = issuerActionAnsweringCard('card.3ds-answer.update', (issuer, req, ctx) =>
+export const setCard3dsAnswer = issuerActionAnsweringCard((issuer, req, ctx) =>
   issuer.setThreeDsAnswer(ctx, req.ownership!.id, (req.body as { answer: string }).answer)
 );
 
 /** `POST /cards/{id}/pin/reset-tries`: answers the full card. */
-export const resetCardPinTries = issuerActionAnsweringCard('card.pin.reset-tries', (issuer, req, ctx) => issuer.resetPinTries(ctx, req.ownership!.id));
+export const resetCardPinTries = issuerActionAnsweringCard((issuer, req, ctx) => issuer.resetPinTries(ctx, req.ownership!.id));
 
 /** `POST /cards/{id}/authorize` (PIN-less action): answers the full card. */
-export const authorizeCardholder = issuerActionAnsweringCard('card.authorize', (issuer, req, ctx) =>
+export const authorizeCardholder = issuerActionAnsweringCard((issuer, req, ctx) =>
   issuer.authorize(ctx, req.ownership!.id, { pin: (req.body as { pin: string }).pin })
 );
 
@@ -160,41 +160,43 @@ function knownLimitation(err: unknown, what: string): unknown {
 }
 
 /** `POST /cards/{id}/pin/change`: answers the full card (the issuer refuses it today). */
-export function changeCardPin(services: HandlerServices): RequestHandler {
-  const inner = issuerActionAnsweringCard('card.pin.change', (issuer, req, ctx) => {
+export function changeCardPin(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const inner = issuerActionAnsweringCard((issuer, req, ctx) => {
     const body = req.body as { expDate: string; pin: string };
     return issuer.changePin(ctx, req.ownership!.id, { expDate: body.expDate, pin: body.pin });
-  })(services);
+  })(services, build);
   return (req, res, next) => inner(req, res, (err?: unknown) => next(err === undefined ? undefined : knownLimitation(err, 'PIN change')));
 }
 
 /** `POST /cards/{id}/pin/force-lock`: answers the card status result (the issuer refuses it today). */
-export function forceCardPinLock(services: HandlerServices): RequestHandler {
+export function forceCardPinLock(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   const { db, clients } = services;
   return asyncHandler(async function forcePinLockHandler(req, res) {
     await loadCardRow(db, req.ownership!.id);
     try {
-      await callIssuer(services, req, res, 'card.pin.force-lock', (ctx) => clients.issuer.forcePinLock(ctx, req.ownership!.id, { expDate: (req.body as { expDate: string }).expDate }));
+      await callIssuer(services, req, res, operation, (ctx) => clients.issuer.forcePinLock(ctx, req.ownership!.id, { expDate: (req.body as { expDate: string }).expDate }));
     } catch (err) {
       throw knownLimitation(err, 'force PIN lock');
     }
     const status = await clients.issuer.getStatus(callContext(req, res), req.ownership!.id);
-    await recordAudit(db, { ...cardAudit(req, 'card.pin.force-lock'), outcome: 'success' });
+    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success' });
     res.json({ cardKey: req.ownership!.id, status: cardStatusOf(status.statusCode), statusCode: status.statusCode });
   });
 }
 
 /** `PATCH /cards/{id}/emboss-name`: the issuer changes it, then our record; answers the full card. */
-export function setCardEmbossName(services: HandlerServices): RequestHandler {
+export function setCardEmbossName(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   const { db, clients } = services;
   return asyncHandler(async function setEmbossNameHandler(req, res) {
     const cardKey = req.ownership!.id;
     await loadCardRow(db, cardKey);
     const { embossedName } = req.body as { embossedName: string };
-    await callIssuer(services, req, res, 'card.emboss-name.update', (ctx) => clients.issuer.setEmbossName(ctx, cardKey, embossedName));
+    await callIssuer(services, req, res, operation, (ctx) => clients.issuer.setEmbossName(ctx, cardKey, embossedName));
     const card: Card = await db.transaction(async (tx) => {
       const rows = await tx.query<CardRow>(`UPDATE cards SET embossed_name = $2, updated_at = now() WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`, [cardKey, embossedName]);
-      await recordAudit(tx, { ...cardAudit(req, 'card.emboss-name.update'), outcome: 'success', details: { embossedName } });
+      await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { embossedName } });
       return toCard(rows.rows[0]);
     });
     res.json(card);
@@ -206,18 +208,20 @@ function limitOf(limit: CardLimit): CardLimit {
 }
 
 /** `PATCH /cards/{id}/limits`: several limits at once; answers every limit. */
-export function patchCardLimits(services: HandlerServices): RequestHandler {
+export function patchCardLimits(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   const { db, clients } = services;
   return asyncHandler(async function patchLimitsHandler(req, res) {
     const items = req.body as { name: LimitName; value: number }[];
-    const limits = await callIssuer(services, req, res, 'card.limits.update', (ctx) => clients.issuer.patchLimits(ctx, req.ownership!.id, items));
-    await recordAudit(db, { ...cardAudit(req, 'card.limits.update'), outcome: 'success', details: Object.fromEntries(items.map((i) => [i.name, i.value])) });
+    const limits = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.patchLimits(ctx, req.ownership!.id, items));
+    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success', details: Object.fromEntries(items.map((i) => [i.name, i.value])) });
     res.json(limits.map(limitOf));
   });
 }
 
 /** `PUT /cards/{id}/limits/{limitName}`: one limit; the body's name must be the path's. */
-export function setCardLimit(services: HandlerServices): RequestHandler {
+export function setCardLimit(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   const { db, clients } = services;
   return asyncHandler(async function setLimitHandler(req, res) {
     const body = req.body as { name: LimitName; value: number };
@@ -226,8 +230,8 @@ export function setCardLimit(services: HandlerServices): RequestHandler {
         invalidParams: [{ name: 'name', reason: `must be ${req.params.limitName}, the limit of the path` }],
       });
     }
-    const limit = await callIssuer(services, req, res, 'card.limits.update', (ctx) => clients.issuer.setLimit(ctx, req.ownership!.id, body.name, body));
-    await recordAudit(db, { ...cardAudit(req, 'card.limits.update'), outcome: 'success', details: { [body.name]: body.value } });
+    const limit = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.setLimit(ctx, req.ownership!.id, body.name, body));
+    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success', details: { [body.name]: body.value } });
     res.json(limitOf(limit));
   });
 }

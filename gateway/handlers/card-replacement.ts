@@ -5,7 +5,7 @@ import { announceOwnershipChange, cardCreatedEvent, completeReplacement, statusO
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { enqueue } from '../outbox/outbox';
-import type { HandlerServices } from './services';
+import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { IssuerCard, IssuerStatusCode } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -26,7 +26,8 @@ async function deliverNow({ outbox, log }: Pick<HandlerServices, 'outbox' | 'log
  * delivered after the commit. A failing read answers its 502 but leaves the card usable under its
  * new key; the next access or the card reconciler completes it (docs/reliability.md).
  */
-export function replaceCard(services: HandlerServices): RequestHandler {
+export function replaceCard(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   const { db, clients, ownership, log } = services;
   return asyncHandler(async function replaceCardHandler(req, res) {
     const oldKey = req.ownership!.id;
@@ -34,7 +35,7 @@ export function replaceCard(services: HandlerServices): RequestHandler {
     if (current.type !== 'physical') throw new GatewayError('conflict', 'Only physical cards can be replaced; re-issue a virtual card');
     if (current.status_code === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be replaced', { extensions: { cardStatus: current.status, statusCode: current.status_code } });
     const body = req.body as ReplaceBody;
-    const { cardKey: newKey } = await callIssuer(services, req, res, 'card.replace', (ctx) => clients.issuer.replace(ctx, oldKey, body, upstreamOperationId(req)));
+    const { cardKey: newKey } = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.replace(ctx, oldKey, body, upstreamOperationId(req)));
     await db.transaction(async (tx) => {
       await tx.query('UPDATE cards SET card_key = $2, replaced_from = $1, issuer_check_due = true, updated_at = now() WHERE card_key = $1', [oldKey, newKey]);
       await announceOwnershipChange(tx, [oldKey, newKey]);
@@ -78,7 +79,8 @@ export function replaceCard(services: HandlerServices): RequestHandler {
  * queues, in this order, the processing system's status update for the OLD cardKey with the OLD
  * statusCode and the `card_created` webhook of the new card.
  */
-export function reissueCard(services: HandlerServices): RequestHandler {
+export function reissueCard(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   const { db, clients, ownership } = services;
   return asyncHandler(async function reissueCardHandler(req, res) {
     const oldKey = req.ownership!.id;
@@ -86,7 +88,7 @@ export function reissueCard(services: HandlerServices): RequestHandler {
     const oldStatusCode = current.status_code;
     if (oldStatusCode === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be re-issued', { extensions: { cardStatus: current.status, statusCode: oldStatusCode } });
     const body = req.body as ReplaceBody;
-    const { cardKey: newKey } = await callIssuer(services, req, res, 'card.reissue', (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId(req)));
+    const { cardKey: newKey } = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId(req)));
     const fresh: IssuerCard = await clients.issuer.getCard(callContext(req, res), newKey);
     const status = statusOrFail(fresh.statusCode);
     const owner = req.ownership!;
@@ -113,10 +115,10 @@ export function reissueCard(services: HandlerServices): RequestHandler {
         [newKey, current.nickname, current.three_ds_phone]
       );
       const reissued = carried.rowCount ? toCard(carried.rows[0]) : inserted;
-      const history = { partnerId: current.partner_id, individualId: owner.individualId, operation: 'card.reissue', reason: body.reason ?? null, requestId: req.requestId };
+      const history = { partnerId: current.partner_id, individualId: owner.individualId, operation, reason: body.reason ?? null, requestId: req.requestId };
       await recordStatusChange(tx, { ...history, cardKey: oldKey, oldStatus: current.status, newStatus: 'CLOSED', oldStatusCode, newStatusCode: 'S4' });
       await recordStatusChange(tx, { ...history, cardKey: newKey, oldStatus: null, newStatus: status, oldStatusCode: null, newStatusCode: fresh.statusCode });
-      await recordAudit(tx, { ...cardAudit(req, 'card.reissue'), outcome: 'success', details: { previousCardKey: oldKey, cardKey: newKey, previousStatusCode: oldStatusCode } });
+      await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { previousCardKey: oldKey, cardKey: newKey, previousStatusCode: oldStatusCode } });
       const context = { partnerId: current.partner_id, requestId: req.requestId };
       const statusUpdate = await enqueue(tx, { kind: 'processing.status_update', payload: { cardKey: oldKey, statusCode: oldStatusCode as IssuerStatusCode, reason: body.reason } }, context);
       const created = await enqueue(tx, { kind: 'processing.card_created', payload: cardCreatedEvent(reissued, oldKey, current.partner_id) }, context);

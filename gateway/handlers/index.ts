@@ -21,13 +21,14 @@ import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndivi
 import { me } from './me';
 import { listIndividualTransactions } from './transactions';
 import type { HandledOperationName } from '../catalog';
-import type { HandlerServices } from './services';
+import type { HandlerBuild, HandlerServices } from './services';
 
 /**
  * How a handler is made, once per pipeline build: from the gateway's services (everything it
- * reads or calls) and the configuration being built (only the OpenAPI document reads it).
+ * reads or calls) and what it is built for (its operation's name and audit action, and the
+ * configuration being built).
  */
-export type HandlerFactory = (services: HandlerServices, gatewayConfig: Record<string, unknown>) => RequestHandler;
+export type HandlerFactory = (services: HandlerServices, build: HandlerBuild) => RequestHandler;
 
 /**
  * The handler of each operation of the catalog that a handler ends (`ends: local` or
@@ -56,16 +57,16 @@ export const HANDLERS = {
   'issue-virtual-card': issueCard('virtual'),
   'issue-physical-card': issueCard('physical'),
   'list-individual-transactions': listIndividualTransactions,
-  'lock-card': changeCardStatus('lock'),
-  'unlock-card': changeCardStatus('unlock'),
-  'activate-card': changeCardStatus('activate'),
-  'temporary-lock-card': changeCardStatus('temporary-lock'),
-  'restrict-card': changeCardStatus('restrict'),
-  'restrict-card-lost': changeCardStatus('lost'),
-  'restrict-card-stolen': changeCardStatus('stolen'),
-  'restrict-card-closed': changeCardStatus('closed'),
-  'restrict-card-fraud': changeCardStatus('fraud'),
-  'restrict-card-mobile-lost': changeCardStatus('mobile-lost'),
+  'lock-card': changeCardStatus,
+  'unlock-card': changeCardStatus,
+  'activate-card': changeCardStatus,
+  'temporary-lock-card': changeCardStatus,
+  'restrict-card': changeCardStatus,
+  'restrict-card-lost': changeCardStatus,
+  'restrict-card-stolen': changeCardStatus,
+  'restrict-card-closed': changeCardStatus,
+  'restrict-card-fraud': changeCardStatus,
+  'restrict-card-mobile-lost': changeCardStatus,
   'set-card-emboss-name': setCardEmbossName,
   'replace-card': replaceCard,
   'reissue-card': reissueCard,

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
 import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
-import type { HandlerServices } from './services';
+import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 
 /**
  * True when a failed upstream call may still have been applied: no answer came (timeout, a
@@ -32,7 +32,8 @@ function outcomeUnknown(err: unknown): boolean {
  *    record stays → 504 / 502; a retry with the same key resumes it, else the reconciler settles it.
  * A crash between 1 and 3 leaves a pending record that a retry of the key or the reconciler settles.
  */
-export function createIndividual(services: HandlerServices): RequestHandler {
+export function createIndividual(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   const { individuals, clients, ownership, log } = services;
   return asyncHandler(async function createIndividualHandler(req, res) {
     const partnerId = req.partner!._id;
@@ -68,7 +69,7 @@ export function createIndividual(services: HandlerServices): RequestHandler {
       recordAudit(tx, {
         partnerId,
         individualId: onboardingId,
-        operation: 'individual.create',
+        operation,
         targetType: 'individual',
         targetId: onboardingId,
         requestId: req.requestId,

@@ -22,3 +22,20 @@ export interface HandlerServices {
   /** Delivers the transactional outbox (webhooks and status updates to the processing system). */
   outbox: OutboxDeliverer;
 }
+
+/**
+ * What a handler is built for, besides the services: its operation (the catalog's name and audit
+ * action: the handler writes the entry's action, never a name of its own) and the configuration
+ * being built (only the OpenAPI document reads it).
+ */
+export interface HandlerBuild {
+  name: string;
+  audit?: string;
+  gatewayConfig: Record<string, unknown>;
+}
+
+/** The audit action of the operation a handler is built for; a handler that writes audit entries refuses to build without one. */
+export function auditActionOf(build: HandlerBuild): string {
+  if (!build.audit) throw new Error(`${build.name}: its catalog entry declares no audit action, and its handler writes audit entries`);
+  return build.audit;
+}

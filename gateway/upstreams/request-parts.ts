@@ -59,9 +59,6 @@ export function compilePath(template: string): PathTemplate {
   };
 }
 
-/** A query parameter's value: scalars are sent as strings, arrays as repeated parameters. */
-export type QueryValue = string | number | boolean | undefined | ReadonlyArray<string | number | boolean>;
-
 /**
  * The query string of `query`, encoded with URLSearchParams: a base64 `securityKey`'s `+`, `/` and
  * `=` arrive intact. Undefined values, objects and nulls are left out. Returns `''` or `?a=1&b=2`.

@@ -35,5 +35,5 @@ export function operation(params: OperationParams, context: PolicyContext<Handle
     );
   }
   const { HANDLERS } = require('../../gateway/handlers') as typeof import('../../gateway/handlers');
-  return HANDLERS[params.name as HandledOperationName](context.services, context.gatewayConfig);
+  return HANDLERS[params.name as HandledOperationName](context.services, { name: params.name, ...(entry.audit ? { audit: entry.audit } : {}), gatewayConfig: context.gatewayConfig });
 }

@@ -38,7 +38,7 @@ describe('gateway/handlers/api-docs', function () {
     };
 
     it('serves the document of the configuration it is built for, cacheable, with an ETag and 304', async function () {
-      const server = await serve(openApiDocument(noServices, gatewayConfig));
+      const server = await serve(openApiDocument(noServices, { name: 'openapi-document', gatewayConfig }));
       try {
         const response = await fetch(server.url);
         expect(response.status).to.equal(200);
@@ -57,7 +57,7 @@ describe('gateway/handlers/api-docs', function () {
 
     it('refuses, when built, a configuration it cannot describe (the pipeline does not build)', function () {
       const loose = { apiEndpoints: { x: { paths: '/api/partner/x' } }, pipelines: { x: { apiEndpoints: ['x'], policies: [{ 'es512-jwt': [] }] } } };
-      expect(() => openApiDocument(noServices, loose)).to.throw(/apiEndpoint "x": list its methods/);
+      expect(() => openApiDocument(noServices, { name: 'openapi-document', gatewayConfig: loose })).to.throw(/apiEndpoint "x": list its methods/);
     });
   });
 

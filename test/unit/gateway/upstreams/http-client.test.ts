@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import nock from 'nock';
-import { GatewayError, isGatewayError } from '../../../../gateway/errors';
+import { GatewayError } from '../../../../gateway/errors';
 import { createUpstreamClients, type CallContext } from '../../../../gateway/upstreams';
 import { MAX_ANSWER_BYTES, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
 import { MAX_SOCKETS_PER_ORIGIN } from '../../../../gateway/upstreams/agents';
@@ -281,7 +281,7 @@ describe('unit: upstreams/http-client', () => {
       clients.close();
       const scope = nock(ISSUER).get('/cards/CK1').reply(200, {});
       const error = await rejection(clients.issuer.getCard({ requestId: 'r' }, 'CK1'));
-      expect(isGatewayError(error, 'upstream_error')).to.equal(true);
+      expect(error).to.be.instanceOf(GatewayError).with.property('code', 'upstream_error');
       expect(scope.isDone()).to.equal(false);
       nock.cleanAll();
     });
