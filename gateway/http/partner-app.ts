@@ -11,7 +11,8 @@ export interface PartnerApp {
 }
 
 /**
- * The partner-facing Express application: request context and access log, JSON body (64 KB),
+ * The partner-facing Express application: request context, headers every answer carries and the
+ * access log, JSON body (64 KB),
  * express-gateway's pipelines from gateway.config.yml, then the 404 and problem handlers.
  */
 export function createPartnerApp(pipelines: Router, log: Logger): PartnerApp {
@@ -19,12 +20,8 @@ export function createPartnerApp(pipelines: Router, log: Logger): PartnerApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Request id, nosniff, Cache-Control: no-store, the access log.
   app.use(requestContext(log, 'gateway'));
-  // Every answer of the partner API is about one partner's cardholders and cards: never cached.
-  app.use(function noStore(_req, res, next) {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  });
   app.use(jsonBody());
   app.use(function runPipelines(req, res, next) {
     current(req, res, next);

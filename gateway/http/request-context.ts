@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
 import { REDACTED, redactUrl } from '../logging/redaction';
@@ -17,21 +18,24 @@ declare global {
 
 /**
  * First middleware of both listeners: accepts a well-formed `x-request-id` (or makes one), echoes it,
- * sets the headers every response carries, and writes one access-log line per request when the
+ * sets the headers every response carries (`X-Content-Type-Options: nosniff`, and
+ * `Cache-Control: no-store`: every answer is about one partner's cardholders and cards, or the
+ * operator's configuration), and writes one access-log line per request when the
  * response is finished (requestId, partnerId, route, status, latency, upstream latency). For a
  * request the sensitive-data policy marked, the logged `url` is the route pattern.
  */
 export function requestContext(log: Logger, component: string): RequestHandler {
   const metrics = requestMetrics(component);
   return function requestContextMiddleware(req, res, next) {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const offered = req.headers['x-request-id'];
     req.requestId = typeof offered === 'string' && REQUEST_ID.test(offered) ? offered : crypto.randomUUID();
     req.headers['x-request-id'] = req.requestId;
     res.setHeader('X-Request-Id', req.requestId);
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
     res.on('finish', () => {
-      const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const latencyMs = performance.now() - started;
       metrics.record(req, res.statusCode, latencyMs / 1000);
       const route: string | undefined = res.locals.route ?? req.route?.path;
       const entry = {

@@ -188,19 +188,22 @@ export class UpstreamHttpClient {
       const ms = Math.round((performance.now() - started) * 100) / 100;
       if (ctx.timing) ctx.timing.upstreamLatencyMs = (ctx.timing.upstreamLatencyMs ?? 0) + ms;
       recordUpstreamCall(this.upstream, ms / 1000, failure?.kind, status);
-      this.log.debug(
-        {
-          upstream: this.upstream,
-          method: request.method,
-          path: this.basePath + request.path,
-          status: status ?? null,
-          ms,
-          requestId: ctx.requestId,
-          ...(failure && failure.kind !== 'status' ? { failure: failure.kind } : {}),
-          ...(attempts > 1 ? { attempts } : {}),
-        },
-        'upstream call',
-      );
+      // The line's object is not even built at the usual level (info): every proxied read passes here.
+      if (this.log.isLevelEnabled('debug')) {
+        this.log.debug(
+          {
+            upstream: this.upstream,
+            method: request.method,
+            path: this.basePath + request.path,
+            status: status ?? null,
+            ms,
+            requestId: ctx.requestId,
+            ...(failure && failure.kind !== 'status' ? { failure: failure.kind } : {}),
+            ...(attempts > 1 ? { attempts } : {}),
+          },
+          'upstream call',
+        );
+      }
     }
   }
 

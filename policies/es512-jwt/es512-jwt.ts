@@ -181,14 +181,17 @@ async function checkAgainstPartner(
 ): Promise<{ token: VerifiedToken; since?: CacheSnapshot }> {
   const { iss, sub } = claims;
   if (cache?.isUnknown(sub)) throw unknownPartner('no_such_partner');
-  // Taken BEFORE the credentials are read: if the partner changes (a key revoked, the partner
-  // disabled) while this verification runs, its result is not cached.
-  const since = cache?.snapshot(sub);
-  const credentials = await partners.credentials(sub);
+  // Credentials another verification read lately, unless the partner changed since; else read now,
+  // with the snapshot taken BEFORE the read: if the partner changes (a key revoked, the partner
+  // disabled) while this verification runs, neither the credentials nor its result are cached.
+  const kept = cache?.credentials(sub);
+  const since = kept?.since ?? cache?.snapshot(sub);
+  const credentials = kept?.credentials ?? (await partners.credentials(sub));
   if (!credentials) {
     if (since) cache?.setUnknown(since);
     throw unknownPartner('no_such_partner');
   }
+  if (!kept && since) cache?.setCredentials(since, credentials);
   // The issuer before the status: with a guessed id and a wrong issuer, a disabled partner looks
   // like no partner at all.
   if (credentials.partner.issuer !== iss) throw unknownPartner('issuer_mismatch');

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import { boundedLru } from '../../gateway/bounded-lru';
-import type { Partner } from '../../gateway/partners/partner-store';
+import type { Partner, PartnerCredentials } from '../../gateway/partners/partner-store';
 
 /** What a verified token established: the partner, the key that signed it and its claims. */
 export interface VerifiedToken {
@@ -19,6 +19,13 @@ export const FEED_DOWN_TRUST_MS = 1000;
 
 /** How long a partner id found in no row is remembered as unknown (dropped at once when a partner with that id is created). */
 export const UNKNOWN_PARTNER_TTL_MS = 10_000;
+
+/**
+ * How long a partner's credentials read from PostgreSQL (status, issuer, keys) serve the
+ * verification of its other tokens, unless the partner changes first: a partner signing a fresh
+ * token per request costs one read per this interval instead of one per request.
+ */
+export const CREDENTIALS_TTL_MS = 30_000;
 
 /**
  * Taken before a verification reads the partner's credentials ({@link VerifiedTokenCache.snapshot}):
@@ -41,6 +48,13 @@ interface Entry {
   readAt: number;
 }
 
+interface CredentialsEntry {
+  credentials: PartnerCredentials;
+  generation: number;
+  epoch: number;
+  readAt: number;
+}
+
 /**
  * Tokens already verified, keyed by the SHA-256 of the whole token (a changed byte is another
  * token), each kept until the token's `exp` and never longer. An ES512 verification costs about
@@ -57,25 +71,34 @@ interface Entry {
  * While the change feed is disconnected ({@link feedDown}), notifications of other instances may be
  * missed: an entry is then used only if its credentials were read at most {@link FEED_DOWN_TRUST_MS}
  * ago.
+ *
+ * A partner's credentials themselves ({@link credentials}, {@link setCredentials}) are kept under the
+ * same rules (a change of the partner or a `clear` drops them, a snapshot taken before the read
+ * guards the store, the feed-down limit applies) and for {@link CREDENTIALS_TTL_MS} at most: a fresh
+ * token then costs its signature check, not a database read as well.
  */
 export class VerifiedTokenCache {
   private readonly cache: LRUCache<string, Entry>;
   private readonly generations = new Map<string, number>();
   /** Partner ids the database did not know, for {@link UNKNOWN_PARTNER_TTL_MS}. */
   private readonly unknown: LRUCache<string, true>;
+  private readonly partnerCredentials: LRUCache<string, CredentialsEntry>;
   private readonly clock: () => number;
   private readonly feedDownTrustMs: number;
+  private readonly credentialsTtlMs: number;
   private epoch = 0;
   /** Since when (cache clock) the change feed is disconnected; undefined while connected or unused. */
   private feedDownSince: number | undefined;
   private hits = 0;
   private misses = 0;
 
-  constructor(options: { max?: number; clock?: () => number; feedDownTrustMs?: number; unknownPartnerTtlMs?: number } = {}) {
+  constructor(options: { max?: number; clock?: () => number; feedDownTrustMs?: number; unknownPartnerTtlMs?: number; credentialsTtlMs?: number } = {}) {
     this.cache = boundedLru<string, Entry>(options.max ?? 100_000, { ttlAutopurge: false });
     this.unknown = boundedLru<string, true>(10_000, { ttl: options.unknownPartnerTtlMs ?? UNKNOWN_PARTNER_TTL_MS, ttlAutopurge: false });
+    this.partnerCredentials = boundedLru<string, CredentialsEntry>(10_000, { ttlAutopurge: false });
     this.clock = options.clock ?? Date.now;
     this.feedDownTrustMs = options.feedDownTrustMs ?? FEED_DOWN_TRUST_MS;
+    this.credentialsTtlMs = options.credentialsTtlMs ?? CREDENTIALS_TTL_MS;
   }
 
   private static keyOf(token: string): string {
@@ -123,6 +146,33 @@ export class VerifiedTokenCache {
   }
 
   /**
+   * The partner's credentials as a verification that began at `since.at` read them, with that
+   * snapshot (hand it to {@link set}: the feed-down limit counts from the read); undefined when none
+   * are kept, the partner changed since, they are older than {@link CREDENTIALS_TTL_MS}, or the feed
+   * is down and they are older than {@link FEED_DOWN_TRUST_MS}.
+   */
+  credentials(partnerId: string): { credentials: PartnerCredentials; since: CacheSnapshot } | undefined {
+    const entry = this.partnerCredentials.get(partnerId);
+    if (!entry) return undefined;
+    const age = this.clock() - entry.readAt;
+    if (
+      entry.epoch !== this.epoch ||
+      entry.generation !== this.generationOf(partnerId) ||
+      age > this.credentialsTtlMs ||
+      (this.feedDownSince !== undefined && age > this.feedDownTrustMs)
+    ) {
+      return undefined;
+    }
+    return { credentials: entry.credentials, since: { partnerId, generation: entry.generation, epoch: entry.epoch, at: entry.readAt } };
+  }
+
+  /** Keeps a partner's credentials read after `since` was taken, unless the partner changed (or the cache was cleared) meanwhile. */
+  setCredentials(since: CacheSnapshot, credentials: PartnerCredentials): void {
+    if (since.epoch !== this.epoch || since.generation !== this.generationOf(since.partnerId)) return;
+    this.partnerCredentials.set(since.partnerId, { credentials, generation: since.generation, epoch: since.epoch, readAt: since.at });
+  }
+
+  /**
    * Remembers that no partner has this id (the lookup began at `since`), unless a change of that id
    * came in meanwhile. A negative look-up is not trusted while the change feed is down.
    */
@@ -140,6 +190,7 @@ export class VerifiedTokenCache {
   evictPartner(partnerId: string): void {
     this.generations.set(partnerId, this.generationOf(partnerId) + 1);
     this.unknown.delete(partnerId);
+    this.partnerCredentials.delete(partnerId);
   }
 
   /** Forgets everything (e.g. after missing change notifications), including verifications in flight. */
@@ -147,6 +198,7 @@ export class VerifiedTokenCache {
     this.epoch += 1;
     this.cache.clear();
     this.unknown.clear();
+    this.partnerCredentials.clear();
   }
 
   /** The change feed lost its connection: from now on, trust entries for {@link FEED_DOWN_TRUST_MS} after their read. */

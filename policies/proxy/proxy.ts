@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { findCard } from '../../gateway/cards/card-store';
 import { GatewayError } from '../../gateway/errors';
+import { sendJson } from '../../gateway/http/send-json';
 import { auditUpstreamFailure, auditUpstreamSuccess, upstreamCallOnCard, type UpstreamCallAudit } from '../../gateway/upstreams/call-audit';
 import { rsaModulusBytes } from '../../gateway/upstreams/card-data';
 import { mapUpstreamFailure } from '../../gateway/upstreams/failures';
@@ -72,7 +73,8 @@ export function upstreamProxy(params: ProxyParams, { services }: PolicyContext<P
     const call = auditedCall(req);
     // Before the answer: a card secret the gateway could not audit is not revealed.
     if (call) await auditUpstreamSuccess(db, call);
-    res.status(200).set('Cache-Control', 'no-store').json(result);
+    res.setHeader('Cache-Control', 'no-store');
+    sendJson(res, 200, result);
   }
 
   return function upstreamProxyStep(req, res, next) {

@@ -96,4 +96,31 @@ describe('es512-jwt policy: a revocation landing between the credentials read an
     }
     expect(reads).to.equal(1);
   });
+
+  it('reads a partner\'s credentials once for its fresh tokens, and again after the partner changed: a token of a revoked key is refused', async function () {
+    const keys = makeKeyPair();
+    const issuer = 'https://fresh-tokens.example';
+    const created = await services.partners.create({ name: 'fresh tokens', issuer, publicKey: keys.publicPem });
+    const fresh = () => signPartnerToken({ partnerId: created._id, issuer, privateKey: keys.privateKey, ttlSeconds: 60 });
+    let reads = 0;
+    const original = services.partners.credentials;
+    services.partners.credentials = async function (this: PartnerStore, id: string) {
+      if (id === created._id) reads += 1;
+      return original.call(this, id);
+    };
+    try {
+      for (let i = 0; i < 3; i++) {
+        const verified = await verifyPartnerToken(`Bearer ${await fresh()}`, services.partners, params, undefined, services.tokenCache);
+        expect(verified.partner._id).to.equal(created._id);
+      }
+      expect(reads, 'three fresh tokens, one read').to.equal(1);
+      await services.partners.revokeKey(created._id, created.keys[0].kid);
+      let code: string | undefined;
+      await verifyPartnerToken(`Bearer ${await fresh()}`, services.partners, params, undefined, services.tokenCache).catch((err: { code?: string }) => (code = err.code));
+      expect(code, 'the kept credentials were dropped with the revocation').to.equal('key_unknown');
+      expect(reads).to.equal(2);
+    } finally {
+      services.partners.credentials = original;
+    }
+  });
 });

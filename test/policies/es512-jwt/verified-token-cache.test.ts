@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { FEED_DOWN_TRUST_MS, UNKNOWN_PARTNER_TTL_MS, VerifiedTokenCache, type VerifiedToken } from '../../../policies/es512-jwt/verified-token-cache';
+import type { PartnerCredentials } from '../../../gateway/partners/partner-store';
+import { CREDENTIALS_TTL_MS, FEED_DOWN_TRUST_MS, UNKNOWN_PARTNER_TTL_MS, VerifiedTokenCache, type VerifiedToken } from '../../../policies/es512-jwt/verified-token-cache';
+
+const credentialsOf = (partnerId: string): PartnerCredentials => ({ partner: verified(partnerId, 0).partner, keys: [], revokedKids: new Set() });
 
 const verified = (partnerId: string, exp: number): VerifiedToken => ({
   partner: { _id: partnerId, name: 'p', issuer: 'https://p.example', status: 'active', processingEnabled: true, createdAt: '', updatedAt: '' },
@@ -110,5 +113,49 @@ describe('unit: auth/verified-token-cache', function () {
   it('remembers unknown partner ids briefly (seconds, not minutes)', function () {
     expect(UNKNOWN_PARTNER_TTL_MS).to.be.within(1000, 60_000);
   });
-});
 
+  it('keeps a partner\'s credentials until the partner changes or the cache is cleared', function () {
+    const cache = new VerifiedTokenCache();
+    const a = credentialsOf('a');
+    cache.setCredentials(cache.snapshot('a'), a);
+    cache.setCredentials(cache.snapshot('b'), credentialsOf('b'));
+    expect(cache.credentials('a')?.credentials).to.equal(a);
+    cache.evictPartner('a'); // a key revoked or added, the partner disabled
+    expect(cache.credentials('a'), 'after a change of the partner').to.equal(undefined);
+    expect(cache.credentials('b')?.credentials.partner._id, 'another partner keeps its own').to.equal('b');
+    cache.clear();
+    expect(cache.credentials('b'), 'after a clear').to.equal(undefined);
+  });
+
+  it('does not keep credentials whose partner changed, or the cache was cleared, after the snapshot taken before their read', function () {
+    const cache = new VerifiedTokenCache();
+    const since = cache.snapshot('a');
+    cache.evictPartner('a'); // a revocation lands while the credentials are read
+    cache.setCredentials(since, credentialsOf('a'));
+    expect(cache.credentials('a')).to.equal(undefined);
+    const beforeClear = cache.snapshot('a');
+    cache.clear();
+    cache.setCredentials(beforeClear, credentialsOf('a'));
+    expect(cache.credentials('a')).to.equal(undefined);
+  });
+
+  it('keeps credentials CREDENTIALS_TTL_MS at most, FEED_DOWN_TRUST_MS while the feed is down, and hands back the snapshot of their read', function () {
+    let clock = 5_000;
+    const cache = new VerifiedTokenCache({ clock: () => clock });
+    cache.setCredentials(cache.snapshot('a'), credentialsOf('a'));
+    expect(cache.credentials('a')?.since.at, 'a token verified with them is as old as their read').to.equal(5_000);
+    clock += FEED_DOWN_TRUST_MS + 1;
+    expect(cache.credentials('a')?.credentials.partner._id, 'feed up').to.equal('a');
+    cache.feedDown();
+    expect(cache.credentials('a'), 'feed down, read longer than FEED_DOWN_TRUST_MS ago').to.equal(undefined);
+    cache.feedUp();
+    clock = 5_000 + CREDENTIALS_TTL_MS;
+    expect(cache.credentials('a')?.credentials.partner._id, 'read exactly CREDENTIALS_TTL_MS ago').to.equal('a');
+    clock += 1;
+    expect(cache.credentials('a')).to.equal(undefined);
+  });
+
+  it('keeps credentials briefly (seconds, not minutes)', function () {
+    expect(CREDENTIALS_TTL_MS).to.be.within(1000, 60_000);
+  });
+});
