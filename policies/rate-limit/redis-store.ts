@@ -54,6 +54,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   private outage: { since: number; reason: string; counted: number } | undefined;
   private fallbackTotal = 0;
   private lastConnectionErrorLogAt = -Infinity;
+  /** Whether the client was ever ready: only the first connection is waited for. */
+  private connectedOnce = false;
 
   constructor(
     readonly url: string,
@@ -69,11 +71,14 @@ export class RedisRateLimitStore implements RateLimitStore {
       // Commands wait for the first connection, but never longer than the timeout.
       enableOfflineQueue: true,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-      maxRetriesPerRequest: 1,
+      // A command a lost connection interrupted fails (and is counted in memory); retried on the
+      // next connection, it would be counted a second time, in Redis.
+      maxRetriesPerRequest: 0,
       connectTimeout: 2_000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     }) as RedisWithHit;
     this.client.defineCommand('pgwRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.client.once('ready', () => (this.connectedOnce = true));
     this.client.on('error', (err: Error) => {
       const now = Date.now();
       if (now - this.lastConnectionErrorLogAt < CONNECTION_ERROR_LOG_INTERVAL_MS) return;
@@ -83,9 +88,13 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: RateLimitKey, windowMs: number): Promise<RateLimitHit> {
-    // While it reconnects, do not queue: count in memory at once.
+    // While it reconnects, do not queue: count in memory at once. A command queued while the client
+    // connects again would time out here (counted in memory) and still run once the connection is
+    // back (counted in Redis as well): after the first connection, only a ready client is asked.
     const status = this.client.status;
-    if (status === 'reconnecting' || status === 'close' || status === 'end') return this.countInMemory(key, windowMs, `Redis ${status}`);
+    if (status === 'reconnecting' || status === 'close' || status === 'end' || (this.connectedOnce && status !== 'ready')) {
+      return this.countInMemory(key, windowMs, `Redis ${status}`);
+    }
     let counted: [number, number];
     try {
       counted = await this.client.pgwRateLimitHit(`${this.keyPrefix}rl:${key.route}:${key.subject}:${key.id}`, windowMs);
