@@ -51,12 +51,19 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
   const keys = securityKeyPair();
 
   before(async function () {
-    gateway = await startGatewayProcess({ env: { UPSTREAM_TIMEOUT_MS: '800', LOG_LEVEL: 'debug' } });
+    // 2 s: the hang case waits for it, and on a loaded machine the set-up's own upstream calls
+    // (account creation, card issues) took longer than the 800 ms used before.
+    gateway = await startGatewayProcess({ env: { UPSTREAM_TIMEOUT_MS: '2000', LOG_LEVEL: 'debug' } });
     sandboxes = sandboxUrls(gateway);
     acme = await registerPartner(gateway, 'acme-proxy');
     globex = await registerPartner(gateway, 'globex-proxy');
-    ada = (await api(gateway, acme, 'POST', '/individual/accounts', { body: individualBody() })).body;
-    const grace = (await api(gateway, globex, 'POST', '/individual/accounts', { body: individualBody({ firstName: 'Grace', lastName: 'Hopper' }) })).body;
+    const createIndividual = async (partner: TestPartner, body: unknown) => {
+      const created = await api(gateway, partner, 'POST', '/individual/accounts', { body });
+      if (created.status !== 201) throw new Error(`individual creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+      return created.body;
+    };
+    ada = await createIndividual(acme, individualBody());
+    const grace = await createIndividual(globex, individualBody({ firstName: 'Grace', lastName: 'Hopper' }));
     const issue = async (partner: TestPartner, individual: any, overrides: Record<string, unknown> = {}) => {
       const created = await api(gateway, partner, 'POST', `/individual/accounts/${individual._id}/cards/virtual`, { body: cardBody(individual.clientID, overrides) });
       if (created.status !== 201) throw new Error(`card issuance failed: ${created.status} ${JSON.stringify(created.body)}`);
@@ -74,7 +81,7 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
     secrets.texts.push(keys.securityKey);
     // The issuer sandbox makes its RSA-2048 PIN key at the first request that needs it, in the
     // request, once per sandbox process (a real issuer has had one all along): on a loaded machine
-    // that took longer than this suite's 800 ms upstream timeout, which is meant for the fault
+    // that took longer than this suite's short upstream timeout, which is meant for the fault
     // cases. Made here, so that the PIN-key test measures the gateway, not the keygen.
     await sandboxControl(sandboxes.issuer, 'GET', '/pin-encryption-key');
   });
@@ -392,7 +399,7 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
 
   describe('upstream faults', function () {
     const faults: { description: string; fault: Record<string, unknown>; expectedStatus: number; expectedCode: string }[] = [
-      { description: 'a hang (UPSTREAM_TIMEOUT_MS=800)', fault: { mode: 'timeout' }, expectedStatus: 504, expectedCode: 'upstream_timeout' },
+      { description: 'a hang (UPSTREAM_TIMEOUT_MS=2000)', fault: { mode: 'timeout' }, expectedStatus: 504, expectedCode: 'upstream_timeout' },
       { description: 'a reset mid-response', fault: { mode: 'reset' }, expectedStatus: 502, expectedCode: 'upstream_error' },
       { description: 'a malformed 200', fault: { mode: 'malformed' }, expectedStatus: 502, expectedCode: 'upstream_error' },
       { description: 'a 500', fault: { mode: 'status', status: 500 }, expectedStatus: 502, expectedCode: 'upstream_error' },

@@ -123,7 +123,9 @@ describe('e2e: a key claimed by a killed gateway is taken over once its heartbea
       gateways.push(gateway);
       return gateway;
     };
-    const first = await start();
+    // The gateway that retries is started before the kill: its boot, slow on a loaded machine, must
+    // not eat the claim's freshness window that the first assertion checks.
+    const [first, second] = await Promise.all([start(), start()]);
     const partner = await registerPartner(first, 'once-killed');
     // Never released: the gateway dies while its upstream call is in flight (the retry's call passes).
     const answerHeld = accounts.hold('POST', '/accounts');
@@ -134,7 +136,6 @@ describe('e2e: a key claimed by a killed gateway is taken over once its heartbea
     first.child.kill('SIGKILL');
     expect(await lost).to.be.instanceOf(Error);
 
-    const second = await start();
     const call = () => api(second, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
     const early = await call();
     expect(early.status, 'right after the kill the claim is still fresh').to.equal(409);
