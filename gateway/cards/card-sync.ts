@@ -230,7 +230,8 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
       targetType: 'card',
       targetId: cardKey,
       outcome: 'success',
-      details: { from: row.status_code, to: fresh.statusCode, source },
+      // How the gateway learned of it (from the issuer), as before events: the event's source says who asked.
+      details: { from: row.status_code, to: fresh.statusCode, source: 'issuer' },
     });
     await emitEvent(tx, {
       type: 'card.status_changed',
