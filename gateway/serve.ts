@@ -9,6 +9,7 @@ import { createPartnerApp } from './http/partner-app';
 import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
+import { startEventRetention } from './outbox/event-log';
 import { TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
 import { createGatewayServices } from './compose-services';
 import { onClusterBroadcast } from './cluster/broadcast';
@@ -127,6 +128,9 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     cleanups.push(async () => stopCardReconciler());
     const stopOutbox = outbox.start(5_000);
     cleanups.push(async () => stopOutbox());
+    // The event log keeps WEBHOOKS_EVENT_RETENTION_DAYS; every instance may run the delete (it is idempotent).
+    const stopEventRetention = startEventRetention(db, log, { retentionDays: settings.eventRetentionDays, intervalMs: 10 * 60_000 });
+    cleanups.push(async () => stopEventRetention());
 
     const { token: adminToken, source } = resolveAdminToken(settings.adminToken, settings.dataDir);
     if (source === 'file') log.warn({ file: `${settings.dataDir}/admin-token` }, 'ADMIN_TOKEN not set: using the generated token in this file');

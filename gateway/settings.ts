@@ -46,6 +46,8 @@ export interface Settings {
   cardReconcileIntervalMs: number;
   /** Most cards one card reconciler pass reads from the issuer (`CARD_RECONCILE_BATCH`, default 100). */
   cardReconcileBatch: number;
+  /** Days a partner event stays in the event log (`WEBHOOKS_EVENT_RETENTION_DAYS`, default 30; docs/events.md). */
+  eventRetentionDays: number;
   /** Worker processes (`WORKERS`, default: the number of cores); 1 runs without the cluster. */
   workers: number;
   /** Redis shared by every instance for rate-limit counts (`REDIS_URL`, redis:// or rediss://); unset: counts stay in each process. */
@@ -167,6 +169,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     ownershipCacheTtlMs: intFrom(env, 'OWNERSHIP_CACHE_TTL_MS', 30000, 0, 3600000),
     cardReconcileIntervalMs: intFrom(env, 'CARD_RECONCILE_INTERVAL_MS', 60000, 100, 86400000),
     cardReconcileBatch: intFrom(env, 'CARD_RECONCILE_BATCH', 100, 1, 10000),
+    eventRetentionDays: intFrom(env, 'WEBHOOKS_EVENT_RETENTION_DAYS', 30, 1, 3650),
     workers: intFrom(env, 'WORKERS', os.availableParallelism(), 1, 64),
     redisUrl: redisUrlFrom(env, 'REDIS_URL'),
     redisKeyPrefix: redisKeyPrefixFrom(env, 'REDIS_KEY_PREFIX'),

@@ -4,6 +4,7 @@ import type { Database, Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
 import { enqueue } from '../outbox/outbox';
+import { emitEvent, type StatusSource } from '../outbox/partner-events';
 import type { UpstreamClients } from '../upstreams';
 import type { CardCreatedEvent, IssuerCard } from '../upstreams/types';
 import { cardStatusOf } from './card-status';
@@ -34,6 +35,8 @@ interface SyncRow extends CardRow {
   tenant_id: string | null;
   replaced_from: string | null;
   issuer_check_due: boolean;
+  issuer_check_source: Exclude<StatusSource, 'issuer'> | null;
+  issuer_check_target: string | null;
 }
 
 export function cardCreatedEvent(card: Card, previousCardKey: string, partnerId: string): CardCreatedEvent {
@@ -70,21 +73,23 @@ export interface ReplacementContext {
   tenantId?: string;
   reason: string | null;
   requestId: string;
+  /** Completed after the replace request (its next access, the reconciler): the event names no request. */
   reconciled?: boolean;
 }
 
 /**
  * Second phase of a replace, in the caller's transaction: the record (already under the new key)
- * gets the new card's mask, status and expiry, the status history and audit entries are written
- * and the `card_created` webhook is queued. Returns the card and the outbox id, or a null outbox id
- * when the replacement was already completed (by the handler, the next access or the reconciler:
- * they can race), in which case nothing is written twice.
+ * gets the new card's mask, status and expiry, the status history and audit entries and the
+ * partner's `card.created` event (`reason: replaced`) are written and the `card_created` webhook is
+ * queued. Returns the card and the outbox id, or a null outbox id when the replacement was already
+ * completed (by the handler, the next access or the reconciler: they can race), in which case
+ * nothing is written twice.
  */
 export async function completeReplacement(tx: Queryable, fresh: IssuerCard, c: ReplacementContext): Promise<{ card: Card; outboxId: string | null }> {
   const status = statusOrFail(fresh.statusCode);
   const rows = await tx.query<CardRow>(
     `UPDATE cards SET card_mask = $2, status = $3, status_code = $4, exp_date = $5, replaced_from = NULL, issuer_check_due = false,
-            issuer_checked_at = now(), updated_at = now()
+            issuer_check_source = NULL, issuer_check_target = NULL, issuer_checked_at = now(), updated_at = now()
       WHERE card_key = $1 AND replaced_from = $6 RETURNING ${CARD_COLUMNS}`,
     [c.newKey, maskedCardNumber(fresh.cardMask), status, fresh.statusCode, fresh.expDate, c.oldKey]
   );
@@ -116,6 +121,13 @@ export async function completeReplacement(tx: Queryable, fresh: IssuerCard, c: R
     outcome: 'success',
     details: { previousCardKey: c.oldKey, cardKey: c.newKey, cardMask: fresh.cardMask, ...(c.reconciled ? { reconciled: true } : {}) },
   });
+  await emitEvent(tx, {
+    type: 'card.created',
+    partnerId: c.partnerId,
+    cardKey: c.newKey,
+    ...(c.reconciled ? {} : { requestId: c.requestId }),
+    data: { card, reason: 'replaced', previousCardKey: c.oldKey },
+  });
   const outboxId = await enqueue(tx, { kind: 'processing.card_created', payload: cardCreatedEvent(card, c.oldKey, c.partnerId) }, { partnerId: c.partnerId, requestId: c.requestId });
   return { card, outboxId };
 }
@@ -131,9 +143,17 @@ export interface SyncDeps {
   deliver?: (ids: string[]) => Promise<void>;
 }
 
-/** Marks a card whose last issuer call ended without knowing whether the issuer applied it. */
-export async function markIssuerCheckDue(db: Queryable, cardKey: string): Promise<void> {
-  await db.query('UPDATE cards SET issuer_check_due = true WHERE card_key = $1', [cardKey]);
+/**
+ * Marks a card whose last issuer call ended without knowing whether the issuer applied it. With
+ * `expect`, the status code that call asked for and who asked: if the sync then finds the card at
+ * that code, its `card.status_changed` event is that source's, not the issuer's.
+ */
+export async function markIssuerCheckDue(db: Queryable, cardKey: string, expect?: { source: Exclude<StatusSource, 'issuer'>; target: string }): Promise<void> {
+  await db.query('UPDATE cards SET issuer_check_due = true, issuer_check_source = $2, issuer_check_target = $3 WHERE card_key = $1', [
+    cardKey,
+    expect?.source ?? null,
+    expect?.target ?? null,
+  ]);
 }
 
 /** Whether an issuer failure leaves it unknown whether the issuer applied the call (timeout, reset). */
@@ -145,12 +165,13 @@ export function outcomeUnknown(err: unknown): boolean {
 /**
  * Reads the issuer's card and brings our record to it: a replacement recorded before its new card
  * was read is completed; a status that differs is taken over as an issuer-side change (status
- * history and audit entry `card.issuer-sync`). Only a record still in the state read is changed
+ * history and audit entry `card.issuer-sync`, and a `card.status_changed` event whose source is the
+ * issuer, or the partner when it is the code an unanswered call of the partner asked for). Only a record still in the state read is changed
  * (a concurrent operation wins). An issuer that does not know the card leaves the record as it is.
  * Throws what the issuer call threw (other than its 404).
  */
 export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, requestId: string): Promise<SyncOutcome> {
-  const select = `SELECT ${CARD_COLUMNS}, individual_id, tenant_id, replaced_from, issuer_check_due FROM cards WHERE card_key = $1`;
+  const select = `SELECT ${CARD_COLUMNS}, individual_id, tenant_id, replaced_from, issuer_check_due, issuer_check_source, issuer_check_target FROM cards WHERE card_key = $1`;
   const before = (await deps.db.query<SyncRow>(select, [cardKey])).rows[0];
   if (!before) return 'missing';
   let fresh: IssuerCard;
@@ -182,14 +203,17 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
       return { outcome: outboxId ? 'completed' : 'unchanged', outboxIds: outboxId ? [outboxId] : [] };
     }
     if (fresh.statusCode === row.status_code) {
-      await tx.query('UPDATE cards SET issuer_check_due = false, issuer_checked_at = now() WHERE card_key = $1', [cardKey]);
+      await tx.query('UPDATE cards SET issuer_check_due = false, issuer_check_source = NULL, issuer_check_target = NULL, issuer_checked_at = now() WHERE card_key = $1', [cardKey]);
       return { outcome: 'unchanged', outboxIds: [] };
     }
-    await tx.query('UPDATE cards SET status = $2, status_code = $3, issuer_check_due = false, issuer_checked_at = now(), updated_at = now() WHERE card_key = $1', [
-      cardKey,
-      status,
-      fresh.statusCode,
-    ]);
+    // The code an unanswered call of the partner (or an operator) asked for is that call's outcome;
+    // any other code is a change the issuer made on its own.
+    const source: StatusSource = row.issuer_check_source && fresh.statusCode === row.issuer_check_target ? row.issuer_check_source : 'issuer';
+    await tx.query(
+      `UPDATE cards SET status = $2, status_code = $3, issuer_check_due = false, issuer_check_source = NULL, issuer_check_target = NULL,
+              issuer_checked_at = now(), updated_at = now() WHERE card_key = $1`,
+      [cardKey, status, fresh.statusCode]
+    );
     await recordStatusChange(tx, {
       ...common,
       cardKey,
@@ -206,7 +230,22 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
       targetType: 'card',
       targetId: cardKey,
       outcome: 'success',
+      // How the gateway learned of it (from the issuer), as before events: the event's source says who asked.
       details: { from: row.status_code, to: fresh.statusCode, source: 'issuer' },
+    });
+    await emitEvent(tx, {
+      type: 'card.status_changed',
+      partnerId: row.partner_id,
+      cardKey,
+      data: {
+        cardKey,
+        previousStatus: row.status,
+        status,
+        statusCode: fresh.statusCode,
+        previousStatusCode: row.status_code,
+        source,
+        reason: source === 'issuer' ? 'issuer-side change' : null,
+      },
     });
     return { outcome: 'repaired', outboxIds: [] };
   });

@@ -15,6 +15,7 @@ export const TAGS = [
   { name: 'Card secrets and PIN', description: 'CVV and card number encrypted under your RSA key, and the PIN operations (PIN blocks encrypted under the issuer key). Every read is audited; nothing is logged.' },
   { name: 'Card limits', description: 'Spending and withdrawal limits of a card: dailyPurchase, monthlyPurchase, dailyWithdrawal, monthlyWithdrawal, singleTransaction.' },
   { name: 'Fees and delivery', description: 'Card issuing and delivery fees, and the delivery methods of a country (spec 4.4).' },
+  { name: 'Events', description: 'What happened to your cards and individuals, newest first, kept 30 days: each event is written with the change that causes it (docs/events.md). The `webhooks` section documents each type.' },
   { name: 'Service', description: 'Public routes without a token: liveness probe and this documentation.' },
 ] as const;
 export type TagName = (typeof TAGS)[number]['name'];
@@ -33,7 +34,7 @@ export interface SuccessAnswer {
 
 /** A resource whose owner the pipeline's `ownership` step checks, and where its id is. */
 export interface OwnershipCheck {
-  resource: 'individual' | 'card' | 'client';
+  resource: 'individual' | 'card' | 'client' | 'event';
   /** The path parameter (`in: 'path'`) or top-level body field (`in: 'body'`) holding the id. */
   param: string;
   in: 'path' | 'body';

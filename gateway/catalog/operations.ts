@@ -17,6 +17,7 @@ const issuer = (method: UpstreamEnding['method'], path: string, response: Upstre
 
 const OWNS_INDIVIDUAL: readonly OwnershipCheck[] = [{ resource: 'individual', param: 'id', in: 'path' }];
 const OWNS_CARD: readonly OwnershipCheck[] = [{ resource: 'card', param: 'id', in: 'path' }];
+const OWNS_EVENT: readonly OwnershipCheck[] = [{ resource: 'event', param: 'id', in: 'path' }];
 // A cardKey or clientId named in a fee check's body must be the caller's (docs/ownership.md); iban
 // is passed through unchecked (docs/decisions.md).
 const OWNS_BODY_CARD_AND_CLIENT: readonly OwnershipCheck[] = [
@@ -468,5 +469,27 @@ export const OPERATIONS = {
     schemas: { body: 'fee-check' },
     ends: { kind: 'upstream', upstream: 'processing', method: 'POST', path: '/fees', setBody: { OperationType: 'CARD_DELIVERY_FEE' }, response: 'fee' },
     doc: { summary: 'Check card delivery fee', description: 'The gateway sets `OperationType` to `CARD_DELIVERY_FEE`.', tag: 'Fees and delivery', answer: json('FeeResult', 'The fee') },
+  },
+
+  // Events (docs/events.md)
+  'list-events': {
+    method: 'GET',
+    path: '/api/partner/events',
+    schemas: { query: 'events-query' },
+    ends: LOCAL,
+    doc: {
+      summary: 'List events',
+      description:
+        'Your events of the last 30 days, newest first, optionally of one `type`. Pass the answer\'s `nextCursor` as `after` for the next (older) page: events written meanwhile never shift a page; `nextCursor` is null on the last page.',
+      tag: 'Events',
+      answer: json('EventPage', 'A page of events'),
+    },
+  },
+  'get-event': {
+    method: 'GET',
+    path: '/api/partner/events/:id',
+    ownership: OWNS_EVENT,
+    ends: LOCAL,
+    doc: { summary: 'Get event', description: 'One of your events, as the list answers it.', tag: 'Events', answer: json('Event', 'The event') },
   },
 } satisfies Record<string, Operation>;

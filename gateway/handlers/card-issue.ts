@@ -5,13 +5,14 @@ import { CARD_COLUMNS, insertCard, recordStatusChange, toCard, type CardRow } fr
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
+import { emitEvent } from '../outbox/partner-events';
 import type { CardIssueBody } from '../schemas/card-issue';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 
 /**
  * `POST /individual/accounts/{id}/cards/virtual|physical` (spec 4.2): the issuer creates the card,
- * then one transaction stores it under partner → individual with its first status-history entry and
- * the audit entry. An issuer failure stores nothing (and is audited as a failure). A virtual card
+ * then one transaction stores it under partner → individual with its first status-history entry,
+ * the audit entry and the `card.created` event (`reason: issued`). An issuer failure stores nothing (and is audited as a failure). A virtual card
  * starts ACTIVE (`00`), a physical card LOCKED (`I1`) until activated. The issuer call carries the
  * operation id of the request's Idempotency-Key (docs/upstreams.md): a retry after a crash or a
  * 5xx gets the same card back from the issuer, never a second one.
@@ -79,6 +80,7 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
           requestId: req.requestId,
         });
         await recordAudit(tx, { ...audit, targetId: stored.cardKey, outcome: 'success', details: { cardMask: stored.cardMask, type } });
+        await emitEvent(tx, { type: 'card.created', partnerId, cardKey: stored.cardKey, requestId: req.requestId, data: { card: stored, reason: 'issued' } });
         return stored;
       });
       ownership.invalidate('card', card.cardKey);

@@ -3,13 +3,20 @@ import { recordAudit } from '../audit/audit-log';
 import { CARD_COLUMNS, toCard, type CardRow } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
+import { emitEvent } from '../outbox/partner-events';
+import { cardUpdated } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 
 /**
  * A local-only change of a card field (nickname, 3DS phone): one transaction updates the record
- * and writes the audit entry; the answer is the full card. No upstream is called.
+ * and writes the audit entry and the `card.updated` event; the answer is the full card. No upstream
+ * is called.
  */
-function setLocalField(column: 'nickname' | 'three_ds_phone', bodyField: 'nickname' | 'phoneNumber'): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
+function setLocalField(
+  column: 'nickname' | 'three_ds_phone',
+  bodyField: 'nickname' | 'phoneNumber',
+  eventField: 'nickname' | 'threeDsPhone'
+): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
   return function setLocalFieldFactory({ db }, build) {
     const operation = auditActionOf(build);
     return asyncHandler(async function setLocalFieldHandler(req, res) {
@@ -28,7 +35,9 @@ function setLocalField(column: 'nickname' | 'three_ds_phone', bodyField: 'nickna
           requestId: req.requestId,
           outcome: 'success',
         });
-        return toCard(rows.rows[0]);
+        const card = toCard(rows.rows[0]);
+        await emitEvent(tx, cardUpdated(req, card, [eventField]));
+        return card;
       });
       res.json(card);
     });
@@ -36,6 +45,6 @@ function setLocalField(column: 'nickname' | 'three_ds_phone', bodyField: 'nickna
 }
 
 /** `PATCH /cards/{id}/nickname` (local only, ≤ 64 characters). */
-export const setCardNickname = setLocalField('nickname', 'nickname');
+export const setCardNickname = setLocalField('nickname', 'nickname', 'nickname');
 /** `PUT /cards/{id}/3ds/phone` (local only, ≤ 32 characters). */
-export const setCard3dsPhone = setLocalField('three_ds_phone', 'phoneNumber');
+export const setCard3dsPhone = setLocalField('three_ds_phone', 'phoneNumber', 'threeDsPhone');

@@ -4,13 +4,14 @@ import { cardStatusOf } from '../cards/card-status';
 import { markIssuerCheckDue, outcomeUnknown, syncCardWithIssuer } from '../cards/card-sync';
 import { CARD_COLUMNS, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
 import { statusChangeOf } from '../cards/transitions';
-import type { Queryable } from '../db/database';
+import type { Database, Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { CallContext, IssuerClient } from '../upstreams';
 import type { CardLimit, LimitName } from '../upstreams/types';
 import { upstreamOperationId } from '../idempotency/operation-id';
+import { emitEvent, type NewPartnerEvent, type UpdatedCardField } from '../outbox/partner-events';
 
 /** The card's current record; 404 if it vanished since the ownership check (replaced, re-issued). */
 export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardRow> {
@@ -69,8 +70,9 @@ export async function callIssuer<T>({ db, log }: Pick<HandlerServices, 'db' | 'l
 /**
  * Lock, unlock, activate, temporary lock and the restrict family (spec 4.3). The transition is
  * checked first (409 `invalid_transition`, issuer not called); after the issuer accepts, one
- * transaction updates the card's status and code and writes the status-history and audit entries.
- * Answers the card status result (2.4).
+ * transaction updates the card's status and code and writes the status-history and audit entries,
+ * and the `card.status_changed` event (`source: partner`) when the code changed (a repeat of the
+ * card's current status writes history, not an event). Answers the card status result (2.4).
  */
 export function changeCardStatus(services: HandlerServices, build: HandlerBuild): RequestHandler {
   const operation = auditActionOf(build);
@@ -88,26 +90,48 @@ export function changeCardStatus(services: HandlerServices, build: HandlerBuild)
     const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
     const result = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }, upstreamOperationId(req))).catch(async (err: unknown) => {
       // The issuer may have applied it (timeout, reset): the next access and the card reconciler read its status.
-      if (outcomeUnknown(err)) await markIssuerCheckDue(db, cardKey).catch(() => undefined);
+      if (outcomeUnknown(err)) await markIssuerCheckDue(db, cardKey, { source: 'partner', target: transition.to }).catch(() => undefined);
       throw err;
     });
     const status = cardStatusOf(result.statusCode);
     if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
     await db.transaction(async (tx) => {
+      // The status this change replaces, read under the row lock: a concurrent change of the card
+      // committed meanwhile is the one this follows (history and event say so).
+      const locked = await tx.query<Pick<CardRow, 'status' | 'status_code'>>('SELECT status, status_code FROM cards WHERE card_key = $1 FOR UPDATE', [cardKey]);
+      if (locked.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
+      const previous = locked.rows[0];
       await tx.query('UPDATE cards SET status = $2, status_code = $3, updated_at = now() WHERE card_key = $1', [cardKey, status, result.statusCode]);
       await recordStatusChange(tx, {
         cardKey,
         partnerId: current.partner_id,
         individualId: req.ownership!.individualId,
-        oldStatus: current.status,
+        oldStatus: previous.status,
         newStatus: status,
-        oldStatusCode: current.status_code,
+        oldStatusCode: previous.status_code,
         newStatusCode: result.statusCode,
         operation,
         reason: body.reason ?? null,
         requestId: req.requestId,
       });
-      await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { from: current.status_code, to: result.statusCode } });
+      await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { from: previous.status_code, to: result.statusCode } });
+      if (previous.status_code !== result.statusCode) {
+        await emitEvent(tx, {
+          type: 'card.status_changed',
+          partnerId: current.partner_id,
+          cardKey,
+          requestId: req.requestId,
+          data: {
+            cardKey,
+            previousStatus: previous.status,
+            status,
+            statusCode: result.statusCode,
+            previousStatusCode: previous.status_code,
+            source: 'partner',
+            reason: body.reason ?? null,
+          },
+        });
+      }
     });
     res.json({ cardKey, status, statusCode: result.statusCode });
   });
@@ -185,7 +209,7 @@ export function forceCardPinLock(services: HandlerServices, build: HandlerBuild)
   });
 }
 
-/** `PATCH /cards/{id}/emboss-name`: the issuer changes it, then our record; answers the full card. */
+/** `PATCH /cards/{id}/emboss-name`: the issuer changes it, then our record, its audit entry and its `card.updated` event; answers the full card. */
 export function setCardEmbossName(services: HandlerServices, build: HandlerBuild): RequestHandler {
   const operation = auditActionOf(build);
   const { db, clients } = services;
@@ -197,9 +221,31 @@ export function setCardEmbossName(services: HandlerServices, build: HandlerBuild
     const card: Card = await db.transaction(async (tx) => {
       const rows = await tx.query<CardRow>(`UPDATE cards SET embossed_name = $2, updated_at = now() WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`, [cardKey, embossedName]);
       await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { embossedName } });
-      return toCard(rows.rows[0]);
+      const updated = toCard(rows.rows[0]);
+      await emitEvent(tx, cardUpdated(req, updated, ['embossedName']));
+      return updated;
     });
     res.json(card);
+  });
+}
+
+/** The `card.updated` event of a change the partner asked for: the names of the fields, never their secrets. */
+export function cardUpdated(req: Request, card: Card, changed: UpdatedCardField[], limits?: { name: string; value: number }[]): NewPartnerEvent<'card.updated'> {
+  return {
+    type: 'card.updated',
+    partnerId: req.ownership!.partnerId,
+    cardKey: card.cardKey,
+    requestId: req.requestId,
+    data: { cardKey: card.cardKey, changed, card, ...(limits ? { limits } : {}) },
+  };
+}
+
+/** After the issuer set limits: one transaction writes the audit entry and the `card.updated` event with the card as it is. */
+async function recordLimitsChange(db: Database, req: Request, operation: string, items: { name: LimitName; value: number }[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: Object.fromEntries(items.map((i) => [i.name, i.value])) });
+    const card = toCard(await loadCardRow(tx, req.ownership!.id));
+    await emitEvent(tx, cardUpdated(req, card, ['limits'], items.map(({ name, value }) => ({ name, value }))));
   });
 }
 
@@ -207,14 +253,14 @@ function limitOf(limit: CardLimit): CardLimit {
   return { name: limit.name, value: limit.value, currency: limit.currency, used: limit.used, available: limit.available };
 }
 
-/** `PATCH /cards/{id}/limits`: several limits at once; answers every limit. */
+/** `PATCH /cards/{id}/limits`: several limits at once (audit entry and `card.updated` event in one transaction); answers every limit. */
 export function patchCardLimits(services: HandlerServices, build: HandlerBuild): RequestHandler {
   const operation = auditActionOf(build);
   const { db, clients } = services;
   return asyncHandler(async function patchLimitsHandler(req, res) {
     const items = req.body as { name: LimitName; value: number }[];
     const limits = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.patchLimits(ctx, req.ownership!.id, items));
-    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success', details: Object.fromEntries(items.map((i) => [i.name, i.value])) });
+    await recordLimitsChange(db, req, operation, items);
     res.json(limits.map(limitOf));
   });
 }
@@ -231,7 +277,7 @@ export function setCardLimit(services: HandlerServices, build: HandlerBuild): Re
       });
     }
     const limit = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.setLimit(ctx, req.ownership!.id, body.name, body));
-    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success', details: { [body.name]: body.value } });
+    await recordLimitsChange(db, req, operation, [{ name: body.name, value: body.value }]);
     res.json(limitOf(limit));
   });
 }

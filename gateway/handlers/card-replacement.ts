@@ -5,6 +5,7 @@ import { announceOwnershipChange, cardCreatedEvent, completeReplacement, statusO
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { enqueue } from '../outbox/outbox';
+import { emitEvent } from '../outbox/partner-events';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { IssuerCard, IssuerStatusCode } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
@@ -75,9 +76,10 @@ export function replaceCard(services: HandlerServices, build: HandlerBuild): Req
 /**
  * `POST /cards/{id}/reissue` (spec 3.1): the old statusCode is read before the local update; the
  * issuer returns the new cardKey; one transaction closes the old card locally (S4), stores the new
- * one under the same owner (nickname and 3DS phone carried over), writes history and audit, and
- * queues, in this order, the processing system's status update for the OLD cardKey with the OLD
- * statusCode and the `card_created` webhook of the new card.
+ * one under the same owner (nickname and 3DS phone carried over), writes history and audit, the
+ * partner's events (the old card's `card.status_changed` to CLOSED, then the new card's
+ * `card.created`, `reason: reissued`), and queues, in this order, the processing system's status
+ * update for the OLD cardKey with the OLD statusCode and the `card_created` webhook of the new card.
  */
 export function reissueCard(services: HandlerServices, build: HandlerBuild): RequestHandler {
   const operation = auditActionOf(build);
@@ -119,6 +121,14 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Req
       await recordStatusChange(tx, { ...history, cardKey: oldKey, oldStatus: current.status, newStatus: 'CLOSED', oldStatusCode, newStatusCode: 'S4' });
       await recordStatusChange(tx, { ...history, cardKey: newKey, oldStatus: null, newStatus: status, oldStatusCode: null, newStatusCode: fresh.statusCode });
       await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { previousCardKey: oldKey, cardKey: newKey, previousStatusCode: oldStatusCode } });
+      const event = { partnerId: current.partner_id, requestId: req.requestId };
+      await emitEvent(tx, {
+        ...event,
+        type: 'card.status_changed',
+        cardKey: oldKey,
+        data: { cardKey: oldKey, previousStatus: current.status, status: 'CLOSED', statusCode: 'S4', previousStatusCode: oldStatusCode, source: 'partner', reason: body.reason ?? null },
+      });
+      await emitEvent(tx, { ...event, type: 'card.created', cardKey: newKey, data: { card: reissued, reason: 'reissued', previousCardKey: oldKey } });
       const context = { partnerId: current.partner_id, requestId: req.requestId };
       const statusUpdate = await enqueue(tx, { kind: 'processing.status_update', payload: { cardKey: oldKey, statusCode: oldStatusCode as IssuerStatusCode, reason: body.reason } }, context);
       const created = await enqueue(tx, { kind: 'processing.card_created', payload: cardCreatedEvent(reissued, oldKey, current.partner_id) }, context);

@@ -15,6 +15,7 @@ import {
 } from './card-operations';
 import { reissueCard, replaceCard } from './card-replacement';
 import { listCards } from './cards-list';
+import { getPartnerEvent, listPartnerEvents } from './events';
 import { healthCheck } from './health-check';
 import { createIndividual } from './individual-create';
 import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndividualCardStatusHistory, listIndividuals } from './individuals';
@@ -52,6 +53,8 @@ export const HANDLERS = {
   'list-cards': listCards,
   'set-card-nickname': setCardNickname,
   'set-card-3ds-phone': setCard3dsPhone,
+  'list-events': listPartnerEvents,
+  'get-event': getPartnerEvent,
   // Orchestrations: they call upstreams through the typed clients and keep PostgreSQL consistent with them.
   'create-individual': createIndividual,
   'issue-virtual-card': issueCard('virtual'),

@@ -3,6 +3,7 @@ import { recordAudit } from '../audit/audit-log';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
+import { emitEvent } from '../outbox/partner-events';
 import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 
@@ -26,7 +27,8 @@ function outcomeUnknown(err: unknown): boolean {
  *    Idempotency-Key; docs/upstreams.md);
  * 2. the account-creation upstream is called with that id as `onboardingId`, with no transaction
  *    or connection held; the upstream answers a repeat of it with the first account;
- * 3. success: one transaction completes the onboarding and writes the audit entry → 201;
+ * 3. success: one transaction completes the onboarding and writes the audit entry and the
+ *    `individual.created` event → 201;
  *    a refusal: the records are deleted → 502 / 422, and nothing remains;
  *    a timeout or a lost connection (the upstream may have created the account): the pending
  *    record stays → 504 / 502; a retry with the same key resumes it, else the reconciler settles it.
@@ -65,18 +67,20 @@ export function createIndividual(services: HandlerServices, build: HandlerBuild)
       });
       throw err;
     }
-    const created = await individuals.complete(onboardingId, account, (tx) =>
-      recordAudit(tx, {
-        partnerId,
-        individualId: onboardingId,
-        operation,
-        targetType: 'individual',
-        targetId: onboardingId,
-        requestId: req.requestId,
-        outcome: 'success',
-        details: { clientID: account.clientId },
-      })
-    ) ?? (await individuals.get(onboardingId)); // completed meanwhile by the reconciler: the same account
+    const created =
+      (await individuals.complete(onboardingId, account, async (tx, individual) => {
+        await recordAudit(tx, {
+          partnerId,
+          individualId: onboardingId,
+          operation,
+          targetType: 'individual',
+          targetId: onboardingId,
+          requestId: req.requestId,
+          outcome: 'success',
+          details: { clientID: account.clientId },
+        });
+        await emitEvent(tx, { type: 'individual.created', partnerId, requestId: req.requestId, data: { individual } });
+      })) ?? (await individuals.get(onboardingId)); // completed meanwhile by the reconciler: the same account
     if (!created) throw new GatewayError('internal_error', 'The individual could not be completed; quote the requestId to support');
     ownership.invalidate('individual', onboardingId);
     // A probe of this clientId before it existed may have left a "not found" entry.

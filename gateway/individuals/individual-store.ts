@@ -188,13 +188,14 @@ export class IndividualStore {
 
   /**
    * Marks a pending onboarding complete with its upstream account, and runs `alsoInTransaction`
-   * (the audit entry) in the same transaction. Returns the account, or undefined when the
-   * onboarding is no longer pending (a reconciler already settled it).
+   * (the audit entry and the `individual.created` event) in the same transaction with the account
+   * as the API answers it. Returns the account, or undefined when the onboarding is no longer
+   * pending (a reconciler already settled it).
    */
   async complete(
     onboardingId: string,
     account: { accountId: string; clientId: string },
-    alsoInTransaction: (tx: Queryable) => Promise<void>
+    alsoInTransaction: (tx: Queryable, created: IndividualAccount) => Promise<void>
   ): Promise<IndividualAccount | undefined> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<OnboardingRow>(
@@ -205,8 +206,9 @@ export class IndividualStore {
         [onboardingId, account.clientId, account.accountId]
       );
       if (rows.rowCount === 0) return undefined;
-      await alsoInTransaction(tx);
-      return toAccount(rows.rows[0]);
+      const created = toAccount(rows.rows[0]);
+      await alsoInTransaction(tx, created);
+      return created;
     });
   }
 

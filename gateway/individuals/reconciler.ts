@@ -4,6 +4,7 @@ import type { Logger } from '../logging/logger';
 import type { UpstreamClients } from '../upstreams';
 import type { OwnershipInvalidation } from '../cards/card-sync';
 import type { IndividualStore } from './individual-store';
+import { emitEvent } from '../outbox/partner-events';
 
 /** What one reconciliation pass did. */
 export interface ReconcileResult {
@@ -15,7 +16,7 @@ export interface ReconcileResult {
 /**
  * Settles individual onboardings left `pending` by a process that stopped mid-creation: asks the
  * account-creation upstream whether it created the account for that onboarding; if it did, the
- * onboarding is completed (with its audit entry), otherwise it is deleted. An upstream that cannot
+ * onboarding is completed (with its audit entry and `individual.created` event), otherwise it is deleted. An upstream that cannot
  * answer leaves the record for the next pass.
  */
 export async function reconcilePendingIndividuals(
@@ -28,8 +29,8 @@ export async function reconcilePendingIndividuals(
     try {
       const account = await deps.clients.accounts.findByOnboardingId({ requestId }, pending.id);
       if (account) {
-        await deps.individuals.complete(pending.id, account, (tx) =>
-          recordAudit(tx, {
+        await deps.individuals.complete(pending.id, account, async (tx, individual) => {
+          await recordAudit(tx, {
             partnerId: pending.partnerId,
             individualId: pending.id,
             operation: 'individual.create',
@@ -38,8 +39,10 @@ export async function reconcilePendingIndividuals(
             requestId,
             outcome: 'success',
             details: { clientID: account.clientId, reconciled: true },
-          })
-        );
+          });
+          // Settled after the partner's request ended: the event names no request of the partner's.
+          await emitEvent(tx, { type: 'individual.created', partnerId: pending.partnerId, data: { individual } });
+        });
         deps.ownership.invalidate('individual', pending.id);
         deps.ownership.invalidate('client', account.clientId);
         result.completed.push(pending.id);

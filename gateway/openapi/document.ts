@@ -1,4 +1,5 @@
-import { CARD_KEY, OBJECT_ID } from '../ids';
+import { CARD_KEY, EVENT_ID, OBJECT_ID } from '../ids';
+import { PARTNER_EVENT_TYPES, type PartnerEventType } from '../outbox/partner-events';
 import { ERROR_CATALOG, PROBLEM_TYPE_BASE, type ErrorCode } from '../errors';
 import { SCHEMAS, type SchemaName } from '../schemas';
 import type { JsonSchema } from '../schemas/common';
@@ -22,6 +23,7 @@ export interface OpenApiDocument {
   servers: Json[];
   tags: Json[];
   paths: Record<string, Record<string, Json>>;
+  webhooks: Record<string, { post: Json }>;
   components: { securitySchemes: Json; schemas: Json; responses: Json; headers: Json };
 }
 
@@ -32,6 +34,7 @@ export interface OpenApiDocument {
 const PATH_IDS = {
   individual: { type: 'string', pattern: OBJECT_ID.source, description: 'The individual account `_id` (24 hexadecimal characters)', example: EXAMPLE_IDS.individualId },
   card: { type: 'string', pattern: CARD_KEY.source, description: 'The cardKey', example: EXAMPLE_IDS.cardKey },
+  event: { type: 'string', pattern: EVENT_ID.source, description: 'The event id (`evt_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.eventId },
 } as const;
 
 /** Problem responses by HTTP status: component name, when it happens, example code and headers. */
@@ -120,7 +123,56 @@ one, \`upstreamCode\`. Any operation may also answer 500 \`internal_error\`: quo
 - Unknown body fields and query parameters are refused (400).
 - The creation routes (individual, cards, replace, re-issue) honour an \`Idempotency-Key\` header (24 hours by default).
 - Every answer about your cardholders and cards is \`Cache-Control: no-store\`.
-- Card numbers and CVVs are only ever returned encrypted under your RSA key (RSA-OAEP-256).`;
+- Card numbers and CVVs are only ever returned encrypted under your RSA key (RSA-OAEP-256).
+
+## Events
+Every change to your cards and individuals is written as an event in the same database
+transaction as the change: \`GET /events\` lists them (30 days), newest first. The \`webhooks\`
+section documents each type's payload and the headers of its delivery to your endpoints
+(docs/events.md).`;
+
+/** Each event type's envelope component, and what its `webhooks` entry says. */
+const WEBHOOK_EVENTS: Record<PartnerEventType, { schema: ResponseSchemaName; summary: string }> = {
+  'card.created': { schema: 'EventCardCreated', summary: 'A card was issued, replaced or re-issued' },
+  'card.status_changed': { schema: 'EventCardStatusChanged', summary: "A card's status changed" },
+  'card.updated': { schema: 'EventCardUpdated', summary: "A card's nickname, emboss name, 3DS phone or limits changed" },
+  'individual.created': { schema: 'EventIndividualCreated', summary: 'An individual account was created' },
+  'transaction.created': { schema: 'EventTransactionCreated', summary: 'A transaction was recorded on a card' },
+};
+
+/** The headers of a webhook delivery (the issue-14 contract), as the receiver's parameters. */
+const WEBHOOK_HEADERS: Json[] = [
+  { name: 'Partner-Gateway-Event-Id', in: 'header', required: true, description: "The event's `id`: the same on every attempt, so a receiver can drop repeats", schema: { type: 'string', pattern: EVENT_ID.source } },
+  { name: 'Partner-Gateway-Event-Type', in: 'header', required: true, description: "The event's `type`", schema: { type: 'string', enum: [...PARTNER_EVENT_TYPES] } },
+  {
+    name: 'Partner-Gateway-Signature',
+    in: 'header',
+    required: true,
+    description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes.',
+    schema: { type: 'string', pattern: '^t=[0-9]+(,v1=[0-9a-f]{64})+$' },
+  },
+];
+
+/** The OpenAPI 3.1 `webhooks` section: one entry per event type, its envelope as the request body. */
+function webhooksSection(examples: Record<ResponseSchemaName, unknown>): OpenApiDocument['webhooks'] {
+  const webhooks: OpenApiDocument['webhooks'] = {};
+  for (const type of PARTNER_EVENT_TYPES) {
+    const { schema, summary } = WEBHOOK_EVENTS[type];
+    webhooks[type] = {
+      post: {
+        operationId: `event-${type.replace(/[._]/g, '-')}`,
+        summary,
+        description: `The \`${type}\` event, POSTed to every enabled endpoint subscribed to it, and listed by \`GET /events\` with the same bytes. docs/events.md says when it is written.`,
+        tags: ['Events'],
+        security: [],
+        parameters: WEBHOOK_HEADERS,
+        requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', schema), example: examples[schema] } } },
+        responses: { '2XX': { description: 'Delivered. Anything else, or no answer within 10 s, is retried with backoff for up to 3 days' } },
+      },
+    };
+  }
+  return webhooks;
+}
 
 /** Deep copy of a schema for the document: named response schemas nested in it become `$ref`s, `$id` goes. */
 function documentSchema(schema: unknown, componentOf: Map<unknown, string>, root: unknown = schema): unknown {
@@ -391,6 +443,7 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
     servers: [{ url: PARTNER_BASE, description: 'This gateway' }],
     tags: TAGS.filter((tag) => usedTags.has(tag.name)).map((tag) => ({ ...tag })),
     paths,
+    webhooks: webhooksSection(responseExample),
     components: {
       securitySchemes: { [SECURITY_SCHEME]: securityScheme(routes) },
       schemas,

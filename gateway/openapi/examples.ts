@@ -17,6 +17,7 @@ export const EXAMPLE_IDS = {
   newCardKey: 'CK77A0C1D2E3F40511',
   clientID: '48213377',
   requestId: '6f1c0c1e-2b8e-4f57-9a55-5a0b8f0e7f45',
+  eventId: 'evt_6b0237a240487492a2ee0de3',
 } as const;
 
 /** A real 2048-bit RSA public key, base64 SPKI DER: what `securityKey` looks like. */
@@ -79,6 +80,7 @@ export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
     'delivery-methods-query': { country: 'DE' },
     'fee-check': { CustomerType: 'Consumer Debit', ProductType: 'R001', clientId: EXAMPLE_IDS.clientID },
     'cards-list-query': { page: 1, limit: 20, status: 'ACTIVE', type: 'virtual', search: 'travel' },
+    'events-query': { type: 'card.status_changed', after: 'MTA0Mg', limit: 20 },
   };
 }
 
@@ -176,6 +178,27 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     updatedAt: CREATED_AT,
   };
   const tenant = { _id: EXAMPLE_IDS.tenantId, name: 'Acme Corporate', createdAt: CREATED_AT };
+  const envelope = (type: string, data: unknown) => ({ id: EXAMPLE_IDS.eventId, type, createdAt: CREATED_AT, partnerId: EXAMPLE_IDS.partnerId, data, requestId: EXAMPLE_IDS.requestId });
+  const individual = {
+    _id: EXAMPLE_IDS.individualId,
+    clientID: EXAMPLE_IDS.clientID,
+    baasAccountClientId: 42,
+    personalInfo,
+    address,
+    applicationStatus: 'APPROVED',
+    dashboardStatus: 'ACTIVE',
+    createdAt: CREATED_AT,
+    updatedAt: CREATED_AT,
+  };
+  const statusChanged = envelope('card.status_changed', {
+    cardKey: EXAMPLE_IDS.cardKey,
+    previousStatus: 'ACTIVE',
+    status: 'LOCKED',
+    statusCode: 'L1',
+    previousStatusCode: '00',
+    source: 'partner',
+    reason: 'Holder asked to pause the card',
+  });
   const invalidParam = { name: 'expDate', reason: 'must match pattern "^(0[1-9]|1[0-2])/[0-9]{4}$"' };
   return {
     Card: card,
@@ -193,17 +216,7 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     DeliveryMethods: { data: { success: true, country: 'DE', deliveryMethods: [deliveryMethod] } },
     PersonalInfo: personalInfo,
     Address: address,
-    IndividualAccount: {
-      _id: EXAMPLE_IDS.individualId,
-      clientID: EXAMPLE_IDS.clientID,
-      baasAccountClientId: 42,
-      personalInfo,
-      address,
-      applicationStatus: 'APPROVED',
-      dashboardStatus: 'ACTIVE',
-      createdAt: CREATED_AT,
-      updatedAt: CREATED_AT,
-    },
+    IndividualAccount: individual,
     IndividualSummary: individualSummary,
     IndividualList: { count: 1, data: [individualSummary] },
     AuditLogEntry: auditEntry,
@@ -216,6 +229,13 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     Partner: partner,
     B2bTenant: tenant,
     Me: { partner, activeTenantId: EXAMPLE_IDS.tenantId, b2bAccounts: [tenant], individuals: [individualSummary] },
+    Event: statusChanged,
+    EventPage: { data: [statusChanged], nextCursor: 'MTA0Mg' },
+    EventCardCreated: envelope('card.created', { card: { ...card, cardKey: EXAMPLE_IDS.newCardKey }, reason: 'reissued', previousCardKey: EXAMPLE_IDS.cardKey }),
+    EventCardStatusChanged: statusChanged,
+    EventCardUpdated: envelope('card.updated', { cardKey: EXAMPLE_IDS.cardKey, changed: ['limits'], card, limits: [{ name: 'dailyPurchase', value: 1500 }] }),
+    EventIndividualCreated: envelope('individual.created', { individual }),
+    EventTransactionCreated: envelope('transaction.created', { transaction }),
     InvalidParam: invalidParam,
     Problem: {
       type: 'https://partner-gateway.dev/problems/validation_failed',

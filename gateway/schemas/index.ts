@@ -20,6 +20,7 @@ import {
   threeDsPhone,
 } from './cards';
 import type { JsonSchema } from './common';
+import { eventsQuery } from './events';
 import { individualCreate } from './individual-create';
 import { paginationQuery, transactionsQuery } from './pagination-query';
 
@@ -50,6 +51,7 @@ export const SCHEMAS = {
   'delivery-methods-query': deliveryMethodsQuery,
   'fee-check': feeCheck,
   'cards-list-query': cardsListQuery,
+  'events-query': eventsQuery,
 } satisfies Record<string, JsonSchema>;
 
 export type SchemaName = keyof typeof SCHEMAS;

@@ -290,6 +290,106 @@ export const INVALID_PARAM = object('One invalid field of the request', {
   reason: string('Why it is invalid'),
 });
 
+const EVENT_ID = { type: 'string', pattern: '^evt_[0-9a-f]{24}$', description: 'The event id: the same on every delivery of the event' };
+const LIMIT_NAMES = ['dailyPurchase', 'monthlyPurchase', 'dailyWithdrawal', 'monthlyWithdrawal', 'singleTransaction'];
+
+/** One event type's envelope (`emitEvent`, gateway/outbox/partner-events.ts): `{id, type, createdAt, partnerId, data, requestId?}`. */
+function eventEnvelope(type: string, description: string, data: ResponseSchema): ResponseSchema {
+  return object(
+    description,
+    {
+      id: EVENT_ID,
+      type: { type: 'string', const: type },
+      createdAt: dateTime('When the change was written'),
+      partnerId: { ...OBJECT_ID, description: 'You: the partner whose resource changed' },
+      data,
+      requestId: string('X-Request-Id of your request that made the change; absent when the gateway or the issuer made it (a reconciliation, an issuer-side change)'),
+    },
+    ['id', 'type', 'createdAt', 'partnerId', 'data']
+  );
+}
+
+/** `card.created`: a card was issued, or a replacement or re-issue made a new card (key). */
+export const EVENT_CARD_CREATED = eventEnvelope(
+  'card.created',
+  'A card was issued (`issued`), or a replace (`replaced`: the same card under a new cardKey) or a re-issue (`reissued`: a new card, the old one closed) made one',
+  object(
+    'What was created',
+    {
+      card: CARD,
+      reason: { type: 'string', enum: ['issued', 'replaced', 'reissued'] },
+      previousCardKey: string('The cardKey replaced or re-issued (`replaced` and `reissued` only)'),
+    },
+    ['card', 'reason']
+  )
+);
+
+/** `card.status_changed`: the card's status code changed. */
+export const EVENT_CARD_STATUS_CHANGED = eventEnvelope(
+  'card.status_changed',
+  "A card's status code changed: through your API call (`source: partner`), or by the issuer on its own (`issuer`: fraud, expiry ...)",
+  object(
+    'The change',
+    {
+      cardKey: string(),
+      previousStatus: { type: ['string', 'null'], enum: [...CARD_STATUSES, null], description: 'The status before' },
+      status: CARD_STATUS,
+      statusCode: STATUS_CODE,
+      previousStatusCode: nullableString('The status code before'),
+      source: { type: 'string', enum: ['partner', 'issuer', 'operator'], description: 'Who changed it (`operator` is not emitted yet: docs/events.md)' },
+      reason: nullableString('The reason sent with the change; `issuer-side change` for the issuer'),
+    },
+    ['cardKey', 'previousStatus', 'status', 'statusCode', 'previousStatusCode', 'source']
+  )
+);
+
+/** `card.updated`: nickname, emboss name, 3DS phone or limits changed. */
+export const EVENT_CARD_UPDATED = eventEnvelope(
+  'card.updated',
+  "A card's nickname, emboss name, 3DS phone or limits changed. Never a 3DS answer, a PIN or card data",
+  object(
+    'What changed',
+    {
+      cardKey: string(),
+      changed: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: ['nickname', 'embossedName', 'threeDsPhone', 'limits'] }, description: 'The names of the fields changed' },
+      card: CARD,
+      limits: {
+        type: 'array',
+        minItems: 1,
+        description: 'The limits set (`limits` only)',
+        items: object('A limit set', { name: { type: 'string', enum: LIMIT_NAMES }, value: AMOUNT('The new limit, in the card currency') }),
+      },
+    },
+    ['cardKey', 'changed', 'card']
+  )
+);
+
+/** `individual.created`: an individual account was created. */
+export const EVENT_INDIVIDUAL_CREATED = eventEnvelope(
+  'individual.created',
+  'An individual account was created (by your request, or completed later by the gateway after an interrupted one)',
+  object('The individual', { individual: INDIVIDUAL_ACCOUNT })
+);
+
+/** `transaction.created`: a transaction was recorded for a card (not emitted yet: docs/events.md). */
+export const EVENT_TRANSACTION_CREATED = eventEnvelope(
+  'transaction.created',
+  'The card processing system recorded a transaction on one of your cards (not emitted yet: docs/events.md)',
+  object('The transaction', { transaction: TRANSACTION })
+);
+
+/** Any event: one of the envelopes, told apart by `type`. */
+export const EVENT: ResponseSchema = {
+  description: 'A partner event (docs/events.md); `type` says which `data` it carries',
+  oneOf: [EVENT_CARD_CREATED, EVENT_CARD_STATUS_CHANGED, EVENT_CARD_UPDATED, EVENT_INDIVIDUAL_CREATED, EVENT_TRANSACTION_CREATED],
+};
+
+/** A page of the event log (`GET /events`): `{data, nextCursor}`. */
+export const EVENT_PAGE = object('A page of your events, newest first', {
+  data: { type: 'array', items: EVENT },
+  nextCursor: { type: ['string', 'null'], description: 'Pass it as `after` for the next (older) page; null on the last page' },
+});
+
 /** An RFC 9457 problem as `gateway/http/problem.ts` writes it, with our extension members. */
 export const PROBLEM: ResponseSchema = {
   type: 'object',
@@ -341,6 +441,13 @@ export const RESPONSE_SCHEMAS = {
   Partner: PARTNER,
   B2bTenant: B2B_TENANT,
   Me: ME,
+  Event: EVENT,
+  EventPage: EVENT_PAGE,
+  EventCardCreated: EVENT_CARD_CREATED,
+  EventCardStatusChanged: EVENT_CARD_STATUS_CHANGED,
+  EventCardUpdated: EVENT_CARD_UPDATED,
+  EventIndividualCreated: EVENT_INDIVIDUAL_CREATED,
+  EventTransactionCreated: EVENT_TRANSACTION_CREATED,
   InvalidParam: INVALID_PARAM,
   Problem: PROBLEM,
 } satisfies Record<string, ResponseSchema>;

@@ -34,9 +34,16 @@ export async function loadClientOwner(db: Queryable, clientId: string): Promise<
   return rows.rowCount ? { partnerId: rows.rows[0].partner_id, individualId: rows.rows[0].id } : undefined;
 }
 
+/** Loads the owner of a partner event (one still in the event log). */
+export async function loadEventOwner(db: Queryable, id: string): Promise<Owner | undefined> {
+  const rows = await db.query<{ partner_id: string }>('SELECT partner_id FROM partner_events WHERE id = $1', [id]);
+  return rows.rowCount ? { partnerId: rows.rows[0].partner_id } : undefined;
+}
+
 /** The loader of each kind. */
 export const OWNER_LOADERS: Record<OwnedKind, (db: Queryable, id: string) => Promise<Owner | undefined>> = {
   individual: loadIndividualOwner,
   card: loadCardOwner,
   client: loadClientOwner,
+  event: loadEventOwner,
 };

@@ -215,6 +215,16 @@ describe('e2e: the OpenAPI document (GET /api/partner/openapi.json)', function (
 
       expectValid('check-card-issuing-fee', await call('POST', '/fees/card-issuing', { CustomerType: 'Consumer Debit', ProductType: 'R001', clientId: individual.clientID }), 200);
       expectValid('list-delivery-methods', await call('GET', '/delivery-methods?country=DE'), 200);
+
+      // Every type of event the changes above wrote, in the log's answers and as the webhooks section's payloads.
+      const events = expectValid('list-events', await call('GET', '/events?limit=100'), 200);
+      expect(new Set(events.data.map((e: { type: string }) => e.type))).to.deep.equal(new Set(['individual.created', 'card.created', 'card.status_changed', 'card.updated']));
+      for (const event of events.data) {
+        expectValid('get-event', await call('GET', `/events/${event.id}`), 200);
+        const webhook = document.webhooks[event.type].post.requestBody.content['application/json'].schema.$ref as string;
+        const validate = ajv.getSchema(`${DOCUMENT_ID}${webhook}`)!;
+        expect(validate(event), `${event.type}: ${ajv.errorsText(validate.errors)}`).to.equal(true);
+      }
     });
 
     it('problems: a refused token (401), an invalid body (400) and a card in the wrong state (409)', async function () {

@@ -99,6 +99,15 @@ describe('faults: a status change the issuer applied after our timeout converges
     ]);
     const audit = await db.query("SELECT outcome, details FROM audit_log WHERE target_id = $1 AND operation = 'card.issuer-sync'", [card.cardKey]);
     expect(audit.rows).to.deep.equal([{ outcome: 'success', details: { from: '00', to: 'L1', source: 'issuer' } }]);
+    // The partner's event: the code its timed-out lock asked for, written by the reconciler (no request id).
+    const events = await db.query<{ payload: string }>("SELECT payload FROM partner_events WHERE ordering_key = $1 AND type = 'card.status_changed'", [card.cardKey]);
+    expect(events.rows.map((r) => JSON.parse(r.payload))).to.deep.equal([
+      {
+        ...JSON.parse(events.rows[0].payload),
+        data: { cardKey: card.cardKey, previousStatus: 'ACTIVE', status: 'LOCKED', statusCode: 'L1', previousStatusCode: '00', source: 'partner', reason: null },
+      },
+    ]);
+    expect(JSON.parse(events.rows[0].payload)).to.not.have.property('requestId');
     const status = await api(reconciling, partner, 'GET', `/cards/${card.cardKey}/status`);
     expect(status.body).to.deep.include({ status: 'LOCKED', statusCode: 'L1' });
   });

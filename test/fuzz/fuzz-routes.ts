@@ -25,7 +25,7 @@ export interface FuzzRoute {
   path: string;
   params: string[];
   auth: boolean;
-  ownership?: { resource: 'individual' | 'card'; param: string };
+  ownership?: { resource: 'individual' | 'card' | 'event'; param: string };
   body?: SchemaName;
   query?: SchemaName;
   pathSchema?: SchemaName;
@@ -48,7 +48,7 @@ export function loadRoutes(configFile = path.join(ROOT, 'config', 'gateway.confi
       const endpoint = config.apiEndpoints[endpointName];
       const actions = (policy: string) => pipeline.policies.flatMap((step) => (step[policy] ?? []).map((s) => s.action ?? {}));
       const validate = actions('validate')[0] as { body?: SchemaName; query?: SchemaName; params?: SchemaName } | undefined;
-      const owner = actions('ownership')[0] as { resource: 'individual' | 'card'; param?: string } | undefined;
+      const owner = actions('ownership')[0] as { resource: 'individual' | 'card' | 'event'; param?: string } | undefined;
       const ends = operationNamed(actions('operation')[0]?.name)?.ends;
       routes.push({
         name,
@@ -76,6 +76,9 @@ export interface FuzzContext {
   /** This route's own card (replace and re-issue move it to the new key). */
   card: { cardKey: string; expDate: string };
   otherCardKey: string;
+  /** An event of each partner (the individual.created of its individual). */
+  eventId: string;
+  otherEventId: string;
   securityKey: string;
   pinBlocks: string[];
 }
@@ -386,9 +389,9 @@ export function materialize(route: FuzzRoute, request: FuzzRequest, ctx: FuzzCon
     const choice = request.segments[name];
     if (!choice) return '';
     if ('raw' in choice) return choice.raw;
-    const individual = route.ownership?.resource === 'individual';
-    if ('own' in choice) return individual ? ctx.individualId : ctx.card.cardKey;
-    return individual ? ctx.otherIndividualId : ctx.otherCardKey;
+    const resource = route.ownership?.resource;
+    if ('own' in choice) return resource === 'individual' ? ctx.individualId : resource === 'event' ? ctx.eventId : ctx.card.cardKey;
+    return resource === 'individual' ? ctx.otherIndividualId : resource === 'event' ? ctx.otherEventId : ctx.otherCardKey;
   };
   const routePath = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => segment(name));
   const headers: Record<string, string> = { 'x-request-id': requestId };

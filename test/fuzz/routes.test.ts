@@ -67,7 +67,17 @@ describe(`fuzz: every route, ${RUNS} generated requests each`, function () {
       recordSecret('pinBlock', block);
       return block;
     });
-    Object.assign(base, { individualId: ada._id, clientID: ada.clientID, otherIndividualId: grace._id, otherCardKey: graceCard.cardKey, securityKey, pinBlocks });
+    const eventOf = async (partner: TestPartner) => (await api(gateway, partner, 'GET', '/events?type=individual.created&limit=1')).body.data[0].id as string;
+    Object.assign(base, {
+      individualId: ada._id,
+      clientID: ada.clientID,
+      otherIndividualId: grace._id,
+      otherCardKey: graceCard.cardKey,
+      eventId: await eventOf(acme),
+      otherEventId: await eventOf(globex),
+      securityKey,
+      pinBlocks,
+    });
     await refreshTokens();
   });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { completeReplacement, reconcileCards, syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
+import { completeReplacement, markIssuerCheckDue, reconcileCards, syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
 import { insertCard } from '../../../../gateway/cards/card-store';
 import type { IndividualCreateBody } from '../../../../gateway/schemas/individual-create';
 import { startSandboxes, type Sandboxes } from '../../../../sandbox';
@@ -33,6 +33,8 @@ describe('cards: reconciler bringing our card records to the issuer', function (
     await services.db.query('UPDATE cards SET issuer_check_due = true WHERE card_key = $1', [issued.cardKey]);
     return issued.cardKey;
   }
+  const eventsOf = async (key: string) =>
+    (await services.db.query<{ payload: string }>('SELECT payload FROM partner_events WHERE ordering_key = $1 ORDER BY seq', [key])).rows.map((r) => JSON.parse(r.payload));
   const codeOf = async (key: string) => (await services.db.query('SELECT status_code, issuer_check_due FROM cards WHERE card_key = $1', [key])).rows[0];
   const syncHistory = async (key: string) =>
     (await services.db.query("SELECT old_status_code, new_status_code FROM card_status_history WHERE card_key = $1 AND operation = 'card.issuer-sync'", [key])).rows;
@@ -61,6 +63,26 @@ describe('cards: reconciler bringing our card records to the issuer', function (
     const outcomes = await Promise.all([syncCardWithIssuer(services, key, 'a'), syncCardWithIssuer(services, key, 'b')]);
     expect(outcomes.sort()).to.deep.equal(['repaired', 'unchanged']);
     expect(await syncHistory(key)).to.have.length(1);
+    const events = (await eventsOf(key)).filter((e) => e.type === 'card.status_changed');
+    expect(events, 'one event, the issuer\'s').to.have.length(1);
+    expect(events[0].data).to.deep.include({ previousStatusCode: '00', statusCode: 'L1', source: 'issuer' });
+    expect(events[0]).to.not.have.property('requestId');
+  });
+
+  it('a code the partner asked for in a call with no answer is the partner\'s change; another code is the issuer\'s', async function () {
+    const asked = await driftedCard();
+    await markIssuerCheckDue(services.db, asked, { source: 'partner', target: 'L1' });
+    const other = await driftedCard();
+    await markIssuerCheckDue(services.db, other, { source: 'partner', target: 'S1' });
+    expect(await syncCardWithIssuer(services, asked, 'a')).to.equal('repaired');
+    expect(await syncCardWithIssuer(services, other, 'b')).to.equal('repaired');
+    expect((await eventsOf(asked))[0].data.source).to.equal('partner');
+    expect((await eventsOf(other))[0].data.source).to.equal('issuer');
+    const marks = await services.db.query('SELECT issuer_check_source, issuer_check_target FROM cards WHERE card_key = ANY($1)', [[asked, other]]);
+    expect(marks.rows, 'cleared once settled').to.deep.equal([
+      { issuer_check_source: null, issuer_check_target: null },
+      { issuer_check_source: null, issuer_check_target: null },
+    ]);
   });
 
   it('leaves a card the issuer does not know as it is', async function () {
@@ -86,6 +108,8 @@ describe('cards: reconciler bringing our card records to the issuer', function (
     const count = async (sql: string) => (await services.db.query(sql, [newKey])).rows[0].n;
     expect(await count("SELECT count(*)::int AS n FROM card_status_history WHERE card_key = $1 AND operation = 'card.replace'")).to.equal(1);
     expect(await count("SELECT count(*)::int AS n FROM outbox_events WHERE payload->>'cardKey' = $1 AND kind = 'processing.card_created'")).to.equal(1);
+    const created = await eventsOf(newKey);
+    expect(created.map((e) => [e.type, e.data.reason, e.data.previousCardKey, e.requestId])).to.deep.equal([['card.created', 'replaced', issued.cardKey, 'race']]);
   });
 
   it('reads only the cards marked due: a card with nothing pending costs no issuer call', async function () {

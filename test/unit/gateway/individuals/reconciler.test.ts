@@ -43,6 +43,13 @@ describe('individuals: reconciler of onboardings left pending by a stopped proce
     const audit = await services.db.query('SELECT operation, details FROM audit_log WHERE individual_id = $1', [created.onboardingId]);
     expect(audit.rows[0]).to.deep.include({ operation: 'individual.create' });
     expect(audit.rows[0].details.reconciled).to.equal(true);
+    // Its individual.created event, in the completing transaction: the account as GET answers it, no partner request named.
+    const events = await services.db.query<{ payload: string }>("SELECT payload FROM partner_events WHERE type = 'individual.created' AND payload::jsonb #>> '{data,individual,_id}' = $1", [created.onboardingId]);
+    expect(events.rows).to.have.length(1);
+    const event = JSON.parse(events.rows[0].payload);
+    expect(event).to.not.have.property('requestId');
+    expect(event.data.individual).to.deep.equal(await services.individuals.get(created.onboardingId));
+    expect(await services.db.query("SELECT 1 FROM partner_events WHERE payload::jsonb #>> '{data,individual,_id}' = $1", [orphan.onboardingId]), 'none for the discarded one').to.have.property('rowCount', 0);
 
     await services.db.query("UPDATE individual_onboardings SET created_at = now() - interval '10 minutes', updated_at = now() - interval '10 minutes' WHERE id = $1", [fresh.onboardingId]);
     await fetch(`${sandboxes.accounts.url}/__sandbox/faults`, {

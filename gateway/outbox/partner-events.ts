@@ -1,0 +1,136 @@
+import type { Queryable } from '../db/database';
+import { newObjectId } from '../ids';
+
+/** The types of partner event, in the order the docs list them (docs/events.md). */
+export const PARTNER_EVENT_TYPES = ['card.created', 'card.status_changed', 'card.updated', 'individual.created', 'transaction.created'] as const;
+export type PartnerEventType = (typeof PARTNER_EVENT_TYPES)[number];
+
+/** Who changed a card's status: the partner through the API, the issuer on its own, or an operator. */
+export type StatusSource = 'partner' | 'issuer' | 'operator';
+
+// Structural copies of the domain's answers: outbox/ must not import cards/ or individuals/, which
+// import it. The compiler still checks every emitter's Card or IndividualAccount against them.
+
+/** CardStatus (gateway/cards/card-status.ts). */
+export type CardStatusName = 'ACTIVE' | 'LOCKED' | 'CLOSED' | 'LOST' | 'STOLEN' | 'FRAUD' | 'MOBILE_LOST' | 'RESTRICTED' | 'TEMP_LOCKED';
+
+/** The full card as the API answers it (`toCard`): never a card number or CVV. */
+export interface EventCard {
+  cardKey: string;
+  cardMask: string;
+  type: 'virtual' | 'physical';
+  status: CardStatusName;
+  statusCode: string;
+  currency: string;
+  ownerType: 'individual' | 'b2b';
+  ownerId: string;
+  createdAt: string;
+  productCode: string;
+  holderClientCode: string | null;
+  expDate: string;
+  embossedName: string | null;
+  nickname: string | null;
+  threeDsPhone: string | null;
+}
+
+/** The individual account as the create answer shapes it (`toAccount`: document numbers masked). */
+export interface EventIndividual {
+  _id: string;
+  clientID: string | null;
+  baasAccountClientId: number | null;
+  personalInfo: object;
+  address: object;
+  applicationStatus: string;
+  dashboardStatus: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A transaction as `GET /individual/accounts/{id}/transactions` lists it. */
+export interface EventTransaction {
+  _id: string;
+  cardKey: string;
+  amount: number;
+  currency: string;
+  type: string;
+  status: string;
+  merchant: { name: string; mcc: string; city: string; country: string };
+  createdAt: string;
+}
+
+/** The fields of a card whose change is a `card.updated` event. */
+export type UpdatedCardField = 'nickname' | 'embossedName' | 'threeDsPhone' | 'limits';
+
+/** `data` of each event type. None ever carries a 3DS answer, a PIN or a card number. */
+export interface PartnerEventData {
+  'card.created': { card: EventCard; reason: 'issued' | 'replaced' | 'reissued'; previousCardKey?: string };
+  'card.status_changed': {
+    cardKey: string;
+    previousStatus: CardStatusName | null;
+    status: CardStatusName;
+    statusCode: string;
+    previousStatusCode: string | null;
+    source: StatusSource;
+    reason?: string | null;
+  };
+  'card.updated': { cardKey: string; changed: UpdatedCardField[]; card: EventCard; limits?: { name: string; value: number }[] };
+  'individual.created': { individual: EventIndividual };
+  'transaction.created': { transaction: EventTransaction };
+}
+
+/** An event to write. `cardKey` orders it among the card's events; `requestId` names the partner request that caused it. */
+export interface NewPartnerEvent<T extends PartnerEventType = PartnerEventType> {
+  type: T;
+  partnerId: string;
+  data: PartnerEventData[T];
+  requestId?: string;
+  cardKey?: string;
+}
+
+/** The envelope partners read (`GET /events`) and, later, receive. */
+export interface PartnerEventEnvelope<T extends PartnerEventType = PartnerEventType> {
+  id: string;
+  type: T;
+  createdAt: string;
+  partnerId: string;
+  data: PartnerEventData[T];
+  requestId?: string;
+}
+
+/** A new event id: `evt_` and a 24-hex object id (time-prefixed, 64 random bits). */
+export function newEventId(now = Date.now()): string {
+  return `evt_${newObjectId(now)}`;
+}
+
+/**
+ * Writes a partner event in `tx`, the transaction of the change that causes it: a rollback removes
+ * both. With a `cardKey`, a transaction-scoped advisory lock of (partner, card) is taken first, so
+ * that two concurrent changes of one card get their sequence numbers in commit order (the second
+ * waits for the first to commit). The envelope is stored as its exact JSON bytes.
+ *
+ * `deliveries` is the number of webhook deliveries queued with it: none until webhook endpoints
+ * exist (docs/events.md).
+ *
+ * @example await db.transaction(async (tx) => { await insertCard(tx, …); await emitEvent(tx, { type: 'card.created', … }); });
+ */
+export async function emitEvent<T extends PartnerEventType>(tx: Queryable, event: NewPartnerEvent<T>): Promise<{ id: string; seq: string; deliveries: number }> {
+  if (event.cardKey !== undefined) {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('evt:' || $1::text || ':' || $2::text, 0))", [event.partnerId, event.cardKey]);
+  }
+  const envelope: PartnerEventEnvelope<T> = {
+    id: newEventId(),
+    type: event.type,
+    createdAt: new Date().toISOString(),
+    partnerId: event.partnerId,
+    data: event.data,
+    ...(event.requestId === undefined ? {} : { requestId: event.requestId }),
+  };
+  const rows = await tx.query<{ seq: string }>(
+    `INSERT INTO partner_events (id, partner_id, type, ordering_key, payload, request_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq`,
+    [envelope.id, envelope.partnerId, envelope.type, event.cardKey ?? null, JSON.stringify(envelope), event.requestId ?? null, envelope.createdAt]
+  );
+  // Webhook fan-out goes here (fanOut(tx, seq, { resend: false })): one delivery per enabled
+  // endpoint of the partner subscribed to the type, in this same transaction.
+  return { id: envelope.id, seq: rows.rows[0].seq, deliveries: 0 };
+}
