@@ -51,7 +51,8 @@ export function startNode(script: string, env: NodeJS.ProcessEnv, isReady: (line
           child.stdout!.resume();
           let stopping = false;
           let unexpectedExit: string | undefined;
-          child.once('exit', (code, signal) => {
+          // 'close', not 'exit': by then the child's last stderr words have been read.
+          child.once('close', (code, signal) => {
             if (stopping) return;
             unexpectedExit = `bench: ${script} exited unexpectedly (code ${code}, signal ${signal}): ${errors.trim() || '(nothing on stderr)'}`;
             process.stderr.write(`${unexpectedExit}\n`);
