@@ -6,16 +6,31 @@ import { newestFirst, transactionsOf, type KnownCard, type Transaction } from '.
  */
 export const HISTORY_CACHE_TRANSACTIONS = 400_000;
 
-/** Merges two newest-first lists into a new newest-first list. */
-function mergeNewestFirst(a: Transaction[], b: Transaction[]): Transaction[] {
-  const out: Transaction[] = new Array<Transaction>(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) out[k++] = newestFirst(a[i], b[j]) <= 0 ? a[i++] : b[j++];
-  while (i < a.length) out[k++] = a[i++];
-  while (j < b.length) out[k++] = b[j++];
-  return out;
+/**
+ * Inserts each of `added` into the newest-first `history` at its place, in place. A history is
+ * changed in place, never copied: copying a large account's history on every new card made
+ * garbage in proportion to the account's size (issue 14's soak: CPU and RSS grew with it).
+ */
+function insertNewestFirst(history: Transaction[], added: Transaction[]): void {
+  for (const transaction of added) {
+    let low = 0;
+    let high = history.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (newestFirst(history[middle], transaction) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    history.splice(low, 0, transaction);
+  }
+}
+
+/** Removes the transactions of `cardKey` from `history`, in place; returns how many. */
+function removeCard(history: Transaction[], cardKey: string): number {
+  let kept = 0;
+  for (let i = 0; i < history.length; i++) if (history[i].cardId !== cardKey) history[kept++] = history[i];
+  const removed = history.length - kept;
+  history.length = kept;
+  return removed;
 }
 
 /**
@@ -64,7 +79,7 @@ export class AccountTransactions {
     const history = this.histories.get(card.accountId);
     if (history) {
       const own = transactionsOf(card);
-      this.histories.set(card.accountId, mergeNewestFirst(history, own));
+      insertNewestFirst(history, own);
       this.held += own.length;
       this.trim();
     }
@@ -78,10 +93,8 @@ export class AccountTransactions {
     if (cards.size === 0) this.cardsByAccount.delete(card.accountId);
     const history = this.histories.get(card.accountId);
     if (history) {
-      const kept = history.filter((t) => t.cardId !== card.cardKey);
-      this.held -= history.length - kept.length;
-      if (kept.length === 0) this.histories.delete(card.accountId);
-      else this.histories.set(card.accountId, kept);
+      this.held -= removeCard(history, card.cardKey);
+      if (history.length === 0) this.histories.delete(card.accountId);
     }
   }
 
