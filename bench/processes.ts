@@ -5,12 +5,25 @@ import fs from 'node:fs';
 export interface BenchProcess {
   child: ChildProcess;
   ready: Record<string, unknown>;
+  /**
+   * Set when the child exited after it was ready without `stop()` asking it to: what it was, its
+   * code or signal and the tail of its stderr. The run has already been marked failed.
+   */
+  readonly unexpectedExit: string | undefined;
   stop(): Promise<void>;
+}
+
+/** Whether a child process is still running (a child killed by a signal keeps `exitCode` null). */
+export function isRunning(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
 }
 
 /**
  * Spawns `node <script>` and resolves with the first stdout JSON line for which `isReady` is true.
  * Everything else the child writes is discarded (a bench must not be slowed by its own reader).
+ * A child that exits after it was ready, unasked, is reported on stderr (script, code, signal,
+ * stderr tail) and fails the run (`process.exitCode = 1`): a bench must never measure a dead
+ * process or hide why it died.
  */
 export function startNode(script: string, env: NodeJS.ProcessEnv, isReady: (line: Record<string, unknown>) => boolean, timeoutMs = 60_000): Promise<BenchProcess> {
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -36,12 +49,25 @@ export function startNode(script: string, env: NodeJS.ProcessEnv, isReady: (line
           clearTimeout(timer);
           child.stdout!.off('data', onData);
           child.stdout!.resume();
+          let stopping = false;
+          let unexpectedExit: string | undefined;
+          // 'close', not 'exit': by then the child's last stderr words have been read.
+          child.once('close', (code, signal) => {
+            if (stopping) return;
+            unexpectedExit = `bench: ${script} exited unexpectedly (code ${code}, signal ${signal}): ${errors.trim() || '(nothing on stderr)'}`;
+            process.stderr.write(`${unexpectedExit}\n`);
+            process.exitCode = 1;
+          });
           resolve({
             child,
             ready: parsed,
+            get unexpectedExit() {
+              return unexpectedExit;
+            },
             stop: () =>
               new Promise<void>((done) => {
-                if (child.exitCode !== null) return done();
+                stopping = true;
+                if (!isRunning(child)) return done();
                 child.once('exit', () => done());
                 child.kill('SIGTERM');
                 setTimeout(() => child.kill('SIGKILL'), 15_000).unref();

@@ -34,6 +34,27 @@ function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
   process.once('SIGINT', () => handler('SIGINT'));
 }
 
+/**
+ * A crash (an uncaught exception or unhandled rejection, also from an embedded sandbox) is logged
+ * with its reason and stack, in the log and as one JSON line on stderr, and exits 1: never a
+ * silent death (issue 14).
+ */
+function exitLoudlyOnCrash(log: Logger): void {
+  const crash = (reason: unknown, origin: string) => {
+    const err = reason instanceof Error ? reason : new Error(String(reason));
+    try {
+      log.fatal({ err, origin }, 'gateway exiting');
+      process.stderr.write(`${JSON.stringify({ msg: 'gateway exiting', origin, reason: err.message, stack: err.stack, pid: process.pid })}\n`);
+    } finally {
+      log.flush(() => process.exit(1));
+      // A logger that cannot flush must not keep a crashed process alive.
+      setTimeout(() => process.exit(1), 1000).unref();
+    }
+  };
+  process.on('uncaughtException', (err, origin) => crash(err, origin));
+  process.on('unhandledRejection', (reason) => crash(reason, 'unhandledRejection'));
+}
+
 /** One process serving everything (WORKERS=1, or a cluster worker). */
 async function runSingle(settings: Settings, log: Logger): Promise<void> {
   let gateway: RunningGateway;
@@ -142,6 +163,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const log = initLogger(createLogger({ level: settings.logLevel, base: { service: 'partner-gateway', ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}) } }));
+  exitLoudlyOnCrash(log);
   if (settings.workers > 1 && !settings.databaseUrl) {
     // Workers cannot share the embedded database (one PGlite connection): one process serves.
     log.warn({ workers: settings.workers }, 'embedded database: running one process (set DATABASE_URL to use WORKERS)');

@@ -43,7 +43,7 @@ export interface StartSandboxesOptions extends SandboxOptions {
 
 /** Builds the three request listeners; linked through one issuance feed unless `linkCards` is false. */
 function buildSandboxes(opts: StartSandboxesOptions): Record<SandboxName, http.RequestListener> {
-  const base: SandboxOptions = { hangMs: opts.hangMs };
+  const base: SandboxOptions = { hangMs: opts.hangMs, maxCards: opts.maxCards, maxAccounts: opts.maxAccounts };
   const issuanceFeed = opts.linkCards === false ? undefined : new CardIssuanceFeed();
   return {
     issuer: createIssuerSandbox({ ...base, issuanceFeed }),

@@ -1,5 +1,5 @@
 /**
- * `npm run soak [-- --smoke] [--requests 50000] [--concurrency 64]`
+ * `npm run soak [-- --smoke] [--requests 50000 | --duration 600] [--concurrency 64] [--slice 30] [--warmup 60]`
  *
  * Holds a gateway under a long mixed load and checks that it stays correct:
  *
@@ -7,9 +7,18 @@
  *   server and dropped at the end, like the test suite's), the sandbox upstreams (their own
  *   process) and one gateway process (WORKERS=1) whose output goes to
  *   `test-output/soak-<time>/gateway.log`;
- * - sends `--requests` requests (default 50,000; `--smoke` 2,000) at `--concurrency` (default 64;
- *   `--smoke` 16) over all 47 routes: every operation once first (also past a lower
- *   `--requests`), then by weight; mostly valid requests, about 8 % invalid ones;
+ * - sends `--requests` requests (default 50,000; `--smoke` 2,000), or load for `--duration`
+ *   seconds, at `--concurrency` (default 64; `--smoke` 16) over all 47 routes: every operation
+ *   once first (also past a lower `--requests`), then by weight; mostly valid requests, about 8 %
+ *   invalid ones;
+ * - samples, every `--slice` seconds (default 30; `--smoke` 2), the CPU time of the sandbox and
+ *   gateway processes and the requests sent, and reports CPU µs per request per slice with the
+ *   sandbox's RSS: after `--warmup` seconds (default 60; `--smoke` 0) the median of the last
+ *   third of the slices may exceed the first third's by 25 % at most, and the sandbox's RSS
+ *   must not keep growing (same rule as the gateway's below); enforced from 3 slices after the
+ *   warm-up, reported only in `--smoke` (issue 14: the sandboxes' cost grew tenfold with use);
+ * - fails when the sandbox or the gateway process exits during the run (reported with its code,
+ *   signal and stderr tail);
  * - checks: no 5xx (the documented PIN change / force PIN lock limitation aside); one audit entry
  *   per acknowledged state change (2xx answers counted by audit operation = `audit_log` success
  *   rows by operation); the gateway's resident memory (VmRSS, sampled at the start and end of the
@@ -30,7 +39,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { startNode, type BenchProcess } from '../bench/processes';
+import { cpuTimeMs, isRunning, startNode, type BenchProcess } from '../bench/processes';
 import { describeHits, recordSecret, recordedSecrets, scanForSecrets, secretCounts } from '../test/support/secrets';
 import { createRunDatabase, type RunDatabase } from '../test/support/test-database';
 import { signPartnerToken } from './token';
@@ -41,7 +50,11 @@ const DIST = path.join(ROOT, 'dist');
 interface Options {
   smoke: boolean;
   requests: number;
+  /** Seconds of load; when set, the run is timed instead of counted. */
+  durationSeconds: number | undefined;
   concurrency: number;
+  sliceSeconds: number;
+  warmupSeconds: number;
 }
 
 function options(): Options {
@@ -49,15 +62,42 @@ function options(): Options {
     options: {
       smoke: { type: 'boolean', default: false },
       requests: { type: 'string' },
+      duration: { type: 'string' },
       concurrency: { type: 'string' },
+      slice: { type: 'string' },
+      warmup: { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
+  const durationSeconds = values.duration === undefined ? undefined : Number(values.duration);
+  if (durationSeconds !== undefined && !(durationSeconds > 0)) throw new Error(`--duration must be a number of seconds, got ${values.duration}`);
   return {
     smoke,
-    requests: Number(values.requests ?? (smoke ? 2000 : 50_000)),
+    requests: durationSeconds !== undefined && values.requests === undefined ? 0 : Number(values.requests ?? (smoke ? 2000 : 50_000)),
+    durationSeconds,
     concurrency: Number(values.concurrency ?? (smoke ? 16 : 64)),
+    sliceSeconds: Number(values.slice ?? (smoke ? 2 : 30)),
+    warmupSeconds: Number(values.warmup ?? (smoke ? 0 : 60)),
   };
+}
+
+/** The median of some numbers (0 for none). */
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** One slice of the load: requests sent and CPU used by each process during it. */
+interface Slice {
+  /** Seconds into the load at the slice's end. */
+  endS: number;
+  requests: number;
+  sandboxCpuMs: number;
+  sandboxUsPerRequest: number;
+  gatewayUsPerRequest: number;
+  sandboxRssMb: number;
 }
 
 const log = (message: string) => process.stderr.write(`soak: ${message}\n`);
@@ -511,32 +551,62 @@ async function main(): Promise<number> {
 
     // RSS sampling during the load: at its start, every 250 ms and at its end (a short run has a
     // sample all the same).
-    const samples: { atMs: number; rssMb: number; requests: number }[] = [];
+    const sandboxPid = sandbox.child.pid!;
+    const samples: { atMs: number; rssMb: number; sandboxRssMb: number; requests: number }[] = [];
     const loadStarted = Date.now();
     const sample = () => {
       const value = rssMb(pid);
-      if (value !== undefined) samples.push({ atMs: Date.now() - loadStarted, rssMb: value, requests: tally.requests });
+      const sandboxValue = rssMb(sandboxPid);
+      if (value !== undefined && sandboxValue !== undefined) samples.push({ atMs: Date.now() - loadStarted, rssMb: value, sandboxRssMb: sandboxValue, requests: tally.requests });
     };
     sample();
     const sampler = setInterval(sample, 250);
 
-    log(`load: ${o.requests} requests at concurrency ${o.concurrency}...`);
+    // CPU per request, slice by slice: the sandbox's cost must not grow with what it holds.
+    const slices: Slice[] = [];
+    let sliceStart = { atMs: 0, requests: 0, sandboxCpuMs: cpuTimeMs(sandboxPid), gatewayCpuMs: cpuTimeMs(pid) };
+    const closeSlice = () => {
+      if (!isRunning(sandbox!.child) || !isRunning(gw.child)) return;
+      const now = { atMs: Date.now() - loadStarted, requests: tally.requests, sandboxCpuMs: cpuTimeMs(sandboxPid), gatewayCpuMs: cpuTimeMs(pid) };
+      const requests = now.requests - sliceStart.requests;
+      if (requests > 0) {
+        slices.push({
+          endS: Math.round(now.atMs / 100) / 10,
+          requests,
+          sandboxCpuMs: Math.round(now.sandboxCpuMs - sliceStart.sandboxCpuMs),
+          sandboxUsPerRequest: Math.round(((now.sandboxCpuMs - sliceStart.sandboxCpuMs) * 1000) / requests),
+          gatewayUsPerRequest: Math.round(((now.gatewayCpuMs - sliceStart.gatewayCpuMs) * 1000) / requests),
+          sandboxRssMb: rssMb(sandboxPid) ?? 0,
+        });
+      }
+      sliceStart = now;
+    };
+    const slicer = setInterval(closeSlice, o.sliceSeconds * 1000);
+
+    const deadline = o.durationSeconds === undefined ? undefined : loadStarted + o.durationSeconds * 1000;
+    const more = () => (deadline === undefined ? tally.requests < o.requests : Date.now() < deadline) || firstRound.length > 0;
+    log(`load: ${deadline === undefined ? `${o.requests} requests` : `${o.durationSeconds} s`} at concurrency ${o.concurrency}...`);
     let lastReport = Date.now();
     await Promise.all(
       Array.from({ length: o.concurrency }, async () => {
-        while ((tally.requests < o.requests || firstRound.length > 0) && gw.child.exitCode === null) {
+        while (more() && isRunning(gw.child) && isRunning(sandbox!.child)) {
           await draw().run();
           if (Date.now() - lastReport > 10_000) {
             lastReport = Date.now();
-            log(`${tally.requests} requests, RSS ${samples[samples.length - 1]?.rssMb ?? '?'} MB`);
+            const last = samples[samples.length - 1];
+            log(`${tally.requests} requests, RSS gateway ${last?.rssMb ?? '?'} MB, sandbox ${last?.sandboxRssMb ?? '?'} MB; sandbox µs/request in the last slice ${slices[slices.length - 1]?.sandboxUsPerRequest ?? '?'}`);
           }
         }
       })
     );
     clearInterval(sampler);
+    clearInterval(slicer);
     sample();
     const loadMs = Date.now() - loadStarted;
-    if (gw.child.exitCode !== null) throw new Error(`the gateway exited with ${gw.child.exitCode} during the load (see ${logFile})`);
+    // The last, partial slice counts when it is at least half a slice long.
+    if (loadMs - sliceStart.atMs >= (o.sliceSeconds * 1000) / 2) closeSlice();
+    if (!isRunning(gw.child)) throw new Error(`the gateway exited with ${gw.child.exitCode ?? gw.child.signalCode} during the load (see ${logFile})`);
+    if (!isRunning(sandbox.child)) throw new Error(sandbox.unexpectedExit ?? 'the sandbox exited during the load');
 
     // Let the outbox deliver what the last requests queued, then compare acknowledgements with the audit log.
     await new Promise((r) => setTimeout(r, 500));
@@ -553,7 +623,8 @@ async function main(): Promise<number> {
     // Memory: the last third of the run must not keep growing. RSS saws up and down with the
     // garbage collector, so the peaks are compared: the last third's peak may exceed the middle
     // third's by max(32 MB, 10 %) at most.
-    const peakOf = (from: number, to: number) => Math.max(0, ...samples.filter((s) => s.atMs >= loadMs * from && s.atMs < loadMs * to + 1).map((s) => s.rssMb));
+    const peakOf = (from: number, to: number, of: (s: (typeof samples)[number]) => number = (s) => s.rssMb) =>
+      Math.max(0, ...samples.filter((s) => s.atMs >= loadMs * from && s.atMs < loadMs * to + 1).map(of));
     const middlePeak = peakOf(1 / 3, 2 / 3);
     const lastPeak = peakOf(2 / 3, 1);
     const step = Math.max(1, Math.ceil(samples.length / 120));
@@ -571,6 +642,41 @@ async function main(): Promise<number> {
       series: samples.filter((_, i) => i % step === 0).map((s) => [Math.round(s.atMs / 100) / 10, s.rssMb, s.requests]),
     };
 
+    // The sandbox: CPU per request of the slices after the warm-up, first third against last
+    // third (medians: one slice with a GC pause or a noisy neighbour must not decide), and its RSS
+    // by the gateway's rule.
+    const measured = slices.filter((s) => s.endS - o.sliceSeconds >= o.warmupSeconds - 0.5);
+    const third = Math.ceil(measured.length / 3);
+    const firstThird = median(measured.slice(0, third).map((s) => s.sandboxUsPerRequest));
+    const lastThird = median(measured.slice(measured.length - third).map((s) => s.sandboxUsPerRequest));
+    const sandboxCpu = {
+      sliceSeconds: o.sliceSeconds,
+      warmupSeconds: o.warmupSeconds,
+      slicesMeasured: measured.length,
+      firstSliceUsPerRequest: measured[0]?.sandboxUsPerRequest ?? 0,
+      lastSliceUsPerRequest: measured[measured.length - 1]?.sandboxUsPerRequest ?? 0,
+      firstThirdMedianUsPerRequest: firstThird,
+      lastThirdMedianUsPerRequest: lastThird,
+      growth: firstThird > 0 ? Math.round((lastThird / firstThird - 1) * 1000) / 1000 : 0,
+      maxGrowth: 0.25,
+      gatewayFirstThirdMedianUsPerRequest: median(measured.slice(0, third).map((s) => s.gatewayUsPerRequest)),
+      gatewayLastThirdMedianUsPerRequest: median(measured.slice(measured.length - third).map((s) => s.gatewayUsPerRequest)),
+      enforced: !o.smoke && measured.length >= 3,
+      slices,
+    };
+    const sandboxMiddlePeak = peakOf(1 / 3, 2 / 3, (s) => s.sandboxRssMb);
+    const sandboxLastPeak = peakOf(2 / 3, 1, (s) => s.sandboxRssMb);
+    const sandboxRss = {
+      firstMb: samples[0]?.sandboxRssMb ?? 0,
+      peakMb: Math.max(0, ...samples.map((s) => s.sandboxRssMb)),
+      lastMb: samples[samples.length - 1]?.sandboxRssMb ?? 0,
+      middleThirdPeakMb: sandboxMiddlePeak,
+      lastThirdPeakMb: sandboxLastPeak,
+      lastThirdGrowthMb: Math.round((sandboxLastPeak - sandboxMiddlePeak) * 10) / 10,
+      marginMb: Math.max(32, Math.round(sandboxMiddlePeak * 0.1)),
+      enforced: !o.smoke,
+    };
+
     // Secrets: stop the gateway first so that its log is complete.
     await gw.stop();
     const secrets = recordedSecrets();
@@ -581,8 +687,11 @@ async function main(): Promise<number> {
       noFiveXxOnInvalidRequests: tally.fiveXxInvalid.length === 0,
       oneAuditEntryPerAcknowledgedWrite: auditMismatches.length === 0,
       rssStable: !rss.enforced || rss.lastThirdGrowthMb <= rss.marginMb,
+      sandboxCpuFlat: !sandboxCpu.enforced || sandboxCpu.growth <= sandboxCpu.maxGrowth,
+      sandboxRssStable: !sandboxRss.enforced || sandboxRss.lastThirdGrowthMb <= sandboxRss.marginMb,
+      sandboxAlive: isRunning(sandbox.child) && sandbox.unexpectedExit === undefined,
       noSecretInLog: scan.hits.length === 0,
-      requestsHeld: tally.requests >= o.requests,
+      requestsHeld: deadline === undefined ? tally.requests >= o.requests : loadMs >= o.durationSeconds! * 1000,
     };
     const summary = {
       kind: 'soak',
@@ -607,6 +716,8 @@ async function main(): Promise<number> {
       auditedByOperation: audited,
       auditMismatches,
       rss,
+      sandboxCpu,
+      sandboxRss,
       secrets: { recorded: secretCounts(secrets), logBytes: scan.bytes, hits: scan.hits.length, detail: scan.hits.length ? describeHits(scan.hits) : undefined },
       gatewayLog: path.relative(ROOT, logFile),
       checks,
@@ -625,6 +736,11 @@ async function main(): Promise<number> {
     line('acknowledged writes checked', `${writesChecked} over ${operations.length} audit operations, ${auditMismatches.length} mismatch(es)`);
     line('gateway RSS first / peak / last', `${rss.firstMb} / ${rss.peakMb} / ${rss.lastMb} MB`);
     line('RSS peak, middle → last third', `${rss.middleThirdPeakMb} → ${rss.lastThirdPeakMb} MB: ${rss.lastThirdGrowthMb} MB (margin ${rss.marginMb} MB${rss.enforced ? '' : ', not enforced in smoke mode'})`);
+    line('sandbox CPU µs/request by slice', sandboxCpu.slices.map((s) => s.sandboxUsPerRequest).join(' '));
+    line('sandbox µs/request first → last', `${sandboxCpu.firstSliceUsPerRequest} → ${sandboxCpu.lastSliceUsPerRequest} (slices of ${o.sliceSeconds} s after ${o.warmupSeconds} s)`);
+    line('sandbox median, first → last third', `${sandboxCpu.firstThirdMedianUsPerRequest} → ${sandboxCpu.lastThirdMedianUsPerRequest} µs: ${Math.round(sandboxCpu.growth * 100)} % (at most ${sandboxCpu.maxGrowth * 100} %${sandboxCpu.enforced ? '' : ', not enforced'})`);
+    line('gateway median, first → last third', `${sandboxCpu.gatewayFirstThirdMedianUsPerRequest} → ${sandboxCpu.gatewayLastThirdMedianUsPerRequest} µs`);
+    line('sandbox RSS first / peak / last', `${sandboxRss.firstMb} / ${sandboxRss.peakMb} / ${sandboxRss.lastMb} MB; middle → last third peak +${sandboxRss.lastThirdGrowthMb} MB (margin ${sandboxRss.marginMb} MB${sandboxRss.enforced ? '' : ', not enforced'})`);
     line('secrets in the gateway log', `${scan.hits.length} (searched ${Object.entries(scan.searched).map(([k, v]) => `${k} ${v}`).join(', ')}; ${(scan.bytes / 1e6).toFixed(1)} MB)`);
     for (const [name, ok] of Object.entries(checks)) line(`  ${ok ? 'ok  ' : 'FAIL'} ${name}`, '');
     process.stdout.write(`written ${path.relative(ROOT, resultFile)}\n`);

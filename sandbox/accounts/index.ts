@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createSandboxApp, type SandboxOptions } from '../shared/sandbox-app';
+import { createSandboxApp, recordCap, type SandboxOptions } from '../shared/sandbox-app';
 import { AccountStore, mountAccountRoutes } from './routes';
 
 /**
@@ -10,7 +10,7 @@ import { AccountStore, mountAccountRoutes } from './routes';
  * @param opts - `hangMs` for hanging answers (default 120000)
  */
 export function createAccountsSandbox(opts: SandboxOptions = {}): Express {
-  const accounts = new AccountStore();
+  const accounts = new AccountStore(recordCap(opts.maxAccounts, 'SANDBOX_MAX_ACCOUNTS'));
   return createSandboxApp({
     name: 'accounts',
     options: opts,

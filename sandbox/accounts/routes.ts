@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { isObjectId, newNumericId, newObjectId } from '../shared/ids';
-import { queryParam, type SandboxKit } from '../shared/sandbox-app';
+import { queryParam, recordCap, type SandboxKit } from '../shared/sandbox-app';
 import { upstreamError } from '../shared/sandbox-error';
 import { compileValidator } from '../shared/validation';
 import { requestFingerprint } from '../shared/idempotency';
@@ -42,12 +42,24 @@ export interface Account {
 
 const checkCreateAccount = compileValidator<CreateAccountBody>(createAccountSchema);
 
-/** The accounts of the account-creation proxy, in memory. */
+/**
+ * The accounts of the account-creation proxy, in memory: at most `maxAccounts`; creating one
+ * more evicts the oldest with its onboarding id, client id and request fingerprint (it answers
+ * 404 `ACCOUNT_NOT_FOUND` from then on, and its onboarding id is free again).
+ */
 export class AccountStore {
+  /** Oldest first (a Map keeps insertion order): the first entry is the next to evict. */
   private byId = new Map<string, Account>();
+  private byOnboarding = new Map<string, Account>();
   private clientIds = new Set<string>();
   /** Fingerprint of the request that created each account (by onboardingId): a repeat of it answers the same account. */
   private requests = new Map<string, string>();
+
+  constructor(readonly maxAccounts = recordCap(undefined, 'SANDBOX_MAX_ACCOUNTS')) {}
+
+  get size(): number {
+    return this.byId.size;
+  }
 
   /** The fingerprint of the request that created the account of `onboardingId`. */
   requestOf(onboardingId: string): string | undefined {
@@ -69,7 +81,9 @@ export class AccountStore {
       individual,
       createdAt: new Date().toISOString(),
     };
+    while (this.byId.size >= this.maxAccounts) this.evict(this.byId.keys().next().value!);
     this.byId.set(account.accountId, account);
+    this.byOnboarding.set(onboardingId, account);
     this.requests.set(onboardingId, fingerprint);
     return account;
   }
@@ -79,8 +93,7 @@ export class AccountStore {
   }
 
   findByOnboarding(onboardingId: string): Account | undefined {
-    for (const account of this.byId.values()) if (account.onboardingId === onboardingId) return account;
-    return undefined;
+    return this.byOnboarding.get(onboardingId);
   }
 
   list(): Account[] {
@@ -89,8 +102,18 @@ export class AccountStore {
 
   clear(): void {
     this.byId.clear();
+    this.byOnboarding.clear();
     this.clientIds.clear();
     this.requests.clear();
+  }
+
+  private evict(accountId: string): void {
+    const account = this.byId.get(accountId);
+    if (!account) return;
+    this.byId.delete(accountId);
+    this.byOnboarding.delete(account.onboardingId);
+    this.requests.delete(account.onboardingId);
+    this.clientIds.delete(account.clientId);
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { newCardKey } from '../shared/ids';
 import { luhnCheckDigit } from '../shared/luhn';
+import { recordCap } from '../shared/sandbox-app';
 import { upstreamError } from '../shared/sandbox-error';
 import { defaultLimits, type LimitName, type LimitState } from './limits';
 import type { IssuerStatusCode, StatusAction } from './status-codes';
@@ -13,6 +14,9 @@ export const LEAK_TRIGGER = 'SANDBOX-LEAK';
 
 /** PIN attempts a card allows before it blocks; `pin/reset-tries` restores this. */
 export const PIN_TRIES = 3;
+
+/** Status changes kept per card (the control endpoint shows them); older ones are dropped. */
+export const STATUS_HISTORY_LIMIT = 100;
 
 export type CardType = 'virtual' | 'physical';
 
@@ -105,13 +109,44 @@ export function cardView(card: CardRecord): IssuerCard {
   return view;
 }
 
-/** The issuer's cards, in memory. */
-export class CardStore {
-  private cards = new Map<string, CardRecord>();
-  private issuedPans = new Set<string>();
+/** Adds a status change to a card's history, keeping the newest {@link STATUS_HISTORY_LIMIT}. */
+export function recordStatusChange(card: CardRecord, change: StatusChange): void {
+  card.statusHistory.push(change);
+  if (card.statusHistory.length > STATUS_HISTORY_LIMIT) card.statusHistory.splice(0, card.statusHistory.length - STATUS_HISTORY_LIMIT);
+}
 
-  /** @param onIssued - told about every new card (POST /cards and every successor), after it is stored */
-  constructor(private readonly onIssued?: (card: CardRecord) => void) {}
+/**
+ * The issuer's cards, in memory: at most `maxCards`. Issuing one more evicts the oldest card
+ * (it answers 404 `CARD_NOT_FOUND` from then on). A new PAN is never a held card's, nor one of
+ * the last `maxCards` PANs of removed or evicted cards.
+ */
+export class CardStore {
+  /** Oldest first (a Map keeps insertion order): the first entry is the next to evict. */
+  private cards = new Map<string, CardRecord>();
+  /** The PANs of the cards held. */
+  private issuedPans = new Set<string>();
+  /** PANs of cards removed or evicted, oldest first (a real issuer does not reuse one soon). */
+  private retiredPans = new Set<string>();
+  /** Card keys by holder client code, in issuance order (the control endpoint's `?clientCode=`). */
+  private byClientCode = new Map<string, Set<string>>();
+
+  /**
+   * @param onIssued - told about every new card (POST /cards and every successor), after it is stored
+   * @param maxCards - cards kept before the oldest is evicted (default `SANDBOX_MAX_CARDS`, else 100,000)
+   */
+  constructor(
+    private readonly onIssued?: (card: CardRecord) => void,
+    readonly maxCards = recordCap(undefined, 'SANDBOX_MAX_CARDS'),
+  ) {}
+
+  get size(): number {
+    return this.cards.size;
+  }
+
+  /** How many PANs are remembered: those of the cards held, and at most `maxCards` retired ones. */
+  get panCount(): number {
+    return this.issuedPans.size + this.retiredPans.size;
+  }
 
   /** Issues a card: new key, Luhn-valid PAN, CVV, initial status 00 (virtual) or I1 (physical). */
   create(input: NewCard): CardRecord {
@@ -170,19 +205,35 @@ export class CardStore {
     return [...this.cards.values()];
   }
 
+  /** The cards of one holder, oldest first. */
+  listByClientCode(clientCode: string): CardRecord[] {
+    return [...(this.byClientCode.get(clientCode) ?? [])].map((cardKey) => this.cards.get(cardKey)!);
+  }
+
   /** Forgets a card: its key answers 404 from now on. */
   remove(cardKey: string): void {
+    const card = this.cards.get(cardKey);
+    if (!card) return;
     this.cards.delete(cardKey);
+    this.issuedPans.delete(card.pan);
+    this.retiredPans.add(card.pan);
+    if (this.retiredPans.size > this.maxCards) this.retiredPans.delete(this.retiredPans.values().next().value!);
+    const keys = this.byClientCode.get(card.holderClientCode);
+    keys?.delete(cardKey);
+    if (keys?.size === 0) this.byClientCode.delete(card.holderClientCode);
   }
 
   clear(): void {
     this.cards.clear();
     this.issuedPans.clear();
+    this.retiredPans.clear();
+    this.byClientCode.clear();
   }
 
   private store(
     fields: Omit<CardRecord, 'cardKey' | 'pan' | 'cvv' | 'createdAt' | 'pinTriesRemaining' | 'limits' | 'statusHistory'>,
   ): CardRecord {
+    while (this.cards.size >= this.maxCards) this.remove(this.cards.keys().next().value!);
     let cardKey = newCardKey();
     while (this.cards.has(cardKey)) cardKey = newCardKey();
     const card: CardRecord = {
@@ -196,6 +247,9 @@ export class CardStore {
       statusHistory: [],
     };
     this.cards.set(cardKey, card);
+    let keys = this.byClientCode.get(card.holderClientCode);
+    if (!keys) this.byClientCode.set(card.holderClientCode, (keys = new Set()));
+    keys.add(cardKey);
     this.onIssued?.(card);
     return card;
   }
@@ -205,7 +259,7 @@ export class CardStore {
       let body = SANDBOX_BIN;
       while (body.length < 15) body += String(randomInt(0, 10));
       const pan = body + String(luhnCheckDigit(body));
-      if (!this.issuedPans.has(pan)) {
+      if (!this.issuedPans.has(pan) && !this.retiredPans.has(pan)) {
         this.issuedPans.add(pan);
         return pan;
       }

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { IdempotencyBook } from '../shared/idempotency';
-import { createSandboxApp, type SandboxOptions } from '../shared/sandbox-app';
+import { createSandboxApp, recordCap, type SandboxOptions } from '../shared/sandbox-app';
 import { CardStore, maskPan } from './card-store';
 import type { CardIssuanceFeed } from './issuance-feed';
 import { mountIssuerControlRoutes, mountIssuerRoutes } from './routes';
@@ -36,6 +36,7 @@ export function createIssuerSandbox(opts: IssuerSandboxOptions = {}): Express {
           currency: card.currency,
           createdAt: card.createdAt,
         })),
+    recordCap(opts.maxCards, 'SANDBOX_MAX_CARDS'),
   );
   const keys = new IdempotencyBook();
   return createSandboxApp({

@@ -3,7 +3,7 @@ import { encryptOaepSha256, parseSecurityKey, pinEncryptionKey } from '../shared
 import { queryParam } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
 import { compileValidator, EXP_DATE_PATTERN } from '../shared/validation';
-import { cardView, PIN_TRIES, type CardRecord, type CardStore, type NewCard } from './card-store';
+import { cardView, PIN_TRIES, recordStatusChange, type CardRecord, type CardStore, type NewCard } from './card-store';
 import { isLimitName, LIMIT_NAMES, limitView, type CardLimit, type LimitName } from './limits';
 import * as schemas from './schemas';
 import { ACTIONS_REQUIRING_EXP_DATE, nextStatusCode, type StatusAction } from './status-codes';
@@ -154,7 +154,7 @@ export function mountIssuerRoutes(router: Router, cards: CardStore, keys: Idempo
       throw upstreamError('INVALID_STATUS_TRANSITION', `Action ${body.action} is not allowed for a card in status ${from}`);
     }
     card.statusCode = to;
-    card.statusHistory.push({
+    recordStatusChange(card, {
       action: body.action,
       from,
       to,
@@ -196,7 +196,7 @@ export function mountIssuerRoutes(router: Router, cards: CardStore, keys: Idempo
     assertFutureExpDate(body.expDate);
     assertNotClosed(old);
     const card = cards.successor(old, body.expDate, body.pinMailer ?? null);
-    old.statusHistory.push({
+    recordStatusChange(old, {
       action: 'reissued',
       from: old.statusCode,
       to: 'S4',
@@ -303,7 +303,7 @@ export function mountIssuerControlRoutes(router: Router, cards: CardStore): void
   // Every card the issuer holds (?clientCode= narrows to one holder): lets tests count creations.
   router.get('/cards', (req, res) => {
     const clientCode = queryParam(req, 'clientCode');
-    res.json(cards.list().filter((c) => clientCode === undefined || c.holderClientCode === clientCode).map(cardView));
+    res.json((clientCode === undefined ? cards.list() : cards.listByClientCode(clientCode)).map(cardView));
   });
 
   router.get('/cards/:cardKey/secrets', (req, res) => {

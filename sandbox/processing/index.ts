@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { CardIssuanceFeed } from '../issuer/issuance-feed';
-import { createSandboxApp, type SandboxOptions } from '../shared/sandbox-app';
+import { createSandboxApp, recordCap, type SandboxOptions } from '../shared/sandbox-app';
 import { mountProcessingControlRoutes, mountProcessingRoutes, ProcessingState } from './routes';
 
 /** Options of {@link createProcessingSandbox}. */
@@ -18,7 +18,7 @@ export interface ProcessingSandboxOptions extends SandboxOptions {
  * @param opts - `hangMs` for hanging answers (default 120000); `issuanceFeed` to know the issuer's cards
  */
 export function createProcessingSandbox(opts: ProcessingSandboxOptions = {}): Express {
-  const state = new ProcessingState();
+  const state = new ProcessingState(recordCap(opts.maxCards, 'SANDBOX_MAX_CARDS'));
   opts.issuanceFeed?.subscribe((card) => state.registerIssued(card));
   return createSandboxApp({
     name: 'processing',

@@ -1,13 +1,15 @@
 import type { Request, Router } from 'express';
 import type { IssuedCard } from '../issuer/issuance-feed';
 import type { IssuerStatusCode } from '../issuer/status-codes';
-import { queryParam } from '../shared/sandbox-app';
+import { Ring } from '../shared/ring';
+import { queryParam, recordCap } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
 import { compileValidator } from '../shared/validation';
 import { deliveryMethodsFor } from './delivery-methods';
 import { FEE_CURRENCY, lookupFee, type CustomerType, type OperationType, type ProductType } from './fees';
 import * as schemas from './schemas';
-import { newestFirst, transactionsOf, type CardSource, type KnownCard } from './transactions';
+import { AccountTransactions } from './account-transactions';
+import { transactionsOf, type CardSource, type KnownCard, type Transaction } from './transactions';
 
 interface FeeRequest {
   OperationType: OperationType;
@@ -56,11 +58,37 @@ const checkRegistration = compileValidator<CardRegistration>(schemas.registerCar
 /** What the issuer link said about a card; a later webhook or control registration falls back on it. */
 type IssuerFacts = Pick<KnownCard, 'previousCardKey' | 'cardMask' | 'type' | 'accountId' | 'currency'>;
 
-/** The processing system's knowledge: known cards and received status updates. */
+/** Status updates kept (the control endpoint lists them); older ones are dropped. */
+export const STATUS_UPDATES_KEPT = 5000;
+
+/** Whether two registrations of a card generate the same transactions. */
+function sameHistory(a: KnownCard, b: KnownCard): boolean {
+  return a.accountId === b.accountId && a.currency === b.currency && a.historyEnd === b.historyEnd;
+}
+
+/**
+ * The processing system's knowledge: known cards (at most `maxCards`: registering one more
+ * evicts the oldest with what the issuer link said about it and its place in its account's
+ * transactions; it is unknown from then on) and the latest received status updates.
+ */
 export class ProcessingState {
+  /** Oldest first (a Map keeps insertion order): the first entry is the next to evict. Change it through the methods only. */
   readonly cards = new Map<string, KnownCard>();
-  readonly statusUpdates: ReceivedStatusUpdate[] = [];
+  readonly statusUpdates = new Ring<ReceivedStatusUpdate>(STATUS_UPDATES_KEPT);
+  readonly transactions: AccountTransactions;
   private readonly issuerFacts = new Map<string, IssuerFacts>();
+
+  constructor(
+    readonly maxCards = recordCap(undefined, 'SANDBOX_MAX_CARDS'),
+    historyCacheTransactions?: number,
+  ) {
+    this.transactions = new AccountTransactions(historyCacheTransactions);
+  }
+
+  /** How many cards the issuer link has told about (at most `maxCards`). */
+  get issuerFactCount(): number {
+    return this.issuerFacts.size;
+  }
 
   /**
    * Registers (or re-registers) a card. A field the registration leaves out falls back to what
@@ -86,7 +114,7 @@ export class ProcessingState {
       source,
       historyEnd: input.historyEnd === undefined ? (known?.historyEnd ?? now) : new Date(input.historyEnd).toISOString(),
     };
-    this.cards.set(card.cardKey, card);
+    this.put(card, known);
     return card;
   }
 
@@ -102,6 +130,8 @@ export class ProcessingState {
       accountId: issued.holderClientCode,
       currency: issued.currency,
     };
+    const known = this.cards.get(issued.cardKey);
+    if (!known) this.makeRoom();
     this.issuerFacts.set(issued.cardKey, facts);
     const now = new Date().toISOString();
     const card: KnownCard = {
@@ -113,16 +143,48 @@ export class ProcessingState {
       occurredAt: issued.createdAt,
       registeredAt: now,
       source: 'issuer',
-      historyEnd: this.cards.get(issued.cardKey)?.historyEnd ?? now,
+      historyEnd: known?.historyEnd ?? now,
     };
-    this.cards.set(card.cardKey, card);
+    this.put(card, known);
     return card;
+  }
+
+  /** The transactions of one card, or of every card of an account (`cardId` and `accountId`: both must match), newest first. */
+  transactionsOf(filter: { accountId?: string; cardId?: string }): readonly Transaction[] {
+    if (filter.cardId === undefined) return filter.accountId === undefined ? [] : this.transactions.historyOf(filter.accountId);
+    const card = this.cards.get(filter.cardId);
+    if (!card || (filter.accountId !== undefined && card.accountId !== filter.accountId)) return [];
+    return transactionsOf(card);
   }
 
   clear(): void {
     this.cards.clear();
     this.issuerFacts.clear();
-    this.statusUpdates.length = 0;
+    this.transactions.clear();
+    this.statusUpdates.clear();
+  }
+
+  /** Stores a (re-)registration, keeping the account index in step with it. */
+  private put(card: KnownCard, known: KnownCard | undefined): void {
+    if (!known) this.makeRoom();
+    this.cards.set(card.cardKey, card);
+    if (known && sameHistory(known, card)) {
+      // Same transactions: only the index's reference to the card is renewed.
+      this.transactions.add(card);
+      return;
+    }
+    if (known) this.transactions.remove(known);
+    this.transactions.add(card);
+  }
+
+  /** Evicts the oldest cards until one more fits. */
+  private makeRoom(): void {
+    while (this.cards.size >= this.maxCards) {
+      const oldest = this.cards.values().next().value!;
+      this.cards.delete(oldest.cardKey);
+      this.issuerFacts.delete(oldest.cardKey);
+      this.transactions.remove(oldest);
+    }
   }
 }
 
@@ -146,11 +208,7 @@ export function mountProcessingRoutes(router: Router, state: ProcessingState): v
     if (details.length > 0) {
       throw upstreamError('VALIDATION_ERROR', `Invalid request: ${details[0].path} ${details[0].message}`, details);
     }
-    const cards = cardId ? [state.cards.get(cardId)].filter((c): c is KnownCard => c !== undefined) : [...state.cards.values()];
-    const all = cards
-      .filter((card) => !accountId || card.accountId === accountId)
-      .flatMap(transactionsOf)
-      .sort(newestFirst);
+    const all = state.transactionsOf({ accountId, cardId });
     res.json({ data: all.slice((page - 1) * limit, page * limit), total: all.length, page, limit });
   });
 
@@ -208,6 +266,6 @@ export function mountProcessingControlRoutes(router: Router, state: ProcessingSt
     res.status(201).json(state.register(checkRegistration(req.body), 'control'));
   });
   router.get('/status-updates', (_req, res) => {
-    res.json(state.statusUpdates);
+    res.json(state.statusUpdates.toArray());
   });
 }

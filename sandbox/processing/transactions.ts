@@ -86,6 +86,11 @@ const ATMS: readonly MerchantProfile[] = [
   { name: 'ATM ING', mcc: '6011', city: 'Rotterdam', country: 'NL', minAmount: 20, maxAmount: 250 },
 ];
 
+/** One merchant object per profile, shared by every transaction (memoised histories stay small). */
+const merchants = new Map<MerchantProfile, Merchant>(
+  [...SHOPS, ...ATMS].map((p) => [p, Object.freeze({ name: p.name, mcc: p.mcc, city: p.city, country: p.country })]),
+);
+
 function amountFor(profile: MerchantProfile, random: SeededRandom, type: TransactionType): number {
   if (type === 'WITHDRAWAL') return random.int(profile.minAmount / 10, profile.maxAmount / 10) * 10;
   const amount = profile.minAmount + random.next() * (profile.maxAmount - profile.minAmount);
@@ -117,7 +122,7 @@ export function transactionsOf(card: KnownCard): Transaction[] {
       amount: amountFor(profile, random, type),
       currency: card.currency,
       type,
-      merchant: { name: profile.name, mcc: profile.mcc, city: profile.city, country: profile.country },
+      merchant: merchants.get(profile)!,
       status: declined ? 'DECLINED' : historyEnd - at < PENDING_WINDOW_MS ? 'PENDING' : 'SETTLED',
       createdAt: new Date(at).toISOString(),
     });

@@ -14,10 +14,33 @@ export interface SandboxOptions {
    * finally answers 504 `SANDBOX_TIMEOUT`, unless the client disconnects first. Default 120000 ms.
    */
   hangMs?: number;
+  /**
+   * Most cards a sandbox keeps (issuer: issued cards; processing: known cards); the oldest is
+   * evicted with everything keyed by it. Default `SANDBOX_MAX_CARDS`, else 100,000.
+   */
+  maxCards?: number;
+  /**
+   * Most accounts the accounts sandbox keeps; the oldest is evicted with its onboarding id and
+   * client id. Default `SANDBOX_MAX_ACCOUNTS`, else 100,000.
+   */
+  maxAccounts?: number;
 }
 
 /** Default of {@link SandboxOptions.hangMs}: well past any sane gateway upstream timeout. */
 export const DEFAULT_HANG_MS = 120_000;
+
+/** Default of {@link SandboxOptions.maxCards} and {@link SandboxOptions.maxAccounts}. */
+export const DEFAULT_MAX_RECORDS = 100_000;
+
+/**
+ * A record cap: the option when given, else the environment variable `envName`, else
+ * {@link DEFAULT_MAX_RECORDS}. A value that is not a positive integer is refused at start.
+ */
+export function recordCap(option: number | undefined, envName: 'SANDBOX_MAX_CARDS' | 'SANDBOX_MAX_ACCOUNTS'): number {
+  const raw = option ?? (process.env[envName] ? Number(process.env[envName]) : DEFAULT_MAX_RECORDS);
+  if (!(Number.isInteger(raw) && raw > 0)) throw new Error(`${envName} must be a positive integer, got ${String(option ?? process.env[envName])}`);
+  return raw;
+}
 
 /** Largest request body a sandbox reads. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -75,6 +98,8 @@ type BodyProblem = 'too-large' | 'invalid-json';
 
 /** Body problems are remembered per request and answered only after recording and faults. */
 const bodyProblems = new WeakMap<Request, BodyProblem>();
+/** Size of each request's body as received (the request log truncates large ones). */
+const bodySizes = new WeakMap<Request, number>();
 
 /** Reads the body as text and parses it as JSON when there is one; never fails the request itself. */
 function readJsonBody(req: Request, _res: Response, next: NextFunction): void {
@@ -89,6 +114,7 @@ function readJsonBody(req: Request, _res: Response, next: NextFunction): void {
   req.on('error', next);
   req.on('end', () => {
     const text = Buffer.concat(chunks).toString('utf8');
+    bodySizes.set(req, size);
     if (tooLarge) bodyProblems.set(req, 'too-large');
     if (text.trim().length === 0) {
       req.body = undefined;
@@ -201,6 +227,7 @@ export function createSandboxApp(def: SandboxDefinition): Express {
       requestId: req.get('x-request-id') ?? null,
       headers: { ...req.headers },
       at: new Date().toISOString(),
+      bodyBytes: bodySizes.get(req) ?? 0,
     });
     next();
   });

@@ -38,9 +38,28 @@ describe(`soak harness (smoke: ${REQUESTS} requests)`, function () {
       noFiveXxOnInvalidRequests: true,
       oneAuditEntryPerAcknowledgedWrite: true,
       rssStable: true,
+      sandboxCpuFlat: true,
+      sandboxRssStable: true,
+      sandboxAlive: true,
       noSecretInLog: true,
       requestsHeld: true,
     });
+    // The sandbox's CPU per request, slice by slice (issue 14): reported, not enforced, in smoke mode.
+    const cpu = report.sandboxCpu;
+    expect(cpu.enforced).to.equal(false);
+    expect(cpu.slices.length, 'slices of 2 s over the smoke run').to.be.greaterThan(0);
+    for (const slice of cpu.slices) {
+      expect(slice.requests).to.be.greaterThan(0);
+      expect(slice.sandboxCpuMs).to.be.at.least(0);
+      // Each gateway request costs the sandbox at most one or two upstream calls: far below 100 ms of CPU.
+      expect(slice.sandboxUsPerRequest).to.be.within(0, 100_000);
+      expect(slice.gatewayUsPerRequest).to.be.greaterThan(0);
+      expect(slice.sandboxRssMb).to.be.greaterThan(0);
+    }
+    expect(cpu.slices.reduce((sum: number, s: { requests: number }) => sum + s.requests, 0)).to.be.at.most(report.requests);
+    expect(cpu.firstThirdMedianUsPerRequest).to.be.greaterThan(0);
+    expect(cpu.lastThirdMedianUsPerRequest).to.be.greaterThan(0);
+    expect(report.sandboxRss.peakMb).to.be.at.least(report.sandboxRss.firstMb).and.greaterThan(0);
     expect(report.writesChecked).to.be.greaterThan(0);
     expect(report.rss.samples).to.be.greaterThan(0);
     expect(report.secrets.hits).to.equal(0);
