@@ -16,12 +16,12 @@ export interface SandboxOptions {
   hangMs?: number;
   /**
    * Most cards a sandbox keeps (issuer: issued cards; processing: known cards); the oldest is
-   * evicted with everything keyed by it. Default `SANDBOX_MAX_CARDS`, else 100,000.
+   * evicted with everything keyed by it. Default `SANDBOX_MAX_CARDS`, else 20,000.
    */
   maxCards?: number;
   /**
    * Most accounts the accounts sandbox keeps; the oldest is evicted with its onboarding id and
-   * client id. Default `SANDBOX_MAX_ACCOUNTS`, else 100,000.
+   * client id. Default `SANDBOX_MAX_ACCOUNTS`, else 20,000.
    */
   maxAccounts?: number;
 }
@@ -29,8 +29,12 @@ export interface SandboxOptions {
 /** Default of {@link SandboxOptions.hangMs}: well past any sane gateway upstream timeout. */
 export const DEFAULT_HANG_MS = 120_000;
 
-/** Default of {@link SandboxOptions.maxCards} and {@link SandboxOptions.maxAccounts}. */
-export const DEFAULT_MAX_RECORDS = 100_000;
+/**
+ * Default of {@link SandboxOptions.maxCards} and {@link SandboxOptions.maxAccounts}: a card costs
+ * the sandboxes about 8 KB of live heap (its record, limits, processing facts and cached
+ * transactions), so 20,000 bound them to about 160 MB, far more cards than an integration makes.
+ */
+export const DEFAULT_MAX_RECORDS = 20_000;
 
 /**
  * A record cap: the option when given, else the environment variable `envName`, else
