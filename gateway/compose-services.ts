@@ -5,6 +5,7 @@ import { OutboxDeliverer } from './outbox/outbox';
 import { listenForPartnerChanges } from './partners/change-feed';
 import { PartnerStore } from './partners/partner-store';
 import { createUpstreamClients } from './upstreams';
+import { createWebhookServices } from './webhooks';
 import { VerifiedTokenCache } from '../policies/es512-jwt/verified-token-cache';
 import { FailedAuthLimiter, failedAuthLimitsFrom } from '../policies/es512-jwt/failed-auth-limiter';
 import { evictEverywhere } from '../policies/es512-jwt/cluster-eviction';
@@ -59,6 +60,8 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
   const tokenCache = new VerifiedTokenCache();
   const authFailures = new FailedAuthLimiter(failedAuthLimitsFrom(settings));
   const rateLimits = createRateLimitStore(settings, log);
+  // Its dispatcher is started by serve.ts: in-process tests build services without sending webhooks.
+  const webhooks = createWebhookServices(settings, db, log);
   // A change made through this process's admin API: dropped here, then in every cluster worker
   // (through the primary) before the admin call answers, then on other instances through NOTIFY.
   partners.onChange((partnerId, change) => evictEverywhere(tokenCache, partnerId, log, change));
@@ -80,11 +83,12 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
           tokenCache.feedUp();
         },
         onDisconnected: () => tokenCache.feedDown(),
+        onPartnerEvents: () => webhooks.dispatcher.wake(),
       },
       log
     );
   }
-  const services: GatewayServices = { settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, tokenCache, authFailures, rateLimits: rateLimits.store };
+  const services: GatewayServices = { settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, webhooks, sandboxMode: settings.sandboxMode, tokenCache, authFailures, rateLimits: rateLimits.store };
   return {
     services,
     close: async () => {

@@ -89,6 +89,8 @@ async function runPrimary(settings: Settings, log: Logger): Promise<void> {
       env.PROCESSING_URL = settings.processingUrl ?? sandboxes.processing.url;
       env.ACCOUNTS_URL = settings.accountsUrl ?? sandboxes.accounts.url;
     }
+    // The workers are handed the sandboxes' URLs, so they cannot tell sandbox mode themselves.
+    env.SANDBOX_MODE = String(settings.sandboxMode);
     env.ADMIN_TOKEN = resolveAdminToken(settings.adminToken, settings.dataDir).token;
   } catch (err) {
     fail(log, err);

@@ -129,6 +129,9 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     const stopOutbox = outbox.start(5_000);
     cleanups.push(async () => stopOutbox());
     // The event log keeps WEBHOOKS_EVENT_RETENTION_DAYS; every instance may run the delete (it is idempotent).
+    // Every instance sends webhooks; the deliveries' leases in PostgreSQL share the work.
+    services.webhooks.dispatcher.start();
+    cleanups.push(() => services.webhooks.dispatcher.stop());
     const stopEventRetention = startEventRetention(db, log, { retentionDays: settings.eventRetentionDays, intervalMs: 10 * 60_000 });
     cleanups.push(async () => stopEventRetention());
 

@@ -48,6 +48,32 @@ export interface Settings {
   cardReconcileBatch: number;
   /** Days a partner event stays in the event log (`WEBHOOKS_EVENT_RETENTION_DAYS`, default 30; docs/events.md). */
   eventRetentionDays: number;
+  /**
+   * Whether the upstreams are the built-in sandboxes (`SANDBOX_MODE`, true or false; default: true
+   * when ISSUER_URL, PROCESSING_URL and ACCOUNTS_URL are all unset). The cluster primary passes it on
+   * to its workers, which are handed the sandboxes' URLs. Webhook endpoints may then be http and loopback.
+   */
+  sandboxMode: boolean;
+  /** Webhook endpoints may be http and loopback or private addresses outside sandbox mode (`WEBHOOKS_ALLOW_PRIVATE`, default false). */
+  webhooksAllowPrivate: boolean;
+  /** Timeout of one webhook delivery attempt in ms (`WEBHOOKS_TIMEOUT_MS`, default 10000). */
+  webhooksTimeoutMs: number;
+  /** How long a delivery is retried, from the event's queuing, in seconds (`WEBHOOKS_RETRY_WINDOW_SECONDS`, default 259200: 3 days). */
+  webhooksRetryWindowSeconds: number;
+  /** The first retry's delay in ms, doubled at each attempt (`WEBHOOKS_RETRY_BASE_MS`, default 10000). */
+  webhooksRetryBaseMs: number;
+  /** The longest delay between two attempts in ms (`WEBHOOKS_RETRY_MAX_DELAY_MS`, default 3600000). */
+  webhooksRetryMaxDelayMs: number;
+  /** Webhook deliveries one process sends at once (`WEBHOOKS_CONCURRENCY`, default 32). */
+  webhooksConcurrency: number;
+  /** Deliveries in flight to one endpoint at once, across processes (`WEBHOOKS_ENDPOINT_CONCURRENCY`, default 4). */
+  webhooksEndpointConcurrency: number;
+  /** Interval of the dispatcher's look for due deliveries in ms (`WEBHOOKS_POLL_MS`, default 1000); a new event wakes it at once. */
+  webhooksPollMs: number;
+  /** How long a rotated-out secret still signs, in seconds (`WEBHOOKS_SECRET_OVERLAP_SECONDS`, default 86400). */
+  webhooksSecretOverlapSeconds: number;
+  /** Webhook endpoints one partner may have (`WEBHOOKS_MAX_ENDPOINTS`, default 16; one more is 409). */
+  webhooksMaxEndpoints: number;
   /** Worker processes (`WORKERS`, default: the number of cores); 1 runs without the cluster. */
   workers: number;
   /** Redis shared by every instance for rate-limit counts (`REDIS_URL`, redis:// or rediss://); unset: counts stay in each process. */
@@ -170,6 +196,17 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     cardReconcileIntervalMs: intFrom(env, 'CARD_RECONCILE_INTERVAL_MS', 60000, 100, 86400000),
     cardReconcileBatch: intFrom(env, 'CARD_RECONCILE_BATCH', 100, 1, 10000),
     eventRetentionDays: intFrom(env, 'WEBHOOKS_EVENT_RETENTION_DAYS', 30, 1, 3650),
+    sandboxMode: booleanFrom(env, 'SANDBOX_MODE', !env.ISSUER_URL && !env.PROCESSING_URL && !env.ACCOUNTS_URL),
+    webhooksAllowPrivate: booleanFrom(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
+    webhooksTimeoutMs: intFrom(env, 'WEBHOOKS_TIMEOUT_MS', 10000, 100, 60000),
+    webhooksRetryWindowSeconds: intFrom(env, 'WEBHOOKS_RETRY_WINDOW_SECONDS', 259200, 1, 30 * 86400),
+    webhooksRetryBaseMs: intFrom(env, 'WEBHOOKS_RETRY_BASE_MS', 10000, 10, 3600000),
+    webhooksRetryMaxDelayMs: intFrom(env, 'WEBHOOKS_RETRY_MAX_DELAY_MS', 3600000, 10, 86400000),
+    webhooksConcurrency: intFrom(env, 'WEBHOOKS_CONCURRENCY', 32, 1, 1000),
+    webhooksEndpointConcurrency: intFrom(env, 'WEBHOOKS_ENDPOINT_CONCURRENCY', 4, 1, 100),
+    webhooksPollMs: intFrom(env, 'WEBHOOKS_POLL_MS', 1000, 10, 60000),
+    webhooksSecretOverlapSeconds: intFrom(env, 'WEBHOOKS_SECRET_OVERLAP_SECONDS', 86400, 1, 7 * 86400),
+    webhooksMaxEndpoints: intFrom(env, 'WEBHOOKS_MAX_ENDPOINTS', 16, 1, 1000),
     workers: intFrom(env, 'WORKERS', os.availableParallelism(), 1, 64),
     redisUrl: redisUrlFrom(env, 'REDIS_URL'),
     redisKeyPrefix: redisKeyPrefixFrom(env, 'REDIS_KEY_PREFIX'),

@@ -15,6 +15,7 @@ export const TAGS = [
   { name: 'Card secrets and PIN', description: 'CVV and card number encrypted under your RSA key, and the PIN operations (PIN blocks encrypted under the issuer key). Every read is audited; nothing is logged.' },
   { name: 'Card limits', description: 'Spending and withdrawal limits of a card: dailyPurchase, monthlyPurchase, dailyWithdrawal, monthlyWithdrawal, singleTransaction.' },
   { name: 'Fees and delivery', description: 'Card issuing and delivery fees, and the delivery methods of a country (spec 4.4).' },
+  { name: 'Webhooks', description: 'Endpoints that receive your events, signed (`Partner-Gateway-Signature`) and retried for 3 days; their secrets, rotation and delivery attempts (docs/webhooks.md).' },
   { name: 'Events', description: 'What happened to your cards and individuals, newest first, kept 30 days: each event is written with the change that causes it (docs/events.md). The `webhooks` section documents each type.' },
   { name: 'Service', description: 'Public routes without a token: liveness probe and this documentation.' },
 ] as const;
@@ -22,7 +23,7 @@ export type TagName = (typeof TAGS)[number]['name'];
 
 /** The success answer of an operation, as the OpenAPI document shows it. */
 export interface SuccessAnswer {
-  status: 200 | 201;
+  status: 200 | 201 | 202 | 204;
   description: string;
   /** A JSON body of this schema, or an array of it (its example: gateway/openapi/examples.ts, by schema). */
   body?: { schema: ResponseSchemaName; array?: boolean };
@@ -34,7 +35,7 @@ export interface SuccessAnswer {
 
 /** A resource whose owner the pipeline's `ownership` step checks, and where its id is. */
 export interface OwnershipCheck {
-  resource: 'individual' | 'card' | 'client' | 'event';
+  resource: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint';
   /** The path parameter (`in: 'path'`) or top-level body field (`in: 'body'`) holding the id. */
   param: string;
   in: 'path' | 'body';
@@ -73,7 +74,7 @@ export type Ending =
  * gateway.config.yml, and the operationId of the OpenAPI document.
  */
 export interface Operation {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The express path, under {@link PARTNER_BASE_PATH}, as gateway.config.yml lists it. */
   path: string;
   /**

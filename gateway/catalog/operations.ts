@@ -18,6 +18,7 @@ const issuer = (method: UpstreamEnding['method'], path: string, response: Upstre
 const OWNS_INDIVIDUAL: readonly OwnershipCheck[] = [{ resource: 'individual', param: 'id', in: 'path' }];
 const OWNS_CARD: readonly OwnershipCheck[] = [{ resource: 'card', param: 'id', in: 'path' }];
 const OWNS_EVENT: readonly OwnershipCheck[] = [{ resource: 'event', param: 'id', in: 'path' }];
+const OWNS_WEBHOOK_ENDPOINT: readonly OwnershipCheck[] = [{ resource: 'webhook-endpoint', param: 'id', in: 'path' }];
 // A cardKey or clientId named in a fee check's body must be the caller's (docs/ownership.md); iban
 // is passed through unchecked (docs/decisions.md).
 const OWNS_BODY_CARD_AND_CLIENT: readonly OwnershipCheck[] = [
@@ -25,7 +26,7 @@ const OWNS_BODY_CARD_AND_CLIENT: readonly OwnershipCheck[] = [
   { resource: 'client', param: 'clientId', in: 'body' },
 ];
 
-const json = (schema: ResponseSchemaName, description: string, status: 200 | 201 = 200): SuccessAnswer => ({ status, description, body: { schema } });
+const json = (schema: ResponseSchemaName, description: string, status: 200 | 201 | 202 = 200): SuccessAnswer => ({ status, description, body: { schema } });
 const jsonArray = (schema: ResponseSchemaName, description: string): SuccessAnswer => ({ status: 200, description, body: { schema, array: true } });
 const CARD = json('Card', 'The card');
 const STATUS_RESULT = json('CardStatusResult', 'The card status result');
@@ -491,5 +492,90 @@ export const OPERATIONS = {
     ownership: OWNS_EVENT,
     ends: LOCAL,
     doc: { summary: 'Get event', description: 'One of your events, as the list answers it.', tag: 'Events', answer: json('Event', 'The event') },
+  },
+  'resend-event': {
+    method: 'POST',
+    path: '/api/partner/events/:id/resend',
+    ownership: OWNS_EVENT,
+    schemas: { body: 'empty-body' },
+    ends: LOCAL,
+    doc: {
+      summary: 'Resend event',
+      description: 'Sends the event again, with the same id and body, to every enabled endpoint subscribed to its type (also one that failed to receive it). Resends are not ordered among the card\'s other events.',
+      tag: 'Events',
+      answer: json('EventResend', 'The event is queued for delivery', 202),
+    },
+  },
+
+  // Webhooks (docs/webhooks.md)
+  'list-webhook-endpoints': {
+    method: 'GET',
+    path: '/api/partner/webhooks/endpoints',
+    ends: LOCAL,
+    doc: { summary: 'List webhook endpoints', description: 'Your endpoints, oldest first, never with their secrets.', tag: 'Webhooks', answer: json('WebhookEndpointList', 'Your endpoints') },
+  },
+  'create-webhook-endpoint': {
+    method: 'POST',
+    path: '/api/partner/webhooks/endpoints',
+    schemas: { body: 'webhook-endpoint-create' },
+    sensitive: true,
+    ends: LOCAL,
+    doc: {
+      summary: 'Create webhook endpoint',
+      description:
+        'Registers a URL to receive your events (all types when `events` is omitted). The answer carries the signing `secret`, shown only here. The URL must be https and resolve to public addresses (in sandbox mode, http and localhost are accepted); otherwise 400. At most 16 endpoints (409 `conflict`).',
+      tag: 'Webhooks',
+      conflicts: ['conflict'],
+      answer: json('WebhookEndpointCreated', 'The endpoint and its secret', 201),
+    },
+  },
+  'get-webhook-endpoint': {
+    method: 'GET',
+    path: '/api/partner/webhooks/endpoints/:id',
+    ownership: OWNS_WEBHOOK_ENDPOINT,
+    ends: LOCAL,
+    doc: { summary: 'Get webhook endpoint', description: 'One of your endpoints, never with its secret.', tag: 'Webhooks', answer: json('WebhookEndpoint', 'The endpoint') },
+  },
+  'update-webhook-endpoint': {
+    method: 'PATCH',
+    path: '/api/partner/webhooks/endpoints/:id',
+    ownership: OWNS_WEBHOOK_ENDPOINT,
+    schemas: { body: 'webhook-endpoint-update' },
+    ends: LOCAL,
+    doc: { summary: 'Update webhook endpoint', description: 'Changes the URL (checked as at creation), the event types, the description, or enables / disables it.', tag: 'Webhooks', answer: json('WebhookEndpoint', 'The endpoint') },
+  },
+  'delete-webhook-endpoint': {
+    method: 'DELETE',
+    path: '/api/partner/webhooks/endpoints/:id',
+    ownership: OWNS_WEBHOOK_ENDPOINT,
+    ends: LOCAL,
+    doc: { summary: 'Delete webhook endpoint', description: 'Deletes the endpoint: its pending deliveries are cancelled.', tag: 'Webhooks', answer: { status: 204, description: 'Deleted' } },
+  },
+  'rotate-webhook-secret': {
+    method: 'POST',
+    path: '/api/partner/webhooks/endpoints/:id/rotate-secret',
+    ownership: OWNS_WEBHOOK_ENDPOINT,
+    schemas: { body: 'empty-body' },
+    sensitive: true,
+    ends: LOCAL,
+    doc: {
+      summary: 'Rotate webhook secret',
+      description: 'A new signing secret, shown only here. For 24 hours deliveries are signed with both, so `Partner-Gateway-Signature` carries two `v1=` values (the new one first).',
+      tag: 'Webhooks',
+      answer: json('WebhookSecret', 'The new secret'),
+    },
+  },
+  'list-webhook-deliveries': {
+    method: 'GET',
+    path: '/api/partner/webhooks/endpoints/:id/deliveries',
+    ownership: OWNS_WEBHOOK_ENDPOINT,
+    schemas: { query: 'webhook-deliveries-query' },
+    ends: LOCAL,
+    doc: {
+      summary: 'List delivery attempts',
+      description: "The endpoint's delivery attempts, newest first: event, attempt number, time, HTTP status or error, duration, next retry. Pass `nextCursor` as `after` for the next page.",
+      tag: 'Webhooks',
+      answer: json('WebhookAttemptPage', 'A page of attempts'),
+    },
   },
 } satisfies Record<string, Operation>;

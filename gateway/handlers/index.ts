@@ -21,6 +21,16 @@ import { createIndividual } from './individual-create';
 import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndividualCardStatusHistory, listIndividuals } from './individuals';
 import { me } from './me';
 import { listIndividualTransactions } from './transactions';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  resendEvent,
+  rotateWebhookSecret,
+  updateWebhookEndpoint,
+} from './webhooks';
 import type { HandledOperationName } from '../catalog';
 import type { HandlerBuild, HandlerServices } from './services';
 
@@ -55,6 +65,14 @@ export const HANDLERS = {
   'set-card-3ds-phone': setCard3dsPhone,
   'list-events': listPartnerEvents,
   'get-event': getPartnerEvent,
+  'resend-event': resendEvent,
+  'list-webhook-endpoints': listWebhookEndpoints,
+  'create-webhook-endpoint': createWebhookEndpoint,
+  'get-webhook-endpoint': getWebhookEndpoint,
+  'update-webhook-endpoint': updateWebhookEndpoint,
+  'delete-webhook-endpoint': deleteWebhookEndpoint,
+  'rotate-webhook-secret': rotateWebhookSecret,
+  'list-webhook-deliveries': listWebhookDeliveries,
   // Orchestrations: they call upstreams through the typed clients and keep PostgreSQL consistent with them.
   'create-individual': createIndividual,
   'issue-virtual-card': issueCard('virtual'),

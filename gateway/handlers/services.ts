@@ -5,6 +5,7 @@ import type { Logger } from '../logging/logger';
 import type { OutboxDeliverer } from '../outbox/outbox';
 import type { PartnerStore } from '../partners/partner-store';
 import type { UpstreamClients } from '../upstreams';
+import type { WebhookServices } from '../webhooks';
 
 /**
  * What the handlers need, handed to each handler factory by the `operation` policy when a pipeline
@@ -21,6 +22,10 @@ export interface HandlerServices {
   ownership: OwnershipInvalidation;
   /** Delivers the transactional outbox (webhooks and status updates to the processing system). */
   outbox: OutboxDeliverer;
+  /** Webhook endpoints, their target guard and the delivery dispatcher. */
+  webhooks: WebhookServices;
+  /** Whether the upstreams are the built-in sandboxes (SANDBOX_MODE). */
+  sandboxMode: boolean;
 }
 
 /**

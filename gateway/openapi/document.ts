@@ -1,4 +1,4 @@
-import { CARD_KEY, EVENT_ID, OBJECT_ID } from '../ids';
+import { CARD_KEY, EVENT_ID, OBJECT_ID, WEBHOOK_ENDPOINT_ID } from '../ids';
 import { PARTNER_EVENT_TYPES, type PartnerEventType } from '../outbox/partner-events';
 import { ERROR_CATALOG, PROBLEM_TYPE_BASE, type ErrorCode } from '../errors';
 import { SCHEMAS, type SchemaName } from '../schemas';
@@ -35,6 +35,7 @@ const PATH_IDS = {
   individual: { type: 'string', pattern: OBJECT_ID.source, description: 'The individual account `_id` (24 hexadecimal characters)', example: EXAMPLE_IDS.individualId },
   card: { type: 'string', pattern: CARD_KEY.source, description: 'The cardKey', example: EXAMPLE_IDS.cardKey },
   event: { type: 'string', pattern: EVENT_ID.source, description: 'The event id (`evt_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.eventId },
+  'webhook-endpoint': { type: 'string', pattern: WEBHOOK_ENDPOINT_ID.source, description: 'The webhook endpoint id (`we_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.webhookEndpointId },
 } as const;
 
 /** Problem responses by HTTP status: component name, when it happens, example code and headers. */
@@ -391,8 +392,10 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
         ...(route.idempotency ? ['Idempotent-Replayed'] : []),
         ...(route.rateLimited ? ['RateLimit-Policy', 'RateLimit'] : []),
       ]);
-      let content: Json;
-      if (success.raw) {
+      let content: Json | undefined;
+      if (success.status === 204) {
+        content = undefined;
+      } else if (success.raw) {
         content = { [success.raw.mediaType]: { schema: success.raw.schema, example: success.raw.example } };
       } else {
         const { schema, array } = success.body!;
@@ -403,7 +406,7 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
           },
         };
       }
-      responses[String(success.status)] = { description: success.description, headers, content };
+      responses[String(success.status)] = { description: success.description, headers, ...(content ? { content } : {}) };
     } else {
       responses['200'] = { description: 'Success' };
     }

@@ -18,6 +18,7 @@ export const EXAMPLE_IDS = {
   clientID: '48213377',
   requestId: '6f1c0c1e-2b8e-4f57-9a55-5a0b8f0e7f45',
   eventId: 'evt_6b0237a240487492a2ee0de3',
+  webhookEndpointId: 'we_6b0237a240487492a2ee0de4',
 } as const;
 
 /** A real 2048-bit RSA public key, base64 SPKI DER: what `securityKey` looks like. */
@@ -81,6 +82,9 @@ export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
     'fee-check': { CustomerType: 'Consumer Debit', ProductType: 'R001', clientId: EXAMPLE_IDS.clientID },
     'cards-list-query': { page: 1, limit: 20, status: 'ACTIVE', type: 'virtual', search: 'travel' },
     'events-query': { type: 'card.status_changed', after: 'MTA0Mg', limit: 20 },
+    'webhook-endpoint-create': { url: 'https://hooks.example.com/partner-gateway', events: ['card.created', 'card.status_changed'], description: 'Card lifecycle' },
+    'webhook-endpoint-update': { status: 'disabled' },
+    'webhook-deliveries-query': { after: 'NTE', limit: 20 },
   };
 }
 
@@ -88,6 +92,26 @@ export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
 export function responseExamples(now = new Date()): Record<ResponseSchemaName, unknown> {
   const expDate = `09/${now.getUTCFullYear() + 3}`;
   const pagination = { page: 1, limit: 20, total: 1, totalPages: 1 };
+  const webhookEndpoint = {
+    id: EXAMPLE_IDS.webhookEndpointId,
+    url: 'https://hooks.example.com/partner-gateway',
+    events: ['*'],
+    description: 'Card lifecycle',
+    status: 'enabled',
+    createdAt: CREATED_AT,
+    updatedAt: CREATED_AT,
+  };
+  const webhookAttempt = {
+    eventId: EXAMPLE_IDS.eventId,
+    eventType: 'card.status_changed',
+    attempt: 2,
+    attemptedAt: CREATED_AT,
+    outcome: 'retrying',
+    httpStatus: 503,
+    error: 'http_status',
+    durationMs: 118,
+    nextRetryAt: '2026-11-22T10:00:20.000Z',
+  };
   const card = {
     cardKey: EXAMPLE_IDS.cardKey,
     cardMask: '5355 70** **** 1786',
@@ -236,6 +260,13 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     EventCardUpdated: envelope('card.updated', { cardKey: EXAMPLE_IDS.cardKey, changed: ['limits'], card, limits: [{ name: 'dailyPurchase', value: 1500 }] }),
     EventIndividualCreated: envelope('individual.created', { individual }),
     EventTransactionCreated: envelope('transaction.created', { transaction }),
+    EventResend: { id: EXAMPLE_IDS.eventId, deliveries: 1 },
+    WebhookEndpoint: webhookEndpoint,
+    WebhookEndpointCreated: { ...webhookEndpoint, secret: 'whsec_' + 'Q'.repeat(43) },
+    WebhookEndpointList: { data: [webhookEndpoint] },
+    WebhookSecret: { secret: 'whsec_' + 'R'.repeat(43) },
+    WebhookAttempt: webhookAttempt,
+    WebhookAttemptPage: { data: [webhookAttempt], nextCursor: 'NTE' },
     InvalidParam: invalidParam,
     Problem: {
       type: 'https://partner-gateway.dev/problems/validation_failed',

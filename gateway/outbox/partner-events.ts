@@ -108,8 +108,7 @@ export function newEventId(now = Date.now()): string {
  * that two concurrent changes of one card get their sequence numbers in commit order (the second
  * waits for the first to commit). The envelope is stored as its exact JSON bytes.
  *
- * `deliveries` is the number of webhook deliveries queued with it: none until webhook endpoints
- * exist (docs/events.md).
+ * `deliveries` is the number of webhook deliveries queued with it (fanOut), in the same transaction.
  *
  * @example await db.transaction(async (tx) => { await insertCard(tx, …); await emitEvent(tx, { type: 'card.created', … }); });
  */
@@ -130,7 +129,30 @@ export async function emitEvent<T extends PartnerEventType>(tx: Queryable, event
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq`,
     [envelope.id, envelope.partnerId, envelope.type, event.cardKey ?? null, JSON.stringify(envelope), event.requestId ?? null, envelope.createdAt]
   );
-  // Webhook fan-out goes here (fanOut(tx, seq, { resend: false })): one delivery per enabled
-  // endpoint of the partner subscribed to the type, in this same transaction.
-  return { id: envelope.id, seq: rows.rows[0].seq, deliveries: 0 };
+  const seq = rows.rows[0].seq;
+  const deliveries = await fanOut(tx, seq, { resend: false });
+  return { id: envelope.id, seq, deliveries };
+}
+
+/** The channel a NOTIFY on which wakes the webhook dispatchers of every instance (sent on commit). */
+export const PARTNER_EVENTS_CHANNEL = 'partner_events';
+
+/**
+ * Queues a delivery of the event `seq` to every enabled endpoint of its partner subscribed to its
+ * type, in `tx`. A first delivery keeps the card's order (the dispatcher sends one open delivery
+ * per endpoint and card at a time, oldest first); a resend has no order to keep.
+ */
+export async function fanOut(tx: Queryable, seq: string, options: { resend: boolean }): Promise<number> {
+  const result = await tx.query(
+    `INSERT INTO webhook_deliveries (event_seq, endpoint_id, ordering_key, state, resend)
+     SELECT ev.seq, e.id, CASE WHEN $2 THEN NULL ELSE ev.ordering_key END, 'pending', $2
+       FROM partner_events ev
+       JOIN webhook_endpoints e ON e.partner_id = ev.partner_id
+      WHERE ev.seq = $1 AND e.status = 'enabled' AND e.deleted_at IS NULL
+        AND ('*' = ANY (e.events) OR ev.type = ANY (e.events))`,
+    [seq, options.resend]
+  );
+  const count = result.rowCount ?? 0;
+  if (count > 0) await tx.query(`SELECT pg_notify('${PARTNER_EVENTS_CHANNEL}', '')`);
+  return count;
 }

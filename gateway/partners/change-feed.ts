@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { OWNERSHIP_CHANGED_CHANNEL } from '../cards/card-sync';
+import { PARTNER_EVENTS_CHANNEL } from '../outbox/partner-events';
 import type { Logger } from '../logging/logger';
 
 /** PostgreSQL channel on which partner changes are announced to every gateway instance. */
@@ -23,6 +24,8 @@ export interface ChangeFeedHandlers {
    * replaced or re-issued, announced by any instance in the transaction of the change).
    */
   onOwnershipChange?(kind: string, id: string): void;
+  /** A partner event queued webhook deliveries (emitEvent's NOTIFY on commit, any instance's): the dispatcher looks at once. */
+  onPartnerEvents?(): void;
   /** The feed listens (again): changes may have been missed before, forget what depends on them. */
   onConnected(): void;
   /** The feed lost its connection (or has none yet): changes of other instances go unseen until onConnected. */
@@ -70,6 +73,7 @@ export function listenForPartnerChanges(
     const next = new Client({ connectionString, connectionTimeoutMillis: 3000, keepAlive: true });
     next.on('notification', (message) => {
       if (message.channel === PARTNER_CHANGED_CHANNEL && message.payload) handlers.onChange(message.payload);
+      if (message.channel === PARTNER_EVENTS_CHANNEL) handlers.onPartnerEvents?.();
       if (message.channel === OWNERSHIP_CHANGED_CHANNEL && message.payload && handlers.onOwnershipChange) {
         const at = message.payload.indexOf(':');
         if (at > 0) handlers.onOwnershipChange(message.payload.slice(0, at), message.payload.slice(at + 1));
@@ -81,6 +85,7 @@ export function listenForPartnerChanges(
       await next.connect();
       await next.query(`LISTEN ${PARTNER_CHANGED_CHANNEL}`);
       if (handlers.onOwnershipChange) await next.query(`LISTEN ${OWNERSHIP_CHANGED_CHANNEL}`);
+      if (handlers.onPartnerEvents) await next.query(`LISTEN ${PARTNER_EVENTS_CHANNEL}`);
     } catch (err) {
       log.warn({ err }, 'partner change feed not connected; retrying');
       next.end().catch(() => undefined);

@@ -13,3 +13,48 @@ export const eventsQuery: JsonSchema = {
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' },
   },
 };
+
+const EVENT_TYPES_FIELD = {
+  type: 'array',
+  minItems: 1,
+  maxItems: PARTNER_EVENT_TYPES.length + 1,
+  uniqueItems: true,
+  items: { type: 'string', enum: [...PARTNER_EVENT_TYPES, '*'] },
+  description: 'The event types sent to the endpoint; `*` (the default) is every type, future ones included',
+};
+const URL_FIELD = { type: 'string', minLength: 1, maxLength: 2048, description: 'Where events are POSTed: https, resolving to public addresses only (in sandbox mode, http and localhost too)' };
+const DESCRIPTION_FIELD = { type: 'string', maxLength: 500, description: 'Your note about the endpoint' };
+
+/** Body of `POST /webhooks/endpoints`. */
+export const webhookEndpointCreate: JsonSchema = {
+  $id: 'https://partner-gateway.dev/schemas/webhook-endpoint-create.json',
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: { url: URL_FIELD, events: EVENT_TYPES_FIELD, description: DESCRIPTION_FIELD },
+};
+
+/** Body of `PATCH /webhooks/endpoints/{id}`: at least one field. */
+export const webhookEndpointUpdate: JsonSchema = {
+  $id: 'https://partner-gateway.dev/schemas/webhook-endpoint-update.json',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: URL_FIELD,
+    events: EVENT_TYPES_FIELD,
+    description: DESCRIPTION_FIELD,
+    status: { type: 'string', enum: ['enabled', 'disabled'], description: 'A disabled endpoint is sent nothing; events meanwhile are not queued for it' },
+  },
+};
+
+/** Query of `GET /webhooks/endpoints/{id}/deliveries`. */
+export const webhookDeliveriesQuery: JsonSchema = {
+  $id: 'https://partner-gateway.dev/schemas/webhook-deliveries-query.json',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    after: { type: 'string', pattern: CURSOR_PATTERN, description: "The `nextCursor` of the previous page: the attempts older than that page's last" },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' },
+  },
+};

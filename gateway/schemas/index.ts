@@ -20,7 +20,7 @@ import {
   threeDsPhone,
 } from './cards';
 import type { JsonSchema } from './common';
-import { eventsQuery } from './events';
+import { eventsQuery, webhookDeliveriesQuery, webhookEndpointCreate, webhookEndpointUpdate } from './events';
 import { individualCreate } from './individual-create';
 import { paginationQuery, transactionsQuery } from './pagination-query';
 
@@ -52,6 +52,9 @@ export const SCHEMAS = {
   'fee-check': feeCheck,
   'cards-list-query': cardsListQuery,
   'events-query': eventsQuery,
+  'webhook-endpoint-create': webhookEndpointCreate,
+  'webhook-endpoint-update': webhookEndpointUpdate,
+  'webhook-deliveries-query': webhookDeliveriesQuery,
 } satisfies Record<string, JsonSchema>;
 
 export type SchemaName = keyof typeof SCHEMAS;

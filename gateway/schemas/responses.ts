@@ -390,6 +390,38 @@ export const EVENT_PAGE = object('A page of your events, newest first', {
   nextCursor: { type: ['string', 'null'], description: 'Pass it as `after` for the next (older) page; null on the last page' },
 });
 
+const WEBHOOK_ENDPOINT_FIELDS = {
+  id: { type: 'string', pattern: '^we_[0-9a-f]{24}$', description: 'The endpoint id' },
+  url: string('Where events are POSTed'),
+  events: { type: 'array', items: string(), description: 'The event types sent to it; `*`: every type' },
+  description: nullableString('Your note about the endpoint'),
+  status: { type: 'string', enum: ['enabled', 'disabled'] },
+  createdAt: dateTime(),
+  updatedAt: dateTime(),
+};
+/** A webhook endpoint: never its secret. */
+export const WEBHOOK_ENDPOINT = object('A webhook endpoint (its secret is answered only at creation and rotation)', WEBHOOK_ENDPOINT_FIELDS);
+const SECRET = { type: 'string', pattern: '^whsec_[A-Za-z0-9_-]{43,}$', description: 'The signing secret (HMAC-SHA256 key, docs/webhooks.md): shown only in this answer, keep it' };
+export const WEBHOOK_ENDPOINT_CREATED = object('The new endpoint and its signing secret, shown only here', { ...WEBHOOK_ENDPOINT_FIELDS, secret: SECRET });
+export const WEBHOOK_ENDPOINT_LIST = object('Your webhook endpoints, oldest first', { data: { type: 'array', items: WEBHOOK_ENDPOINT } });
+export const WEBHOOK_SECRET = object('The new signing secret; the previous one also signs for 24 hours', { secret: SECRET });
+export const WEBHOOK_ATTEMPT = object('One delivery attempt', {
+  eventId: EVENT_ID,
+  eventType: string('The event type'),
+  attempt: { type: 'integer', minimum: 1, description: "The attempt's number for this delivery" },
+  attemptedAt: dateTime(),
+  outcome: { type: 'string', enum: ['delivered', 'retrying', 'failed'], description: 'failed: the retry window (3 days) is over; the event can be resent' },
+  httpStatus: { type: ['integer', 'null'], description: 'Your endpoint\'s HTTP status; null when it did not answer' },
+  error: { type: ['string', 'null'], enum: ['timeout', 'connection', 'target_refused', 'redirect', 'interrupted', 'http_status', null], description: 'Why the attempt failed; null when delivered' },
+  durationMs: { type: ['integer', 'null'], description: 'Time to the answer (null for an interrupted attempt)' },
+  nextRetryAt: { type: ['string', 'null'], format: 'date-time', description: 'When the next attempt is due; null once delivered or failed' },
+});
+export const WEBHOOK_ATTEMPT_PAGE = object('Delivery attempts, newest first', {
+  data: { type: 'array', items: WEBHOOK_ATTEMPT },
+  nextCursor: { type: ['string', 'null'], description: 'Pass it as `after` for the next (older) page; null on the last page' },
+});
+export const EVENT_RESEND = object('The event was queued again', { id: EVENT_ID, deliveries: { type: 'integer', minimum: 0, description: 'Deliveries queued: one per enabled endpoint subscribed to its type' } });
+
 /** An RFC 9457 problem as `gateway/http/problem.ts` writes it, with our extension members. */
 export const PROBLEM: ResponseSchema = {
   type: 'object',
@@ -448,6 +480,13 @@ export const RESPONSE_SCHEMAS = {
   EventCardUpdated: EVENT_CARD_UPDATED,
   EventIndividualCreated: EVENT_INDIVIDUAL_CREATED,
   EventTransactionCreated: EVENT_TRANSACTION_CREATED,
+  EventResend: EVENT_RESEND,
+  WebhookEndpoint: WEBHOOK_ENDPOINT,
+  WebhookEndpointCreated: WEBHOOK_ENDPOINT_CREATED,
+  WebhookEndpointList: WEBHOOK_ENDPOINT_LIST,
+  WebhookSecret: WEBHOOK_SECRET,
+  WebhookAttempt: WEBHOOK_ATTEMPT,
+  WebhookAttemptPage: WEBHOOK_ATTEMPT_PAGE,
   InvalidParam: INVALID_PARAM,
   Problem: PROBLEM,
 } satisfies Record<string, ResponseSchema>;

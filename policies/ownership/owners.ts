@@ -40,10 +40,17 @@ export async function loadEventOwner(db: Queryable, id: string): Promise<Owner |
   return rows.rowCount ? { partnerId: rows.rows[0].partner_id } : undefined;
 }
 
+/** Loads the owner of a webhook endpoint (a deleted one is unknown). */
+export async function loadWebhookEndpointOwner(db: Queryable, id: string): Promise<Owner | undefined> {
+  const rows = await db.query<{ partner_id: string }>('SELECT partner_id FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL', [id]);
+  return rows.rowCount ? { partnerId: rows.rows[0].partner_id } : undefined;
+}
+
 /** The loader of each kind. */
 export const OWNER_LOADERS: Record<OwnedKind, (db: Queryable, id: string) => Promise<Owner | undefined>> = {
   individual: loadIndividualOwner,
   card: loadCardOwner,
   client: loadClientOwner,
   event: loadEventOwner,
+  'webhook-endpoint': loadWebhookEndpointOwner,
 };

@@ -31,7 +31,8 @@ export type SecretKind =
   | 'passportNumber'
   | 'threeDsAnswer'
   /** The RSA-OAEP ciphertext of a PAN or CVV the gateway passed through. */
-  | 'cardCiphertext';
+  | 'cardCiphertext'
+  | 'webhookSecret';
 
 /** Values shorter than this are searched only in a key context (CVVs) or not at all. */
 export const MIN_SECRET_LENGTH = 6;

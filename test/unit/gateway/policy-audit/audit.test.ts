@@ -62,6 +62,8 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       'reset-card-pin-tries',
       'authorize-cardholder',
       'get-pin-encryption-key',
+      'create-webhook-endpoint',
+      'rotate-webhook-secret',
     ]);
   });
 

@@ -1,0 +1,100 @@
+import type { RequestHandler } from 'express';
+import { decodeCursor } from '../db/cursor';
+import { GatewayError } from '../errors';
+import { asyncHandler } from '../http/async-handler';
+import { fanOut } from '../outbox/partner-events';
+import type { HandlerServices } from './services';
+
+/** Answers 400 on `url` when the target guard refuses it (registration and change; delivery checks again). */
+async function checkedUrl(services: HandlerServices, url: string | undefined): Promise<void> {
+  if (url === undefined) return;
+  const check = await services.webhooks.checkTarget(url);
+  if (!check.ok) throw new GatewayError('validation_failed', 'The webhook URL is not allowed', { invalidParams: [{ name: 'url', reason: check.reason }] });
+}
+
+const gone = () => new GatewayError('not_found', 'No webhook endpoint has this id');
+
+/** `GET /webhooks/endpoints`. */
+export function listWebhookEndpoints(services: HandlerServices): RequestHandler {
+  return asyncHandler(async function listWebhookEndpointsHandler(req, res) {
+    res.json({ data: await services.webhooks.endpoints.list(req.partner!._id) });
+  });
+}
+
+/** `POST /webhooks/endpoints`: 201 with the secret, the only answer that carries it. */
+export function createWebhookEndpoint(services: HandlerServices): RequestHandler {
+  return asyncHandler(async function createWebhookEndpointHandler(req, res) {
+    const body = req.body as { url: string; events?: string[]; description?: string };
+    await checkedUrl(services, body.url);
+    const created = await services.webhooks.endpoints.create(req.partner!._id, body);
+    if (!created) throw new GatewayError('conflict', 'You have the maximum number of webhook endpoints: delete one first');
+    res.status(201).json(created);
+  });
+}
+
+/** `GET /webhooks/endpoints/{id}`. */
+export function getWebhookEndpoint(services: HandlerServices): RequestHandler {
+  return asyncHandler(async function getWebhookEndpointHandler(req, res) {
+    const endpoint = await services.webhooks.endpoints.get(req.ownership!.partnerId, req.ownership!.id);
+    if (!endpoint) throw gone();
+    res.json(endpoint);
+  });
+}
+
+/** `PATCH /webhooks/endpoints/{id}`. */
+export function updateWebhookEndpoint(services: HandlerServices): RequestHandler {
+  return asyncHandler(async function updateWebhookEndpointHandler(req, res) {
+    const change = req.body as { url?: string; events?: string[]; description?: string; status?: 'enabled' | 'disabled' };
+    await checkedUrl(services, change.url);
+    const endpoint = await services.webhooks.endpoints.update(req.ownership!.partnerId, req.ownership!.id, change);
+    if (!endpoint) throw gone();
+    res.json(endpoint);
+  });
+}
+
+/** `DELETE /webhooks/endpoints/{id}`: 204. */
+export function deleteWebhookEndpoint(services: HandlerServices): RequestHandler {
+  return asyncHandler(async function deleteWebhookEndpointHandler(req, res) {
+    if (!(await services.webhooks.endpoints.delete(req.ownership!.partnerId, req.ownership!.id))) throw gone();
+    res.status(204).end();
+  });
+}
+
+/** `POST /webhooks/endpoints/{id}/rotate-secret`: the new secret, shown only here. */
+export function rotateWebhookSecret(services: HandlerServices): RequestHandler {
+  return asyncHandler(async function rotateWebhookSecretHandler(req, res) {
+    const secret = await services.webhooks.endpoints.rotateSecret(req.ownership!.partnerId, req.ownership!.id);
+    if (!secret) throw gone();
+    res.json({ secret });
+  });
+}
+
+/** `GET /webhooks/endpoints/{id}/deliveries?after&limit`. */
+export function listWebhookDeliveries(services: HandlerServices): RequestHandler {
+  return asyncHandler(async function listWebhookDeliveriesHandler(req, res) {
+    const query = req.query as unknown as { after?: string; limit: number };
+    let afterId: string | undefined;
+    if (query.after !== undefined) {
+      afterId = decodeCursor(query.after);
+      if (afterId === undefined) {
+        throw new GatewayError('validation_failed', 'The cursor is not one this API gave', { invalidParams: [{ name: 'after', reason: 'must be the nextCursor of a previous page' }] });
+      }
+    }
+    res.json(await services.webhooks.endpoints.attempts(req.ownership!.partnerId, req.ownership!.id, { afterId, limit: query.limit }));
+  });
+}
+
+/** `POST /events/{id}/resend`: 202, one new delivery per enabled endpoint subscribed to its type. */
+export function resendEvent(services: HandlerServices): RequestHandler {
+  return asyncHandler(async function resendEventHandler(req, res) {
+    const { partnerId, id } = req.ownership!;
+    const deliveries = await services.db.transaction(async (tx) => {
+      const rows = await tx.query<{ seq: string }>('SELECT seq FROM partner_events WHERE id = $1 AND partner_id = $2', [id, partnerId]);
+      // Deleted by retention since its owner was cached.
+      if (!rows.rowCount) throw new GatewayError('not_found', 'No event has this id');
+      return fanOut(tx, rows.rows[0].seq, { resend: true });
+    });
+    services.webhooks.dispatcher.wake();
+    res.status(202).json({ id, deliveries });
+  });
+}

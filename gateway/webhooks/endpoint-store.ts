@@ -1,0 +1,158 @@
+import type { Database, Queryable } from '../db/database';
+import { encodeCursor } from '../db/cursor';
+import { newObjectId } from '../ids';
+import { newSecret } from './signature';
+
+/** An endpoint as partners read it: never its secret. */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One delivery attempt as `GET /webhooks/endpoints/{id}/deliveries` lists it. */
+export interface WebhookAttempt {
+  eventId: string;
+  eventType: string;
+  attempt: number;
+  attemptedAt: string;
+  outcome: 'delivered' | 'retrying' | 'failed';
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number | null;
+  nextRetryAt: string | null;
+}
+
+interface EndpointRow {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, url, events, description, status, created_at, updated_at';
+
+function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return { id: row.id, url: row.url, events: row.events, description: row.description, status: row.status, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
+}
+
+/** The partner's webhook endpoints and their secrets, in PostgreSQL. Every query is filtered by the partner. */
+export class WebhookEndpointStore {
+  constructor(
+    private readonly db: Database,
+    private readonly options: { maxEndpoints: number; secretOverlapSeconds: number }
+  ) {}
+
+  /**
+   * Creates an endpoint and its first secret; answers the secret this once. Undefined when the
+   * partner has its maximum of endpoints already (counted under a lock of the partner, so two
+   * concurrent creates cannot both pass).
+   */
+  async create(partnerId: string, input: { url: string; events?: string[]; description?: string }): Promise<(WebhookEndpoint & { secret: string }) | undefined> {
+    return this.db.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('webhook-endpoints:' || $1::text, 0))", [partnerId]);
+      const count = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE partner_id = $1 AND deleted_at IS NULL', [partnerId]);
+      if (count.rows[0].n >= this.options.maxEndpoints) return undefined;
+      const id = `we_${newObjectId()}`;
+      const rows = await tx.query<EndpointRow>(
+        `INSERT INTO webhook_endpoints (id, partner_id, url, events, description) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+        [id, partnerId, input.url, input.events ?? ['*'], input.description ?? null]
+      );
+      const secret = newSecret();
+      await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)', [id, secret]);
+      return { ...toEndpoint(rows.rows[0]), secret };
+    });
+  }
+
+  async list(partnerId: string): Promise<WebhookEndpoint[]> {
+    const rows = await this.db.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE partner_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`, [partnerId]);
+    return rows.rows.map(toEndpoint);
+  }
+
+  async get(partnerId: string, id: string): Promise<WebhookEndpoint | undefined> {
+    const rows = await this.db.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL`, [id, partnerId]);
+    return rows.rows[0] && toEndpoint(rows.rows[0]);
+  }
+
+  async update(partnerId: string, id: string, change: { url?: string; events?: string[]; description?: string; status?: 'enabled' | 'disabled' }): Promise<WebhookEndpoint | undefined> {
+    const rows = await this.db.query<EndpointRow>(
+      `UPDATE webhook_endpoints
+          SET url = COALESCE($3, url), events = COALESCE($4, events), description = COALESCE($5, description),
+              status = COALESCE($6, status), updated_at = now(),
+              -- Re-enabled: a fresh start, not the unhealthy endpoint's single probe.
+              consecutive_failures = CASE WHEN $6 = 'enabled' THEN 0 ELSE consecutive_failures END
+        WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL
+        RETURNING ${COLUMNS}`,
+      [id, partnerId, change.url ?? null, change.events ?? null, change.description ?? null, change.status ?? null]
+    );
+    return rows.rows[0] && toEndpoint(rows.rows[0]);
+  }
+
+  /** Soft-deletes the endpoint (its attempts stay for operators), cancels its open deliveries and drops its secrets. */
+  async delete(partnerId: string, id: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query("UPDATE webhook_endpoints SET deleted_at = now(), status = 'disabled', updated_at = now() WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL", [id, partnerId]);
+      if (!rows.rowCount) return false;
+      await tx.query("UPDATE webhook_deliveries SET state = 'cancelled', finished_at = now(), lease_until = NULL WHERE endpoint_id = $1 AND state IN ('pending', 'in_flight')", [id]);
+      await tx.query('DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = $1', [id]);
+      return true;
+    });
+  }
+
+  /**
+   * A new current secret; the one it replaces still signs for the overlap. At most two live: a
+   * rotation within the overlap drops the older rotated-out one.
+   */
+  async rotateSecret(partnerId: string, id: string): Promise<string | undefined> {
+    return this.db.transaction(async (tx) => {
+      const owned = await tx.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, partnerId]);
+      if (!owned.rowCount) return undefined;
+      await tx.query('DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND expires_at IS NOT NULL', [id]);
+      await tx.query('UPDATE webhook_endpoint_secrets SET expires_at = now() + make_interval(secs => $2) WHERE endpoint_id = $1 AND expires_at IS NULL', [id, this.options.secretOverlapSeconds]);
+      const secret = newSecret();
+      await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)', [id, secret]);
+      return secret;
+    });
+  }
+
+  /** The endpoint's attempts, newest first, below the attempt id `afterId` (the decoded cursor). */
+  async attempts(partnerId: string, id: string, page: { afterId?: string; limit: number }): Promise<{ data: WebhookAttempt[]; nextCursor: string | null }> {
+    const params: unknown[] = [id, partnerId, page.limit + 1];
+    const after = page.afterId === undefined ? '' : ` AND a.id < $${params.push(page.afterId)}`;
+    const rows = await this.db.query<{ id: string; event_id: string; event_type: string; attempt: number; attempted_at: Date; outcome: WebhookAttempt['outcome']; http_status: number | null; error: string | null; duration_ms: number | null; next_retry_at: Date | null }>(
+      `SELECT a.id, a.event_id, a.event_type, a.attempt, a.attempted_at, a.outcome, a.http_status, a.error, a.duration_ms, a.next_retry_at
+         FROM webhook_attempts a JOIN webhook_endpoints e ON e.id = a.endpoint_id
+        WHERE a.endpoint_id = $1 AND e.partner_id = $2${after}
+        ORDER BY a.id DESC LIMIT $3`,
+      params
+    );
+    const items = rows.rows.slice(0, page.limit);
+    return {
+      data: items.map((row) => ({
+        eventId: row.event_id,
+        eventType: row.event_type,
+        attempt: row.attempt,
+        attemptedAt: row.attempted_at.toISOString(),
+        outcome: row.outcome,
+        httpStatus: row.http_status,
+        error: row.error,
+        durationMs: row.duration_ms,
+        nextRetryAt: row.next_retry_at?.toISOString() ?? null,
+      })),
+      nextCursor: rows.rows.length > page.limit ? encodeCursor(items[items.length - 1].id) : null,
+    };
+  }
+}
+
+/** The secrets that sign a delivery to the endpoint now: the current one first, then one still in its overlap. */
+export async function liveSecrets(db: Queryable, endpointId: string): Promise<string[]> {
+  const rows = await db.query<{ secret: string }>('SELECT secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > now()) ORDER BY id DESC', [endpointId]);
+  return rows.rows.map((row) => row.secret);
+}

@@ -1,0 +1,33 @@
+import type { Database } from '../db/database';
+import type { Logger } from '../logging/logger';
+import type { Settings } from '../settings';
+import { WebhookDispatcher } from './dispatcher';
+import { WebhookEndpointStore } from './endpoint-store';
+import { checkTarget, type Resolver, type TargetCheck } from './target-guard';
+
+/** Webhook endpoints, the target guard and the delivery dispatcher of one gateway (docs/webhooks.md). */
+export interface WebhookServices {
+  endpoints: WebhookEndpointStore;
+  /** Whether a URL may receive webhooks here (sandbox mode and WEBHOOKS_ALLOW_PRIVATE admit http and private addresses). */
+  checkTarget(url: string): Promise<TargetCheck>;
+  dispatcher: WebhookDispatcher;
+}
+
+export function createWebhookServices(settings: Settings, db: Database, log: Logger, options: { resolve?: Resolver } = {}): WebhookServices {
+  const allowPrivate = settings.webhooksAllowPrivate || settings.sandboxMode;
+  return {
+    endpoints: new WebhookEndpointStore(db, { maxEndpoints: settings.webhooksMaxEndpoints, secretOverlapSeconds: settings.webhooksSecretOverlapSeconds }),
+    checkTarget: (url) => checkTarget(url, { allowPrivate, resolve: options.resolve }),
+    dispatcher: new WebhookDispatcher(db, log, {
+      allowPrivate,
+      timeoutMs: settings.webhooksTimeoutMs,
+      retryWindowSeconds: settings.webhooksRetryWindowSeconds,
+      retryBaseMs: settings.webhooksRetryBaseMs,
+      retryMaxDelayMs: settings.webhooksRetryMaxDelayMs,
+      concurrency: settings.webhooksConcurrency,
+      endpointConcurrency: settings.webhooksEndpointConcurrency,
+      pollMs: settings.webhooksPollMs,
+      resolve: options.resolve,
+    }),
+  };
+}
