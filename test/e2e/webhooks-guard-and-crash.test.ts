@@ -92,9 +92,13 @@ describe('e2e: webhook target guard outside sandbox mode, and deliveries across 
       const eventsDb = new (await import('pg')).Client({ connectionString: own.url });
       await eventsDb.connect();
       const ids = (await eventsDb.query<{ id: string }>("SELECT id FROM partner_events WHERE type = 'card.updated'")).rows.map((r) => r.id);
-      await eventsDb.end();
       expect(ids).to.have.length(20);
-      // The restarted gateway takes the dead one's claims over once their leases expire (timeout + 20 s).
+      // The restarted gateway takes the dead one's claims over once their leases expire (the send
+      // timeout + 20 s). Their expiry is brought forward here instead of waited for: the takeover
+      // path is the same (lease_until in the past), the suite spends 20 s less.
+      const leased = await eventsDb.query("UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE state = 'in_flight'");
+      await eventsDb.end();
+      expect(leased.rowCount, 'deliveries the killed gateway had claimed').to.be.greaterThan(0);
       gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST });
       await receiver.waitFor((got) => ids.every((id) => got.some((x) => x.event.id === id)), 60_000, 'every event after the restart');
       const attempts = (await api(gateway, partner, 'GET', `/webhooks/endpoints/${created.body.id}/deliveries?limit=100`)).body.data;
