@@ -2,12 +2,29 @@ import { expect } from 'chai';
 import type { Queryable } from '../../../../gateway/db/database';
 import { decodeCursor, encodeCursor } from '../../../../gateway/db/cursor';
 import { deleteExpiredEvents, findEvent, listEvents } from '../../../../gateway/outbox/event-log';
-import { emitEvent, type NewPartnerEvent } from '../../../../gateway/outbox/partner-events';
+import { emitEvent, type CardStatusName, type EventCard, type EventIndividual, type NewPartnerEvent } from '../../../../gateway/outbox/partner-events';
+import type { Card } from '../../../../gateway/cards/card-store';
+import type { CardStatus } from '../../../../gateway/cards/card-status';
+import type { IndividualAccount } from '../../../../gateway/individuals/individual-store';
+
+/**
+ * The event payload types are structural copies of the API's shapes (outbox/ cannot import cards/
+ * or individuals/, which import it): the compiler holds the card and its status equal to the API's,
+ * both ways, and the individual the API answers assignable to the event's (whose personalInfo and
+ * address are declared loosely), so that an event never drifts from what the API answers.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Fits<A, B> = [A] extends [B] ? true : false;
+const shapesMatch: [Same<EventCard, Card>, Same<CardStatusName, CardStatus>, Fits<IndividualAccount, EventIndividual>] = [true, true, true];
 import { makeKeyPair } from '../../../support/partners';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 
 /** Partner events written in the change's transaction (gateway/outbox/partner-events.ts), on real PostgreSQL. */
 describe('outbox: partner events written with their change, in per-card order', function () {
+  it('declares its payloads in the shapes the API answers (checked by the compiler)', () => {
+    expect(shapesMatch).to.deep.equal([true, true, true]);
+  });
+
   let services: InProcessServices;
   let partnerId: string;
 
