@@ -8,7 +8,7 @@ export interface AuditEntry {
   individualId?: string;
   tenantId?: string;
   operation: string;
-  targetType: 'individual' | 'card';
+  targetType: 'individual' | 'card' | 'webhook-endpoint';
   targetId: string;
   requestId: string;
   outcome: 'success' | 'failure';

@@ -520,6 +520,7 @@ export const OPERATIONS = {
     schemas: { body: 'webhook-endpoint-create' },
     sensitive: true,
     ends: LOCAL,
+    audit: 'webhook.endpoint.create',
     doc: {
       summary: 'Create webhook endpoint',
       description:
@@ -542,6 +543,7 @@ export const OPERATIONS = {
     ownership: OWNS_WEBHOOK_ENDPOINT,
     schemas: { body: 'webhook-endpoint-update' },
     ends: LOCAL,
+    audit: 'webhook.endpoint.update',
     doc: { summary: 'Update webhook endpoint', description: 'Changes the URL (checked as at creation), the event types, the description, or enables / disables it.', tag: 'Webhooks', answer: json('WebhookEndpoint', 'The endpoint') },
   },
   'delete-webhook-endpoint': {
@@ -549,6 +551,7 @@ export const OPERATIONS = {
     path: '/api/partner/webhooks/endpoints/:id',
     ownership: OWNS_WEBHOOK_ENDPOINT,
     ends: LOCAL,
+    audit: 'webhook.endpoint.delete',
     doc: { summary: 'Delete webhook endpoint', description: 'Deletes the endpoint: its pending deliveries are cancelled.', tag: 'Webhooks', answer: { status: 204, description: 'Deleted' } },
   },
   'rotate-webhook-secret': {
@@ -558,6 +561,7 @@ export const OPERATIONS = {
     schemas: { body: 'empty-body' },
     sensitive: true,
     ends: LOCAL,
+    audit: 'webhook.secret.rotate',
     doc: {
       summary: 'Rotate webhook secret',
       description: 'A new signing secret, shown only here. For 24 hours deliveries are signed with both, so `Partner-Gateway-Signature` carries two `v1=` values (the new one first).',

@@ -1,9 +1,26 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { decodeCursor } from '../db/cursor';
 import { GatewayError } from '../errors';
 import { asyncHandler } from '../http/async-handler';
 import { fanOut } from '../outbox/partner-events';
-import type { HandlerServices } from './services';
+import { recordAudit } from '../audit/audit-log';
+import type { Queryable } from '../db/database';
+import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+
+/**
+ * The audit entry of a change of one of the partner's webhook endpoints, written in the change's
+ * transaction. `details` never holds a secret: the URL and event types of a change, nothing for a
+ * rotation.
+ */
+function auditEndpoint(req: Request, operation: string, details?: Record<string, string | null>) {
+  return async (tx: Queryable, endpointId: string): Promise<void> =>
+    recordAudit(tx, { partnerId: req.partner!._id, operation, targetType: 'webhook-endpoint', targetId: endpointId, requestId: req.requestId, outcome: 'success', ...(details ? { details } : {}) });
+}
+
+/** The URL and event types a request sets, as an audit entry's details. */
+function endpointDetails(body: { url?: string; events?: string[]; status?: string }): Record<string, string | null> {
+  return { url: body.url ?? null, events: body.events ? body.events.join(',') : null, status: body.status ?? null };
+}
 
 /** Answers 400 on `url` when the target guard refuses it (registration and change; delivery checks again). */
 async function checkedUrl(services: HandlerServices, url: string | undefined): Promise<void> {
@@ -22,11 +39,12 @@ export function listWebhookEndpoints(services: HandlerServices): RequestHandler 
 }
 
 /** `POST /webhooks/endpoints`: 201 with the secret, the only answer that carries it. */
-export function createWebhookEndpoint(services: HandlerServices): RequestHandler {
+export function createWebhookEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   return asyncHandler(async function createWebhookEndpointHandler(req, res) {
     const body = req.body as { url: string; events?: string[]; description?: string };
     await checkedUrl(services, body.url);
-    const created = await services.webhooks.endpoints.create(req.partner!._id, body);
+    const created = await services.webhooks.endpoints.create(req.partner!._id, body, auditEndpoint(req, operation, endpointDetails(body)));
     if (!created) throw new GatewayError('conflict', 'You have the maximum number of webhook endpoints: delete one first');
     res.status(201).json(created);
   });
@@ -42,28 +60,31 @@ export function getWebhookEndpoint(services: HandlerServices): RequestHandler {
 }
 
 /** `PATCH /webhooks/endpoints/{id}`. */
-export function updateWebhookEndpoint(services: HandlerServices): RequestHandler {
+export function updateWebhookEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   return asyncHandler(async function updateWebhookEndpointHandler(req, res) {
     const change = req.body as { url?: string; events?: string[]; description?: string; status?: 'enabled' | 'disabled' };
     await checkedUrl(services, change.url);
-    const endpoint = await services.webhooks.endpoints.update(req.ownership!.partnerId, req.ownership!.id, change);
+    const endpoint = await services.webhooks.endpoints.update(req.ownership!.partnerId, req.ownership!.id, change, auditEndpoint(req, operation, endpointDetails(change)));
     if (!endpoint) throw gone();
     res.json(endpoint);
   });
 }
 
 /** `DELETE /webhooks/endpoints/{id}`: 204. */
-export function deleteWebhookEndpoint(services: HandlerServices): RequestHandler {
+export function deleteWebhookEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   return asyncHandler(async function deleteWebhookEndpointHandler(req, res) {
-    if (!(await services.webhooks.endpoints.delete(req.ownership!.partnerId, req.ownership!.id))) throw gone();
+    if (!(await services.webhooks.endpoints.delete(req.ownership!.partnerId, req.ownership!.id, auditEndpoint(req, operation)))) throw gone();
     res.status(204).end();
   });
 }
 
 /** `POST /webhooks/endpoints/{id}/rotate-secret`: the new secret, shown only here. */
-export function rotateWebhookSecret(services: HandlerServices): RequestHandler {
+export function rotateWebhookSecret(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
   return asyncHandler(async function rotateWebhookSecretHandler(req, res) {
-    const secret = await services.webhooks.endpoints.rotateSecret(req.ownership!.partnerId, req.ownership!.id);
+    const secret = await services.webhooks.endpoints.rotateSecret(req.ownership!.partnerId, req.ownership!.id, auditEndpoint(req, operation));
     if (!secret) throw gone();
     res.json({ secret });
   });

@@ -43,6 +43,10 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
   return { id: row.id, url: row.url, events: row.events, description: row.description, status: row.status, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
 }
 
+/** Work to commit with an endpoint's change (its audit entry), given the change's transaction and the endpoint id. */
+export type AlsoInTransaction = (tx: Queryable, endpointId: string) => Promise<void>;
+const noop: AlsoInTransaction = async () => undefined;
+
 /** The partner's webhook endpoints and their secrets, in PostgreSQL. Every query is filtered by the partner. */
 export class WebhookEndpointStore {
   constructor(
@@ -55,7 +59,7 @@ export class WebhookEndpointStore {
    * partner has its maximum of endpoints already (counted under a lock of the partner, so two
    * concurrent creates cannot both pass).
    */
-  async create(partnerId: string, input: { url: string; events?: string[]; description?: string }): Promise<(WebhookEndpoint & { secret: string }) | undefined> {
+  async create(partnerId: string, input: { url: string; events?: string[]; description?: string }, alsoInTransaction: AlsoInTransaction = noop): Promise<(WebhookEndpoint & { secret: string }) | undefined> {
     return this.db.transaction(async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('webhook-endpoints:' || $1::text, 0))", [partnerId]);
       const count = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE partner_id = $1 AND deleted_at IS NULL', [partnerId]);
@@ -67,6 +71,7 @@ export class WebhookEndpointStore {
       );
       const secret = newSecret();
       await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)', [id, secret]);
+      await alsoInTransaction(tx, id);
       return { ...toEndpoint(rows.rows[0]), secret };
     });
   }
@@ -81,27 +86,32 @@ export class WebhookEndpointStore {
     return rows.rows[0] && toEndpoint(rows.rows[0]);
   }
 
-  async update(partnerId: string, id: string, change: { url?: string; events?: string[]; description?: string; status?: 'enabled' | 'disabled' }): Promise<WebhookEndpoint | undefined> {
-    const rows = await this.db.query<EndpointRow>(
-      `UPDATE webhook_endpoints
-          SET url = COALESCE($3, url), events = COALESCE($4, events), description = COALESCE($5, description),
-              status = COALESCE($6, status), updated_at = now(),
-              -- Re-enabled: a fresh start, not the unhealthy endpoint's single probe.
-              consecutive_failures = CASE WHEN $6 = 'enabled' THEN 0 ELSE consecutive_failures END
-        WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL
-        RETURNING ${COLUMNS}`,
-      [id, partnerId, change.url ?? null, change.events ?? null, change.description ?? null, change.status ?? null]
-    );
-    return rows.rows[0] && toEndpoint(rows.rows[0]);
+  async update(partnerId: string, id: string, change: { url?: string; events?: string[]; description?: string; status?: 'enabled' | 'disabled' }, alsoInTransaction: AlsoInTransaction = noop): Promise<WebhookEndpoint | undefined> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<EndpointRow>(
+        `UPDATE webhook_endpoints
+            SET url = COALESCE($3, url), events = COALESCE($4, events), description = COALESCE($5, description),
+                status = COALESCE($6, status), updated_at = now(),
+                -- Re-enabled: a fresh start, not the unhealthy endpoint's single probe.
+                consecutive_failures = CASE WHEN $6 = 'enabled' THEN 0 ELSE consecutive_failures END
+          WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL
+          RETURNING ${COLUMNS}`,
+        [id, partnerId, change.url ?? null, change.events ?? null, change.description ?? null, change.status ?? null]
+      );
+      if (!rows.rowCount) return undefined;
+      await alsoInTransaction(tx, id);
+      return toEndpoint(rows.rows[0]);
+    });
   }
 
   /** Soft-deletes the endpoint (its attempts stay for operators), cancels its open deliveries and drops its secrets. */
-  async delete(partnerId: string, id: string): Promise<boolean> {
+  async delete(partnerId: string, id: string, alsoInTransaction: AlsoInTransaction = noop): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query("UPDATE webhook_endpoints SET deleted_at = now(), status = 'disabled', updated_at = now() WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL", [id, partnerId]);
       if (!rows.rowCount) return false;
       await tx.query("UPDATE webhook_deliveries SET state = 'cancelled', finished_at = now(), lease_until = NULL WHERE endpoint_id = $1 AND state IN ('pending', 'in_flight')", [id]);
       await tx.query('DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = $1', [id]);
+      await alsoInTransaction(tx, id);
       return true;
     });
   }
@@ -110,7 +120,7 @@ export class WebhookEndpointStore {
    * A new current secret; the one it replaces still signs for the overlap. At most two live: a
    * rotation within the overlap drops the older rotated-out one.
    */
-  async rotateSecret(partnerId: string, id: string): Promise<string | undefined> {
+  async rotateSecret(partnerId: string, id: string, alsoInTransaction: AlsoInTransaction = noop): Promise<string | undefined> {
     return this.db.transaction(async (tx) => {
       const owned = await tx.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, partnerId]);
       if (!owned.rowCount) return undefined;
@@ -118,6 +128,7 @@ export class WebhookEndpointStore {
       await tx.query('UPDATE webhook_endpoint_secrets SET expires_at = now() + make_interval(secs => $2) WHERE endpoint_id = $1 AND expires_at IS NULL', [id, this.options.secretOverlapSeconds]);
       const secret = newSecret();
       await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)', [id, secret]);
+      await alsoInTransaction(tx, id);
       return secret;
     });
   }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Client } from 'pg';
 import { api, cardBody, individualBody } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
@@ -176,6 +177,35 @@ describe('e2e: webhook endpoints and signed deliveries', function () {
     await r.up();
     await r.waitFor((got) => got.some((x) => x.event.id === downId));
     await waitForAttempts(acme, endpoint.id, (a) => a.some((x) => x.eventId === downId && x.outcome === 'delivered'));
+  });
+
+  it('audits every change of an endpoint (create, update, rotate, delete) under its catalog action, never with a secret', async function () {
+    const r = await receiver();
+    const endpoint = await createEndpoint(acme, r.url, { events: ['card.updated'] });
+    expect((await api(gateway, acme, 'PATCH', `/webhooks/endpoints/${endpoint.id}`, { body: { events: ['card.created', 'card.updated'] } })).status).to.equal(200);
+    const rotated = await api(gateway, acme, 'POST', `/webhooks/endpoints/${endpoint.id}/rotate-secret`, { body: {} });
+    recordSecret('webhookSecret', rotated.body.secret);
+    // Another partner's change is refused (403) and audited nowhere under this endpoint.
+    expect((await api(gateway, globex, 'DELETE', `/webhooks/endpoints/${endpoint.id}`)).status).to.equal(403);
+    expect((await api(gateway, acme, 'DELETE', `/webhooks/endpoints/${endpoint.id}`)).status).to.equal(204);
+    const db = new Client({ connectionString: gateway.databaseUrl });
+    await db.connect();
+    try {
+      const rows = (
+        await db.query<{ partner_id: string; operation: string; target_type: string; details: Record<string, unknown> }>(
+          'SELECT partner_id, operation, target_type, details FROM audit_log WHERE target_id = $1 ORDER BY id',
+          [endpoint.id]
+        )
+      ).rows;
+      expect(rows.map((row) => row.operation)).to.deep.equal(['webhook.endpoint.create', 'webhook.endpoint.update', 'webhook.secret.rotate', 'webhook.endpoint.delete']);
+      expect(rows.every((row) => row.partner_id === acme.id && row.target_type === 'webhook-endpoint')).to.equal(true);
+      expect(rows[0].details).to.include({ url: r.url, events: 'card.updated' });
+      expect(rows[1].details).to.include({ events: 'card.created,card.updated' });
+      const text = JSON.stringify(rows);
+      expect(text).to.not.include(endpoint.secret).and.not.include(rotated.body.secret).and.not.include('whsec_');
+    } finally {
+      await db.end();
+    }
   });
 
   it('signs with both secrets after a rotation: a receiver holding either one verifies', async function () {
