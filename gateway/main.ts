@@ -3,11 +3,13 @@ import { resolveAdminToken } from './admin/admin-token';
 import { ConfigRefusedError } from './boot/config-guards';
 import { createLogger, initLogger, type Logger } from './logging/logger';
 import { serveClusterBroadcast } from './cluster/broadcast';
+import { notificationSecrets, type NotifySecrets } from './inbound/secrets';
 import { readSettings, type Settings } from './settings';
+import type { SandboxNotifyTarget } from '../sandbox';
 import { startGateway, type RunningGateway } from './start';
 
 /** Messages a worker sends to the primary. */
-type WorkerMessage = { type: 'ready'; port: number; adminPort: number; database: string; upstreams: unknown } | { type: 'failed'; message: string };
+type WorkerMessage = { type: 'ready'; port: number; adminPort: number; notifyPort?: number; database: string; upstreams: unknown } | { type: 'failed'; message: string };
 
 function fail(log: Logger, err: unknown): void {
   const message = err instanceof ConfigRefusedError ? err.message : `failed to start: ${(err as Error).message}`;
@@ -65,7 +67,7 @@ async function runSingle(settings: Settings, log: Logger): Promise<void> {
     return;
   }
   if (cluster.isWorker) {
-    process.send?.({ type: 'ready', port: gateway.port, adminPort: gateway.adminPort, database: gateway.database, upstreams: gateway.upstreams } satisfies WorkerMessage);
+    process.send?.({ type: 'ready', port: gateway.port, adminPort: gateway.adminPort, notifyPort: gateway.notifyPort, database: gateway.database, upstreams: gateway.upstreams } satisfies WorkerMessage);
     // A worker stops when the primary tells it to (or its channel closes).
     process.on('disconnect', () => void gateway.close().then(() => log.flush(() => process.exit(0))));
   }
@@ -80,17 +82,26 @@ async function runSingle(settings: Settings, log: Logger): Promise<void> {
 async function runPrimary(settings: Settings, log: Logger): Promise<void> {
   const env: Record<string, string> = {};
   let closeSandboxes: (() => Promise<void>) | undefined;
+  let setNotifyTarget: ((target: SandboxNotifyTarget) => void) | undefined;
+  let notifySecrets: NotifySecrets | undefined;
   try {
     if (!settings.issuerUrl || !settings.processingUrl || !settings.accountsUrl) {
       const { startSandboxes } = await import('../sandbox');
       const sandboxes = await startSandboxes();
       closeSandboxes = () => sandboxes.close();
+      setNotifyTarget = (target) => sandboxes.setNotifyTarget(target);
       env.ISSUER_URL = settings.issuerUrl ?? sandboxes.issuer.url;
       env.PROCESSING_URL = settings.processingUrl ?? sandboxes.processing.url;
       env.ACCOUNTS_URL = settings.accountsUrl ?? sandboxes.accounts.url;
     }
     // The workers are handed the sandboxes' URLs, so they cannot tell sandbox mode themselves.
     env.SANDBOX_MODE = String(settings.sandboxMode);
+    // Every worker serves the notification listener (one shared port): all of them must verify with
+    // the same secrets, so the sandbox-mode ones are generated here, once.
+    const secrets = notificationSecrets(settings);
+    if (secrets.issuer.length) env.ISSUER_NOTIFY_SECRET = secrets.issuer.join(',');
+    if (secrets.processing.length) env.PROCESSING_NOTIFY_SECRET = secrets.processing.join(',');
+    notifySecrets = secrets;
     env.ADMIN_TOKEN = resolveAdminToken(settings.adminToken, settings.dataDir).token;
   } catch (err) {
     fail(log, err);
@@ -110,9 +121,14 @@ async function runPrimary(settings: Settings, log: Logger): Promise<void> {
         process.exitCode = 1;
       } else if (message.type === 'ready') {
         ready.set(worker.id, message);
+        // The sandboxes notify the workers' shared listener once the first of them listens.
+        if (ready.size === 1 && message.notifyPort !== undefined && setNotifyTarget && notifySecrets) {
+          const host = settings.notificationsHost === '0.0.0.0' || settings.notificationsHost === '::' ? '127.0.0.1' : settings.notificationsHost;
+          setNotifyTarget({ url: `http://${host.includes(':') ? `[${host}]` : host}:${message.notifyPort}`, issuerSecret: notifySecrets.issuer[0], processingSecret: notifySecrets.processing[0] });
+        }
         if (!announced && ready.size === settings.workers) {
           announced = true;
-          log.info({ port: message.port, host: settings.host, adminPort: message.adminPort, adminHost: settings.adminHost, database: message.database, upstreams: message.upstreams, workers: settings.workers }, 'gateway ready');
+          log.info({ port: message.port, host: settings.host, adminPort: message.adminPort, adminHost: settings.adminHost, notifyPort: message.notifyPort, database: message.database, upstreams: message.upstreams, workers: settings.workers }, 'gateway ready');
         }
       }
     });

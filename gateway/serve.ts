@@ -16,6 +16,8 @@ import { onClusterBroadcast } from './cluster/broadcast';
 import { configAdminRoutes } from './runtime/config-admin-routes';
 import { buildInitialConfig } from './runtime/config-candidate';
 import { ConfigReloader } from './runtime/config-reloader';
+import { createNotificationsApp } from './inbound/notifications-app';
+import { notificationSecrets } from './inbound/secrets';
 import { metricsRoute, recordConfigReload, trackGatewayState } from './metrics';
 import type { UpstreamUrls } from './upstreams';
 import type { Settings } from './settings';
@@ -44,6 +46,12 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
   });
 }
 
+/** The host part of a URL to a listener on `host` (a wildcard listens on loopback too). */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /**
  * Serves a configuration that passed the boot guards ({@link startGateway} checked it): opens the
  * database and migrates it, starts the sandbox upstreams that are not configured, builds the
@@ -54,6 +62,8 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
 export interface RunningGateway {
   port: number;
   adminPort: number;
+  /** Port of the upstream-notification listener; undefined when it is not started (no secret, not sandbox mode). */
+  notifyPort?: number;
   upstreams: UpstreamUrls;
   database: 'postgres' | 'embedded';
   close(): Promise<void>;
@@ -164,16 +174,27 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         },
       })
     );
+    // The upstreams' notifications (docs/upstreams.md, section 9) on a listener of their own: never the
+    // partner port, and not the admin one, whose token an upstream must never hold.
+    const notifySecrets = notificationSecrets(settings);
+    let notifyPort: number | undefined;
+    if (notifySecrets.issuer.length > 0 || notifySecrets.processing.length > 0) {
+      const deps = { db, clients, log, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
+      const notifyServer = http.createServer({ headersTimeout: 20_000, requestTimeout: 30_000 }, createNotificationsApp(deps, notifySecrets));
+      notifyPort = await listen(notifyServer, settings.notificationsPort, settings.notificationsHost);
+      cleanups.push(() => closeServer(notifyServer, 2_000));
+      sandboxes?.setNotifyTarget({ url: `http://${urlHost(settings.notificationsHost)}:${notifyPort}`, issuerSecret: notifySecrets.issuer[0], processingSecret: notifySecrets.processing[0] });
+    }
     const port = await listen(partnerServer, settings.port, settings.host);
     cleanups.push(() => closeServer(partnerServer, 10_000));
     const adminPort = await listen(adminServer, settings.adminPort, settings.adminHost);
     cleanups.push(() => closeServer(adminServer, 2_000));
 
     log.info(
-      { port, host: settings.host, adminPort, adminHost: settings.adminHost, database: embedded ? 'embedded' : 'postgres', upstreams },
+      { port, host: settings.host, adminPort, adminHost: settings.adminHost, notifyPort, database: embedded ? 'embedded' : 'postgres', upstreams },
       options.announce === false ? 'worker ready' : 'gateway ready'
     );
-    return { port, adminPort, upstreams, database: embedded ? 'embedded' : 'postgres', close: cleanup };
+    return { port, adminPort, notifyPort, upstreams, database: embedded ? 'embedded' : 'postgres', close: cleanup };
   } catch (err) {
     await cleanup();
     throw err;

@@ -72,6 +72,17 @@ export interface Settings {
   webhooksPollMs: number;
   /** How long a rotated-out secret still signs, in seconds (`WEBHOOKS_SECRET_OVERLAP_SECONDS`, default 86400). */
   webhooksSecretOverlapSeconds: number;
+  /** Interface of the upstream-notification listener (`NOTIFICATIONS_HOST`, default 127.0.0.1; docs/upstreams.md). */
+  notificationsHost: string;
+  /** Port of the upstream-notification listener (`NOTIFICATIONS_PORT`, default 9877; 0 picks a free port). */
+  notificationsPort: number;
+  /**
+   * Secrets the issuer signs its notifications with (`ISSUER_NOTIFY_SECRET`, at least 32 characters;
+   * two, comma-separated, during the upstream's rotation). Empty outside sandbox mode: the issuer's route answers 404.
+   */
+  issuerNotifySecrets: string[];
+  /** Secrets of the processing system's notifications (`PROCESSING_NOTIFY_SECRET`, as the issuer's). */
+  processingNotifySecrets: string[];
   /** Webhook endpoints one partner may have (`WEBHOOKS_MAX_ENDPOINTS`, default 16; one more is 409). */
   webhooksMaxEndpoints: number;
   /** Worker processes (`WORKERS`, default: the number of cores); 1 runs without the cluster. */
@@ -137,6 +148,15 @@ function booleanFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): b
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function notifySecretsFrom(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return [];
+  const secrets = raw.split(',').map((s) => s.trim());
+  // The value is a secret: never echoed.
+  if (secrets.length > 2 || secrets.some((s) => s.length < 32)) throw new Error(`${name} must be one secret of at least 32 characters, or two comma-separated during a rotation`);
+  return secrets;
 }
 
 function redisUrlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -206,6 +226,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     webhooksEndpointConcurrency: intFrom(env, 'WEBHOOKS_ENDPOINT_CONCURRENCY', 4, 1, 100),
     webhooksPollMs: intFrom(env, 'WEBHOOKS_POLL_MS', 1000, 10, 60000),
     webhooksSecretOverlapSeconds: intFrom(env, 'WEBHOOKS_SECRET_OVERLAP_SECONDS', 86400, 1, 7 * 86400),
+    notificationsHost: env.NOTIFICATIONS_HOST || '127.0.0.1',
+    notificationsPort: intFrom(env, 'NOTIFICATIONS_PORT', 9877, 0, 65535),
+    issuerNotifySecrets: notifySecretsFrom(env, 'ISSUER_NOTIFY_SECRET'),
+    processingNotifySecrets: notifySecretsFrom(env, 'PROCESSING_NOTIFY_SECRET'),
     webhooksMaxEndpoints: intFrom(env, 'WEBHOOKS_MAX_ENDPOINTS', 16, 1, 1000),
     workers: intFrom(env, 'WORKERS', os.availableParallelism(), 1, 64),
     redisUrl: redisUrlFrom(env, 'REDIS_URL'),

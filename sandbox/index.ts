@@ -3,6 +3,7 @@ import { createAccountsSandbox } from './accounts';
 import { createIssuerSandbox } from './issuer';
 import { CardIssuanceFeed } from './issuer/issuance-feed';
 import { createProcessingSandbox } from './processing';
+import { Notifier } from './shared/notifier';
 import { listenSandbox, type RunningSandbox } from './shared/listen';
 import type { SandboxName, SandboxOptions } from './shared/sandbox-app';
 
@@ -15,6 +16,7 @@ export { ISSUER_STATUS_CODES, cardStatusOf, type CardStatus, type IssuerStatusCo
 export { DEFAULT_HANG_MS, type SandboxName, type SandboxOptions } from './shared/sandbox-app';
 export { UPSTREAM_ERRORS, type UpstreamErrorBody, type UpstreamErrorCode } from './shared/sandbox-error';
 export type { RunningSandbox } from './shared/listen';
+export { Notifier, upstreamSignature, type NotifyTarget, type NotifierOptions } from './shared/notifier';
 export type { RecordedRequest } from './shared/request-log';
 export type { FaultSpec, Fault, FaultMode } from './shared/faults';
 
@@ -23,8 +25,20 @@ export interface Sandboxes {
   issuer: RunningSandbox;
   processing: RunningSandbox;
   accounts: RunningSandbox;
+  /**
+   * Where the issuer and processing sandboxes send their notifications (docs/upstreams.md, section 9):
+   * the gateway's notification listener and each upstream's secret. Until set, they queue.
+   */
+  setNotifyTarget(target: SandboxNotifyTarget | undefined): void;
   /** Closes all three. */
   close(): Promise<void>;
+}
+
+/** The gateway's notification listener and the secrets the two notifying sandboxes sign with. */
+export interface SandboxNotifyTarget {
+  url: string;
+  issuerSecret?: string;
+  processingSecret?: string;
 }
 
 /** Options of {@link startSandboxes}. */
@@ -39,17 +53,25 @@ export interface StartSandboxesOptions extends SandboxOptions {
    * a card is known only after a webhook or `POST /__sandbox/cards`.
    */
   linkCards?: boolean;
+  /** Where to send notifications from the start; {@link Sandboxes.setNotifyTarget} sets it later. */
+  notify?: SandboxNotifyTarget;
 }
 
 /** Builds the three request listeners; linked through one issuance feed unless `linkCards` is false. */
-function buildSandboxes(opts: StartSandboxesOptions): Record<SandboxName, http.RequestListener> {
+function buildSandboxes(opts: StartSandboxesOptions, notifiers: Record<'issuer' | 'processing', Notifier>): Record<SandboxName, http.RequestListener> {
   const base: SandboxOptions = { hangMs: opts.hangMs, maxCards: opts.maxCards, maxAccounts: opts.maxAccounts };
   const issuanceFeed = opts.linkCards === false ? undefined : new CardIssuanceFeed();
   return {
-    issuer: createIssuerSandbox({ ...base, issuanceFeed }),
-    processing: createProcessingSandbox({ ...base, issuanceFeed }),
+    issuer: createIssuerSandbox({ ...base, issuanceFeed, notifier: notifiers.issuer }),
+    processing: createProcessingSandbox({ ...base, issuanceFeed, notifier: notifiers.processing }),
     accounts: createAccountsSandbox(base),
   };
+}
+
+/** Points both notifiers at `target` (a notifier without its secret has no target). */
+function aim(notifiers: Record<'issuer' | 'processing', Notifier>, target: SandboxNotifyTarget | undefined): void {
+  notifiers.issuer.setTarget(target?.issuerSecret ? { url: target.url, secret: target.issuerSecret } : undefined);
+  notifiers.processing.setTarget(target?.processingSecret ? { url: target.url, secret: target.processingSecret } : undefined);
 }
 
 /**
@@ -67,7 +89,9 @@ function buildSandboxes(opts: StartSandboxesOptions): Record<SandboxName, http.R
 export async function startSandboxes(opts: StartSandboxesOptions = {}): Promise<Sandboxes> {
   const host = opts.host ?? '127.0.0.1';
   const names: SandboxName[] = ['issuer', 'processing', 'accounts'];
-  const listeners = buildSandboxes(opts);
+  const notifiers = { issuer: new Notifier('issuer'), processing: new Notifier('processing') };
+  aim(notifiers, opts.notify);
+  const listeners = buildSandboxes(opts, notifiers);
   const settled = await Promise.allSettled(names.map((name) => listenSandbox(name, listeners[name], host, opts.ports?.[name] ?? 0)));
   const running = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -80,7 +104,10 @@ export async function startSandboxes(opts: StartSandboxesOptions = {}): Promise<
     issuer,
     processing,
     accounts,
+    setNotifyTarget: (target) => aim(notifiers, target),
     close: async () => {
+      notifiers.issuer.clear();
+      notifiers.processing.clear();
       await Promise.all(running.map((r) => r.close()));
     },
   };

@@ -170,7 +170,7 @@ export function outcomeUnknown(err: unknown): boolean {
  * (a concurrent operation wins). An issuer that does not know the card leaves the record as it is.
  * Throws what the issuer call threw (other than its 404).
  */
-export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, requestId: string): Promise<SyncOutcome> {
+export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, requestId: string, via: IssuerNotice = {}): Promise<SyncOutcome> {
   const select = `SELECT ${CARD_COLUMNS}, individual_id, tenant_id, replaced_from, issuer_check_due, issuer_check_source, issuer_check_target FROM cards WHERE card_key = $1`;
   const before = (await deps.db.query<SyncRow>(select, [cardKey])).rows[0];
   if (!before) return 'missing';
@@ -222,7 +222,7 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
       oldStatusCode: row.status_code,
       newStatusCode: fresh.statusCode,
       operation: ISSUER_SYNC_OPERATION,
-      reason: 'issuer-side change',
+      reason: via.reason ?? 'issuer-side change',
     });
     await recordAudit(tx, {
       ...common,
@@ -231,7 +231,7 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
       targetId: cardKey,
       outcome: 'success',
       // How the gateway learned of it (from the issuer), as before events: the event's source says who asked.
-      details: { from: row.status_code, to: fresh.statusCode, source: 'issuer' },
+      details: { from: row.status_code, to: fresh.statusCode, source: 'issuer', ...(via.notificationId ? { notificationId: via.notificationId } : {}) },
     });
     await emitEvent(tx, {
       type: 'card.status_changed',
@@ -244,7 +244,7 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
         statusCode: fresh.statusCode,
         previousStatusCode: row.status_code,
         source,
-        reason: source === 'issuer' ? 'issuer-side change' : null,
+        reason: source === 'issuer' ? (via.reason ?? 'issuer-side change') : null,
       },
     });
     return { outcome: 'repaired', outboxIds: [] };
@@ -252,6 +252,14 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
   if (outcome.outboxIds.length && deps.deliver) await deps.deliver(outcome.outboxIds);
   if (outcome.outcome !== 'unchanged') deps.log.info({ cardKey, outcome: outcome.outcome, requestId }, 'card record brought to the issuer');
   return outcome.outcome;
+}
+
+/** How the gateway learned of an issuer-side change: the issuer's notification (docs/upstreams.md), when it sent one. */
+export interface IssuerNotice {
+  /** The issuer's reason (status history, event); default `issuer-side change`. */
+  reason?: string | null;
+  /** The notification's id (audit). */
+  notificationId?: string;
 }
 
 /** What one card reconciliation pass did. */

@@ -22,7 +22,8 @@ export type CardType = 'virtual' | 'physical';
 
 /** One recorded status change of a card (visible on the control endpoint). */
 export interface StatusChange {
-  action: StatusAction | 'reissued';
+  /** `issuer`: a change the issuer made on its own (the control route, as a fraud team or an expiry would). */
+  action: StatusAction | 'reissued' | 'issuer';
   from: IssuerStatusCode;
   to: IssuerStatusCode;
   reason: string | null;

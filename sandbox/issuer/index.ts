@@ -3,6 +3,7 @@ import { IdempotencyBook } from '../shared/idempotency';
 import { createSandboxApp, recordCap, type SandboxOptions } from '../shared/sandbox-app';
 import { CardStore, maskPan } from './card-store';
 import type { CardIssuanceFeed } from './issuance-feed';
+import type { Notifier } from '../shared/notifier';
 import { mountIssuerControlRoutes, mountIssuerRoutes } from './routes';
 
 /** Options of {@link createIssuerSandbox}. */
@@ -12,6 +13,8 @@ export interface IssuerSandboxOptions extends SandboxOptions {
    * re-issue). `startSandboxes()` connects it to the processing sandbox.
    */
   issuanceFeed?: CardIssuanceFeed;
+  /** Sends the gateway the changes the issuer makes on its own (`POST /__sandbox/cards/{cardKey}/issuer-status`). */
+  notifier?: Notifier;
 }
 
 /**
@@ -46,7 +49,7 @@ export function createIssuerSandbox(opts: IssuerSandboxOptions = {}): Express {
       cards.clear();
       keys.clear();
     },
-    control: (router) => mountIssuerControlRoutes(router, cards),
+    control: (router) => mountIssuerControlRoutes(router, cards, opts.notifier),
     routes: (router) => mountIssuerRoutes(router, cards, keys),
   });
 }

@@ -6,7 +6,8 @@ import { compileValidator, EXP_DATE_PATTERN } from '../shared/validation';
 import { cardView, PIN_TRIES, recordStatusChange, type CardRecord, type CardStore, type NewCard } from './card-store';
 import { isLimitName, LIMIT_NAMES, limitView, type CardLimit, type LimitName } from './limits';
 import * as schemas from './schemas';
-import { ACTIONS_REQUIRING_EXP_DATE, nextStatusCode, type StatusAction } from './status-codes';
+import { ACTIONS_REQUIRING_EXP_DATE, nextStatusCode, STATUS_CODE_VALUES, type IssuerStatusCode, type StatusAction } from './status-codes';
+import { newNotificationId, type Notifier } from '../shared/notifier';
 import { deduplicateByIdempotencyKey, IdempotencyBook } from '../shared/idempotency';
 
 interface StatusChangeBody {
@@ -299,7 +300,34 @@ export function mountIssuerRoutes(router: Router, cards: CardStore, keys: Idempo
 }
 
 /** Mounts the issuer's test-only routes under `/__sandbox`. */
-export function mountIssuerControlRoutes(router: Router, cards: CardStore): void {
+export function mountIssuerControlRoutes(router: Router, cards: CardStore, notifier?: Notifier): void {
+  // A status change the issuer makes on its own (fraud team, expiry), whatever the partner transition
+  // table allows; the gateway is notified (docs/upstreams.md, section 9) before this answers (2 s at most).
+  router.post('/cards/:cardKey/issuer-status', (req, res, next) => {
+    const card = cards.get(req.params.cardKey);
+    const body = (req.body ?? {}) as { statusCode?: unknown; reason?: unknown };
+    if (typeof body.statusCode !== 'string' || !STATUS_CODE_VALUES.includes(body.statusCode as IssuerStatusCode)) {
+      throw upstreamError('VALIDATION_ERROR', 'Invalid request: statusCode must be an issuer status code');
+    }
+    if (body.reason !== undefined && body.reason !== null && (typeof body.reason !== 'string' || body.reason.length > 500)) {
+      throw upstreamError('VALIDATION_ERROR', 'Invalid request: reason must be a string of at most 500 characters');
+    }
+    if (card.statusCode === 'S4') throw upstreamError('CARD_CLOSED', `Card ${card.cardKey} is closed`);
+    const previousStatusCode = card.statusCode;
+    const statusCode = body.statusCode as IssuerStatusCode;
+    const reason = (body.reason as string | null | undefined) ?? null;
+    card.statusCode = statusCode;
+    recordStatusChange(card, { action: 'issuer', from: previousStatusCode, to: statusCode, reason, description: null, cardLocation: null, at: new Date().toISOString() });
+    const answer = { cardKey: card.cardKey, statusCode, previousStatusCode };
+    if (!notifier) {
+      res.json({ ...answer, notified: false });
+      return;
+    }
+    const notification = { id: newNotificationId(), type: 'card.status_changed', occurredAt: new Date().toISOString(), cardKey: card.cardKey, previousStatusCode, statusCode, reason };
+    notifier.send(notification).then((notified) => res.json({ ...answer, notified }), next);
+  });
+
+
   // Every card the issuer holds (?clientCode= narrows to one holder): lets tests count creations.
   router.get('/cards', (req, res) => {
     const clientCode = queryParam(req, 'clientCode');

@@ -1,5 +1,7 @@
 import type { Express } from 'express';
 import type { CardIssuanceFeed } from '../issuer/issuance-feed';
+import { IdempotencyBook } from '../shared/idempotency';
+import type { Notifier } from '../shared/notifier';
 import { createSandboxApp, recordCap, type SandboxOptions } from '../shared/sandbox-app';
 import { mountProcessingControlRoutes, mountProcessingRoutes, ProcessingState } from './routes';
 
@@ -7,6 +9,8 @@ import { mountProcessingControlRoutes, mountProcessingRoutes, ProcessingState } 
 export interface ProcessingSandboxOptions extends SandboxOptions {
   /** The issuer's feed of new cards: each becomes known at once (`startSandboxes()` links them). */
   issuanceFeed?: CardIssuanceFeed;
+  /** Sends the gateway the transactions recorded through `POST /__sandbox/transactions`. */
+  notifier?: Notifier;
 }
 
 /**
@@ -20,11 +24,15 @@ export interface ProcessingSandboxOptions extends SandboxOptions {
 export function createProcessingSandbox(opts: ProcessingSandboxOptions = {}): Express {
   const state = new ProcessingState(recordCap(opts.maxCards, 'SANDBOX_MAX_CARDS'));
   opts.issuanceFeed?.subscribe((card) => state.registerIssued(card));
+  const keys = new IdempotencyBook();
   return createSandboxApp({
     name: 'processing',
     options: { hangMs: opts.hangMs },
-    resetState: () => state.clear(),
-    control: (router) => mountProcessingControlRoutes(router, state),
+    resetState: () => {
+      state.clear();
+      keys.clear();
+    },
+    control: (router) => mountProcessingControlRoutes(router, state, keys, opts.notifier),
     routes: (router) => mountProcessingRoutes(router, state),
   });
 }

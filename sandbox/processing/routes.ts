@@ -9,6 +9,9 @@ import { deliveryMethodsFor } from './delivery-methods';
 import { FEE_CURRENCY, lookupFee, type CustomerType, type OperationType, type ProductType } from './fees';
 import * as schemas from './schemas';
 import { AccountTransactions } from './account-transactions';
+import crypto from 'node:crypto';
+import { newNotificationId, type Notifier } from '../shared/notifier';
+import { deduplicateByIdempotencyKey, type IdempotencyBook } from '../shared/idempotency';
 import { transactionsOf, type CardSource, type KnownCard, type Transaction } from './transactions';
 
 interface FeeRequest {
@@ -71,12 +74,40 @@ function sameHistory(a: KnownCard, b: KnownCard): boolean {
  * evicts the oldest with what the issuer link said about it and its place in its account's
  * transactions; it is unknown from then on) and the latest received status updates.
  */
+/** Most recorded (simulated) transactions a card keeps; the oldest goes first. */
+export const RECORDED_PER_CARD = 1000;
+
+/** Body of `POST /__sandbox/transactions`. */
+export interface RecordedTransactionInput {
+  cardId: string;
+  amount: number;
+  currency: string;
+  type?: 'authorization' | 'clearing' | 'decline';
+  merchant?: { name?: string; mcc?: string; city?: string; country?: string };
+  declineReason?: string;
+}
+
+function checkRecordedTransaction(body: unknown): RecordedTransactionInput {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const bad = (path: string, message: string) => upstreamError('VALIDATION_ERROR', `Invalid request: ${path} ${message}`, [{ path, message }]);
+  if (typeof b.cardId !== 'string' || b.cardId.length === 0) throw bad('/cardId', 'is required');
+  if (typeof b.amount !== 'number' || !Number.isFinite(b.amount) || b.amount <= 0) throw bad('/amount', 'must be a positive number');
+  if (typeof b.currency !== 'string' || !/^[A-Z]{3}$/.test(b.currency)) throw bad('/currency', 'must be an ISO 4217 code');
+  if (b.type !== undefined && !['authorization', 'clearing', 'decline'].includes(b.type as string)) throw bad('/type', 'must be authorization, clearing or decline');
+  const m = b.merchant;
+  if (m !== undefined && (typeof m !== 'object' || m === null || Object.values(m).some((v) => typeof v !== 'string'))) throw bad('/merchant', 'must hold strings');
+  if (b.declineReason !== undefined && typeof b.declineReason !== 'string') throw bad('/declineReason', 'must be a string');
+  return b as unknown as RecordedTransactionInput;
+}
+
 export class ProcessingState {
   /** Oldest first (a Map keeps insertion order): the first entry is the next to evict. Change it through the methods only. */
   readonly cards = new Map<string, KnownCard>();
   readonly statusUpdates = new Ring<ReceivedStatusUpdate>(STATUS_UPDATES_KEPT);
   readonly transactions: AccountTransactions;
   private readonly issuerFacts = new Map<string, IssuerFacts>();
+  /** Transactions recorded through the control route, per card, newest first. */
+  private readonly recorded = new Map<string, Transaction[]>();
 
   constructor(
     readonly maxCards = recordCap(undefined, 'SANDBOX_MAX_CARDS'),
@@ -151,15 +182,56 @@ export class ProcessingState {
 
   /** The transactions of one card, or of every card of an account (`cardId` and `accountId`: both must match), newest first. */
   transactionsOf(filter: { accountId?: string; cardId?: string }): readonly Transaction[] {
-    if (filter.cardId === undefined) return filter.accountId === undefined ? [] : this.transactions.historyOf(filter.accountId);
+    if (filter.cardId === undefined) {
+      if (filter.accountId === undefined) return [];
+      const history = this.transactions.historyOf(filter.accountId);
+      const recorded = this.recordedOfAccount(filter.accountId);
+      return recorded.length ? [...recorded, ...history] : history;
+    }
     const card = this.cards.get(filter.cardId);
     if (!card || (filter.accountId !== undefined && card.accountId !== filter.accountId)) return [];
-    return transactionsOf(card);
+    const recorded = this.recorded.get(card.cardKey);
+    return recorded?.length ? [...recorded, ...transactionsOf(card)] : transactionsOf(card);
+  }
+
+  /**
+   * Records a transaction on a known card (`POST /__sandbox/transactions`): newest first before the
+   * card's generated history, which ends when the card became known; at most
+   * {@link RECORDED_PER_CARD} per card. Undefined for an unknown card.
+   */
+  record(input: RecordedTransactionInput): Transaction | undefined {
+    const card = this.cards.get(input.cardId);
+    if (!card) return undefined;
+    const type = input.type ?? 'authorization';
+    const transaction: Transaction & { declineReason?: string } = {
+      id: crypto.randomBytes(12).toString('hex'),
+      cardId: card.cardKey,
+      accountId: card.accountId,
+      amount: input.amount,
+      currency: input.currency,
+      type: 'PURCHASE',
+      merchant: { name: input.merchant?.name ?? 'Sandbox Merchant', mcc: input.merchant?.mcc ?? '5999', city: input.merchant?.city ?? 'Online', country: input.merchant?.country ?? 'DE' },
+      status: type === 'clearing' ? 'SETTLED' : type === 'decline' ? 'DECLINED' : 'PENDING',
+      ...(type === 'decline' ? { declineReason: input.declineReason ?? 'do_not_honor' } : {}),
+      createdAt: new Date().toISOString(),
+    };
+    const list = this.recorded.get(card.cardKey) ?? [];
+    list.unshift(transaction);
+    if (list.length > RECORDED_PER_CARD) list.length = RECORDED_PER_CARD;
+    this.recorded.set(card.cardKey, list);
+    return transaction;
+  }
+
+  private recordedOfAccount(accountId: string): Transaction[] {
+    const all: Transaction[] = [];
+    for (const list of this.recorded.values()) if (list[0]?.accountId === accountId) all.push(...list);
+    return all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
   }
 
   clear(): void {
     this.cards.clear();
     this.issuerFacts.clear();
+    this.recorded.clear();
     this.transactions.clear();
     this.statusUpdates.clear();
   }
@@ -183,6 +255,7 @@ export class ProcessingState {
       const oldest = this.cards.values().next().value!;
       this.cards.delete(oldest.cardKey);
       this.issuerFacts.delete(oldest.cardKey);
+      this.recorded.delete(oldest.cardKey);
       this.transactions.remove(oldest);
     }
   }
@@ -258,7 +331,21 @@ export function mountProcessingRoutes(router: Router, state: ProcessingState): v
 }
 
 /** Mounts the processing system's test-only routes under `/__sandbox`. */
-export function mountProcessingControlRoutes(router: Router, state: ProcessingState): void {
+export function mountProcessingControlRoutes(router: Router, state: ProcessingState, keys: IdempotencyBook, notifier?: Notifier): void {
+  // A transaction the processing system records (a purchase at a merchant): merged into GET
+  // /transactions, and notified to the gateway (docs/upstreams.md, section 9) before this answers (2 s at most).
+  router.post('/transactions', deduplicateByIdempotencyKey(keys), (req, res, next) => {
+    const input = checkRecordedTransaction(req.body);
+    const transaction = state.record(input);
+    if (!transaction) throw upstreamError('CARD_NOT_FOUND', `Card ${input.cardId} is not known`);
+    if (!notifier) {
+      res.status(201).json(transaction);
+      return;
+    }
+    const notification = { id: newNotificationId(), type: 'transaction.created', occurredAt: transaction.createdAt, transaction };
+    notifier.send(notification).then(() => res.status(201).json(transaction), next);
+  });
+
   router.get('/cards', (_req, res) => {
     res.json([...state.cards.values()]);
   });

@@ -27,6 +27,8 @@ export interface Gateway {
 /** A gateway process started by a test (a private one: the test may stop, kill or reconfigure it). */
 export interface GatewayProcess extends Gateway {
   child: ChildProcess;
+  /** The upstream-notification listener, when started (sandbox mode or a notify secret set). */
+  notifyUrl?: string;
   /** Its PostgreSQL database (the run's, or its own: StartOptions.ownDatabase); undefined when embedded. */
   databaseUrl?: string;
   stop(): Promise<number | null>;
@@ -88,6 +90,7 @@ function baseEnv(options: StartOptions, adminToken: string, dataDir: string): No
     HOST: '127.0.0.1',
     ADMIN_PORT: '0',
     ADMIN_HOST: '127.0.0.1',
+    NOTIFICATIONS_PORT: '0',
     ADMIN_TOKEN: adminToken,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
@@ -163,6 +166,7 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
   return {
     baseUrl: `http://127.0.0.1:${String(ready.port)}`,
     adminUrl: `http://127.0.0.1:${String(ready.adminPort)}`,
+    ...(ready.notifyPort === undefined ? {} : { notifyUrl: `http://127.0.0.1:${String(ready.notifyPort)}` }),
     adminToken,
     dataDir,
     child,

@@ -32,7 +32,9 @@ export type SecretKind =
   | 'threeDsAnswer'
   /** The RSA-OAEP ciphertext of a PAN or CVV the gateway passed through. */
   | 'cardCiphertext'
-  | 'webhookSecret';
+  | 'webhookSecret'
+  /** A secret an upstream signs its notifications to the gateway with (docs/upstreams.md). */
+  | 'notifySecret';
 
 /** Values shorter than this are searched only in a key context (CVVs) or not at all. */
 export const MIN_SECRET_LENGTH = 6;

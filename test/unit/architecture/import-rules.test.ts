@@ -42,7 +42,7 @@ export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> =
   },
   { name: 'http', paths: ['gateway/http/'] },
   { name: 'catalog and policy contracts', paths: ['gateway/catalog/', 'policies/policy-schema.ts', 'policies/*/schema.ts'] },
-  { name: 'features', paths: ['gateway/handlers/', 'gateway/openapi/', 'gateway/policy-audit/', 'gateway/boot/', 'gateway/admin/'] },
+  { name: 'features', paths: ['gateway/handlers/', 'gateway/inbound/', 'gateway/openapi/', 'gateway/policy-audit/', 'gateway/boot/', 'gateway/admin/'] },
   { name: 'policies', paths: ['policies/'] },
   { name: 'runtime', paths: ['gateway/runtime/', 'plugins/'] },
   { name: 'composition root', paths: ['gateway/main.ts', 'gateway/start.ts', 'gateway/serve.ts', 'gateway/compose-services.ts'] },

@@ -1,0 +1,119 @@
+import { recordAudit } from '../audit/audit-log';
+import { syncCardWithIssuer, type SyncDeps } from '../cards/card-sync';
+import type { Queryable } from '../db/database';
+import { emitEvent, type EventTransaction } from '../outbox/partner-events';
+
+/** The upstreams that notify the gateway (docs/upstreams.md, section 9). */
+export type NotifyingUpstream = 'issuer' | 'processing';
+
+/** Body of an issuer notification: the card whose status the issuer changed on its own. */
+export interface IssuerNotification {
+  id: string;
+  type: 'card.status_changed';
+  occurredAt: string;
+  cardKey: string;
+  previousStatusCode: string | null;
+  statusCode: string;
+  reason: string | null;
+}
+
+/** A transaction as the processing system records it (its `GET /transactions` item, plus an optional decline reason). */
+export interface NotifiedTransaction {
+  id: string;
+  cardId: string;
+  accountId: string | null;
+  amount: number;
+  currency: string;
+  type: string;
+  status: string;
+  merchant: { name: string; mcc: string; city: string; country: string };
+  declineReason?: string;
+  createdAt: string;
+}
+
+/** Body of a processing notification: a transaction the processing system recorded. */
+export interface ProcessingNotification {
+  id: string;
+  type: 'transaction.created';
+  occurredAt: string;
+  transaction: NotifiedTransaction;
+}
+
+/** What applying a notification did: the 200 answer's `outcome`. */
+export type NotificationOutcome = 'applied' | 'unchanged' | 'unknown_card';
+
+/** The transaction in the shape of `GET /individual/accounts/{id}/transactions` items (gateway/handlers/transactions.ts). */
+export function toPartnerTransaction(t: NotifiedTransaction): EventTransaction {
+  return {
+    _id: t.id,
+    cardKey: t.cardId,
+    amount: t.amount,
+    currency: t.currency,
+    type: t.type,
+    status: t.status,
+    merchant: { name: t.merchant.name, mcc: t.merchant.mcc, city: t.merchant.city, country: t.merchant.country },
+    createdAt: t.createdAt,
+  };
+}
+
+async function seen(db: Queryable, upstream: NotifyingUpstream, id: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM upstream_notifications WHERE upstream = $1 AND id = $2', [upstream, id]);
+  return (rows.rowCount ?? 0) > 0;
+}
+
+/**
+ * Applies an issuer notification: the card is re-read from the issuer through the card sync rather
+ * than taken from the body, so that notifications arriving out of order (or a change the gateway
+ * itself asked for) leave the record at the issuer's state; the sync writes the status history,
+ * the audit entry and the `card.status_changed` event (`source: "issuer"`) in one transaction. The
+ * notification is recorded after: a duplicate arriving meanwhile finds the record already equal to
+ * the issuer's, so it changes nothing. Returns undefined for a notification already applied.
+ */
+export async function applyIssuerNotification(deps: SyncDeps, n: IssuerNotification): Promise<NotificationOutcome | undefined> {
+  if (await seen(deps.db, 'issuer', n.id)) return undefined;
+  const sync = await syncCardWithIssuer(deps, n.cardKey, `notify-${n.id}`, { reason: n.reason, notificationId: n.id });
+  const outcome: NotificationOutcome = sync === 'missing' ? 'unknown_card' : sync === 'unchanged' ? 'unchanged' : 'applied';
+  const inserted = await deps.db.query(
+    `INSERT INTO upstream_notifications (upstream, id, type, outcome, card_key) VALUES ('issuer', $1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+    [n.id, n.type, outcome, n.cardKey]
+  );
+  // Another delivery of the same notification recorded it first: this one is the duplicate.
+  return (inserted.rowCount ?? 0) === 0 ? undefined : outcome;
+}
+
+/**
+ * Applies a processing notification in one transaction: the notification row (its conflict is a
+ * duplicate: nothing else is written), the audit entry and the partner's `transaction.created` event.
+ * Returns undefined for a notification already applied.
+ */
+export async function applyProcessingNotification(db: SyncDeps['db'], n: ProcessingNotification): Promise<NotificationOutcome | undefined> {
+  return db.transaction(async (tx) => {
+    const card = (
+      await tx.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null }>(
+        'SELECT partner_id, individual_id, tenant_id FROM cards WHERE card_key = $1',
+        [n.transaction.cardId]
+      )
+    ).rows[0];
+    const outcome: NotificationOutcome = card ? 'applied' : 'unknown_card';
+    const inserted = await tx.query(
+      `INSERT INTO upstream_notifications (upstream, id, type, outcome, card_key) VALUES ('processing', $1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id`,
+      [n.id, n.type, outcome, n.transaction.cardId]
+    );
+    if ((inserted.rowCount ?? 0) === 0) return undefined;
+    if (!card) return outcome;
+    const requestId = `notify-${n.id}`;
+    await recordAudit(tx, {
+      partnerId: card.partner_id,
+      individualId: card.individual_id ?? undefined,
+      tenantId: card.tenant_id ?? undefined,
+      operation: 'card.transaction.received',
+      targetType: 'card',
+      targetId: n.transaction.cardId,
+      requestId,
+      outcome: 'success',
+      details: { source: 'processing', notificationId: n.id, transactionId: n.transaction.id, type: n.transaction.type, status: n.transaction.status },
+    });
+    await emitEvent(tx, { type: 'transaction.created', partnerId: card.partner_id, cardKey: n.transaction.cardId, data: { transaction: toPartnerTransaction(n.transaction) } });
+    return outcome;
+  });
+}

@@ -1,0 +1,163 @@
+import crypto from 'node:crypto';
+
+/** Where a sandbox sends its notifications: the gateway's notification listener and this upstream's secret. */
+export interface NotifyTarget {
+  /** Base URL of the listener, e.g. `http://127.0.0.1:9877`. */
+  url: string;
+  secret: string;
+}
+
+/** A notification body: its `id` is what the gateway deduplicates on. */
+export interface NotificationBody {
+  id: string;
+  type: string;
+  [field: string]: unknown;
+}
+
+/** Options of a {@link Notifier}; the defaults are the contract's (docs/upstreams.md, section 9). */
+export interface NotifierOptions {
+  /** Most notifications waiting for a retry; the oldest is dropped (and logged) past it. Default 10,000. */
+  maxQueue?: number;
+  /** How long a notification is retried. Default 24 h. */
+  maxAgeMs?: number;
+  /** First retry delay, doubled each attempt. Default 1 s. */
+  baseDelayMs?: number;
+  /** Longest retry delay. Default 60 s. */
+  maxDelayMs?: number;
+  /** Timeout of one attempt. Default 5 s. */
+  timeoutMs?: number;
+  /** Where a dropped or given-up notification is reported; default one JSON line on stderr. */
+  log?: (fields: Record<string, unknown>) => void;
+}
+
+interface Pending {
+  body: NotificationBody;
+  raw: string;
+  firstAt: number;
+  attempts: number;
+  dueAt: number;
+}
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`: the gateway's partner-webhook scheme. */
+export function upstreamSignature(secret: string, raw: string, t = Math.floor(Date.now() / 1000)): string {
+  return `t=${t},v1=${crypto.createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex')}`;
+}
+
+/** A new notification id: `ntf_` and 24 random hex digits. */
+export function newNotificationId(): string {
+  return `ntf_${crypto.randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * Sends one upstream's signed notifications to the gateway (`POST <url>/upstream-notifications/<upstream>`),
+ * at least once: a notification not answered 2xx is retried with exponential backoff from an
+ * in-memory queue, bounded in length and age. Without a target, notifications queue until one is set.
+ */
+export class Notifier {
+  private target: NotifyTarget | undefined;
+  private readonly queue: Pending[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly o: Required<Omit<NotifierOptions, 'log'>> & { log: (fields: Record<string, unknown>) => void };
+
+  constructor(
+    private readonly upstream: 'issuer' | 'processing',
+    options: NotifierOptions = {}
+  ) {
+    this.o = {
+      maxQueue: options.maxQueue ?? 10_000,
+      maxAgeMs: options.maxAgeMs ?? 24 * 3600_000,
+      baseDelayMs: options.baseDelayMs ?? 1000,
+      maxDelayMs: options.maxDelayMs ?? 60_000,
+      timeoutMs: options.timeoutMs ?? 5000,
+      log: options.log ?? ((fields) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), sandbox: upstream, ...fields })}\n`)),
+    };
+  }
+
+  setTarget(target: NotifyTarget | undefined): void {
+    this.target = target;
+    if (target) this.schedule(0);
+  }
+
+  /** Notifications waiting for a retry (or for a target). */
+  get backlog(): number {
+    return this.queue.length;
+  }
+
+  /**
+   * Sends `body` now and resolves once the gateway answered 2xx (true) or the first attempt failed,
+   * or `waitMs` passed (false: it stays queued and is retried).
+   */
+  async send(body: NotificationBody, waitMs = 2000): Promise<boolean> {
+    const pending: Pending = { body, raw: JSON.stringify(body), firstAt: Date.now(), attempts: 0, dueAt: Date.now() };
+    if (!this.target) {
+      this.enqueue(pending);
+      return false;
+    }
+    const delivered = await Promise.race([this.attempt(pending), new Promise<false>((resolve) => setTimeout(resolve, waitMs, false).unref())]);
+    return delivered;
+  }
+
+  /** Drops every queued notification and the timer (the sandbox's reset and close). */
+  clear(): void {
+    this.queue.length = 0;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private async attempt(p: Pending): Promise<boolean> {
+    const target = this.target;
+    if (!target) {
+      this.enqueue(p);
+      return false;
+    }
+    p.attempts += 1;
+    let ok = false;
+    try {
+      const res = await fetch(`${target.url}/upstream-notifications/${this.upstream}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'upstream-notification-id': p.body.id, 'upstream-signature': upstreamSignature(target.secret, p.raw) },
+        body: p.raw,
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      ok = res.ok;
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      p.dueAt = Date.now() + Math.min(this.o.maxDelayMs, this.o.baseDelayMs * 2 ** (p.attempts - 1));
+      this.enqueue(p);
+    }
+    return ok;
+  }
+
+  private enqueue(p: Pending): void {
+    if (Date.now() - p.firstAt > this.o.maxAgeMs) {
+      this.o.log({ msg: 'notification given up', notificationId: p.body.id, attempts: p.attempts });
+      return;
+    }
+    this.queue.push(p);
+    while (this.queue.length > this.o.maxQueue) {
+      const dropped = this.queue.shift()!;
+      this.o.log({ msg: 'notification queue full: oldest dropped', notificationId: dropped.body.id });
+    }
+    this.schedule(Math.max(0, Math.min(...this.queue.map((q) => q.dueAt)) - Date.now()));
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.target || this.queue.length === 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.drain(), delayMs);
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<void> {
+    this.timer = undefined;
+    const now = Date.now();
+    const due = this.queue.filter((p) => p.dueAt <= now);
+    for (const p of due) this.queue.splice(this.queue.indexOf(p), 1);
+    // One at a time, oldest first: the gateway applies a card's notifications in the order sent.
+    for (const p of due) await this.attempt(p);
+    if (this.queue.length) this.schedule(Math.max(0, Math.min(...this.queue.map((q) => q.dueAt)) - Date.now()));
+  }
+}
