@@ -193,6 +193,8 @@ async function main(): Promise<void> {
       ACCOUNTS_URL: sandbox.ready.accounts as string,
       PORT: '0',
       ADMIN_PORT: '0',
+      // Free ports: bench runs may overlap with another gateway on this machine.
+      NOTIFICATIONS_PORT: '0',
       ADMIN_TOKEN: adminToken,
       WORKERS: String(workers),
       LOG_LEVEL: 'info',

@@ -161,7 +161,7 @@ interface Gateway {
 function startGateway(env: NodeJS.ProcessEnv, logFile: string): Promise<Gateway> {
   const adminToken = crypto.randomBytes(24).toString('base64url');
   const child = spawn(process.execPath, [path.join(DIST, 'gateway', 'main.js')], {
-    env: { ...process.env, ...env, ADMIN_TOKEN: adminToken, PORT: '0', HOST: '127.0.0.1', ADMIN_PORT: '0', WORKERS: '1', LOG_LEVEL: 'info' },
+    env: { ...process.env, ...env, ADMIN_TOKEN: adminToken, PORT: '0', HOST: '127.0.0.1', ADMIN_PORT: '0', NOTIFICATIONS_PORT: '0', WORKERS: '1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const fd = fs.openSync(logFile, 'a');
