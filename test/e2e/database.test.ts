@@ -98,9 +98,11 @@ describe('e2e: database availability', function () {
       const gateway = await startGatewayProcess({ embedded: true, timeoutMs: 60_000 });
       try {
         expect(gateway.logLines().filter((l) => l.msg === 'migration applied'), 'the template holds no migration: the gateway applied them').to.have.length(MIGRATIONS);
-        const ready = gateway.logLines().find((l) => l.msg === 'gateway ready') as { port: number; adminPort: number; upstreams: Record<string, string> };
-        const ownPorts = [ready.port, ready.adminPort, ...Object.values(ready.upstreams).map((url) => Number(new URL(url).port))];
-        expect(tcpListeningPorts(gateway.child.pid!), 'the partner and admin listeners and the in-process sandboxes, nothing else').to.deep.equal(
+        const ready = gateway.logLines().find((l) => l.msg === 'gateway ready') as { port: number; adminPort: number; notifyPort?: number; upstreams: Record<string, string> };
+        // In sandbox mode the upstream-notifications listener (docs/upstreams.md, section 9) listens too.
+        expect(ready.notifyPort, 'the notifications listener of sandbox mode').to.be.a('number');
+        const ownPorts = [ready.port, ready.adminPort, ready.notifyPort!, ...Object.values(ready.upstreams).map((url) => Number(new URL(url).port))];
+        expect(tcpListeningPorts(gateway.child.pid!), 'the partner, admin and notifications listeners and the in-process sandboxes, nothing else').to.deep.equal(
           [...new Set(ownPorts)].sort((a, b) => a - b)
         );
 
