@@ -9,11 +9,16 @@
  * scenario for about a second on small data, so that `npm test` keeps the harness working.
  * `--requests N` sends N requests per scenario (S6 included, at its fixed rate) instead of running
  * each for `--duration` seconds (`--smoke` alone: 200, S6 300).
+ * After S5, a webhook phase: a loopback receiver in this process, an endpoint for `card.updated`,
+ * nickname changes one at a time (change answered → event received: p50/p99) and then a burst
+ * (deliveries per second, the gateway's CPU per change and delivery).
  * `--profile S1` (or another gateway scenario) records a V8 CPU profile of the gateway over that
  * scenario only, in bench/results/profiles/ (`node dist/bench/profile-summary.js <file>` sums it up).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -158,6 +163,59 @@ async function json(url: string, init: RequestInit = {}): Promise<any> {
   return text ? JSON.parse(text) : null;
 }
 
+/** What the webhook phase measured (`report.webhooks`). */
+interface WebhookResult {
+  /** Deliveries a burst of nickname changes on `cards` cards produced, and how many per second reached the receiver. */
+  deliveries: number;
+  cards: number;
+  deliveriesPerSecond: number;
+  /** Gateway CPU per change and its delivery, and the same minus S4's CPU per change alone: the delivery's cost. */
+  cpuUsPerChangeAndDelivery: number;
+  addedCpuUsPerDelivery: number;
+  /** One change at a time: from the PATCH's answer (the change committed) to the receiver holding the event, in ms. */
+  latencySamples: number;
+  addedLatencyP50Ms: number;
+  addedLatencyP99Ms: number;
+}
+
+/** A loopback webhook receiver in the bench process: answers 200 and calls the waiters with each event's arrival. */
+async function startReceiver(): Promise<{ url: string; received: () => number; next: (count: number) => Promise<number>; close: () => Promise<void> }> {
+  let count = 0;
+  const waiters: { count: number; resolve: (at: number) => void }[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count += 1;
+      const at = performance.now();
+      res.writeHead(200).end();
+      for (const waiter of waiters.splice(0)) {
+        if (count >= waiter.count) waiter.resolve(at);
+        else waiters.push(waiter);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received: () => count,
+    // Resolves with the arrival time of the `count`-th event (at once when it has arrived).
+    next: (wanted) =>
+      new Promise((resolve, reject) => {
+        if (count >= wanted) return resolve(performance.now());
+        const timer = setTimeout(() => reject(new Error(`webhook receiver: ${count} of ${wanted} events after 60 s`)), 60_000);
+        waiters.push({ count: wanted, resolve: (at) => (clearTimeout(timer), resolve(at)) });
+      }),
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
 async function main(): Promise<void> {
   const o = options();
   const duration = o.duration;
@@ -205,6 +263,8 @@ async function main(): Promise<void> {
       RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
       RATE_LIMIT_READS_PER_MINUTE: '100000000',
       RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
+      // The webhook phase's receiver listens on loopback in this process.
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
       DATA_DIR: fs.mkdtempSync(path.join(ROOT, '.data-bench-')),
     });
     // The gateway and the two baselines boot side by side (nothing is measured yet); every one
@@ -313,6 +373,62 @@ async function main(): Promise<void> {
       }, gateway)
     );
 
+    log('webhooks: deliveries per second and added latency...');
+    // After S1 to S5, so that their figures carry no delivery: the endpoint exists from here on.
+    const receiver = await startReceiver();
+    let webhooks: WebhookResult;
+    try {
+      await json(`${base}/api/partner/webhooks/endpoints`, { method: 'POST', headers: await auth(), body: JSON.stringify({ url: receiver.url, events: ['card.updated'] }) });
+      // A card's events go out one at a time (in order), so the burst spreads over several cards.
+      const webhookCards = [card.cardKey];
+      for (let i = 1; i < 8; i++) {
+        const more = await json(`${base}/api/partner/individual/accounts/${individual._id}/cards/virtual`, {
+          method: 'POST',
+          headers: await auth(),
+          body: JSON.stringify({ expDate, clientCode: individual.clientID, currency: 'EUR', productCode: 'P-STD', embossedName: 'BENCH.RUNNER' }),
+        });
+        webhookCards.push(more.cardKey);
+      }
+      const nickname = (cardKey: string, i: number) => ({ method: 'PATCH' as const, path: `/api/partner/cards/${cardKey}/nickname`, body: JSON.stringify({ nickname: `bench ${i}` }) });
+      const samples = o.requests ?? (o.smoke ? 20 : 300);
+      const latencies: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        const waiting = receiver.next(receiver.received() + 1);
+        const change = nickname(webhookCards[0], i);
+        await json(`${base}${change.path}`, { method: change.method, headers: await auth(), body: change.body });
+        const committed = performance.now();
+        latencies.push((await waiting) - committed);
+      }
+      latencies.sort((a, b) => a - b);
+      const burst = o.requests ?? (o.smoke ? 200 : 5000);
+      const before = receiver.received();
+      const cpuBefore = cpuTimeMs(gateway.child.pid!);
+      const burstStarted = performance.now();
+      await autocannon({
+        url: base,
+        headers: await auth(),
+        connections: Math.min(o.connections, burst),
+        amount: burst,
+        sampleInt: AMOUNT_SAMPLE_MS,
+        requests: webhookCards.map((cardKey, i) => nickname(cardKey, i)),
+      });
+      const lastAt = await receiver.next(before + burst);
+      const cpuMs = cpuTimeMs(gateway.child.pid!) - cpuBefore;
+      const cpuPer = Math.round((cpuMs * 1000) / burst);
+      webhooks = {
+        deliveries: burst,
+        cards: webhookCards.length,
+        deliveriesPerSecond: Math.round(burst / ((lastAt - burstStarted) / 1000)),
+        cpuUsPerChangeAndDelivery: cpuPer,
+        addedCpuUsPerDelivery: cpuPer - (results.find((r) => r.name === 'S4')?.cpuUsPerRequest ?? 0),
+        latencySamples: latencies.length,
+        addedLatencyP50Ms: +percentile(latencies, 50).toFixed(2),
+        addedLatencyP99Ms: +percentile(latencies, 99).toFixed(2),
+      };
+    } finally {
+      await receiver.close();
+    }
+
     log('S6 (fixed 1,000 requests/s)...');
     const s6Amount = o.requests ?? (o.smoke ? 300 : undefined);
     const fixed = { ...(s6Amount !== undefined ? { amount: s6Amount } : { duration }), connections: 20, overallRate: 1000 };
@@ -355,6 +471,7 @@ async function main(): Promise<void> {
       es512CeilingPerSecond: ceiling,
       results,
       ratios,
+      webhooks,
       targets: {
         'S1 >= 1.0x express-gateway proxy': ratios.s1VsEgProxy >= 1,
         'S1 >= 40% of bare proxy': ratios.s1VsBareProxy >= 0.4,
@@ -378,6 +495,7 @@ async function main(): Promise<void> {
       `S1 / express-gateway proxy: ${ratios.s1VsEgProxy}x   S1 / bare proxy: ${ratios.s1VsBareProxy}x   S2 / ES512 ceiling: ${ratios.s2VsEs512Ceiling}`,
       `CPU per request (serving process): S1 / express-gateway proxy ${ratios.s1CpuVsEgProxyCpu}x   S2 / one ES512 verification ${ratios.s2CpuVsEs512}x`,
       `S6 added latency at 1,000 req/s: p50 ${ratios.s6AddedP50Ms} ms, p99 ${ratios.s6AddedP99Ms} ms   cluster of 2 / one worker: ${ratios.cluster2VsOne}x`,
+      `webhooks: ${webhooks.deliveriesPerSecond} deliveries/s (${webhooks.deliveries} nickname changes on ${webhooks.cards} cards), CPU ${webhooks.cpuUsPerChangeAndDelivery} µs per change and delivery (${webhooks.addedCpuUsPerDelivery} µs above S4); change to receiver: p50 ${webhooks.addedLatencyP50Ms} ms, p99 ${webhooks.addedLatencyP99Ms} ms (${webhooks.latencySamples} changes, one at a time)`,
       ...Object.entries(report.targets).map(([target, met]) => `${met ? 'met   ' : 'MISSED'} ${target}`),
     ].join('\n');
     process.stdout.write(`${table}\n`);

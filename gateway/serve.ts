@@ -18,7 +18,7 @@ import { buildInitialConfig } from './runtime/config-candidate';
 import { ConfigReloader } from './runtime/config-reloader';
 import { createNotificationsApp } from './inbound/notifications-app';
 import { notificationSecrets } from './inbound/secrets';
-import { metricsRoute, recordConfigReload, trackGatewayState } from './metrics';
+import { metricsRoute, recordConfigReload, trackGatewayState, trackWebhookBacklog } from './metrics';
 import type { UpstreamUrls } from './upstreams';
 import type { Settings } from './settings';
 import type { Sandboxes } from '../sandbox';
@@ -141,6 +141,8 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     // The event log keeps WEBHOOKS_EVENT_RETENTION_DAYS; every instance may run the delete (it is idempotent).
     // Every instance sends webhooks; the deliveries' leases in PostgreSQL share the work.
     services.webhooks.dispatcher.start();
+    trackWebhookBacklog((top) => services.webhooks.dispatcher.backlog(top));
+    cleanups.push(async () => trackWebhookBacklog(undefined));
     cleanups.push(() => services.webhooks.dispatcher.stop());
     const stopEventRetention = startEventRetention(db, log, { retentionDays: settings.eventRetentionDays, intervalMs: 10 * 60_000 });
     cleanups.push(async () => stopEventRetention());
@@ -168,6 +170,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         partners,
         adminToken,
         log,
+        webhookEndpoints: services.webhooks.endpoints,
         extraRoutes: (app) => {
           configRoutes(app);
           metricsRoute(app);

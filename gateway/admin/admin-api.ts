@@ -10,6 +10,8 @@ import { PartnerStoreError, type PartnerStore } from '../partners/partner-store'
 import { PublicKeyError } from '../partners/public-key';
 import { tokenMatches } from './admin-token';
 import { withSharedMetaSchema } from '../validation/shared-meta-schema';
+import { recordAudit } from '../audit/audit-log';
+import type { WebhookEndpointStore } from '../webhooks/endpoint-store';
 
 const ajv = withSharedMetaSchema(new Ajv({ allErrors: true }));
 const KID = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' };
@@ -43,7 +45,16 @@ const validators = {
     required: ['name'],
     properties: { name: { type: 'string', minLength: 1, maxLength: 200 } },
   }),
+  updateWebhookEndpoint: ajv.compile({
+    type: 'object',
+    additionalProperties: false,
+    required: ['status'],
+    properties: { status: { enum: ['enabled', 'disabled'] } },
+  }),
 };
+
+/** The audit operation of an operator's change of a partner's webhook endpoint (the partner's own is `webhook.endpoint.update`). */
+export const ADMIN_WEBHOOK_ENDPOINT_UPDATE = 'admin.webhook.endpoint.update';
 
 function validated<T>(validate: (typeof validators)[keyof typeof validators], body: unknown): T {
   if (validate(body)) return body as T;
@@ -61,6 +72,11 @@ function validated<T>(validate: (typeof validators)[keyof typeof validators], bo
 
 function partnerId(raw: string): string {
   if (!isObjectId(raw)) throw new GatewayError('not_found', 'No partner has this id');
+  return raw;
+}
+
+function webhookEndpointId(raw: string): string {
+  if (!/^we_[0-9a-f]{24}$/.test(raw)) throw new GatewayError('not_found', 'The partner has no webhook endpoint with this id');
   return raw;
 }
 
@@ -86,8 +102,8 @@ const route = (handler: AsyncHandler): RequestHandler => (req, res, next) => {
  * handler (e.g. `configAdminRoutes` of gateway/runtime), so that a feature adds its admin routes
  * without editing this file.
  */
-export function createAdminApi(options: { partners: PartnerStore; adminToken: string; log: Logger; extraRoutes?: (app: Application) => void }): Application {
-  const { partners, adminToken, log } = options;
+export function createAdminApi(options: { partners: PartnerStore; adminToken: string; log: Logger; webhookEndpoints?: WebhookEndpointStore; extraRoutes?: (app: Application) => void }): Application {
+  const { partners, adminToken, log, webhookEndpoints } = options;
   const app = express();
   app.disable('x-powered-by');
   app.use(requestContext(log, 'admin'));
@@ -145,6 +161,28 @@ export function createAdminApi(options: { partners: PartnerStore; adminToken: st
     log.info({ requestId: req.requestId, partnerId: id, tenantId: tenant._id, operation: 'partner.tenant.add' }, 'admin change');
     res.status(201).json(tenant);
   }));
+  if (webhookEndpoints) {
+    const knownPartner = async (raw: string): Promise<string> => {
+      const id = partnerId(raw);
+      if (!(await partners.get(id))) throw new GatewayError('not_found', 'No partner has this id');
+      return id;
+    };
+    app.get('/admin/partners/:id/webhook-endpoints', route(async (req, res) => {
+      res.json({ data: await webhookEndpoints.health(await knownPartner(req.params.id)) });
+    }));
+    app.patch('/admin/partners/:id/webhook-endpoints/:endpointId', route(async (req, res) => {
+      const { status } = validated<{ status: 'enabled' | 'disabled' }>(validators.updateWebhookEndpoint, req.body);
+      const id = await knownPartner(req.params.id);
+      const endpointId = webhookEndpointId(req.params.endpointId);
+      const changed = await webhookEndpoints.update(id, endpointId, { status }, (tx) =>
+        recordAudit(tx, { partnerId: id, operation: ADMIN_WEBHOOK_ENDPOINT_UPDATE, targetType: 'webhook-endpoint', targetId: endpointId, requestId: req.requestId, outcome: 'success', details: { status } })
+      );
+      if (!changed) throw new GatewayError('not_found', 'The partner has no webhook endpoint with this id');
+      log.info({ requestId: req.requestId, partnerId: id, endpointId, operation: 'webhook.endpoint.update', status }, 'admin change');
+      const health = (await webhookEndpoints.health(id)).find((endpoint) => endpoint.id === endpointId);
+      res.json(health ?? changed);
+    }));
+  }
   options.extraRoutes?.(app);
 
   app.use(notFound());

@@ -11,12 +11,14 @@ export {
   upstreamErrorKind,
   recordAuthRefusal,
   recordConfigReload,
+  recordWebhookAttempt,
+  type WebhookAttemptOutcome,
   JWT_REFUSAL_CODES,
   UNMATCHED_ROUTE,
   type RequestMetrics,
   type UpstreamErrorKind,
   type ConfigReloadOutcome,
 } from './recorders';
-export { trackGatewayState, type GatewayStateSources, type CountingCache } from './state';
+export { trackGatewayState, trackWebhookBacklog, WEBHOOK_BACKLOG_TOP, type GatewayStateSources, type CountingCache, type EndpointBacklog } from './state';
 export { metricsRoute, collectMetrics, METRICS_PATH } from './route';
 export { serveClusterMetrics } from './cluster';

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Counter, Histogram } from 'prom-client';
 import { ERROR_CATALOG } from '../errors';
-import { configReloads, jwtRefusals, requestDuration, requestsTotal, upstreamDuration, upstreamErrors } from './registry';
+import { configReloads, jwtRefusals, requestDuration, requestsTotal, upstreamDuration, upstreamErrors, webhookAttemptDuration, webhookDeliveries, webhookDeliveryLag } from './registry';
 
 // Every recorder keeps the prom-client children it made (one per label combination, made on
 // first use), so a request costs a few Map lookups and no label objects.
@@ -148,4 +148,28 @@ const configReloadCounters: Record<ConfigReloadOutcome, Counter.Internal> = {
  */
 export function recordConfigReload(outcome: ConfigReloadOutcome): void {
   configReloadCounters[outcome].inc();
+}
+
+/** How a webhook delivery attempt ended (the `outcome` of its attempt row). */
+export type WebhookAttemptOutcome = 'delivered' | 'retrying' | 'failed';
+
+const webhookDeliveryCounters = new Map<string, Counter.Internal>();
+
+/**
+ * Records one webhook delivery attempt: `webhook_deliveries_total{outcome, error}` (error `none`
+ * when delivered), the attempt's duration, and for a delivery the lag since its event was written.
+ * The labels are bounded by the attempt table's CHECKs: never a partner, endpoint or URL.
+ *
+ * @example recordWebhookAttempt('retrying', 'timeout', { seconds: 10 })
+ */
+export function recordWebhookAttempt(outcome: WebhookAttemptOutcome, error: string | null, timing: { seconds?: number; lagSeconds?: number } = {}): void {
+  const key = `${outcome} ${error ?? 'none'}`;
+  let counter = webhookDeliveryCounters.get(key);
+  if (counter === undefined) {
+    counter = webhookDeliveries.labels(outcome, error ?? 'none');
+    webhookDeliveryCounters.set(key, counter);
+  }
+  counter.inc();
+  if (timing.seconds !== undefined) webhookAttemptDuration.observe(timing.seconds);
+  if (timing.lagSeconds !== undefined) webhookDeliveryLag.observe(timing.lagSeconds);
 }

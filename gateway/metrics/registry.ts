@@ -78,6 +78,33 @@ export const rateLimitFallbackActive = new Gauge({
   registers: [registry],
 });
 
+/** Webhook delivery attempts, by how they ended. */
+export const webhookDeliveries = new Counter({
+  name: 'webhook_deliveries_total',
+  help: 'Webhook delivery attempts, by outcome (delivered, retrying: failed and to be retried, failed: failed and the retry window is over) and error kind (none, timeout, connection, http_status, redirect, target_refused, interrupted: the sender died before recording an outcome).',
+  labelNames: ['outcome', 'error'] as const,
+  registers: [registry],
+});
+
+/** Duration of each webhook POST, from connecting to the end of the receiver's answer. */
+export const webhookAttemptDuration = new Histogram({
+  name: 'webhook_attempt_duration_seconds',
+  help: "Duration of one webhook delivery attempt in seconds (connect, send, the receiver's answer), failed attempts included; WEBHOOKS_TIMEOUT_MS bounds it.",
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+/** Buckets (seconds) of the delivery lag: 10 ms to a day, since a lag includes retries. */
+export const DELIVERY_LAG_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400];
+
+/** Time from an event's delivery being written (with the change) to its delivery. */
+export const webhookDeliveryLag = new Histogram({
+  name: 'webhook_delivery_lag_seconds',
+  help: "Time from the change that wrote an event (its delivery row, in the change's transaction) to the receiver's 2xx, in seconds, retries included.",
+  buckets: DELIVERY_LAG_BUCKETS,
+  registers: [registry],
+});
+
 /** The metric names this module exports (documentation and tests). */
 export const METRIC_NAMES = {
   requests: 'http_requests_total',
@@ -95,4 +122,9 @@ export const METRIC_NAMES = {
   dbPoolIdle: 'db_pool_idle_connections',
   dbPoolWaiting: 'db_pool_waiting_clients',
   dbPoolMax: 'db_pool_max_connections',
+  webhookDeliveries: 'webhook_deliveries_total',
+  webhookAttemptDuration: 'webhook_attempt_duration_seconds',
+  webhookDeliveryLag: 'webhook_delivery_lag_seconds',
+  webhookBacklog: 'webhook_backlog',
+  webhookBacklogTotal: 'webhook_backlog_total',
 } as const;

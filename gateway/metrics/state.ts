@@ -88,3 +88,61 @@ poolGauge(METRIC_NAMES.dbPoolTotal, 'Connections the PostgreSQL pool holds now (
 poolGauge(METRIC_NAMES.dbPoolIdle, 'Connections of the PostgreSQL pool idle now.', (pool) => pool.idleCount);
 poolGauge(METRIC_NAMES.dbPoolWaiting, 'Queries waiting for a connection of the PostgreSQL pool now (the pool is exhausted when above 0).', (pool) => pool.waitingCount);
 poolGauge(METRIC_NAMES.dbPoolMax, 'Most connections the PostgreSQL pool may open (DATABASE_POOL_MAX; 1 on the embedded database).', (pool) => pool.options.max);
+
+/** One endpoint's open deliveries (pending or in flight). */
+export interface EndpointBacklog {
+  endpointId: string;
+  backlog: number;
+}
+
+/** How many endpoints `webhook_backlog` names at most: the largest backlogs. */
+export const WEBHOOK_BACKLOG_TOP = 20;
+
+let readBacklog: ((top: number) => Promise<{ total: number; endpoints: EndpointBacklog[] }>) | undefined;
+
+/**
+ * Tells the metrics how to read the webhook backlog at scrape time (`webhook_backlog_total`, and
+ * `webhook_backlog{endpoint}` for the {@link WEBHOOK_BACKLOG_TOP} enabled endpoints with the largest
+ * backlog). Called once at start; undefined stops reading.
+ */
+export function trackWebhookBacklog(read: typeof readBacklog): void {
+  readBacklog = read;
+}
+
+// The backlog is the database's, not this process's: with cluster workers each would report the
+// same value, so the primary keeps one ('max') instead of a sum. Both gauges come from one read.
+let pendingRead: Promise<{ total: number; endpoints: EndpointBacklog[] } | undefined> | undefined;
+function backlogOnce(): Promise<{ total: number; endpoints: EndpointBacklog[] } | undefined> {
+  if (!pendingRead) {
+    const read = readBacklog;
+    pendingRead = (read ? read(WEBHOOK_BACKLOG_TOP).catch(() => undefined) : Promise.resolve(undefined)).finally(() => {
+      pendingRead = undefined;
+    });
+  }
+  return pendingRead;
+}
+
+new Gauge({
+  name: METRIC_NAMES.webhookBacklogTotal,
+  help: 'Webhook deliveries not yet finished (pending or in flight) over every endpoint, read from the database at scrape.',
+  registers: [registry],
+  aggregator: 'max',
+  async collect() {
+    const read = await backlogOnce();
+    this.reset();
+    if (read) this.set(read.total);
+  },
+});
+
+new Gauge({
+  name: METRIC_NAMES.webhookBacklog,
+  help: `Webhook deliveries not yet finished, by endpoint id: only the ${WEBHOOK_BACKLOG_TOP} enabled endpoints with the largest backlog (above 0), so the series stay bounded however many endpoints partners create.`,
+  labelNames: ['endpoint'] as const,
+  registers: [registry],
+  aggregator: 'max',
+  async collect() {
+    const read = await backlogOnce();
+    this.reset();
+    if (read) for (const { endpointId, backlog } of read.endpoints) this.set({ endpoint: endpointId }, backlog);
+  },
+});

@@ -1,5 +1,6 @@
 import type { Database } from '../db/database';
 import type { Logger } from '../logging/logger';
+import { recordWebhookAttempt } from '../metrics';
 import { retryDelayMs } from './backoff';
 import { liveSecrets } from './endpoint-store';
 import { signatureHeader } from './signature';
@@ -112,6 +113,25 @@ export class WebhookDispatcher {
     await Promise.all([...this.sends]);
   }
 
+  /**
+   * The open deliveries (pending or in flight) in total, and of the `top` enabled endpoints with
+   * the most, for the `webhook_backlog` gauges (read at scrape).
+   */
+  async backlog(top: number): Promise<{ total: number; endpoints: { endpointId: string; backlog: number }[] }> {
+    const rows = await this.db.query<{ endpoint_id: string | null; backlog: number }>(
+      `SELECT NULL AS endpoint_id, count(*)::int AS backlog FROM webhook_deliveries WHERE state IN ('pending', 'in_flight')
+       UNION ALL
+       (SELECT d.endpoint_id, count(*)::int AS backlog
+          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE d.state IN ('pending', 'in_flight') AND e.status = 'enabled' AND e.deleted_at IS NULL
+         GROUP BY d.endpoint_id ORDER BY backlog DESC, d.endpoint_id LIMIT $1)`,
+      [top]
+    );
+    const total = rows.rows.find((row) => row.endpoint_id === null)?.backlog ?? 0;
+    const endpoints = rows.rows.filter((row): row is { endpoint_id: string; backlog: number } => row.endpoint_id !== null);
+    return { total, endpoints: endpoints.map((row) => ({ endpointId: row.endpoint_id, backlog: row.backlog })) };
+  }
+
   private get leaseSeconds(): number {
     // Longer than a send can last (the timeout, then the completion), so a live sender never loses its claim.
     return Math.ceil(this.options.timeoutMs / 1000) + 20;
@@ -160,6 +180,7 @@ export class WebhookDispatcher {
          VALUES ($1, $2, $3, $4, $5, now(), 'interrupted', 'retrying', now())`,
         [row.id, row.endpoint_id, event.event_id, event.type, row.attempts - 1]
       );
+      recordWebhookAttempt('retrying', 'interrupted');
     }
     const attemptedAt = new Date();
     let result: SendResult;
@@ -225,6 +246,10 @@ export class WebhookDispatcher {
       );
       return true;
     });
+    if (finished) {
+      const outcome = state === 'pending' ? 'retrying' : state;
+      recordWebhookAttempt(outcome, error, { seconds: result.durationMs / 1000, lagSeconds: delivered ? (Date.now() - row.created_at.getTime()) / 1000 : undefined });
+    }
     if (finished && state === 'failed') {
       this.log.warn({ endpointId: row.endpoint_id, eventId: event.event_id, attempts: row.attempts }, 'webhook delivery failed: retry window over');
     }

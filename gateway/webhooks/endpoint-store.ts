@@ -27,6 +27,22 @@ export interface WebhookAttempt {
   nextRetryAt: string | null;
 }
 
+/**
+ * An endpoint as operators read it (the admin API): the partner's view and its delivery health.
+ * Never the secret.
+ */
+export interface WebhookEndpointHealth extends WebhookEndpoint {
+  /** Failed attempts in a row; from 5 on the endpoint is unhealthy (one probe at a time). */
+  consecutiveFailures: number;
+  lastAttemptAt: string | null;
+  lastSuccessAt: string | null;
+  /** The last failed attempt: when, its error kind and the receiver's HTTP status if it answered. */
+  lastFailure: { at: string; error: string | null; httpStatus: number | null } | null;
+  /** Deliveries not yet finished (pending or in flight), and since when the oldest waits. */
+  backlog: number;
+  oldestPendingAt: string | null;
+}
+
 interface EndpointRow {
   id: string;
   url: string;
@@ -131,6 +147,34 @@ export class WebhookEndpointStore {
       await alsoInTransaction(tx, id);
       return secret;
     });
+  }
+
+  /**
+   * The partner's endpoints with their delivery health, for operators. The last success and failure
+   * are read from the newest attempts (index on endpoint, id), the backlog from the open deliveries.
+   */
+  async health(partnerId: string): Promise<WebhookEndpointHealth[]> {
+    const rows = await this.db.query<EndpointRow & { consecutive_failures: number; last_attempt_at: Date | null; last_success_at: Date | null; failed_at: Date | null; failed_error: string | null; failed_status: number | null; backlog: number; oldest_pending_at: Date | null }>(
+      `SELECT e.id, e.url, e.events, e.description, e.status, e.created_at, e.updated_at, e.consecutive_failures, e.last_attempt_at,
+              ok.attempted_at AS last_success_at, bad.attempted_at AS failed_at, bad.error AS failed_error, bad.http_status AS failed_status,
+              open.backlog, open.oldest_pending_at
+         FROM webhook_endpoints e
+         LEFT JOIN LATERAL (SELECT a.attempted_at FROM webhook_attempts a WHERE a.endpoint_id = e.id AND a.outcome = 'delivered' ORDER BY a.id DESC LIMIT 1) ok ON true
+         LEFT JOIN LATERAL (SELECT a.attempted_at, a.error, a.http_status FROM webhook_attempts a WHERE a.endpoint_id = e.id AND a.outcome <> 'delivered' ORDER BY a.id DESC LIMIT 1) bad ON true
+         CROSS JOIN LATERAL (SELECT count(*)::int AS backlog, min(d.created_at) AS oldest_pending_at FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state IN ('pending', 'in_flight')) open
+        WHERE e.partner_id = $1 AND e.deleted_at IS NULL
+        ORDER BY e.created_at, e.id`,
+      [partnerId]
+    );
+    return rows.rows.map((row) => ({
+      ...toEndpoint(row),
+      consecutiveFailures: row.consecutive_failures,
+      lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+      lastSuccessAt: row.last_success_at?.toISOString() ?? null,
+      lastFailure: row.failed_at ? { at: row.failed_at.toISOString(), error: row.failed_error, httpStatus: row.failed_status } : null,
+      backlog: row.backlog,
+      oldestPendingAt: row.oldest_pending_at?.toISOString() ?? null,
+    }));
   }
 
   /** The endpoint's attempts, newest first, below the attempt id `afterId` (the decoded cursor). */

@@ -46,6 +46,13 @@ describe(`bench harness (smoke: ${REQUESTS} requests per scenario)`, function ()
     for (const name of ['direct', 'bare-proxy', 'eg-proxy', 'S1', 'S2', 'S3', 'S4', 'S5']) expect(cpu(name), `${name} CPU µs per request`).to.be.a('number').at.least(0);
     // A fresh token per request costs an ES512 verification (about 1.2 ms of CPU) that S1's reused token does not.
     expect(cpu('S2'), 'S2 (fresh tokens) costs more CPU per request than S1 (one token)').to.be.greaterThan(cpu('S1'));
+    // The webhook phase: every change of the burst reached the loopback receiver.
+    expect(report.webhooks).to.include({ deliveries: REQUESTS, cards: 8, latencySamples: REQUESTS });
+    expect(report.webhooks.deliveriesPerSecond, 'webhook deliveries per second').to.be.greaterThan(0);
+    expect(report.webhooks.cpuUsPerChangeAndDelivery, 'CPU per change and delivery').to.be.greaterThan(0);
+    expect(report.webhooks.addedLatencyP50Ms, 'change to receiver p50').to.be.greaterThan(0);
+    expect(report.webhooks.addedLatencyP99Ms, 'change to receiver p99 >= p50').to.be.at.least(report.webhooks.addedLatencyP50Ms);
+    expect(stdout).to.match(/webhooks: \d+ deliveries\/s/);
     expect(stdout).to.match(/CPU per request \(serving process\): S1 \/ express-gateway proxy [\d.]+x/);
   });
 });
