@@ -20,6 +20,14 @@ function adminFromEnv(env: NodeJS.ProcessEnv): { adminHost: string; adminTokenCo
   return { adminHost: env.ADMIN_HOST || '127.0.0.1', adminTokenConfigured: token === undefined || token.length >= 32 };
 }
 
+/** SANDBOX_MODE as the gateway reads it (gateway/settings.ts): by default, on when no upstream URL is set. */
+function sandboxModeFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const raw = (env.SANDBOX_MODE ?? '').toLowerCase();
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  return !env.ISSUER_URL && !env.PROCESSING_URL && !env.ACCOUNTS_URL;
+}
+
 function main(): number {
   let values: { json?: boolean; config?: string; help?: boolean };
   try {
@@ -41,7 +49,7 @@ function main(): number {
     process.stderr.write(`audit-policies: cannot read ${file}: ${(err as Error).message}\n`);
     return 2;
   }
-  const report = auditReport(auditGatewayConfig({ gatewayConfig, ...adminFromEnv(process.env) }));
+  const report = auditReport(auditGatewayConfig({ gatewayConfig, ...adminFromEnv(process.env), sandboxMode: sandboxModeFromEnv(process.env) }));
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else process.stdout.write(`${file}\n\n${formatAuditText(report)}`);
   return report.summary.passed ? 0 : 1;

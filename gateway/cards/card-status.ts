@@ -19,6 +19,16 @@ export const STATUS_CODES: Readonly<Record<string, CardStatus>> = {
   S6: 'MOBILE_LOST',
 };
 
+/**
+ * The issuer status code that sets a CardStatus: the code {@link STATUS_CODES} maps to it, the last
+ * listed when two do (LOCKED is `L1`, a lock: `I1` means a physical card never activated).
+ */
+export function statusCodeFor(status: CardStatus): string {
+  let found: string | undefined;
+  for (const [code, named] of Object.entries(STATUS_CODES)) if (named === status) found = code;
+  return found!;
+}
+
 /** The CardStatus of an issuer status code, or undefined for a code the gateway does not know. */
 export function cardStatusOf(statusCode: string): CardStatus | undefined {
   return Object.prototype.hasOwnProperty.call(STATUS_CODES, statusCode) ? STATUS_CODES[statusCode] : undefined;

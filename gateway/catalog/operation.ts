@@ -17,6 +17,7 @@ export const TAGS = [
   { name: 'Fees and delivery', description: 'Card issuing and delivery fees, and the delivery methods of a country (spec 4.4).' },
   { name: 'Webhooks', description: 'Endpoints that receive your events, signed (`Partner-Gateway-Signature`) and retried for 3 days; their secrets, rotation and delivery attempts (docs/webhooks.md).' },
   { name: 'Events', description: 'What happened to your cards and individuals, newest first, kept 30 days: each event is written with the change that causes it (docs/events.md). The `webhooks` section documents each type.' },
+  { name: 'Sandbox', description: 'Sandbox mode only (elsewhere these routes answer 404): make the sandboxes record a transaction or change a card\'s status on their own, as a merchant or the issuer would, to see the events your webhooks receive (docs/sandbox.md).' },
   { name: 'Service', description: 'Public routes without a token: liveness probe and this documentation.' },
 ] as const;
 export type TagName = (typeof TAGS)[number]['name'];
@@ -92,6 +93,11 @@ export interface Operation {
   ends: Ending;
   /** The audit entry's operation, for an operation that writes one. */
   audit?: string;
+  /**
+   * Served in sandbox mode only (it drives the sandboxes' control routes): elsewhere its handler
+   * answers 404 `route_not_found`, and the policy audit shows the route as off.
+   */
+  sandboxOnly?: true;
   /** The OpenAPI document's text and answer. */
   doc: {
     summary: string;

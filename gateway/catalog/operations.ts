@@ -582,4 +582,39 @@ export const OPERATIONS = {
       answer: json('WebhookAttemptPage', 'A page of attempts'),
     },
   },
+
+  // Sandbox simulations (docs/sandbox.md): sandbox mode only, 404 elsewhere.
+  'simulate-card-transaction': {
+    method: 'POST',
+    path: '/api/partner/simulate/cards/:id/transactions',
+    ownership: OWNS_CARD,
+    schemas: { body: 'simulate-transaction' },
+    ends: ORCHESTRATION,
+    audit: 'card.simulate.transaction',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate a card transaction',
+      description:
+        'Sandbox mode only (404 elsewhere). The processing sandbox records a transaction on the card: `authorization` (the default) is PENDING, `clearing` SETTLED, `decline` DECLINED. It then appears in the individual\'s transactions and as a `transaction.created` event.',
+      tag: 'Sandbox',
+      answer: json('Transaction', 'The recorded transaction', 201),
+    },
+  },
+  'simulate-card-issuer-status': {
+    method: 'POST',
+    path: '/api/partner/simulate/cards/:id/issuer-status',
+    ownership: OWNS_CARD,
+    schemas: { body: 'simulate-issuer-status' },
+    ends: ORCHESTRATION,
+    audit: 'card.simulate.issuer-status',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate an issuer status change',
+      description:
+        'Sandbox mode only (404 elsewhere). The issuer sandbox sets the card\'s status on its own, whatever the partner transition table allows (as a fraud team or an expiry would); a `card.status_changed` event with `source: "issuer"` follows. A CLOSED card cannot change (409 `invalid_transition`).',
+      tag: 'Sandbox',
+      conflicts: ['invalid_transition'],
+      answer: STATUS_RESULT,
+    },
+  },
 } satisfies Record<string, Operation>;

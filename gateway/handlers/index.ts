@@ -20,6 +20,7 @@ import { healthCheck } from './health-check';
 import { createIndividual } from './individual-create';
 import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndividualCardStatusHistory, listIndividuals } from './individuals';
 import { me } from './me';
+import { simulateCardIssuerStatus, simulateCardTransaction } from './simulations';
 import { listIndividualTransactions } from './transactions';
 import {
   createWebhookEndpoint,
@@ -98,4 +99,7 @@ export const HANDLERS = {
   'authorize-cardholder': authorizeCardholder,
   'patch-card-limits': patchCardLimits,
   'set-card-limit': setCardLimit,
+  // Sandbox mode only (404 elsewhere): they drive the sandboxes' control routes.
+  'simulate-card-transaction': simulateCardTransaction,
+  'simulate-card-issuer-status': simulateCardIssuerStatus,
 } satisfies Record<HandledOperationName, HandlerFactory>;

@@ -85,6 +85,8 @@ export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
     'webhook-endpoint-create': { url: 'https://hooks.example.com/partner-gateway', events: ['card.created', 'card.status_changed'], description: 'Card lifecycle' },
     'webhook-endpoint-update': { status: 'disabled' },
     'webhook-deliveries-query': { after: 'NTE', limit: 20 },
+    'simulate-transaction': { amount: 42.5, currency: 'EUR', type: 'authorization', merchant: { name: 'Corner Cafe', mcc: '5814', country: 'DE' } },
+    'simulate-issuer-status': { status: 'FRAUD', reason: 'Suspicious activity' },
   };
 }
 

@@ -70,6 +70,11 @@ export interface AuditedRoute {
    * only routes exempt from es512-jwt.
    */
   public: boolean;
+  /**
+   * Set for a route whose operation is served in sandbox mode only (the catalog's `sandboxOnly`):
+   * `on` in sandbox mode, `off` outside it (its handler answers 404).
+   */
+  sandbox?: 'on' | 'off';
 }
 
 /** What the audit reads: the loaded gateway config (env vars substituted) and the admin listener's settings. */
@@ -79,6 +84,8 @@ export interface AuditInput {
   adminHost: string;
   /** True when the admin API has a bearer token (ADMIN_TOKEN, or the generated token file). */
   adminTokenConfigured: boolean;
+  /** `SANDBOX_MODE`: whether sandbox-only routes are served (shown on their routes; default false). */
+  sandboxMode?: boolean;
 }
 
 export interface AuditResult {
@@ -375,6 +382,7 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
     const pipelineName = servers.length > 0 ? servers[servers.length - 1] : null;
     const steps = pipelineName === null ? [] : stepsOf(pipelines[pipelineName]);
     const route: AuditedRoute = { name, methods, paths, pipeline: pipelineName, policies: steps.map((s) => s.policy), public: false };
+    if (steps.some((s) => operationsOf(s).some((o) => o.sandboxOnly))) route.sandbox = input.sandboxMode ? 'on' : 'off';
     routes.push(route);
 
     const where = pipelineName === null ? `apiEndpoint "${name}"` : `apiEndpoint "${name}" (pipeline "${pipelineName}")`;

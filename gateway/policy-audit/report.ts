@@ -36,7 +36,7 @@ export function formatAuditText(result: AuditResult): string {
   const out: string[] = [];
   const placed = new Set<AuditFinding>();
   for (const route of result.routes) {
-    out.push(`${route.methods.join(',')} ${route.paths.join(', ')}  [${route.name}${route.pipeline ? ` → pipeline ${route.pipeline}` : ''}]${route.public ? '  (public)' : ''}`);
+    out.push(`${route.methods.join(',')} ${route.paths.join(', ')}  [${route.name}${route.pipeline ? ` → pipeline ${route.pipeline}` : ''}]${route.public ? '  (public)' : ''}${route.sandbox ? `  (sandbox only: ${route.sandbox === 'on' ? 'on' : 'off, answers 404'})` : ''}`);
     out.push(`    ${route.policies.length > 0 ? route.policies.join(' → ') : '(no pipeline)'}`);
     const prefix = `apiEndpoint "${route.name}"`;
     const pipelinePrefix = route.pipeline === null ? undefined : `pipeline "${route.pipeline}"`;

@@ -1,5 +1,5 @@
 import { CARD_STATUSES } from '../cards/card-status';
-import { COUNTRY, EMBOSS_NAME, EXP_DATE, type JsonSchema } from './common';
+import { COUNTRY, CURRENCY, EMBOSS_NAME, EXP_DATE, type JsonSchema } from './common';
 import { PAGINATION_PROPERTIES } from './pagination-query';
 
 const id = (name: string) => `https://partner-gateway.dev/schemas/${name}.json`;
@@ -203,4 +203,36 @@ export const cardsListQuery: JsonSchema = {
     type: { type: 'string', enum: ['virtual', 'physical'] },
     search: { type: 'string', minLength: 3, maxLength: 64, description: 'Case-insensitive, on cardMask, nickname and embossedName; at least 3 characters (docs/card-search.md)' },
   },
+};
+
+/** Sandbox mode only: a transaction the processing sandbox records on the card (docs/sandbox.md). */
+export const simulateTransaction: JsonSchema = {
+  $id: id('simulate-transaction'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['amount', 'currency'],
+  properties: {
+    amount: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'Amount in `currency`' },
+    currency: CURRENCY,
+    type: { type: 'string', enum: ['authorization', 'clearing', 'decline'], description: 'authorization (PENDING, the default), clearing (SETTLED) or decline (DECLINED)' },
+    merchant: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 100 },
+        mcc: { type: 'string', pattern: '^[0-9]{4}$', description: 'Merchant category code' },
+        country: COUNTRY,
+      },
+    },
+    declineReason: { type: 'string', minLength: 1, maxLength: 100, description: 'For a decline; default do_not_honor' },
+  },
+};
+
+/** Sandbox mode only: the status the issuer sandbox sets on its own (docs/sandbox.md). */
+export const simulateIssuerStatus: JsonSchema = {
+  $id: id('simulate-issuer-status'),
+  type: 'object',
+  additionalProperties: false,
+  required: ['status'],
+  properties: { status: { type: 'string', enum: CARD_STATUSES }, reason: REASON },
 };

@@ -16,6 +16,8 @@ import {
   limitsPatch,
   pinChange,
   pinForceLock,
+  simulateIssuerStatus,
+  simulateTransaction,
   threeDsAnswer,
   threeDsPhone,
 } from './cards';
@@ -55,6 +57,8 @@ export const SCHEMAS = {
   'webhook-endpoint-create': webhookEndpointCreate,
   'webhook-endpoint-update': webhookEndpointUpdate,
   'webhook-deliveries-query': webhookDeliveriesQuery,
+  'simulate-transaction': simulateTransaction,
+  'simulate-issuer-status': simulateIssuerStatus,
 } satisfies Record<string, JsonSchema>;
 
 export type SchemaName = keyof typeof SCHEMAS;

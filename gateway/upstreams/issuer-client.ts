@@ -8,6 +8,8 @@ import type {
   CreateCardRequest,
   ForcePinLockRequest,
   IssuerCard,
+  IssuerStatusSimulation,
+  IssuerStatusSimulationResult,
   LimitUpdate,
   PinChangeRequest,
   StatusChangeRequest,
@@ -53,6 +55,12 @@ export interface IssuerClient {
   patchLimits(ctx: CallContext, cardKey: string, items: LimitUpdate[]): Promise<CardLimit[]>;
   /** `PUT /cards/{cardKey}/limits/{name}` (5.13); the issuer refuses a body name ≠ `name` (400 `LIMIT_NAME_MISMATCH`). */
   setLimit(ctx: CallContext, cardKey: string, name: string, body: LimitUpdate): Promise<CardLimit>;
+  /**
+   * The issuer sandbox's control route `POST /__sandbox/cards/{cardKey}/issuer-status` (sandbox mode
+   * only, outside the contract): the issuer changes the card's status on its own and notifies the
+   * gateway (docs/upstreams.md section 9) before it answers.
+   */
+  simulateStatus(ctx: CallContext, cardKey: string, body: IssuerStatusSimulation): Promise<IssuerStatusSimulationResult>;
 }
 
 /**
@@ -104,5 +112,7 @@ export function createIssuerClient(http: UpstreamHttpClient): IssuerClient {
         path: `${card(cardKey)}${upstreamPath`/limits/${name}`}`,
         body: { name: body.name, value: body.value },
       }),
+    simulateStatus: async (ctx, cardKey, { statusCode, reason }) =>
+      http.request<IssuerStatusSimulationResult>(ctx, { method: 'POST', path: `/__sandbox${card(cardKey)}/issuer-status`, body: { statusCode, reason } }),
   };
 }

@@ -2,8 +2,10 @@ import type { UpstreamHttpClient } from './http-client';
 import type {
   CallContext,
   CardCreatedEvent,
+  SimulatedTransactionRequest,
   StatusUpdate,
   StatusUpdateReceipt,
+  Transaction,
   TransactionPage,
   TransactionQuery,
   WebhookReceipt,
@@ -17,6 +19,12 @@ export interface ProcessingClient {
   statusUpdate(ctx: CallContext, update: StatusUpdate): Promise<StatusUpdateReceipt>;
   /** `POST /webhooks/card-created` (6.1): the `card_created` event; 202 `{ received: true }`. */
   cardCreated(ctx: CallContext, payload: CardCreatedEvent): Promise<WebhookReceipt>;
+  /**
+   * The processing sandbox's control route `POST /__sandbox/transactions` (sandbox mode only, outside
+   * the contract): records a transaction, merged into `GET /transactions`, and notifies the gateway
+   * (docs/upstreams.md section 9) before it answers 201. `operationId` is sent as `Idempotency-Key`.
+   */
+  simulateTransaction(ctx: CallContext, body: SimulatedTransactionRequest, operationId?: string): Promise<Transaction>;
 }
 
 /**
@@ -33,6 +41,10 @@ export function createProcessingClient(http: UpstreamHttpClient): ProcessingClie
       const { cardKey, previousCardKey, cardMask, type, ownerType, ownerId, partnerId, occurredAt, accountId, currency } = event;
       const body = { event: 'card_created', cardKey, previousCardKey, cardMask, type, ownerType, ownerId, partnerId, occurredAt, accountId, currency };
       return http.request<WebhookReceipt>(ctx, { method: 'POST', path: '/webhooks/card-created', body });
+    },
+    simulateTransaction: async (ctx, { cardId, amount, currency, type, merchant, declineReason }, operationId) => {
+      const body = { cardId, amount, currency, type, merchant: merchant && { name: merchant.name, mcc: merchant.mcc, country: merchant.country }, declineReason };
+      return http.request<Transaction>(ctx, { method: 'POST', path: '/__sandbox/transactions', body, idempotencyKey: operationId });
     },
   };
 }

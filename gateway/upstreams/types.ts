@@ -294,6 +294,29 @@ export interface Transaction {
   createdAt: string;
 }
 
+/** Body of the processing sandbox's control route `POST /__sandbox/transactions` (sandbox mode only). */
+export interface SimulatedTransactionRequest {
+  cardId: string;
+  amount: number;
+  currency: string;
+  type?: 'authorization' | 'clearing' | 'decline';
+  merchant?: { name?: string; mcc?: string; country?: string };
+  declineReason?: string;
+}
+
+/** Body of the issuer sandbox's control route `POST /__sandbox/cards/{cardKey}/issuer-status` (sandbox mode only). */
+export interface IssuerStatusSimulation {
+  statusCode: IssuerStatusCode;
+  reason?: string;
+}
+
+/** Answer of `POST /__sandbox/cards/{cardKey}/issuer-status`. */
+export interface IssuerStatusSimulationResult {
+  cardKey: string;
+  statusCode: IssuerStatusCode;
+  previousStatusCode: IssuerStatusCode;
+}
+
 /** Answer of `GET /transactions` (6.2). */
 export interface TransactionPage {
   data: Transaction[];

@@ -8,11 +8,22 @@ import upstreamProxy from '../../../../policies/proxy';
 const entries = OPERATION_NAMES.map((name) => [name, OPERATIONS[name] as Operation] as const);
 
 describe('unit: the operation catalog (gateway/catalog)', function () {
-  it('declares every partner operation once: 57, each at its own method and path', function () {
-    expect(entries).to.have.length(57);
+  it('declares every partner operation once: 59, each at its own method and path', function () {
+    expect(entries).to.have.length(59);
     const routes = entries.map(([, o]) => `${o.method} ${o.path}`);
     expect(new Set(routes).size).to.equal(routes.length);
     for (const [name, o] of entries) expect(o.path, name).to.match(/^\/api\/partner\/[a-z0-9/:.-]+$/i);
+  });
+
+  it('serves only the two simulations in sandbox mode only, each owning its card and writing an audit entry', function () {
+    const sandboxOnly = entries.filter(([, o]) => o.sandboxOnly);
+    expect(sandboxOnly.map(([name]) => name)).to.deep.equal(['simulate-card-transaction', 'simulate-card-issuer-status']);
+    for (const [name, o] of sandboxOnly) {
+      expect(o.path, name).to.match(/^\/api\/partner\/simulate\/cards\/:id\//);
+      expect(o.ownership, name).to.deep.equal([{ resource: 'card', param: 'id', in: 'path' }]);
+      expect(o.audit, name).to.match(/^card\.simulate\./);
+      expect(o.doc.tag, name).to.equal('Sandbox');
+    }
   });
 
   it('checks the owner of every resource a path names (each :param is an ownership check or a validated param)', function () {

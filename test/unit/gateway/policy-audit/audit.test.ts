@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { auditGatewayConfig, type AuditFinding, type AuditRule, type Severity } from '../../../../gateway/policy-audit';
+import { auditGatewayConfig, formatAuditText, type AuditFinding, type AuditRule, type Severity } from '../../../../gateway/policy-audit';
 import { changedConfig as changed, shippedConfig, stepOf, withoutStep, type Yaml } from './shipped-config';
 
 const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true };
@@ -39,6 +39,18 @@ describe('unit: policy-audit auditGatewayConfig', function () {
     expect(routes.find((r) => r.name === 'health-check')).to.include({ pipeline: 'health-check', public: true });
     expect(routes.find((r) => r.name === 'health-check')?.policies).to.deep.equal(['operation']);
     expect(routes.filter((r) => r.public).map((r) => r.name)).to.have.members(['health-check', 'openapi-document', 'api-docs']);
+  });
+
+  it('shows the sandbox-only routes as off outside sandbox mode and on in it, and no other route so', function () {
+    const sandboxRoutes = (sandboxMode?: boolean) =>
+      auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK, ...(sandboxMode === undefined ? {} : { sandboxMode }) })
+        .routes.filter((r) => r.sandbox !== undefined)
+        .map((r) => [r.name, r.sandbox]);
+    expect(sandboxRoutes(false)).to.deep.equal([['simulate-card-transaction', 'off'], ['simulate-card-issuer-status', 'off']]);
+    expect(sandboxRoutes()).to.deep.equal(sandboxRoutes(false));
+    expect(sandboxRoutes(true)).to.deep.equal([['simulate-card-transaction', 'on'], ['simulate-card-issuer-status', 'on']]);
+    const text = formatAuditText(auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK, sandboxMode: false }));
+    expect(text).to.include('POST /api/partner/simulate/cards/:id/transactions  [simulate-card-transaction → pipeline simulate-card-transaction]  (sandbox only: off, answers 404)');
   });
 
   it('every shipped route runs rate-limit right after es512-jwt (first on the documentation routes, none on the health check), and sensitive-data right after ownership', function () {
