@@ -1,0 +1,110 @@
+import { expect } from 'chai';
+import { api, cardBody, individualBody } from '../support/api';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { registerPartner, type TestPartner } from '../support/partners';
+import { recordSecret } from '../support/secrets';
+import { TestReceiver } from '../support/webhook-receiver';
+
+/**
+ * The sandbox simulations (docs/sandbox.md): in sandbox mode they make the sandboxes act on their
+ * own, and the result reaches the partner through the inbound notifications, the transactions list
+ * and a real HTTP webhook receiver; outside sandbox mode the routes do not exist.
+ */
+describe('e2e: sandbox simulations', function () {
+  this.timeout(90_000);
+
+  const newCard = async (gateway: GatewayProcess, partner: TestPartner) => {
+    const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
+    expect(individual.status, JSON.stringify(individual.body)).to.equal(201);
+    const card = await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
+    expect(card.status, JSON.stringify(card.body)).to.equal(201);
+    return { individualId: individual.body._id as string, cardKey: card.body.cardKey as string };
+  };
+
+  describe('in sandbox mode', function () {
+    let gateway: GatewayProcess;
+    let partner: TestPartner;
+    let other: TestPartner;
+    let receiver: TestReceiver;
+
+    before(async () => {
+      receiver = await new TestReceiver().up();
+      gateway = await startGatewayProcess({ env: { WEBHOOKS_POLL_MS: '100' } });
+      partner = await registerPartner(gateway);
+      other = await registerPartner(gateway);
+      const endpoint = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url: receiver.url, events: ['transaction.created', 'card.status_changed'] } });
+      expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
+      recordSecret('webhookSecret', endpoint.body.secret);
+    });
+    after(async () => {
+      await gateway?.stop();
+      await receiver?.close();
+    });
+
+    it('a simulated transaction answers 201, appears in the transactions list and reaches the receiver as transaction.created', async () => {
+      const { individualId, cardKey } = await newCard(gateway, partner);
+      const simulated = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/transactions`, {
+        body: { amount: 42.5, currency: 'EUR', type: 'clearing', merchant: { name: 'Corner Cafe', mcc: '5814', country: 'FR' } },
+      });
+      expect(simulated.status, JSON.stringify(simulated.body)).to.equal(201);
+      expect(simulated.body).to.deep.include({ cardKey, amount: 42.5, currency: 'EUR', type: 'PURCHASE', status: 'SETTLED' });
+      expect(simulated.body.merchant).to.deep.equal({ name: 'Corner Cafe', mcc: '5814', city: 'Online', country: 'FR' });
+      expect(Object.keys(simulated.body).sort()).to.deep.equal(['_id', 'amount', 'cardKey', 'createdAt', 'currency', 'merchant', 'status', 'type']);
+
+      const list = await api(gateway, partner, 'GET', `/individual/accounts/${individualId}/transactions?limit=100`);
+      expect(list.status, JSON.stringify(list.body)).to.equal(200);
+      expect(list.body.data, 'the simulated transaction, as listed').to.deep.include(simulated.body);
+
+      const arrived = await receiver.waitFor((r) => r.some((d) => d.event.type === 'transaction.created' && d.event.data.transaction._id === simulated.body._id), 20_000, 'transaction.created');
+      const delivery = arrived.find((d) => d.event.type === 'transaction.created' && d.event.data.transaction._id === simulated.body._id)!;
+      expect(delivery.event.data.transaction).to.deep.include({ cardKey, amount: 42.5, currency: 'EUR', status: 'SETTLED' });
+
+      const declined = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/transactions`, { body: { amount: 5, currency: 'EUR', type: 'decline' } });
+      expect(declined.status, JSON.stringify(declined.body)).to.equal(201);
+      expect(declined.body.status).to.equal('DECLINED');
+    });
+
+    it('a simulated issuer status arrives as card.status_changed with source issuer, and the card takes it', async () => {
+      const { cardKey } = await newCard(gateway, partner);
+      const simulated = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/issuer-status`, { body: { status: 'FRAUD', reason: 'fraud team' } });
+      expect(simulated.status, JSON.stringify(simulated.body)).to.equal(200);
+      expect(simulated.body).to.deep.equal({ cardKey, status: 'FRAUD', statusCode: 'S5' });
+
+      const arrived = await receiver.waitFor((r) => r.some((d) => d.event.type === 'card.status_changed' && d.event.data.cardKey === cardKey), 20_000, 'card.status_changed');
+      const delivery = arrived.find((d) => d.event.type === 'card.status_changed' && d.event.data.cardKey === cardKey)!;
+      expect(delivery.event.data).to.include({ source: 'issuer', status: 'FRAUD', statusCode: 'S5', previousStatus: 'ACTIVE', reason: 'fraud team' });
+      const card = await api(gateway, partner, 'GET', `/cards/${cardKey}`);
+      expect(card.body).to.include({ status: 'FRAUD', statusCode: 'S5' });
+    });
+
+    it("another partner's card is 403 on both routes, and nothing is recorded on it", async () => {
+      const { individualId, cardKey } = await newCard(gateway, partner);
+      const transaction = await api(gateway, other, 'POST', `/simulate/cards/${cardKey}/transactions`, { body: { amount: 1, currency: 'EUR' } });
+      expect(transaction.status, JSON.stringify(transaction.body)).to.equal(403);
+      const status = await api(gateway, other, 'POST', `/simulate/cards/${cardKey}/issuer-status`, { body: { status: 'LOCKED' } });
+      expect(status.status, JSON.stringify(status.body)).to.equal(403);
+      const card = await api(gateway, partner, 'GET', `/cards/${cardKey}`);
+      expect(card.body.status).to.equal('ACTIVE');
+      const list = await api(gateway, partner, 'GET', `/individual/accounts/${individualId}/transactions?limit=100`);
+      expect((list.body.data as any[]).filter((t) => t.amount === 1 && t.merchant.city === 'Online')).to.have.length(0);
+    });
+  });
+
+  it('outside sandbox mode (SANDBOX_MODE=false, the sandboxes still reachable) both routes answer 404', async () => {
+    const gateway = await startGatewayProcess({ ownDatabase: true, env: { SANDBOX_MODE: 'false' } });
+    try {
+      const partner = await registerPartner(gateway, 'acme-live');
+      const { cardKey } = await newCard(gateway, partner);
+      const transaction = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/transactions`, { body: { amount: 1, currency: 'EUR' } });
+      expect(transaction.status, JSON.stringify(transaction.body)).to.equal(404);
+      expect(transaction.body.code).to.equal('route_not_found');
+      const status = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/issuer-status`, { body: { status: 'FRAUD' } });
+      expect(status.status, JSON.stringify(status.body)).to.equal(404);
+      expect(status.body.code).to.equal('route_not_found');
+      const card = await api(gateway, partner, 'GET', `/cards/${cardKey}`);
+      expect(card.body.status, 'the issuer was not asked').to.equal('ACTIVE');
+    } finally {
+      await gateway.stop();
+    }
+  });
+});
