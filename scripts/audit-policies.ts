@@ -21,7 +21,7 @@ function adminFromEnv(env: NodeJS.ProcessEnv): { adminHost: string; adminTokenCo
 }
 
 /** SANDBOX_MODE as the gateway reads it (gateway/settings.ts): by default, on when no upstream URL is set. */
-function sandboxModeFromEnv(env: NodeJS.ProcessEnv): boolean {
+export function sandboxModeFromEnv(env: NodeJS.ProcessEnv): boolean {
   const raw = (env.SANDBOX_MODE ?? '').toLowerCase();
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;

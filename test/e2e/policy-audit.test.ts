@@ -9,6 +9,7 @@ import { auditGatewayConfig, auditReport, formatAuditText, readGatewayConfigFile
 import { limitConcurrency, PROCESS_CONCURRENCY } from '../support/concurrency';
 import { runGatewayExpectingFailure } from '../support/gateway-process';
 import { PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
+import { sandboxModeFromEnv } from '../../scripts/audit-policies';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -68,7 +69,9 @@ function auditInProcess(args: string[], env: Record<string, string> = {}): Audit
   expect(args.filter((a, i) => a !== '--json' && i !== at && i !== at + 1), 'auditInProcess knows --json and --config only').to.deep.equal([]);
   expect(env, 'the admin settings come from the environment in the CLI only').to.not.have.any.keys('ADMIN_HOST', 'ADMIN_TOKEN');
   const file = path.resolve(args[at + 1]);
-  const report = auditReport(auditGatewayConfig({ gatewayConfig: readGatewayConfigFile(file, auditEnv(env)), adminHost: '127.0.0.1', adminTokenConfigured: true }));
+  const report = auditReport(
+    auditGatewayConfig({ gatewayConfig: readGatewayConfigFile(file, auditEnv(env)), adminHost: '127.0.0.1', adminTokenConfigured: true, sandboxMode: sandboxModeFromEnv(auditEnv(env)) })
+  );
   const stdout = json ? `${JSON.stringify(report, null, 2)}\n` : `${file}\n\n${formatAuditText(report)}`;
   return { code: report.summary.passed ? 0 : 1, stdout, stderr: '' };
 }
@@ -100,7 +103,7 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(result.code, result.stdout + result.stderr).to.equal(0);
     expect(result.stdout).to.include('GET /api/partner/cards/:id/cvv  [get-card-cvv → pipeline get-card-cvv]');
     expect(result.stdout).to.include('es512-jwt → rate-limit → ownership → sensitive-data → validate → operation');
-    expect(result.stdout).to.match(/57 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
+    expect(result.stdout).to.match(/59 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
   });
 
   it('explains the public-route rule: the public routes marked, their exact shapes, what else is CRITICAL', async function () {
@@ -143,16 +146,31 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     });
   });
 
+  it('shows the sandbox simulations off outside sandbox mode and on in it, by SANDBOX_MODE or the upstream URLs', async function () {
+    const line = 'POST /api/partner/simulate/cards/:id/transactions  [simulate-card-transaction → pipeline simulate-card-transaction]';
+    const off = await audit([], { SANDBOX_MODE: 'false' });
+    expect(off.code, off.stdout + off.stderr).to.equal(0);
+    expect(off.stdout).to.include(`${line}  (sandbox only: off, answers 404)`);
+    expect(off.stdout).to.include('[simulate-card-issuer-status → pipeline simulate-card-issuer-status]  (sandbox only: off, answers 404)');
+    expect((await audit([], { SANDBOX_MODE: 'true' })).stdout).to.include(`${line}  (sandbox only: on)`);
+    expect((await audit([], { SANDBOX_MODE: '', ISSUER_URL: 'https://issuer.example' })).stdout).to.include(`${line}  (sandbox only: off, answers 404)`);
+    const json = JSON.parse((await audit(['--json'], { SANDBOX_MODE: 'false' })).stdout);
+    expect(json.routes.filter((r: Yaml) => r.sandbox).map((r: Yaml) => [r.name, r.sandbox])).to.deep.equal([
+      ['simulate-card-transaction', 'off'],
+      ['simulate-card-issuer-status', 'off'],
+    ]);
+  });
+
   it('--json prints {routes, findings, summary}', async function () {
     const result = await audit(['--json']);
     expect(result.code).to.equal(0);
     const report = JSON.parse(result.stdout);
     expect(report).to.have.all.keys('routes', 'findings', 'summary', 'publicRouteRule');
-    expect(report.routes).to.have.length(57);
+    expect(report.routes).to.have.length(59);
     expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies', 'public');
     expect(report.findings.every((f: Yaml) => f.severity === 'INFO')).to.equal(true);
     expect(report.findings[0]).to.have.all.keys('severity', 'rule', 'where', 'message');
-    expect(report.summary).to.deep.equal({ routes: 57, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
+    expect(report.summary).to.deep.equal({ routes: 59, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
   });
 
   // ADMIN_HOST is read from the environment by the CLI: that row runs the CLI (the JSON report of a
