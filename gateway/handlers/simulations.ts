@@ -8,6 +8,7 @@ import { upstreamOperationId } from '../idempotency/operation-id';
 import type { IssuerStatusCode, Transaction } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
 /**
  * Outside sandbox mode the route does not exist for the partner: the same 404 as a path no pipeline
@@ -15,20 +16,6 @@ import { auditActionOf, type HandlerBuild, type HandlerServices } from './servic
  */
 function refuseOutsideSandbox(services: HandlerServices, req: Request): void {
   if (!services.sandboxMode) throw new GatewayError('route_not_found', `No route serves ${req.method} ${req.path}`);
-}
-
-/** The transaction as `GET /individual/accounts/{id}/transactions` lists it. */
-function toPartnerTransaction(t: Transaction) {
-  return {
-    _id: t.id,
-    cardKey: t.cardId,
-    amount: t.amount,
-    currency: t.currency,
-    type: t.type,
-    status: t.status,
-    merchant: { name: t.merchant.name, mcc: t.merchant.mcc, city: t.merchant.city, country: t.merchant.country },
-    createdAt: t.createdAt,
-  };
 }
 
 /**

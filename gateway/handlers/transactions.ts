@@ -5,6 +5,7 @@ import { asyncHandler, callContext } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
 import type { HandlerServices } from './services';
+import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
 /**
  * `GET /individual/accounts/{id}/transactions?page&limit[&cardKey]` (spec 4.2): from the card
@@ -34,17 +35,7 @@ export function listIndividualTransactions(services: HandlerServices): RequestHa
       limit: page.limit,
     });
     res.json({
-      data: result.data.map((t) => ({
-        _id: t.id,
-        cardKey: t.cardId,
-        amount: t.amount,
-        currency: t.currency,
-        type: t.type,
-        status: t.status,
-        // Only the documented merchant fields: an upstream's extra fields never reach the partner.
-        merchant: { name: t.merchant.name, mcc: t.merchant.mcc, city: t.merchant.city, country: t.merchant.country },
-        createdAt: t.createdAt,
-      })),
+      data: result.data.map(toPartnerTransaction),
       pagination: pagination(page, result.total),
     });
   });

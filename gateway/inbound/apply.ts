@@ -1,7 +1,8 @@
 import { recordAudit } from '../audit/audit-log';
 import { syncCardWithIssuer, type SyncDeps } from '../cards/card-sync';
 import type { Queryable } from '../db/database';
-import { emitEvent, type EventTransaction } from '../outbox/partner-events';
+import { emitEvent } from '../outbox/partner-events';
+import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
 /** The upstreams that notify the gateway (docs/upstreams.md, section 9). */
 export type NotifyingUpstream = 'issuer' | 'processing';
@@ -41,20 +42,6 @@ export interface ProcessingNotification {
 
 /** What applying a notification did: the 200 answer's `outcome`. */
 export type NotificationOutcome = 'applied' | 'unchanged' | 'unknown_card';
-
-/** The transaction in the shape of `GET /individual/accounts/{id}/transactions` items (gateway/handlers/transactions.ts). */
-export function toPartnerTransaction(t: NotifiedTransaction): EventTransaction {
-  return {
-    _id: t.id,
-    cardKey: t.cardId,
-    amount: t.amount,
-    currency: t.currency,
-    type: t.type,
-    status: t.status,
-    merchant: { name: t.merchant.name, mcc: t.merchant.mcc, city: t.merchant.city, country: t.merchant.country },
-    createdAt: t.createdAt,
-  };
-}
 
 async function seen(db: Queryable, upstream: NotifyingUpstream, id: string): Promise<boolean> {
   const rows = await db.query('SELECT 1 FROM upstream_notifications WHERE upstream = $1 AND id = $2', [upstream, id]);

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database';
 import { newObjectId } from '../ids';
+import type { PartnerTransaction } from '../upstreams/partner-transaction';
 
 /** The types of partner event, in the order the docs list them (docs/events.md). */
 export const PARTNER_EVENT_TYPES = ['card.created', 'card.status_changed', 'card.updated', 'individual.created', 'transaction.created'] as const;
@@ -47,16 +48,7 @@ export interface EventIndividual {
 }
 
 /** A transaction as `GET /individual/accounts/{id}/transactions` lists it. */
-export interface EventTransaction {
-  _id: string;
-  cardKey: string;
-  amount: number;
-  currency: string;
-  type: string;
-  status: string;
-  merchant: { name: string; mcc: string; city: string; country: string };
-  createdAt: string;
-}
+export type EventTransaction = PartnerTransaction;
 
 /** The fields of a card whose change is a `card.updated` event. */
 export type UpdatedCardField = 'nickname' | 'embossedName' | 'threeDsPhone' | 'limits';
