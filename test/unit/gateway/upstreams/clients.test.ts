@@ -92,6 +92,19 @@ const cases: MethodCase[] = [
     body: { event: 'card_created', cardKey: 'CK2', previousCardKey: 'CK1', cardMask: '5355 70** **** 1234', type: 'physical', ownerType: 'individual', ownerId: 'o1', partnerId: 'p1', occurredAt: '2026-03-01T10:15:00.000Z', accountId: '48213377' },
     status: 202, reply: { received: true },
   },
+  // the sandboxes' control routes behind the simulate routes (sandbox mode only, docs/sandbox.md)
+  {
+    name: 'issuer.simulateStatus', upstream: 'issuer',
+    call: (c, ctx) => c.issuer.simulateStatus(ctx, 'CK1', { statusCode: 'S5', reason: 'fraud team' }),
+    method: 'POST', uri: '/__sandbox/cards/CK1/issuer-status', body: { statusCode: 'S5', reason: 'fraud team' },
+    reply: { cardKey: 'CK1', statusCode: 'S5', previousStatusCode: '00' },
+  },
+  {
+    name: 'processing.simulateTransaction (only the control route\'s fields travel)', upstream: 'processing',
+    call: (c, ctx) => c.processing.simulateTransaction(ctx, { cardId: 'CK1', amount: 12.5, currency: 'EUR', type: 'clearing', merchant: { name: 'Cafe', mcc: '5814', country: 'DE', extra: 'x' } as never }),
+    method: 'POST', uri: '/__sandbox/transactions', body: { cardId: 'CK1', amount: 12.5, currency: 'EUR', type: 'clearing', merchant: { name: 'Cafe', mcc: '5814', country: 'DE' } },
+    status: 201, reply: { id: 't1', cardId: 'CK1', accountId: '48213377', amount: 12.5, currency: 'EUR', type: 'PURCHASE', status: 'SETTLED', merchant: { name: 'Cafe', mcc: '5814', city: 'Online', country: 'DE' }, createdAt: '2026-03-01T10:15:00.000Z' },
+  },
 ];
 
 describe('unit: upstreams/clients (every contract endpoint)', () => {
@@ -128,7 +141,7 @@ describe('unit: upstreams/clients (every contract endpoint)', () => {
     });
   }
 
-  it('covers every endpoint of docs/upstreams.md sections 4 to 6: a client method, or a call of the upstream-proxy policy', () => {
+  it('covers every endpoint of docs/upstreams.md sections 4 to 6 (and the control routes the simulate routes call): a client method, or a call of the upstream-proxy policy', () => {
     const methods = new Set(cases.map((c) => c.name.replace(/ \(.*\)$/, '')));
     expect([...methods].sort()).to.deep.equal(
       [
@@ -136,6 +149,7 @@ describe('unit: upstreams/clients (every contract endpoint)', () => {
         'issuer.createCard', 'issuer.getCard', 'issuer.getStatus', 'issuer.changeStatus', 'issuer.setEmbossName', 'issuer.replace', 'issuer.reissue',
         'issuer.setThreeDsAnswer', 'issuer.resetPinTries', 'issuer.changePin', 'issuer.forcePinLock', 'issuer.authorize', 'issuer.patchLimits', 'issuer.setLimit',
         'processing.listTransactions', 'processing.statusUpdate', 'processing.cardCreated',
+        'issuer.simulateStatus', 'processing.simulateTransaction',
         'proxied issuer GET /cards/{cardKey}/cvv', 'proxied issuer GET /cards/{cardKey}/pan', 'proxied issuer GET /pin-encryption-key',
         'proxied issuer GET /cards/{cardKey}/limits', 'proxied issuer GET /cards/{cardKey}/limits/{name}', 'proxied issuer GET /cards/{cardKey}/limits/{name}/available',
         'proxied processing POST /fees', 'proxied processing GET /delivery-methods',
