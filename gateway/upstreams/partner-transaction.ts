@@ -16,16 +16,7 @@ export interface PartnerTransaction {
  * details, never reach the partner). The transactions list, the `transaction.created` event and
  * the simulation's answer all use it, so the three cannot differ.
  */
-export function toPartnerTransaction(t: {
-  id: string;
-  cardId: string;
-  amount: number;
-  currency: string;
-  type: string;
-  status: string;
-  merchant: { name: string; mcc: string; city: string; country: string };
-  createdAt: string;
-}): PartnerTransaction {
+export function toPartnerTransaction(t: Omit<PartnerTransaction, '_id' | 'cardKey'> & { id: string; cardId: string }): PartnerTransaction {
   return {
     _id: t.id,
     cardKey: t.cardId,
