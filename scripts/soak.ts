@@ -91,7 +91,8 @@ function median(values: number[]): number {
 
 /** One slice of the load: requests sent and CPU used by each process during it. */
 interface Slice {
-  /** Seconds into the load at the slice's end. */
+  /** Seconds into the load at the slice's start and end (the last slice may be shorter). */
+  startS: number;
   endS: number;
   requests: number;
   sandboxCpuMs: number;
@@ -571,6 +572,7 @@ async function main(): Promise<number> {
       const requests = now.requests - sliceStart.requests;
       if (requests > 0) {
         slices.push({
+          startS: Math.round(sliceStart.atMs / 100) / 10,
           endS: Math.round(now.atMs / 100) / 10,
           requests,
           sandboxCpuMs: Math.round(now.sandboxCpuMs - sliceStart.sandboxCpuMs),
@@ -623,21 +625,26 @@ async function main(): Promise<number> {
     // Memory: the last third of the run must not keep growing. RSS saws up and down with the
     // garbage collector, so the peaks are compared: the last third's peak may exceed the middle
     // third's by max(32 MB, 10 %) at most.
-    const peakOf = (from: number, to: number, of: (s: (typeof samples)[number]) => number = (s) => s.rssMb) =>
-      Math.max(0, ...samples.filter((s) => s.atMs >= loadMs * from && s.atMs < loadMs * to + 1).map(of));
-    const middlePeak = peakOf(1 / 3, 2 / 3);
-    const lastPeak = peakOf(2 / 3, 1);
+    /** One process's RSS under the rule: the last third's peak may exceed the middle third's by max(32 MB, 10 %). */
+    const rssTrend = (of: (s: (typeof samples)[number]) => number) => {
+      const peakOf = (from: number, to: number) => Math.max(0, ...samples.filter((s) => s.atMs >= loadMs * from && s.atMs < loadMs * to + 1).map(of));
+      const middlePeak = peakOf(1 / 3, 2 / 3);
+      const lastPeak = peakOf(2 / 3, 1);
+      return {
+        firstMb: samples[0] ? of(samples[0]) : 0,
+        peakMb: Math.max(0, ...samples.map(of)),
+        lastMb: samples.length > 0 ? of(samples[samples.length - 1]!) : 0,
+        middleThirdPeakMb: middlePeak,
+        lastThirdPeakMb: lastPeak,
+        lastThirdGrowthMb: Math.round((lastPeak - middlePeak) * 10) / 10,
+        marginMb: Math.max(32, Math.round(middlePeak * 0.1)),
+        enforced: !o.smoke,
+      };
+    };
     const step = Math.max(1, Math.ceil(samples.length / 120));
     const rss = {
       samples: samples.length,
-      firstMb: samples[0]?.rssMb ?? 0,
-      peakMb: Math.max(0, ...samples.map((s) => s.rssMb)),
-      lastMb: samples[samples.length - 1]?.rssMb ?? 0,
-      middleThirdPeakMb: middlePeak,
-      lastThirdPeakMb: lastPeak,
-      lastThirdGrowthMb: Math.round((lastPeak - middlePeak) * 10) / 10,
-      marginMb: Math.max(32, Math.round(middlePeak * 0.1)),
-      enforced: !o.smoke,
+      ...rssTrend((s) => s.rssMb),
       /** At most 120 samples: [seconds into the load, MB, requests so far]. */
       series: samples.filter((_, i) => i % step === 0).map((s) => [Math.round(s.atMs / 100) / 10, s.rssMb, s.requests]),
     };
@@ -645,7 +652,7 @@ async function main(): Promise<number> {
     // The sandbox: CPU per request of the slices after the warm-up, first third against last
     // third (medians: one slice with a GC pause or a noisy neighbour must not decide), and its RSS
     // by the gateway's rule.
-    const measured = slices.filter((s) => s.endS - o.sliceSeconds >= o.warmupSeconds - 0.5);
+    const measured = slices.filter((s) => s.startS >= o.warmupSeconds - 0.5);
     const third = Math.ceil(measured.length / 3);
     const firstThird = median(measured.slice(0, third).map((s) => s.sandboxUsPerRequest));
     const lastThird = median(measured.slice(measured.length - third).map((s) => s.sandboxUsPerRequest));
@@ -664,18 +671,7 @@ async function main(): Promise<number> {
       enforced: !o.smoke && measured.length >= 3,
       slices,
     };
-    const sandboxMiddlePeak = peakOf(1 / 3, 2 / 3, (s) => s.sandboxRssMb);
-    const sandboxLastPeak = peakOf(2 / 3, 1, (s) => s.sandboxRssMb);
-    const sandboxRss = {
-      firstMb: samples[0]?.sandboxRssMb ?? 0,
-      peakMb: Math.max(0, ...samples.map((s) => s.sandboxRssMb)),
-      lastMb: samples[samples.length - 1]?.sandboxRssMb ?? 0,
-      middleThirdPeakMb: sandboxMiddlePeak,
-      lastThirdPeakMb: sandboxLastPeak,
-      lastThirdGrowthMb: Math.round((sandboxLastPeak - sandboxMiddlePeak) * 10) / 10,
-      marginMb: Math.max(32, Math.round(sandboxMiddlePeak * 0.1)),
-      enforced: !o.smoke,
-    };
+    const sandboxRss = rssTrend((s) => s.sandboxRssMb);
 
     // Secrets: stop the gateway first so that its log is complete.
     await gw.stop();
