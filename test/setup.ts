@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSharedGateway, type GatewayProcess } from './support/gateway-process';
-import { recordFileTime, reportRunFailure } from './support/run-failures';
+import { cpuWithChildrenMs, recordFileTime, reportRunFailure } from './support/run-failures';
 import { describeHits, recordedSecrets, runGatewayLogs, runOutputDir, scanForSecrets, secretCounts } from './support/secrets';
 import { createEmbeddedRunDatabase, createRunDatabase, type RunDatabase } from './support/test-database';
 
@@ -32,13 +32,19 @@ let shared: Promise<GatewayProcess | undefined> | undefined;
  * "slowest test files". In serial mode they run once around the whole run and record nothing.
  */
 let fileStartedAt = 0;
+let fileCpuAt: number | undefined;
 export const mochaHooks = {
-  beforeAll() {
+  beforeAll(this: Mocha.Context) {
+    process.env.CUR_FILE = String((this as any).test?.parent?.suites?.[0]?.file ?? '').split('/').pop();
     fileStartedAt = Date.now();
+    fileCpuAt = cpuWithChildrenMs();
   },
   afterAll(this: Mocha.Context) {
     const files = new Set((this.test?.parent?.suites ?? []).map((suite) => suite.file).filter(Boolean));
-    if (files.size === 1) recordFileTime([...files][0]!, Date.now() - fileStartedAt);
+    const cpu = cpuWithChildrenMs();
+    process.env.CUR_FILE = '';
+    const cpuMs = cpu !== undefined && fileCpuAt !== undefined ? cpu - fileCpuAt : undefined;
+    if (files.size === 1) recordFileTime({ file: [...files][0]!, ms: Date.now() - fileStartedAt, cpuMs });
   },
 };
 

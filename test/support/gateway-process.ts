@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { copyPgliteTemplate } from './pglite-template';
+import { copyPgliteTemplate, EMBEDDED_TEST_NODE_FLAGS } from './pglite-template';
 import { nextGatewayLogPath, runOutputDir } from './secrets';
 import { createOwnDatabase, runDatabaseUrl } from './test-database';
 
@@ -76,6 +76,10 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
+function nodeArgs(options: StartOptions): string[] {
+  return options.embedded ? [...EMBEDDED_TEST_NODE_FLAGS, MAIN] : [MAIN];
+}
+
 /** The test's DATA_DIR (a fresh one unless given), holding a copy of the PGlite template where the start needs one. */
 async function prepareDataDir(options: StartOptions): Promise<string> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
@@ -134,7 +138,7 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
   const options: StartOptions = own ? { ...startOptions, databaseUrl: own.url } : startOptions;
   const adminToken = crypto.randomBytes(24).toString('base64url');
   const dataDir = await prepareDataDir(options);
-  const child = spawn(process.execPath, [MAIN], { env: baseEnv(options, adminToken, dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArgs(options), { env: baseEnv(options, adminToken, dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
   const logFile = teeToLogFile(child);
   const log = new LogCollector();
   child.stdout!.on('data', (chunk: Buffer) => log.append(chunk.toString()));
@@ -189,7 +193,7 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
 /** Runs the gateway expecting it to refuse to start; resolves with its exit code and output. */
 export async function runGatewayExpectingFailure(options: StartOptions = {}): Promise<{ code: number | null; output: string }> {
   const dataDir = await prepareDataDir(options);
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, nodeArgs(options), {
     env: baseEnv(options, crypto.randomBytes(24).toString('base64url'), dataDir),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

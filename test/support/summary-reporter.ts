@@ -4,7 +4,7 @@
 // scan) is counted in it and in the exit code.
 import path from 'node:path';
 import Mocha from 'mocha';
-import { recordedFileTimes, runFailures } from './run-failures';
+import { recordedFileTimes, runFailures, type FileTime } from './run-failures';
 
 
 /** Wall time of each test file: from its first hook or test starting to its last one ending. */
@@ -44,9 +44,12 @@ class SummaryReporter extends Mocha.reporters.Spec {
     const { passes, pending } = this.stats;
     const root = process.cwd();
     // Parallel workers recorded their files' times themselves; in serial mode the events tell.
-    const recorded = recordedFileTimes().sort((a, b) => b.ms - a.ms).slice(0, 10);
-    const lines = (recorded.length > 0 ? recorded : this.times.slowest(10)).map(({ file, ms }) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${path.relative(root, file)}`);
-    if (lines.length > 0) process.stdout.write(`\nslowest test files:\n${lines.join('\n')}\n`);
+    const recorded = recordedFileTimes().sort((a, b) => b.ms - a.ms);
+    const cpu = (ms: number | undefined) => (ms === undefined ? '' : `  ${(ms / 1000).toFixed(1).padStart(6)} s CPU`);
+    const lines = (recorded.length > 0 ? recorded.slice(0, 10) : this.times.slowest(10)).map(
+      ({ file, ms, cpuMs }: FileTime) => `  ${(ms / 1000).toFixed(1).padStart(6)} s${cpu(cpuMs)}  ${path.relative(root, file)}`
+    );
+    if (lines.length > 0) process.stdout.write(`\nslowest test files (wall time${recorded.some((r) => r.cpuMs !== undefined) ? ', CPU time of the worker and the processes it started' : ''}):\n${lines.join('\n')}\n`);
     for (const message of runFailures()) process.stdout.write(`\nrun failure: ${message}\n`);
     const failed = failures + runFailures().length;
     process.stdout.write(`\n${passes} passed, ${failed} failed${pending ? `, ${pending} skipped` : ''}\n`);
