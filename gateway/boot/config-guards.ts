@@ -329,6 +329,31 @@ export function contradictionsWithCatalog(pipelines: Json, apiEndpoints: Json): 
   return problems;
 }
 
+/**
+ * The pipelines to mount: outside sandbox mode, those ending in a sandbox-only operation of the
+ * catalog (`sandboxOnly`: the simulations) are left out, so their routes do not exist, and a call
+ * is answered 404 `route_not_found` before any step of theirs (authentication included) runs, as
+ * for any path no pipeline serves. Decided by the operation a pipeline ends in, never by its path.
+ */
+export function servedPipelines(gatewayConfig: Json, sandboxMode: boolean): Json {
+  if (sandboxMode || !gatewayConfig?.pipelines || typeof gatewayConfig.pipelines !== 'object') return gatewayConfig;
+  const entries = Object.entries(gatewayConfig.pipelines) as [string, Json][];
+  const sandboxOnly = (pipeline: Json) => {
+    const steps = asArray<Json>(pipeline?.policies ?? pipeline?.policy).filter((step) => step && typeof step === 'object');
+    return actionsOf(steps, POLICY.operation).some((a) => operationNamed(a.params.name)?.sandboxOnly);
+  };
+  const endpointsOf = (pipeline: Json) => asArray<string>(pipeline?.apiEndpoints ?? pipeline?.apiEndpoint);
+  const left = entries.filter(([, pipeline]) => sandboxOnly(pipeline));
+  if (left.length === 0) return gatewayConfig;
+  const kept = entries.filter(([, pipeline]) => !sandboxOnly(pipeline));
+  // Their apiEndpoints go too: express-gateway answers an apiEndpoint no pipeline serves with a
+  // plain-text 404 of its own instead of letting the request reach our problem 404.
+  const stillServed = new Set(kept.flatMap(([, pipeline]) => endpointsOf(pipeline)));
+  const dropped = new Set(left.flatMap(([, pipeline]) => endpointsOf(pipeline)).filter((name) => !stillServed.has(name)));
+  const apiEndpoints = Object.fromEntries(Object.entries(gatewayConfig.apiEndpoints ?? {}).filter(([name]) => !dropped.has(name)));
+  return { ...gatewayConfig, apiEndpoints, pipelines: Object.fromEntries(kept) };
+}
+
 /** How a pipeline (its steps and apiEndpoints) contradicts its operation's entry. */
 function contradictions(operation: Operation, name: string, steps: Json[], endpoints: string[], apiEndpoints: Json): string[] {
   const out: string[] = [];

@@ -94,8 +94,9 @@ export interface Operation {
   /** The audit entry's operation, for an operation that writes one. */
   audit?: string;
   /**
-   * Served in sandbox mode only (it drives the sandboxes' control routes): elsewhere its handler
-   * answers 404 `route_not_found`, and the policy audit shows the route as off.
+   * Served in sandbox mode only (it drives the sandboxes' control routes): elsewhere its pipeline is
+   * not mounted (`servedPipelines`), so calls are answered 404 `route_not_found` before any step,
+   * and the policy audit shows the route as off.
    */
   sandboxOnly?: true;
   /** The OpenAPI document's text and answer. */

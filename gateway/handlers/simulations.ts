@@ -11,8 +11,9 @@ import { auditActionOf, type HandlerBuild, type HandlerServices } from './servic
 import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
 /**
- * Outside sandbox mode the route does not exist for the partner: the same 404 as a path no pipeline
- * serves (the sandboxes' control routes are there only in sandbox mode).
+ * Outside sandbox mode the route does not exist for the partner: its pipeline is not even mounted
+ * (`servedPipelines`, gateway/boot/config-guards.ts); this refusal is the second line, the same 404
+ * as a path no pipeline serves.
  */
 function refuseOutsideSandbox(services: HandlerServices, req: Request): void {
   if (!services.sandboxMode) throw new GatewayError('route_not_found', `No route serves ${req.method} ${req.path}`);

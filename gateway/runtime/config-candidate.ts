@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Router } from 'express';
-import { checkGatewayConfig, ConfigRefusedError, type ConfigProblem } from '../boot/config-guards';
+import { checkGatewayConfig, ConfigRefusedError, servedPipelines, type ConfigProblem } from '../boot/config-guards';
 import { envReplace } from './env-substitution';
 import type { GatewayServices } from '../../policies';
 import type { GatewayRuntime } from './express-gateway';
@@ -112,13 +112,13 @@ export function checkConfig(source: ConfigSource, runtime: GatewayRuntime, env: 
 
 /**
  * Builds the pipelines of a checked configuration on a fresh router (policy factories run here,
- * with `services`; the policy and condition registries are only read). Throws
- * {@link ConfigRejectedError} (stage `pipelines`).
+ * with `services`; the policy and condition registries are only read): outside sandbox mode without
+ * the sandbox-only pipelines (`servedPipelines`). Throws {@link ConfigRejectedError} (stage `pipelines`).
  */
 export async function buildChecked(checked: CheckedConfig, runtime: GatewayRuntime, services: GatewayServices): Promise<ConfigCandidate> {
   let router: Router;
   try {
-    router = await runtime.buildPipelines(checked.gatewayConfig, checked.source.path, services);
+    router = await runtime.buildPipelines(servedPipelines(checked.gatewayConfig, services.sandboxMode), checked.source.path, services);
   } catch (err) {
     const detail = `express-gateway could not build the pipelines: ${(err as Error).message}`;
     throw new ConfigRejectedError('pipelines', detail, [{ where: 'pipelines', message: detail }]);

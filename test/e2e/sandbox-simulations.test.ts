@@ -90,7 +90,7 @@ describe('e2e: sandbox simulations', function () {
     });
   });
 
-  it('outside sandbox mode (SANDBOX_MODE=false, the sandboxes still reachable) both routes answer 404', async () => {
+  it('outside sandbox mode (SANDBOX_MODE=false, the sandboxes still reachable) both routes answer 404, before authentication and validation', async () => {
     const gateway = await startGatewayProcess({ ownDatabase: true, env: { SANDBOX_MODE: 'false' } });
     try {
       const partner = await registerPartner(gateway, 'acme-live');
@@ -101,6 +101,17 @@ describe('e2e: sandbox simulations', function () {
       const status = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/issuer-status`, { body: { status: 'FRAUD' } });
       expect(status.status, JSON.stringify(status.body)).to.equal(404);
       expect(status.body.code).to.equal('route_not_found');
+      // The routes are not mounted: 404 before any step of theirs, so no token, a bad body or an
+      // unknown card are answered the same way (not 401, 400 or 403).
+      const path = `/api/partner/simulate/cards/${cardKey}/transactions`;
+      const anonymous = await fetch(`${gateway.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":1,"currency":"EUR"}' });
+      expect(anonymous.status).to.equal(404);
+      expect(anonymous.headers.get('content-type')).to.match(/^application\/problem\+json/);
+      expect(((await anonymous.json()) as { code: string }).code).to.equal('route_not_found');
+      const badBody = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/issuer-status`, { body: { status: 42 } });
+      expect([badBody.status, badBody.body.code]).to.deep.equal([404, 'route_not_found']);
+      const unknownCard = await api(gateway, partner, 'POST', '/simulate/cards/CK0000000000000000/transactions', { body: { amount: 1, currency: 'EUR' } });
+      expect([unknownCard.status, unknownCard.body.code]).to.deep.equal([404, 'route_not_found']);
       const card = await api(gateway, partner, 'GET', `/cards/${cardKey}`);
       expect(card.body.status, 'the issuer was not asked').to.equal('ACTIVE');
     } finally {

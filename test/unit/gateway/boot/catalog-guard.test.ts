@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { checkGatewayConfig, contradictionsWithCatalog } from '../../../../gateway/boot/config-guards';
+import { checkGatewayConfig, contradictionsWithCatalog, servedPipelines } from '../../../../gateway/boot/config-guards';
 import { changedConfig as changed, guardContext, shippedConfig, stepOf, SYSTEM_CONFIG, withoutStep, type Yaml } from '../policy-audit/shipped-config';
 
 /** Problems of the whole boot check, as `where: message`. */
@@ -107,5 +107,36 @@ describe('unit: boot guards refuse a pipeline that contradicts its operation (ga
       c.pipelines['get-pin-encryption-key'].policies.splice(2, 0, { validate: [{ action: { query: 'delivery-methods-query' } }] });
     });
     expect(refusals(config)).to.deep.equal([]);
+  });
+});
+
+describe('unit: outside sandbox mode the sandbox-only pipelines are not mounted (servedPipelines)', function () {
+  const sandboxOnly = ['simulate-card-transaction', 'simulate-card-issuer-status'];
+
+  it('mounts every pipeline in sandbox mode (the same object)', function () {
+    const config = shippedConfig();
+    expect(servedPipelines(config, true)).to.equal(config);
+  });
+
+  it('leaves out the pipelines ending in a sandbox-only operation, with their apiEndpoints, and nothing else', function () {
+    const config = shippedConfig();
+    const served = servedPipelines(config, false);
+    expect(Object.keys(served.pipelines)).to.deep.equal(Object.keys(config.pipelines).filter((name) => !sandboxOnly.includes(name)));
+    expect(Object.keys(served.apiEndpoints)).to.deep.equal(Object.keys(config.apiEndpoints).filter((name) => !sandboxOnly.includes(name)));
+    expect(config.pipelines, 'the checked config is not changed').to.include.keys(sandboxOnly);
+  });
+
+  it('decides by the operation a pipeline ends in, not by its name or path', function () {
+    const config = changed((c) => {
+      // A renamed simulation pipeline on another path is still left out ...
+      c.pipelines['renamed'] = c.pipelines['simulate-card-transaction'];
+      delete c.pipelines['simulate-card-transaction'];
+      // ... and a pipeline named like one, ending in another operation, is kept.
+      c.pipelines['simulate-card-issuer-status'] = c.pipelines['me'];
+    });
+    const served = servedPipelines(config, false);
+    expect(served.pipelines).to.not.have.key('renamed');
+    expect(served.pipelines).to.have.property('simulate-card-issuer-status');
+    expect(served.apiEndpoints, 'an apiEndpoint another kept pipeline serves stays').to.have.property('me');
   });
 });
