@@ -77,6 +77,23 @@ describe('e2e: sandbox simulations', function () {
       expect(card.body).to.include({ status: 'FRAUD', statusCode: 'S5' });
     });
 
+    it('a retry with the same Idempotency-Key replays the first answer: one transaction, one event', async () => {
+      const { individualId, cardKey } = await newCard(gateway, partner);
+      const send = () =>
+        api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/transactions`, { body: { amount: 7.25, currency: 'EUR' }, headers: { 'idempotency-key': `sim-${cardKey}` } });
+      // Two at once (one may be told 409: the first is still running), then a retry after both.
+      const [first, second] = await Promise.all([send(), send()]);
+      const third = await send();
+      for (const answer of [first, second, third]) expect(answer.status, JSON.stringify(answer.body)).to.be.oneOf([201, 409]);
+      const created = [first, second, third].filter((a) => a.status === 201);
+      expect(new Set(created.map((a) => a.body._id)).size, 'every 201 is the same transaction').to.equal(1);
+      expect(third.status, 'a retry after the first finished replays it').to.equal(201);
+      const list = await api(gateway, partner, 'GET', `/individual/accounts/${individualId}/transactions?limit=100`);
+      expect((list.body.data as any[]).filter((t) => t.cardKey === cardKey && t.amount === 7.25), 'one transaction recorded').to.have.length(1);
+      const events = await api(gateway, partner, 'GET', '/events?type=transaction.created&limit=100');
+      expect((events.body.data as any[]).filter((e) => e.data.transaction.cardKey === cardKey), 'one transaction.created event').to.have.length(1);
+    });
+
     it("another partner's card is 403 on both routes, and nothing is recorded on it", async () => {
       const { individualId, cardKey } = await newCard(gateway, partner);
       const transaction = await api(gateway, other, 'POST', `/simulate/cards/${cardKey}/transactions`, { body: { amount: 1, currency: 'EUR' } });
