@@ -128,7 +128,7 @@ async function runPrimary(settings: Settings, log: Logger): Promise<void> {
         }
         if (!announced && ready.size === settings.workers) {
           announced = true;
-          log.info({ port: message.port, host: settings.host, adminPort: message.adminPort, adminHost: settings.adminHost, notifyPort: message.notifyPort, database: message.database, upstreams: message.upstreams, workers: settings.workers }, 'gateway ready');
+          log.info({ port: message.port, host: settings.host, adminPort: message.adminPort, adminHost: settings.adminHost, notifyPort: message.notifyPort, database: message.database, upstreams: message.upstreams, sandboxMode: settings.sandboxMode, workers: settings.workers }, 'gateway ready');
         }
       }
     });

@@ -194,7 +194,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     cleanups.push(() => closeServer(adminServer, 2_000));
 
     log.info(
-      { port, host: settings.host, adminPort, adminHost: settings.adminHost, notifyPort, database: embedded ? 'embedded' : 'postgres', upstreams },
+      { port, host: settings.host, adminPort, adminHost: settings.adminHost, notifyPort, database: embedded ? 'embedded' : 'postgres', upstreams, sandboxMode: settings.sandboxMode },
       options.announce === false ? 'worker ready' : 'gateway ready'
     );
     return { port, adminPort, notifyPort, upstreams, database: embedded ? 'embedded' : 'postgres', close: cleanup };

@@ -32,6 +32,7 @@ describe('e2e: sandbox simulations', function () {
       gateway = await startGatewayProcess({ env: { WEBHOOKS_POLL_MS: '100' } });
       partner = await registerPartner(gateway);
       other = await registerPartner(gateway);
+      expect(gateway.logLines().find((line) => line.msg === 'gateway ready')).to.include({ sandboxMode: true });
       const endpoint = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url: receiver.url, events: ['transaction.created', 'card.status_changed'] } });
       expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
       recordSecret('webhookSecret', endpoint.body.secret);
@@ -110,6 +111,7 @@ describe('e2e: sandbox simulations', function () {
   it('outside sandbox mode (SANDBOX_MODE=false, the sandboxes still reachable) both routes answer 404, before authentication and validation', async () => {
     const gateway = await startGatewayProcess({ ownDatabase: true, env: { SANDBOX_MODE: 'false' } });
     try {
+      expect(gateway.logLines().find((line) => line.msg === 'gateway ready'), 'the ready line says the simulations are off').to.include({ sandboxMode: false });
       const partner = await registerPartner(gateway, 'acme-live');
       const { cardKey } = await newCard(gateway, partner);
       const transaction = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/transactions`, { body: { amount: 1, currency: 'EUR' } });
