@@ -72,7 +72,7 @@ describe('e2e: webhook endpoints and signed deliveries', function () {
     await gateway?.stop();
   });
 
-  it('delivers every emitted event type, signed so that the standalone receiver verifies it; the body is the event log\'s bytes', async function () {
+  it('delivers every event type (card.created for an issue, a replacement and a re-issue; card.status_changed from the partner and the issuer), signed so that the standalone receiver verifies it; the body is the event log\'s bytes', async function () {
     const r = await receiver();
     const endpoint = await createEndpoint(acme, r.url, { description: 'all types' });
     expect(endpoint).to.include({ url: r.url, status: 'enabled', description: 'all types' });
@@ -94,7 +94,43 @@ describe('e2e: webhook endpoints and signed deliveries', function () {
     // A card's events arrive in the order they happened.
     const ofCard = r.received.filter((x) => x.event.data.cardKey === card.cardKey || x.event.data.card?.cardKey === card.cardKey).map((x) => x.event.type);
     expect(ofCard).to.deep.equal(['card.created', 'card.updated', 'card.status_changed']);
-    const attempts = await waitForAttempts(acme, endpoint.id, (a) => a.length >= 4);
+
+    // The other reasons and sources: a physical card replaced, then re-issued; a transaction and a
+    // status change of the issuer's own (the sandbox simulations: this gateway runs in sandbox mode).
+    const individual = await api(gateway, acme, 'POST', '/individual/accounts', { body: individualBody({ firstName: 'Replaced' }) });
+    const physical = await api(gateway, acme, 'POST', `/individual/accounts/${individual.body._id}/cards/physical`, { body: cardBody(individual.body.clientID) });
+    expect(physical.status, JSON.stringify(physical.body)).to.equal(201);
+    const expDate = `06/${new Date().getUTCFullYear() + 5}`;
+    const replaced = await api(gateway, acme, 'POST', `/cards/${physical.body.cardKey}/replace`, { body: { expDate, reason: 'damaged' } });
+    expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
+    const reissued = await api(gateway, acme, 'POST', `/cards/${replaced.body.cardKey}/reissue`, { body: { expDate, reason: 'expiry' } });
+    expect(reissued.status, JSON.stringify(reissued.body)).to.equal(201);
+    const transaction = await api(gateway, acme, 'POST', `/simulate/cards/${reissued.body.cardKey}/transactions`, { body: { amount: 12.5, currency: 'EUR' } });
+    expect(transaction.status, JSON.stringify(transaction.body)).to.equal(201);
+    const before = (await api(gateway, acme, 'GET', `/cards/${reissued.body.cardKey}`)).body.status;
+    const issuerStatus = await api(gateway, acme, 'POST', `/simulate/cards/${reissued.body.cardKey}/issuer-status`, { body: { status: 'FRAUD' } });
+    expect(issuerStatus.status, JSON.stringify(issuerStatus.body)).to.equal(200);
+    const created = (reason: string, cardKey: string) => (x: Received) => x.event.type === 'card.created' && x.event.data.reason === reason && x.event.data.card.cardKey === cardKey;
+    const expected = {
+      replaced: created('replaced', replaced.body.cardKey),
+      reissued: created('reissued', reissued.body.cardKey),
+      transaction: (x: Received) => x.event.type === 'transaction.created' && x.event.data.transaction._id === transaction.body._id,
+      issuer: (x: Received) => x.event.type === 'card.status_changed' && x.event.data.cardKey === reissued.body.cardKey && x.event.data.source === 'issuer',
+    };
+    await r.waitFor((got) => Object.values(expected).every((match) => got.some(match)), 20_000, Object.keys(expected).join(', '));
+    const one = (match: (x: Received) => boolean) => r.received.filter(match)[0]!;
+    expect(one(expected.replaced).event.data.previousCardKey).to.equal(physical.body.cardKey);
+    expect(one(expected.reissued).event.data.previousCardKey).to.equal(replaced.body.cardKey);
+    expect(one(expected.transaction).event.data.transaction).to.include({ cardKey: reissued.body.cardKey, amount: 12.5, currency: 'EUR' });
+    expect(one(expected.issuer).event.data).to.include({ status: 'FRAUD', previousStatus: before });
+    const emitted = new Set(r.received.map((x) => x.event.type));
+    expect([...emitted].sort(), 'every event type of the contract arrived').to.deep.equal(['card.created', 'card.status_changed', 'card.updated', 'individual.created', 'transaction.created']);
+    for (const got of r.received) {
+      expect(verifyWebhook(signatureOf(got), got.raw, [endpoint.secret]), got.raw).to.equal(true);
+      expect(got.headers['partner-gateway-event-type']).to.equal(got.event.type);
+    }
+
+    const attempts = await waitForAttempts(acme, endpoint.id, (a) => a.length >= r.received.length);
     expect(attempts.every((a) => a.outcome === 'delivered' && a.httpStatus === 200 && a.error === null && a.nextRetryAt === null)).to.equal(true);
     expect((await api(gateway, acme, 'DELETE', `/webhooks/endpoints/${endpoint.id}`)).status).to.equal(204);
     expect((await api(gateway, acme, 'GET', `/webhooks/endpoints/${endpoint.id}`)).status).to.equal(404);
