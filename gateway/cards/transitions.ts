@@ -40,3 +40,6 @@ export function statusChangeOf(operation: string): StatusChange {
   if (!Object.hasOwn(STATUS_CHANGES, operation)) throw new Error(`${operation} is not a status change (gateway/cards/transitions.ts)`);
   return STATUS_CHANGES[operation as StatusChangeName];
 }
+
+/** The issuer actions that require the card's `expDate` (issuer contract 5.5). */
+export const EXP_DATE_REQUIRED: ReadonlySet<StatusAction> = new Set<StatusAction>(['lock', 'unlock', 'activate', 'temporary-lock']);
