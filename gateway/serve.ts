@@ -171,6 +171,8 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         adminToken,
         log,
         webhookEndpoints: services.webhooks.endpoints,
+        // A claimed admin idempotency key outlives the longest status change (two issuer calls) before a retry may take it over.
+        cards: { db, clients, keyLeaseSeconds: Math.ceil((2 * settings.upstreamTimeoutMs) / 1000) + 10 },
         extraRoutes: (app) => {
           configRoutes(app);
           metricsRoute(app);

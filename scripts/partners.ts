@@ -8,6 +8,8 @@
  *   revoke-key ID KID                                     revocation
  *   disable ID | enable ID
  *   add-tenant ID --name NAME                             a B2B tenant
+ *   card-status CARDKEY --status STATUS --reason TEXT [--idempotency-key KEY]
+ *                                                         an operator's lock, unlock, block or close
  *
  * `--print FIELD` prints one field of the answer as plain text (`--print id` for a partner's
  * `_id`), so that a shell can capture it; otherwise the answer is printed as JSON.
@@ -31,6 +33,12 @@ const USAGE = `usage: npm run -s partners -- <verb> [options]
   disable ID
   enable ID
   add-tenant ID --name NAME
+  card-status CARDKEY --status STATUS --reason TEXT [--idempotency-key KEY]
+      set a card's status as the operator: STATUS is active (unlock), locked, restricted or
+      fraud (block), closed (final); case-insensitive. TEXT (1..500 characters) is recorded in the
+      card's history and sent to the partner in its card.status_changed event. Retried on a lost
+      connection, a 5xx or a request still running, with the same Idempotency-Key (a new one per
+      run unless given): the issuer applies the change once.
 options:
   --admin-url URL   default http://$ADMIN_HOST:$ADMIN_PORT (127.0.0.1:9876)
   --token TOKEN     default $ADMIN_TOKEN, else the token the gateway generated in $DATA_DIR/admin-token
@@ -67,6 +75,57 @@ async function call(baseUrl: string, token: string, method: string, urlPath: str
   return parsed;
 }
 
+/** Attempts of a `card-status` call: the first and two retries. */
+const CARD_STATUS_ATTEMPTS = 3;
+
+/** Whether a failed attempt may be retried with the same key: no answer at all, a 5xx, or the key's first request still running. */
+function retryable(failure: { status?: number; code?: string }): boolean {
+  return failure.status === undefined || failure.status >= 500 || failure.code === 'idempotency_in_progress';
+}
+
+/**
+ * POSTs `body` with `Idempotency-Key: key`, retrying (at most {@link CARD_STATUS_ATTEMPTS} attempts,
+ * after the answer's Retry-After or 1 s) what {@link retryable} allows. Every attempt carries the
+ * same key, so the gateway sends the issuer the same operation id and the change is made once.
+ * A final failure names the key, to retry by hand with `--idempotency-key`.
+ */
+async function callWithRetries(baseUrl: string, token: string, urlPath: string, body: unknown, key: string): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    let failure: { status?: number; code?: string; text: string; retryAfter?: string };
+    try {
+      const response = await fetch(`${baseUrl}${urlPath}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (response.ok) return text ? JSON.parse(text) : null;
+      let problem: { detail?: string; code?: string; invalidParams?: { name: string; reason: string }[] } | null = null;
+      try {
+        problem = JSON.parse(text);
+      } catch {
+        // not a problem document: its text is shown
+      }
+      const params = problem?.invalidParams?.map((p) => `${p.name} ${p.reason}`).join('; ');
+      failure = {
+        status: response.status,
+        code: problem?.code,
+        text: `${response.status}: ${problem?.detail ?? text}${params ? ` (${params})` : ''}`,
+        retryAfter: response.headers.get('retry-after') ?? undefined,
+      };
+    } catch (err) {
+      failure = { text: `no answer (${(err as Error).message})` };
+    }
+    if (!retryable(failure) || attempt >= CARD_STATUS_ATTEMPTS) {
+      const again = retryable(failure) ? `; retry with --idempotency-key ${key}` : '';
+      throw new Error(`POST ${urlPath} → ${failure.text}${again}`);
+    }
+    const seconds = Math.min(Number(failure.retryAfter) || 1, 10);
+    process.stderr.write(`partners: POST ${urlPath} → ${failure.text}; retrying in ${seconds} s with the same Idempotency-Key\n`);
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  }
+}
+
 function need(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`missing ${what}`);
   return value;
@@ -97,6 +156,9 @@ export async function runPartnersCli(argv: string[]): Promise<unknown> {
       'admin-url': { type: 'string' },
       token: { type: 'string' },
       print: { type: 'string' },
+      status: { type: 'string' },
+      reason: { type: 'string' },
+      'idempotency-key': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -138,6 +200,12 @@ export async function runPartnersCli(argv: string[]): Promise<unknown> {
       return call(baseUrl, token, 'PATCH', `/admin/partners/${encodeURIComponent(id())}`, { status: verb === 'disable' ? 'disabled' : 'active' });
     case 'add-tenant':
       return call(baseUrl, token, 'POST', `/admin/partners/${encodeURIComponent(id())}/tenants`, { name: need(values.name, '--name') });
+    case 'card-status': {
+      const cardKey = need(args[0], 'CARDKEY');
+      const body = { status: need(values.status, '--status STATUS').toUpperCase(), reason: need(values.reason, '--reason TEXT') };
+      const key = values['idempotency-key'] ?? crypto.randomUUID();
+      return callWithRetries(baseUrl, token, `/admin/cards/${encodeURIComponent(cardKey)}/status`, body, key);
+    }
     default:
       throw new UsageError(verb ? `unknown verb "${verb}"` : 'missing verb');
   }

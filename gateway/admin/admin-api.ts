@@ -12,6 +12,15 @@ import { tokenMatches } from './admin-token';
 import { withSharedMetaSchema } from '../validation/shared-meta-schema';
 import { recordAudit } from '../audit/audit-log';
 import type { WebhookEndpointStore } from '../webhooks/endpoint-store';
+import type { Database } from '../db/database';
+import type { UpstreamClients } from '../upstreams';
+import { containsCardNumber } from '../upstreams/card-data';
+import { OPERATIONS } from '../catalog';
+import { CARD_KEY } from '../ids';
+import { applyStatusChange, type CardStatusResult } from '../cards/status-change';
+import { OPERATOR_STATUS_CHANGES, STATUS_CHANGES, type OperatorStatus } from '../cards/transitions';
+import { ADMIN_KEY, adminRequestHash, claimAdminKey, completeAdminKey, completedAdminResponse, releaseAdminKey, type AdminKeyClaim } from '../idempotency/admin-keys';
+import { upstreamOperationId } from '../idempotency/operation-id';
 
 const ajv = withSharedMetaSchema(new Ajv({ allErrors: true }));
 const KID = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' };
@@ -51,10 +60,28 @@ const validators = {
     required: ['status'],
     properties: { status: { enum: ['enabled', 'disabled'] } },
   }),
+  cardStatus: ajv.compile({
+    type: 'object',
+    additionalProperties: false,
+    required: ['status', 'reason'],
+    properties: {
+      status: { enum: Object.keys(OPERATOR_STATUS_CHANGES) },
+      // An operator's change must be explained: at least one character that is not a space.
+      reason: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S' },
+    },
+  }),
 };
 
 /** The audit operation of an operator's change of a partner's webhook endpoint (the partner's own is `webhook.endpoint.update`). */
 export const ADMIN_WEBHOOK_ENDPOINT_UPDATE = 'admin.webhook.endpoint.update';
+
+/**
+ * The audit (and status-history) operation of an operator's card status change: `admin.` and the
+ * partner operation that makes the same change (`admin.card.lock`, `admin.card.restrict.fraud`).
+ */
+export function adminCardStatusOperation(status: OperatorStatus): string {
+  return `admin.${OPERATIONS[OPERATOR_STATUS_CHANGES[status]].audit}`;
+}
 
 function validated<T>(validate: (typeof validators)[keyof typeof validators], body: unknown): T {
   if (validate(body)) return body as T;
@@ -65,7 +92,14 @@ function validated<T>(validate: (typeof validators)[keyof typeof validators], bo
         : e.keyword === 'additionalProperties'
           ? String(e.params.additionalProperty)
           : e.instancePath.replace(/^\//, '') || 'body',
-    reason: e.keyword === 'additionalProperties' ? 'is not allowed' : (e.message ?? 'is invalid'),
+    reason:
+      e.keyword === 'additionalProperties'
+        ? 'is not allowed'
+        : e.keyword === 'enum'
+          ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
+          : e.keyword === 'pattern' && e.instancePath === '/reason'
+            ? 'must not be blank'
+            : (e.message ?? 'is invalid'),
   }));
   throw new GatewayError('validation_failed', 'The request body is invalid', { invalidParams });
 }
@@ -78,6 +112,38 @@ function partnerId(raw: string): string {
 function webhookEndpointId(raw: string): string {
   if (!/^we_[0-9a-f]{24}$/.test(raw)) throw new GatewayError('not_found', 'The partner has no webhook endpoint with this id');
   return raw;
+}
+
+function cardKeyOf(raw: string): string {
+  if (!CARD_KEY.test(raw)) throw new GatewayError('not_found', 'No card has this cardKey');
+  return raw;
+}
+
+/** The Idempotency-Key header of an admin request, undefined without one; 400 when malformed. */
+function idempotencyKeyOf(req: express.Request): string | undefined {
+  const header = req.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined) return undefined;
+  if (!ADMIN_KEY.test(key)) {
+    throw new GatewayError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
+      invalidParams: [{ name: 'Idempotency-Key', reason: 'must be 1 to 255 visible ASCII characters' }],
+    });
+  }
+  return key;
+}
+
+/** Thrown in a change's transaction whose idempotency key is no longer this request's: the change rolls back. */
+class ClaimLost extends Error {}
+
+/** What the admin API's card routes need: the database, the upstream clients and the lease of an idempotency key. */
+export interface AdminCardServices {
+  db: Database;
+  clients: UpstreamClients;
+  /**
+   * Seconds after which a claimed idempotency key whose request never ended (its process died) may
+   * be taken over by a retry: longer than the request can run (two issuer calls and the database).
+   */
+  keyLeaseSeconds: number;
 }
 
 function translate(err: unknown): unknown {
@@ -102,8 +168,15 @@ const route = (handler: AsyncHandler): RequestHandler => (req, res, next) => {
  * handler (e.g. `configAdminRoutes` of gateway/runtime), so that a feature adds its admin routes
  * without editing this file.
  */
-export function createAdminApi(options: { partners: PartnerStore; adminToken: string; log: Logger; webhookEndpoints?: WebhookEndpointStore; extraRoutes?: (app: Application) => void }): Application {
-  const { partners, adminToken, log, webhookEndpoints } = options;
+export function createAdminApi(options: {
+  partners: PartnerStore;
+  adminToken: string;
+  log: Logger;
+  webhookEndpoints?: WebhookEndpointStore;
+  cards?: AdminCardServices;
+  extraRoutes?: (app: Application) => void;
+}): Application {
+  const { partners, adminToken, log, webhookEndpoints, cards } = options;
   const app = express();
   app.disable('x-powered-by');
   app.use(requestContext(log, 'admin'));
@@ -181,6 +254,73 @@ export function createAdminApi(options: { partners: PartnerStore; adminToken: st
       log.info({ requestId: req.requestId, partnerId: id, endpointId, operation: 'webhook.endpoint.update', status }, 'admin change');
       const health = (await webhookEndpoints.health(id)).find((endpoint) => endpoint.id === endpointId);
       res.json(health ?? changed);
+    }));
+  }
+  if (cards) {
+    const { db, clients, keyLeaseSeconds } = cards;
+    /**
+     * An operator changes a card's status (docs/admin-api.md, "Card status"): the partner's status
+     * change (`applyStatusChange`) with the operator as its actor. The body is checked first (400,
+     * nothing changes), then the Idempotency-Key is claimed (its operation id is the issuer's
+     * Idempotency-Key on every retry), then the card is read (404) and the transition checked (409).
+     */
+    app.post('/admin/cards/:cardKey/status', route(async (req, res) => {
+      const cardKey = cardKeyOf(req.params.cardKey);
+      const { status, reason } = validated<{ status: OperatorStatus; reason: string }>(validators.cardStatus, req.body);
+      if (containsCardNumber(reason)) {
+        throw new GatewayError('validation_failed', 'The request body is invalid', { invalidParams: [{ name: 'reason', reason: 'must not hold a card number' }] });
+      }
+      const key = idempotencyKeyOf(req);
+      let claim: AdminKeyClaim | undefined;
+      if (key !== undefined) {
+        const routeName = `POST /admin/cards/${cardKey}/status`;
+        const claimed = await claimAdminKey(db, key, routeName, adminRequestHash(routeName, { status, reason }), keyLeaseSeconds);
+        switch (claimed.outcome) {
+          case 'mismatch':
+            throw new GatewayError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
+          case 'in_progress':
+            throw new GatewayError('idempotency_in_progress', 'A request with this Idempotency-Key is still running; retry shortly', { headers: { 'Retry-After': '1' } });
+          case 'replay':
+            res.set('Idempotent-Replayed', 'true').status(claimed.response.status).json(claimed.response.body);
+            return;
+          case 'claimed':
+            claim = claimed.claim;
+            req.upstreamOperation = { id: claim.operationId, resumed: claim.resumed };
+        }
+      }
+      const name = OPERATOR_STATUS_CHANGES[status];
+      const change = STATUS_CHANGES[name];
+      const operation = adminCardStatusOperation(status);
+      let result: CardStatusResult;
+      try {
+        result = await applyStatusChange({ db, clients, log }, {
+          cardKey,
+          change,
+          issuerBody: { reason },
+          operationId: upstreamOperationId(req),
+          actor: { source: 'operator', operation, requestId: req.requestId, eventNamesRequest: false, auditDetails: { source: 'operator' } },
+          ctx: { requestId: req.requestId, timing: res.locals },
+          inTransaction: async (tx, answer) => {
+            if (claim && !(await completeAdminKey(tx, claim, { status: 200, body: answer }))) throw new ClaimLost();
+          },
+        });
+      } catch (err) {
+        if (err instanceof ClaimLost && key !== undefined) {
+          // A retry took the key over (this request outlived its lease) and may have completed it.
+          const stored = await completedAdminResponse(db, key);
+          if (stored) {
+            res.set('Idempotent-Replayed', 'true').status(stored.status).json(stored.body);
+            return;
+          }
+          throw new GatewayError('idempotency_in_progress', 'A request with this Idempotency-Key is still running; retry shortly', { headers: { 'Retry-After': '1' } });
+        }
+        if (claim) {
+          await releaseAdminKey(db, claim).catch((releaseError: unknown) => log.warn({ err: releaseError, requestId: req.requestId }, 'admin idempotency key not released; a retry waits for its lease'));
+        }
+        throw err;
+      }
+      log.info({ requestId: req.requestId, cardKey, operation, status: result.status, statusCode: result.statusCode }, 'admin change');
+      res.json(result);
     }));
   }
   options.extraRoutes?.(app);

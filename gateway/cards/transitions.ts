@@ -40,3 +40,24 @@ export function statusChangeOf(operation: string): StatusChange {
   if (!Object.hasOwn(STATUS_CHANGES, operation)) throw new Error(`${operation} is not a status change (gateway/cards/transitions.ts)`);
   return STATUS_CHANGES[operation as StatusChangeName];
 }
+
+/**
+ * The statuses an operator sets (`POST /admin/cards/{cardKey}/status`, docs/admin-api.md), each
+ * made by the partner status change named here, so that both check the same transitions and send
+ * the issuer the same action: unlock, lock, block (RESTRICTED, which can be lifted, or FRAUD,
+ * which cannot) and close. The holder's own acts stay the partner's: activating a card in hand,
+ * a temporary lock, reporting it lost, stolen or mobile-lost (docs/decisions.md).
+ */
+export const OPERATOR_STATUS_CHANGES = {
+  ACTIVE: 'unlock-card',
+  LOCKED: 'lock-card',
+  RESTRICTED: 'restrict-card',
+  FRAUD: 'restrict-card-fraud',
+  CLOSED: 'restrict-card-closed',
+} as const satisfies Partial<Record<CardStatus, StatusChangeName>>;
+
+/** A status an operator may set. */
+export type OperatorStatus = keyof typeof OPERATOR_STATUS_CHANGES;
+
+/** The issuer actions that require the card's `expDate` (issuer contract 5.5). */
+export const EXP_DATE_REQUIRED: ReadonlySet<StatusAction> = new Set<StatusAction>(['lock', 'unlock', 'activate', 'temporary-lock']);

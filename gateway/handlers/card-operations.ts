@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
-import { markIssuerCheckDue, outcomeUnknown, syncCardWithIssuer } from '../cards/card-sync';
-import { CARD_COLUMNS, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
+import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';
+import { applyStatusChange } from '../cards/status-change';
 import { statusChangeOf } from '../cards/transitions';
 import type { Database, Queryable } from '../db/database';
 import { GatewayError } from '../errors';
@@ -18,23 +18,6 @@ export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardR
   const rows = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1`, [cardKey]);
   if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
   return rows.rows[0];
-}
-
-/**
- * The card's record, first brought to the issuer's state when an earlier call left it unknown
- * whether the issuer applied it (card-sync.ts); an issuer that cannot answer leaves it for the
- * card reconciler and the record is used as it is.
- */
-export async function loadCardCheckedWithIssuer({ db, clients, log }: Pick<HandlerServices, 'db' | 'clients' | 'log'>, req: Request, cardKey: string): Promise<CardRow> {
-  // One read of the row; a second only after the issuer sync changed it.
-  const rows = await db.query<CardRow & { issuer_check_due: boolean }>(`SELECT ${CARD_COLUMNS}, issuer_check_due FROM cards WHERE card_key = $1`, [cardKey]);
-  if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
-  const { issuer_check_due: checkDue, ...row } = rows.rows[0];
-  if (!checkDue) return row;
-  await syncCardWithIssuer({ db, clients, log }, cardKey, req.requestId).catch((err: unknown) =>
-    log.warn({ err, requestId: req.requestId, cardKey }, 'card not brought to the issuer before the operation; the reconciler will')
-  );
-  return loadCardRow(db, cardKey);
 }
 
 /** The audit fields every card operation shares. */
@@ -68,72 +51,28 @@ export async function callIssuer<T>({ db, log }: Pick<HandlerServices, 'db' | 'l
 }
 
 /**
- * Lock, unlock, activate, temporary lock and the restrict family (spec 4.3). The transition is
- * checked first (409 `invalid_transition`, issuer not called); after the issuer accepts, one
- * transaction updates the card's status and code and writes the status-history and audit entries,
- * and the `card.status_changed` event (`source: partner`) when the code changed (a repeat of the
- * card's current status writes history, not an event). Answers the card status result (2.4).
+ * Lock, unlock, activate, temporary lock and the restrict family (spec 4.3): the partner's side of
+ * `applyStatusChange` (gateway/cards/status-change.ts, shared with the operator's admin route).
+ * The transition is checked first (409 `invalid_transition`, issuer not called); after the issuer
+ * accepts, one transaction updates the card's status and code and writes the status-history and
+ * audit entries, and the `card.status_changed` event (`source: partner`, the request's id) when the
+ * code changed. The issuer's `Idempotency-Key` is the request's upstream operation id (the same on
+ * every retry of its `Idempotency-Key`). Answers the card status result (2.4).
  */
 export function changeCardStatus(services: HandlerServices, build: HandlerBuild): RequestHandler {
   const operation = auditActionOf(build);
-  const transition = statusChangeOf(build.name);
-  const action = transition.issuerAction;
-  const { db, clients } = services;
+  const change = statusChangeOf(build.name);
   return asyncHandler(async function changeCardStatusHandler(req, res) {
-    const cardKey = req.ownership!.id;
-    const current = await loadCardCheckedWithIssuer(services, req, cardKey);
-    if (!transition.from.includes(current.status_code)) {
-      throw new GatewayError('invalid_transition', `A ${current.status} card (${current.status_code}) cannot be moved by ${action}`, {
-        extensions: { cardStatus: current.status, statusCode: current.status_code },
-      });
-    }
     const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
-    const result = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.changeStatus(ctx, cardKey, { action, ...body }, upstreamOperationId(req))).catch(async (err: unknown) => {
-      // The issuer may have applied it (timeout, reset): the next access and the card reconciler read its status.
-      if (outcomeUnknown(err)) await markIssuerCheckDue(db, cardKey, { source: 'partner', target: transition.to }).catch(() => undefined);
-      throw err;
+    const result = await applyStatusChange(services, {
+      cardKey: req.ownership!.id,
+      change,
+      issuerBody: body,
+      operationId: upstreamOperationId(req),
+      actor: { source: 'partner', operation, requestId: req.requestId, eventNamesRequest: true },
+      ctx: callContext(req, res),
     });
-    const status = cardStatusOf(result.statusCode);
-    if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
-    await db.transaction(async (tx) => {
-      // The status this change replaces, read under the row lock: a concurrent change of the card
-      // committed meanwhile is the one this follows (history and event say so).
-      const locked = await tx.query<Pick<CardRow, 'status' | 'status_code'>>('SELECT status, status_code FROM cards WHERE card_key = $1 FOR UPDATE', [cardKey]);
-      if (locked.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
-      const previous = locked.rows[0];
-      await tx.query('UPDATE cards SET status = $2, status_code = $3, updated_at = now() WHERE card_key = $1', [cardKey, status, result.statusCode]);
-      await recordStatusChange(tx, {
-        cardKey,
-        partnerId: current.partner_id,
-        individualId: req.ownership!.individualId,
-        oldStatus: previous.status,
-        newStatus: status,
-        oldStatusCode: previous.status_code,
-        newStatusCode: result.statusCode,
-        operation,
-        reason: body.reason ?? null,
-        requestId: req.requestId,
-      });
-      await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { from: previous.status_code, to: result.statusCode } });
-      if (previous.status_code !== result.statusCode) {
-        await emitEvent(tx, {
-          type: 'card.status_changed',
-          partnerId: current.partner_id,
-          cardKey,
-          requestId: req.requestId,
-          data: {
-            cardKey,
-            previousStatus: previous.status,
-            status,
-            statusCode: result.statusCode,
-            previousStatusCode: previous.status_code,
-            source: 'partner',
-            reason: body.reason ?? null,
-          },
-        });
-      }
-    });
-    res.json({ cardKey, status, statusCode: result.statusCode });
+    res.json(result);
   });
 }
 

@@ -336,7 +336,7 @@ export const EVENT_CARD_STATUS_CHANGED = eventEnvelope(
       status: CARD_STATUS,
       statusCode: STATUS_CODE,
       previousStatusCode: nullableString('The status code before'),
-      source: { type: 'string', enum: ['partner', 'issuer', 'operator'], description: 'Who changed it (`operator` is not emitted yet: docs/events.md)' },
+      source: { type: 'string', enum: ['partner', 'issuer', 'operator'], description: 'Who changed it: the partner through this API, the issuer on its own, or the bank\'s operators' },
       reason: nullableString('The reason sent with the change; `issuer-side change` for the issuer'),
     },
     ['cardKey', 'previousStatus', 'status', 'statusCode', 'previousStatusCode', 'source']

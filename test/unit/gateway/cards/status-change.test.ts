@@ -1,0 +1,187 @@
+import { expect } from 'chai';
+import { insertCard } from '../../../../gateway/cards/card-store';
+import { syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
+import { applyStatusChange, type StatusChangeActor } from '../../../../gateway/cards/status-change';
+import { OPERATOR_STATUS_CHANGES, STATUS_CHANGES } from '../../../../gateway/cards/transitions';
+import { newObjectId } from '../../../../gateway/ids';
+import type { IndividualCreateBody } from '../../../../gateway/schemas/individual-create';
+import { startSandboxes, type Sandboxes } from '../../../../sandbox';
+import { cardBody, individualBody } from '../../../support/api';
+import { openServices, type InProcessServices } from '../../../support/in-process';
+import { makeKeyPair } from '../../../support/partners';
+
+/**
+ * The status change shared by the partner routes and the operator's admin route
+ * (gateway/cards/status-change.ts), over real PostgreSQL and a real issuer sandbox.
+ */
+describe('cards: applyStatusChange (one status change for partners and operators)', function () {
+  this.timeout(20_000);
+  let sandboxes: Sandboxes;
+  let services: InProcessServices;
+  let partnerId: string;
+  let individualId: string;
+
+  before(async function () {
+    sandboxes = await startSandboxes();
+    services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url });
+    partnerId = (await services.partners.create({ name: 'status-change', issuer: 'https://status-change.example', publicKey: makeKeyPair().publicPem }))._id;
+    individualId = (await services.individuals.createPending(partnerId, individualBody() as unknown as IndividualCreateBody)).onboardingId;
+  });
+  after(async function () {
+    await services?.close();
+    await sandboxes?.close();
+  });
+
+  /** An ACTIVE card the issuer and we both hold. */
+  async function activeCard(): Promise<{ cardKey: string; expDate: string }> {
+    const issued = await services.clients.issuer.createCard({ requestId: 'test' }, { type: 'virtual', ...(cardBody('C-STATUS') as any) });
+    await insertCard(services.db, { ...issued, partnerId, individualId, status: 'ACTIVE', statusCode: '00', holderClientCode: issued.holderClientCode, embossedName: null });
+    return issued;
+  }
+  const operator = (operation: string, requestId = `op-${newObjectId()}`): StatusChangeActor => ({
+    source: 'operator',
+    operation,
+    requestId,
+    eventNamesRequest: false,
+    auditDetails: { source: 'operator' },
+  });
+  const written = async (cardKey: string) => ({
+    card: (await services.db.query('SELECT status, status_code, issuer_check_due, issuer_check_source, issuer_check_target FROM cards WHERE card_key = $1', [cardKey])).rows[0],
+    history: (await services.db.query('SELECT operation, old_status_code, new_status_code, reason, request_id FROM card_status_history WHERE card_key = $1 ORDER BY id', [cardKey])).rows,
+    audit: (await services.db.query('SELECT operation, outcome, details, request_id FROM audit_log WHERE target_id = $1 ORDER BY id', [cardKey])).rows,
+    events: (await services.db.query<{ payload: string }>('SELECT payload FROM partner_events WHERE ordering_key = $1 ORDER BY seq', [cardKey])).rows.map((r) => JSON.parse(r.payload)),
+  });
+  const issuerCalls = async (cardKey: string) => ((await (await fetch(`${sandboxes.issuer.url}/__sandbox/requests?method=POST&path=/cards/${cardKey}/status`)).json()) as any[]);
+
+  it('every operator status is made by the partner status change that sets it', function () {
+    for (const [status, name] of Object.entries(OPERATOR_STATUS_CHANGES)) expect(STATUS_CHANGES[name].status, name).to.equal(status);
+  });
+
+  it('writes the actor into history, audit and event: an operator\'s event has source operator and names no request; a partner\'s names its request', async function () {
+    const card = await activeCard();
+    const operationId = newObjectId();
+    const result = await applyStatusChange(services, {
+      cardKey: card.cardKey,
+      change: STATUS_CHANGES['lock-card'],
+      issuerBody: { reason: 'fraud team' },
+      operationId,
+      actor: operator('admin.card.lock', 'op-1'),
+      ctx: { requestId: 'op-1' },
+    });
+    expect(result).to.deep.equal({ cardKey: card.cardKey, status: 'LOCKED', statusCode: 'L1' });
+    const [call] = await issuerCalls(card.cardKey);
+    expect(call.headers['idempotency-key']).to.equal(operationId);
+    expect(call.body, 'the card\'s expDate, which the issuer requires for a lock').to.deep.equal({ action: 'lock', expDate: card.expDate, reason: 'fraud team' });
+
+    await applyStatusChange(services, {
+      cardKey: card.cardKey,
+      change: STATUS_CHANGES['unlock-card'],
+      issuerBody: { expDate: card.expDate, reason: 'holder asked' },
+      operationId: newObjectId(),
+      actor: { source: 'partner', operation: 'card.unlock', requestId: 'partner-1', eventNamesRequest: true },
+      ctx: { requestId: 'partner-1' },
+    });
+    const state = await written(card.cardKey);
+    expect(state.history).to.deep.equal([
+      { operation: 'admin.card.lock', old_status_code: '00', new_status_code: 'L1', reason: 'fraud team', request_id: 'op-1' },
+      { operation: 'card.unlock', old_status_code: 'L1', new_status_code: '00', reason: 'holder asked', request_id: 'partner-1' },
+    ]);
+    expect(state.audit).to.deep.equal([
+      { operation: 'admin.card.lock', outcome: 'success', details: { from: '00', to: 'L1', source: 'operator' }, request_id: 'op-1' },
+      { operation: 'card.unlock', outcome: 'success', details: { from: 'L1', to: '00' }, request_id: 'partner-1' },
+    ]);
+    expect(state.events.map((e) => [e.data.source, e.data.statusCode, e.data.reason, e.requestId])).to.deep.equal([
+      ['operator', 'L1', 'fraud team', undefined],
+      ['partner', '00', 'holder asked', 'partner-1'],
+    ]);
+  });
+
+  it('a throw of inTransaction rolls the whole local change back (what the operator route does when its key was taken over)', async function () {
+    const card = await activeCard();
+    const before = await written(card.cardKey);
+    let error: unknown;
+    try {
+      await applyStatusChange(services, {
+        cardKey: card.cardKey,
+        change: STATUS_CHANGES['restrict-card-closed'],
+        issuerBody: { reason: 'closing' },
+        operationId: newObjectId(),
+        actor: operator('admin.card.restrict.closed'),
+        ctx: { requestId: 'rollback' },
+        inTransaction: async () => {
+          throw new Error('claim lost');
+        },
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect((error as Error).message).to.equal('claim lost');
+    expect(await issuerCalls(card.cardKey), 'the issuer was called').to.have.length(1);
+    expect(await written(card.cardKey)).to.deep.equal(before);
+  });
+
+  it('an operator\'s call whose outcome is unknown marks the card; the code it asked for, found later, is the operator\'s change', async function () {
+    const card = await activeCard();
+    // The issuer hangs (applying nothing) until the client's 2 s timeout.
+    await fetch(`${sandboxes.issuer.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'POST', path: `/cards/${card.cardKey}/status`, mode: 'timeout', times: 1 }),
+    });
+    const order = {
+      cardKey: card.cardKey,
+      change: STATUS_CHANGES['restrict-card-fraud'],
+      issuerBody: { reason: 'confirmed fraud' },
+      operationId: newObjectId(),
+      actor: operator('admin.card.restrict.fraud'),
+      ctx: { requestId: 'unknown-outcome' },
+    };
+    let error: any;
+    try {
+      await applyStatusChange(services, order);
+    } catch (err) {
+      error = err;
+    }
+    expect(error.code).to.equal('upstream_timeout');
+    const marked = await written(card.cardKey);
+    expect(marked.card).to.deep.equal({ status: 'ACTIVE', status_code: '00', issuer_check_due: true, issuer_check_source: 'operator', issuer_check_target: 'S5' });
+    expect(marked.audit.map((a) => [a.operation, a.outcome, a.details])).to.deep.equal([['admin.card.restrict.fraud', 'failure', { reason: 'upstream_timeout' }]]);
+
+    // Suppose the issuer did apply it (the same operation id, as a retry would send it): the sync attributes it to the operator.
+    await services.clients.issuer.changeStatus({ requestId: 'test' }, card.cardKey, { action: 'fraud', reason: 'confirmed fraud' }, order.operationId);
+    expect(await syncCardWithIssuer(services, card.cardKey, 'sync')).to.equal('repaired');
+    const synced = await written(card.cardKey);
+    expect(synced.card).to.include({ status: 'FRAUD', status_code: 'S5', issuer_check_due: false });
+    expect(synced.events.map((e) => [e.data.source, e.data.statusCode])).to.deep.equal([['operator', 'S5']]);
+  });
+
+  it('refuses a transition the table does not allow before any issuer call: 409 invalid_transition naming the card\'s status', async function () {
+    const card = await activeCard();
+    await applyStatusChange(services, {
+      cardKey: card.cardKey,
+      change: STATUS_CHANGES['restrict-card-closed'],
+      issuerBody: { reason: 'closed' },
+      operationId: newObjectId(),
+      actor: operator('admin.card.restrict.closed'),
+      ctx: { requestId: 'close' },
+    });
+    const before = { calls: (await issuerCalls(card.cardKey)).length, state: await written(card.cardKey) };
+    let error: any;
+    try {
+      await applyStatusChange(services, {
+        cardKey: card.cardKey,
+        change: STATUS_CHANGES['unlock-card'],
+        issuerBody: { reason: 'reopen' },
+        operationId: newObjectId(),
+        actor: operator('admin.card.unlock'),
+        ctx: { requestId: 'reopen' },
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error.code).to.equal('invalid_transition');
+    expect(error.extensions).to.deep.equal({ cardStatus: 'CLOSED', statusCode: 'S4' });
+    expect((await issuerCalls(card.cardKey)).length).to.equal(before.calls);
+    expect(await written(card.cardKey)).to.deep.equal(before.state);
+  });
+});
