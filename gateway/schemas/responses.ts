@@ -371,10 +371,10 @@ export const EVENT_INDIVIDUAL_CREATED = eventEnvelope(
   object('The individual', { individual: INDIVIDUAL_ACCOUNT })
 );
 
-/** `transaction.created`: a transaction was recorded for a card (not emitted yet: docs/events.md). */
+/** `transaction.created`: the processing system notified a transaction on a card (docs/events.md). */
 export const EVENT_TRANSACTION_CREATED = eventEnvelope(
   'transaction.created',
-  'The card processing system recorded a transaction on one of your cards (not emitted yet: docs/events.md)',
+  'The card processing system recorded a transaction on one of your cards (in sandbox mode, `POST /simulate/cards/{id}/transactions` makes one)',
   object('The transaction', { transaction: TRANSACTION })
 );
 
