@@ -22,12 +22,8 @@ export interface CardFixture {
  * for the run's log scan).
  */
 export async function cardFixture(gateway: Gateway, partner: TestPartner, issuerUrl: string): Promise<CardFixture> {
-  const ada = (await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() })).body;
-  const issue = async (type: 'virtual' | 'physical') => {
-    const created = await api(gateway, partner, 'POST', `/individual/accounts/${ada._id}/cards/${type}`, { body: cardBody(ada.clientID) });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    return created.body;
-  };
+  const ada = await setUpCreate(gateway, partner, '/individual/accounts', individualBody());
+  const issue = (type: 'virtual' | 'physical') => setUpCreate(gateway, partner, `/individual/accounts/${ada._id}/cards/${type}`, cardBody(ada.clientID));
   const virtualCard = await issue('virtual');
   const physicalCard = await issue('physical');
   const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -37,4 +33,23 @@ export async function cardFixture(gateway: Gateway, partner: TestPartner, issuer
   const pinBlock = crypto.publicEncrypt({ key: pinKey.publicKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from('4921')).toString('base64');
   recordSecret('pinBlock', pinBlock);
   return { ada, virtualCard, physicalCard, securityKey, pinBlock };
+}
+
+/**
+ * A set-up write, sent as a partner's client would on a loaded machine: with an Idempotency-Key,
+ * retried with the same key while the answer is a 5xx (a fault file's short UPSTREAM_TIMEOUT_MS can
+ * expire under load) or 409 `idempotency_in_progress`, so the set-up makes one resource and its
+ * test starts from it; anything else than 201 fails the set-up with the answer.
+ */
+async function setUpCreate(gateway: Gateway, partner: TestPartner, path: string, body: unknown): Promise<any> {
+  const key = `setup-${crypto.randomUUID()}`;
+  for (let attempt = 1; ; attempt++) {
+    const created = await api(gateway, partner, 'POST', path, { body, headers: { 'idempotency-key': key } });
+    const retryable = created.status >= 500 || created.body?.code === 'idempotency_in_progress';
+    if (created.status === 201 || !retryable || attempt === 5) {
+      expect(created.status, `set-up POST ${path} (attempt ${attempt}): ${JSON.stringify(created.body)}`).to.equal(201);
+      return created.body;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+  }
 }
