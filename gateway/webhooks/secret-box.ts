@@ -18,7 +18,7 @@ import crypto, { type KeyObject } from 'node:crypto';
  * prefix was altered.
  */
 
-/** The form of a sealed secret (db/migrations/012 checks the same). */
+/** The form of a sealed secret (db/migrations/013 checks the same). */
 const SEALED = /^v1:([0-9a-f]{16}):([A-Za-z0-9_-]{16}):([A-Za-z0-9_-]+):([A-Za-z0-9_-]{22})$/;
 
 const IV_BYTES = 12;
