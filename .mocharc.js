@@ -20,6 +20,7 @@ const LONGEST_FIRST = [
   'dist/test/e2e/hot-reload.test.js',
   'dist/test/e2e/revocation.test.js',
   'dist/test/e2e/webhooks.test.js',
+  'dist/test/e2e/webhooks-secrets-at-rest.test.js',
   'dist/test/e2e/individuals.test.js',
   'dist/test/faults/',
   'dist/test/soak/',

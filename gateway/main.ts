@@ -5,6 +5,7 @@ import { createLogger, initLogger, type Logger } from './logging/logger';
 import { serveClusterBroadcast } from './cluster/broadcast';
 import { notificationSecrets, type NotifySecrets } from './inbound/secrets';
 import { readSettings, type Settings } from './settings';
+import { warnIfSecretsUnencrypted } from './webhooks/secret-storage';
 import type { SandboxNotifyTarget } from '../sandbox';
 import { startGateway, type RunningGateway } from './start';
 
@@ -103,6 +104,8 @@ async function runPrimary(settings: Settings, log: Logger): Promise<void> {
     if (secrets.processing.length) env.PROCESSING_NOTIFY_SECRET = secrets.processing.join(',');
     notifySecrets = secrets;
     env.ADMIN_TOKEN = resolveAdminToken(settings.adminToken, settings.dataDir).token;
+    // Once for the instance: the workers (announce: false) do not repeat it.
+    warnIfSecretsUnencrypted(settings, log);
   } catch (err) {
     fail(log, err);
     return;

@@ -10,6 +10,9 @@ import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startEventRetention } from './outbox/event-log';
+import { every } from './background/every';
+import { secretKeyringFrom } from './webhooks/secret-box';
+import { prepareSecretStorage, sealStoredSecrets, warnIfSecretsUnencrypted } from './webhooks/secret-storage';
 import { TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
 import { createGatewayServices } from './compose-services';
 import { onClusterBroadcast } from './cluster/broadcast';
@@ -93,6 +96,12 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     const db = new Database(databaseUrl, { max: embedded ? 1 : settings.databasePoolMax, log });
     cleanups.push(() => db.close());
     await migrate(db, log);
+    // Webhook secrets at rest (docs/webhooks.md, "Storage of secrets"): refused here when secrets are
+    // encrypted under a key not configured; with the key, plaintext and previous-key rows are
+    // encrypted under the current one (safe with several instances starting at once).
+    const keyring = secretKeyringFrom(settings);
+    await prepareSecretStorage(db, keyring, log);
+    if (options.announce !== false) warnIfSecretsUnencrypted(settings, log);
 
     let sandboxes: Sandboxes | undefined;
     if (!settings.issuerUrl || !settings.processingUrl || !settings.accountsUrl) {
@@ -146,6 +155,20 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     cleanups.push(() => services.webhooks.dispatcher.stop());
     const stopEventRetention = startEventRetention(db, log, { retentionDays: settings.eventRetentionDays, intervalMs: 10 * 60_000 });
     cleanups.push(async () => stopEventRetention());
+    if (keyring) {
+      // Secrets an instance without the key wrote meanwhile (a rolling restart that sets it) are
+      // encrypted within 10 minutes, not only at this instance's next start.
+      const stopSealing = every(
+        10 * 60_000,
+        async () => {
+          const pass = await sealStoredSecrets(db, keyring, log);
+          if (pass.sealed || pass.resealed) log.info({ keyId: keyring.currentId, ...pass }, 'webhook secrets encrypted at rest');
+        },
+        log,
+        'webhook secret encryption pass failed'
+      );
+      cleanups.push(async () => stopSealing());
+    }
 
     const { token: adminToken, source } = resolveAdminToken(settings.adminToken, settings.dataDir);
     if (source === 'file') log.warn({ file: `${settings.dataDir}/admin-token` }, 'ADMIN_TOKEN not set: using the generated token in this file');

@@ -1,3 +1,4 @@
+import crypto, { type KeyObject } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
@@ -85,6 +86,17 @@ export interface Settings {
   processingNotifySecrets: string[];
   /** Webhook endpoints one partner may have (`WEBHOOKS_MAX_ENDPOINTS`, default 16; one more is 409). */
   webhooksMaxEndpoints: number;
+  /**
+   * The key webhook endpoint secrets are encrypted under in PostgreSQL (`WEBHOOKS_SECRET_KEY`:
+   * base64 or base64url of 32 random bytes; AES-256-GCM, docs/webhooks.md "Storage of secrets").
+   * Unset: they are stored in plaintext, as before. A KeyObject: it never prints its bytes.
+   */
+  webhooksSecretKey: KeyObject | undefined;
+  /**
+   * The key being rotated out (`WEBHOOKS_SECRET_KEY_PREVIOUS`, same form): secrets under it are still
+   * read, and re-encrypted under `WEBHOOKS_SECRET_KEY` at start. Only with `WEBHOOKS_SECRET_KEY`.
+   */
+  webhooksSecretKeyPrevious: KeyObject | undefined;
   /** Worker processes (`WORKERS`, default: the number of cores); 1 runs without the cluster. */
   workers: number;
   /** Redis shared by every instance for rate-limit counts (`REDIS_URL`, redis:// or rediss://); unset: counts stay in each process. */
@@ -159,6 +171,41 @@ function notifySecretsFrom(env: NodeJS.ProcessEnv, name: string): string[] {
   return secrets;
 }
 
+/** A 32-byte key in base64 (`+/`, 44 characters with its `=`) or base64url (`-_`, 43 or 44 with `=`). */
+const KEY_BASE64 = /^(?:[A-Za-z0-9+/]{43}|[A-Za-z0-9_-]{43})=?$/;
+
+/**
+ * A 256-bit key from base64 or base64url: exactly 32 bytes, canonically encoded (the last
+ * character's unused bits zero), not one byte repeated. Surrounding whitespace (a trailing newline
+ * of a mounted secret file) is ignored. The decoded bytes are wiped once the KeyObject holds them.
+ */
+function keyFrom(env: NodeJS.ProcessEnv, name: string): KeyObject | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = raw.trim();
+  // The value is a key: a refusal names the variable, never the value or any part of it.
+  const refused = `${name} must be the base64 or base64url of exactly 32 random bytes (a 256-bit key; generate one with \`openssl rand -base64 32\`); the value given is not (it is not shown)`;
+  if (!KEY_BASE64.test(value)) throw new Error(refused);
+  const unpadded = value.replace(/=$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  const bytes = Buffer.from(unpadded, 'base64url');
+  try {
+    if (bytes.length !== 32 || bytes.toString('base64url') !== unpadded) throw new Error(refused);
+    if (bytes.every((byte) => byte === bytes[0])) throw new Error(`${name} is one byte repeated, not a random key (it is not shown): generate one with \`openssl rand -base64 32\``);
+    return crypto.createSecretKey(bytes);
+  } finally {
+    bytes.fill(0);
+  }
+}
+
+/** `WEBHOOKS_SECRET_KEY` and `WEBHOOKS_SECRET_KEY_PREVIOUS`, checked together. */
+function webhookKeysFrom(env: NodeJS.ProcessEnv): { current: KeyObject | undefined; previous: KeyObject | undefined } {
+  const current = keyFrom(env, 'WEBHOOKS_SECRET_KEY');
+  const previous = keyFrom(env, 'WEBHOOKS_SECRET_KEY_PREVIOUS');
+  if (previous && !current) throw new Error('WEBHOOKS_SECRET_KEY_PREVIOUS is set but WEBHOOKS_SECRET_KEY is not: the previous key is only read during a rotation to a new WEBHOOKS_SECRET_KEY');
+  if (previous && current && previous.equals(current)) throw new Error('WEBHOOKS_SECRET_KEY_PREVIOUS is the same key as WEBHOOKS_SECRET_KEY: set it to the key being rotated out, or unset it');
+  return { current, previous };
+}
+
 function redisUrlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -192,6 +239,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
+  const webhookKeys = webhookKeysFrom(env);
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 32) {
     throw new Error('ADMIN_TOKEN must be at least 32 characters long');
@@ -231,6 +279,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     issuerNotifySecrets: notifySecretsFrom(env, 'ISSUER_NOTIFY_SECRET'),
     processingNotifySecrets: notifySecretsFrom(env, 'PROCESSING_NOTIFY_SECRET'),
     webhooksMaxEndpoints: intFrom(env, 'WEBHOOKS_MAX_ENDPOINTS', 16, 1, 1000),
+    webhooksSecretKey: webhookKeys.current,
+    webhooksSecretKeyPrevious: webhookKeys.previous,
     workers: intFrom(env, 'WORKERS', os.availableParallelism(), 1, 64),
     redisUrl: redisUrlFrom(env, 'REDIS_URL'),
     redisKeyPrefix: redisKeyPrefixFrom(env, 'REDIS_KEY_PREFIX'),

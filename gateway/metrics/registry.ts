@@ -81,7 +81,7 @@ export const rateLimitFallbackActive = new Gauge({
 /** Webhook delivery attempts, by how they ended. */
 export const webhookDeliveries = new Counter({
   name: 'webhook_deliveries_total',
-  help: 'Webhook delivery attempts, by outcome (delivered, retrying: failed and to be retried, failed: failed and the retry window is over) and error kind (none, timeout, connection, http_status, redirect, target_refused, interrupted: the sender died before recording an outcome).',
+  help: 'Webhook delivery attempts, by outcome (delivered, retrying: failed and to be retried, failed: failed and the retry window is over) and error kind (none, timeout, connection, http_status, redirect, target_refused, interrupted: the sender died before recording an outcome, secret_unavailable: the signing secret could not be read and nothing was sent).',
   labelNames: ['outcome', 'error'] as const,
   registers: [registry],
 });

@@ -412,7 +412,11 @@ export const WEBHOOK_ATTEMPT = object('One delivery attempt', {
   attemptedAt: dateTime(),
   outcome: { type: 'string', enum: ['delivered', 'retrying', 'failed'], description: 'failed: the retry window (3 days) is over; the event can be resent' },
   httpStatus: { type: ['integer', 'null'], description: 'Your endpoint\'s HTTP status; null when it did not answer' },
-  error: { type: ['string', 'null'], enum: ['timeout', 'connection', 'target_refused', 'redirect', 'interrupted', 'http_status', null], description: 'Why the attempt failed; null when delivered' },
+  error: {
+    type: ['string', 'null'],
+    enum: ['timeout', 'connection', 'target_refused', 'redirect', 'interrupted', 'http_status', 'secret_unavailable', null],
+    description: 'Why the attempt failed; null when delivered. secret_unavailable: the gateway could not read the signing secret and held the delivery (never sent unsigned)',
+  },
   durationMs: { type: ['integer', 'null'], description: 'Time to the answer (null for an interrupted attempt)' },
   nextRetryAt: { type: ['string', 'null'], format: 'date-time', description: 'When the next attempt is due; null once delivered or failed' },
 });

@@ -2,7 +2,8 @@ import type { Database } from '../db/database';
 import type { Logger } from '../logging/logger';
 import { recordWebhookAttempt } from '../metrics';
 import { retryDelayMs } from './backoff';
-import { liveSecrets } from './endpoint-store';
+import { liveSecrets, SecretUnavailableError } from './endpoint-store';
+import type { SecretKeyring } from './secret-box';
 import { signatureHeader } from './signature';
 import { sendWebhook, type SendResult } from './sender';
 import { checkTarget, type Resolver } from './target-guard';
@@ -17,8 +18,13 @@ export interface DispatcherOptions {
   concurrency: number;
   endpointConcurrency: number;
   pollMs: number;
+  /** Opens the sealed endpoint secrets (`WEBHOOKS_SECRET_KEY`); undefined: secrets are plaintext. */
+  keyring?: SecretKeyring;
   resolve?: Resolver;
 }
+
+/** How an attempt failed, as `webhook_attempts.error` records it. */
+type AttemptResult = Omit<SendResult, 'error'> & { error?: SendResult['error'] | 'target_refused' | 'secret_unavailable' };
 
 /** After this many failures in a row an endpoint is unhealthy: one delivery at a time (a probe), claimed after the healthy ones. */
 const UNHEALTHY_AFTER = 5;
@@ -183,16 +189,27 @@ export class WebhookDispatcher {
       recordWebhookAttempt('retrying', 'interrupted');
     }
     const attemptedAt = new Date();
-    let result: SendResult;
     const target = await checkTarget(event.url, { allowPrivate: this.options.allowPrivate, resolve: this.options.resolve });
     if (!target.ok) {
-      result = { durationMs: 0 };
-      await this.complete(row, event, attemptedAt, { ...result, refused: true });
+      await this.complete(row, event, attemptedAt, { durationMs: 0, error: 'target_refused' });
       return;
     }
-    const secrets = await liveSecrets(this.db, row.endpoint_id);
+    let secrets: string[];
+    try {
+      secrets = await liveSecrets(this.db, row.endpoint_id, this.options.keyring);
+    } catch (err) {
+      if (!(err instanceof SecretUnavailableError)) throw err;
+      // Never sent unsigned, nor signed with fewer secrets than the receiver may hold: held and
+      // retried like a failed attempt, so it goes once the key or the secret is back.
+      this.log.error(
+        { endpointId: row.endpoint_id, eventId: event.event_id, secretId: err.secretId, keyId: err.keyId, reason: err.reason },
+        'webhook delivery held: a signing secret of its endpoint cannot be read'
+      );
+      await this.complete(row, event, attemptedAt, { durationMs: 0, error: 'secret_unavailable' });
+      return;
+    }
     const t = Math.floor(Date.now() / 1000);
-    result = await sendWebhook(
+    const result = await sendWebhook(
       target,
       event.payload,
       {
@@ -210,8 +227,8 @@ export class WebhookDispatcher {
    * after a backoff, or failed once the next attempt would fall past the retry window. A
    * completion whose claim was taken over meanwhile (lease expired) changes nothing.
    */
-  private async complete(row: Claimed, event: { event_id: string; type: string }, attemptedAt: Date, result: SendResult & { refused?: boolean }): Promise<void> {
-    const delivered = !result.refused && result.error === undefined && result.status !== undefined;
+  private async complete(row: Claimed, event: { event_id: string; type: string }, attemptedAt: Date, result: AttemptResult): Promise<void> {
+    const delivered = result.error === undefined && result.status !== undefined;
     let state: 'delivered' | 'pending' | 'failed' = 'delivered';
     let next: Date | null = null;
     if (!delivered) {
@@ -223,7 +240,7 @@ export class WebhookDispatcher {
         state = 'pending';
       }
     }
-    const error = result.refused ? 'target_refused' : (result.error ?? null);
+    const error = result.error ?? null;
     const finished = await this.db.transaction(async (tx) => {
       const updated = await tx.query(
         `UPDATE webhook_deliveries

@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../db/database';
 import { encodeCursor } from '../db/cursor';
 import { newObjectId } from '../ids';
+import { sealedKeyId, SecretOpenError, type OpenFailure, type SecretKeyring } from './secret-box';
 import { newSecret } from './signature';
 
 /** An endpoint as partners read it: never its secret. */
@@ -63,11 +64,20 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
 export type AlsoInTransaction = (tx: Queryable, endpointId: string) => Promise<void>;
 const noop: AlsoInTransaction = async () => undefined;
 
+/**
+ * Stores a new secret of the endpoint: sealed (AES-256-GCM, bound to the endpoint id) when a key is
+ * configured, in plaintext otherwise (docs/webhooks.md, "Storage of secrets").
+ */
+async function insertSecret(tx: Queryable, endpointId: string, secret: string, keyring: SecretKeyring | undefined): Promise<void> {
+  if (keyring) await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, sealed_secret) VALUES ($1, $2)', [endpointId, keyring.seal(endpointId, secret)]);
+  else await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)', [endpointId, secret]);
+}
+
 /** The partner's webhook endpoints and their secrets, in PostgreSQL. Every query is filtered by the partner. */
 export class WebhookEndpointStore {
   constructor(
     private readonly db: Database,
-    private readonly options: { maxEndpoints: number; secretOverlapSeconds: number }
+    private readonly options: { maxEndpoints: number; secretOverlapSeconds: number; keyring?: SecretKeyring }
   ) {}
 
   /**
@@ -86,7 +96,7 @@ export class WebhookEndpointStore {
         [id, partnerId, input.url, input.events ?? ['*'], input.description ?? null]
       );
       const secret = newSecret();
-      await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)', [id, secret]);
+      await insertSecret(tx, id, secret, this.options.keyring);
       await alsoInTransaction(tx, id);
       return { ...toEndpoint(rows.rows[0]), secret };
     });
@@ -143,7 +153,7 @@ export class WebhookEndpointStore {
       await tx.query('DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND expires_at IS NOT NULL', [id]);
       await tx.query('UPDATE webhook_endpoint_secrets SET expires_at = now() + make_interval(secs => $2) WHERE endpoint_id = $1 AND expires_at IS NULL', [id, this.options.secretOverlapSeconds]);
       const secret = newSecret();
-      await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)', [id, secret]);
+      await insertSecret(tx, id, secret, this.options.keyring);
       await alsoInTransaction(tx, id);
       return secret;
     });
@@ -206,8 +216,45 @@ export class WebhookEndpointStore {
   }
 }
 
-/** The secrets that sign a delivery to the endpoint now: the current one first, then one still in its overlap. */
-export async function liveSecrets(db: Queryable, endpointId: string): Promise<string[]> {
-  const rows = await db.query<{ secret: string }>('SELECT secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > now()) ORDER BY id DESC', [endpointId]);
-  return rows.rows.map((row) => row.secret);
+/** Why an endpoint's signing secrets cannot be read: a sealed one that does not open, one sealed without a key configured, or none at all. */
+export type SecretUnavailableReason = OpenFailure | 'no_key' | 'no_secret';
+
+/**
+ * The endpoint's signing secrets cannot all be read: its delivery is held (retried), never sent
+ * unsigned or signed with fewer secrets than the receiver may hold. Names the row and key id, never a secret.
+ */
+export class SecretUnavailableError extends Error {
+  constructor(
+    readonly reason: SecretUnavailableReason,
+    readonly secretId: string | undefined,
+    readonly keyId: string | undefined
+  ) {
+    super(`webhook signing secret unavailable: ${reason}`);
+    this.name = 'SecretUnavailableError';
+  }
+}
+
+/**
+ * The secrets that sign a delivery to the endpoint now: the current one first, then one still in
+ * its overlap. Sealed ones are opened with `keyring`. Throws a {@link SecretUnavailableError} when
+ * there is none, or one cannot be read (sealed while no key is configured, under a key not
+ * configured, or not authentic).
+ */
+export async function liveSecrets(db: Queryable, endpointId: string, keyring: SecretKeyring | undefined): Promise<string[]> {
+  const rows = await db.query<{ id: string; secret: string | null; sealed_secret: string | null }>(
+    'SELECT id, secret, sealed_secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > now()) ORDER BY id DESC',
+    [endpointId]
+  );
+  if (rows.rows.length === 0) throw new SecretUnavailableError('no_secret', undefined, undefined);
+  return rows.rows.map((row) => {
+    if (row.secret !== null) return row.secret;
+    const sealed = row.sealed_secret!;
+    if (!keyring) throw new SecretUnavailableError('no_key', row.id, sealedKeyId(sealed));
+    try {
+      return keyring.open(endpointId, sealed);
+    } catch (err) {
+      if (err instanceof SecretOpenError) throw new SecretUnavailableError(err.reason, row.id, err.keyId);
+      throw err;
+    }
+  });
 }

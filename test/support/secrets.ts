@@ -33,6 +33,8 @@ export type SecretKind =
   /** The RSA-OAEP ciphertext of a PAN or CVV the gateway passed through. */
   | 'cardCiphertext'
   | 'webhookSecret'
+  /** A key webhook secrets are encrypted under at rest (`WEBHOOKS_SECRET_KEY`, docs/webhooks.md), or a refused value of it. */
+  | 'webhookSecretKey'
   /** A secret an upstream signs its notifications to the gateway with (docs/upstreams.md). */
   | 'notifySecret';
 

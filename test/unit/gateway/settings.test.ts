@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import path from 'node:path';
+import util from 'node:util';
 import { expect } from 'chai';
 import { readSettings, projectRoot } from '../../../gateway/settings';
 
@@ -39,6 +41,73 @@ describe('unit: settings', function () {
   for (const [env, message] of refused) {
     it(`refuses ${JSON.stringify(env)}`, function () {
       expect(() => readSettings(env)).to.throw(message);
+    });
+  }
+});
+
+describe('unit: settings: WEBHOOKS_SECRET_KEY and WEBHOOKS_SECRET_KEY_PREVIOUS', function () {
+  const bytes = crypto.randomBytes(32);
+  const other = crypto.randomBytes(32);
+
+  it('is unset by default: secrets stay plaintext', function () {
+    const s = readSettings({});
+    expect(s.webhooksSecretKey).to.equal(undefined);
+    expect(s.webhooksSecretKeyPrevious).to.equal(undefined);
+    expect(readSettings({ WEBHOOKS_SECRET_KEY: '' }).webhooksSecretKey).to.equal(undefined);
+  });
+
+  it('reads 32 bytes as base64 (padded or not) and base64url, with surrounding whitespace (a secret file\'s newline), as one and the same key', function () {
+    const forms = [bytes.toString('base64'), bytes.toString('base64').replace(/=$/, ''), bytes.toString('base64url'), `${bytes.toString('base64url')}=`, ` ${bytes.toString('base64')}\n`];
+    for (const form of forms) {
+      const key = readSettings({ WEBHOOKS_SECRET_KEY: form }).webhooksSecretKey!;
+      expect(key.type, form).to.equal('secret');
+      expect(key.export().equals(bytes), form).to.equal(true);
+    }
+  });
+
+  it('reads the previous key with the current one', function () {
+    const s = readSettings({ WEBHOOKS_SECRET_KEY: bytes.toString('base64'), WEBHOOKS_SECRET_KEY_PREVIOUS: other.toString('base64url') });
+    expect(s.webhooksSecretKey!.export().equals(bytes)).to.equal(true);
+    expect(s.webhooksSecretKeyPrevious!.export().equals(other)).to.equal(true);
+  });
+
+  it('never prints the key: neither JSON nor inspect of the settings holds its bytes in any encoding', function () {
+    const s = readSettings({ WEBHOOKS_SECRET_KEY: bytes.toString('base64'), WEBHOOKS_SECRET_KEY_PREVIOUS: other.toString('base64') });
+    const printed = JSON.stringify(s) + util.inspect(s, { depth: 10, showHidden: true });
+    for (const key of [bytes, other]) {
+      for (const encoding of ['base64', 'base64url', 'hex'] as const) expect(printed).to.not.include(key.toString(encoding).replace(/=+$/, ''));
+      expect(printed).to.not.include(JSON.stringify([...key]).slice(1, -1));
+    }
+  });
+
+  // Each refused value: the message names the variable, and never holds the value or a piece of it.
+  const refusals: [string, Record<string, string>, RegExp][] = [
+    ['31 bytes', { WEBHOOKS_SECRET_KEY: crypto.randomBytes(31).toString('base64') }, /^WEBHOOKS_SECRET_KEY must be the base64 or base64url of exactly 32 random bytes/],
+    ['33 bytes', { WEBHOOKS_SECRET_KEY: crypto.randomBytes(33).toString('base64') }, /^WEBHOOKS_SECRET_KEY must be the base64 or base64url of exactly 32 random bytes/],
+    ['64 hex characters', { WEBHOOKS_SECRET_KEY: crypto.randomBytes(32).toString('hex') }, /^WEBHOOKS_SECRET_KEY must be/],
+    ['a passphrase', { WEBHOOKS_SECRET_KEY: 'correct horse battery staple correct horse b' }, /^WEBHOOKS_SECRET_KEY must be/],
+    ['base64 and base64url alphabets mixed', { WEBHOOKS_SECRET_KEY: `+_${crypto.randomBytes(30).toString('base64url')}A` }, /^WEBHOOKS_SECRET_KEY must be/],
+    ['a non-canonical last character (unused bits set)', { WEBHOOKS_SECRET_KEY: `${bytes.toString('base64url').slice(0, 42)}${'B'}` }, /^WEBHOOKS_SECRET_KEY must be/],
+    ['one byte repeated', { WEBHOOKS_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') }, /^WEBHOOKS_SECRET_KEY is one byte repeated, not a random key/],
+    ['a bad previous key', { WEBHOOKS_SECRET_KEY: bytes.toString('base64'), WEBHOOKS_SECRET_KEY_PREVIOUS: crypto.randomBytes(16).toString('base64') }, /^WEBHOOKS_SECRET_KEY_PREVIOUS must be/],
+    ['a previous key without a current one', { WEBHOOKS_SECRET_KEY_PREVIOUS: other.toString('base64') }, /^WEBHOOKS_SECRET_KEY_PREVIOUS is set but WEBHOOKS_SECRET_KEY is not/],
+    ['the previous key equal to the current one', { WEBHOOKS_SECRET_KEY: bytes.toString('base64'), WEBHOOKS_SECRET_KEY_PREVIOUS: bytes.toString('base64url') }, /^WEBHOOKS_SECRET_KEY_PREVIOUS is the same key as WEBHOOKS_SECRET_KEY/],
+  ];
+  for (const [what, env, message] of refusals) {
+    it(`refuses ${what}, naming the variable and never the value`, function () {
+      let error: Error | undefined;
+      try {
+        readSettings(env);
+      } catch (err) {
+        error = err as Error;
+      }
+      expect(error, 'refused').to.be.instanceOf(Error);
+      expect(error!.message).to.match(message);
+      for (const value of Object.values(env)) {
+        const trimmed = value.trim();
+        // No run of 8 characters of the value appears in the message.
+        for (let i = 0; i + 8 <= trimmed.length; i++) expect(error!.message, `${what}: a piece of the value`).to.not.include(trimmed.slice(i, i + 8));
+      }
     });
   }
 });
