@@ -54,6 +54,8 @@ const TOKEN_RUN = /[A-Za-z0-9_.-]+/g;
 // Luhn check looks like a PAN. Numbers starting with 1 (epoch milliseconds in request ids, say)
 // are left alone: one in ten would pass Luhn by chance. Each try reads at most 37 characters.
 const PAN_PATTERN = /\b[2-6](?:[ -]?\d){12,18}\b/g;
+/** A partner's webhook signing secret (`whsec_` and base64url, docs/webhooks.md), wherever it appears in text: one prefix, one run. */
+const WEBHOOK_SECRET_PATTERN = /whsec_[A-Za-z0-9_-]+/g;
 const PAN_SEPARATORS = /[ -]/g;
 
 /** The most characters of a URL that a log line keeps; longer ones end in {@link URL_TRUNCATED}. */
@@ -107,7 +109,7 @@ export function luhnValid(digits: string): boolean {
 
 /** Removes anything that looks like a JWT or a full card number from free text. */
 export function scrubText(text: string): string {
-  return redactJwts(text).replace(PAN_PATTERN, (match) => (luhnValid(match.replace(PAN_SEPARATORS, '')) ? '[REDACTED_PAN]' : match));
+  return redactJwts(text).replace(WEBHOOK_SECRET_PATTERN, '[REDACTED_WEBHOOK_SECRET]').replace(PAN_PATTERN, (match) => (luhnValid(match.replace(PAN_SEPARATORS, '')) ? '[REDACTED_PAN]' : match));
 }
 
 /**

@@ -34,13 +34,15 @@ describe('unit: logging/redaction', function () {
     });
   }
 
-  it('scrubs JWTs and Luhn-valid PANs from free text, keeps other numbers', function () {
+  it('scrubs JWTs, webhook secrets and Luhn-valid PANs from free text, keeps other numbers', function () {
     const jwt = 'eyJhbGciOiJFUzUxMiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
     expect(scrubText(`token ${jwt} end`)).to.equal('token [REDACTED_JWT] end');
     expect(scrubText('pan 4111 1111 1111 1111 here')).to.equal('pan [REDACTED_PAN] here');
     expect(scrubText('id 1732233600000 is a timestamp')).to.equal('id 1732233600000 is a timestamp');
     expect(scrubText('req-1763778230043'), 'a Luhn-valid epoch timestamp is not a PAN').to.equal('req-1763778230043');
     expect(scrubText('amex 378282246310005, mc 5555-5555-5555-4444')).to.equal('amex [REDACTED_PAN], mc [REDACTED_PAN]');
+    expect(scrubText('endpoint secret whsec_Ab3-_x9QzE4k2LmN8pQrStUvWxYz0123456789abcdefg rotated')).to.equal('endpoint secret [REDACTED_WEBHOOK_SECRET] rotated');
+    expect(scrubText('{"secret":"whsec_abc"}'), 'inside a JSON text too').to.equal('{"secret":"[REDACTED_WEBHOOK_SECRET]"}');
     expect(luhnValid('4111111111111111')).to.equal(true);
     expect(luhnValid('4111111111111112')).to.equal(false);
   });
