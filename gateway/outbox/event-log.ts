@@ -1,6 +1,7 @@
 import { every } from '../background/every';
 import { encodeCursor } from '../db/cursor';
 import type { Queryable } from '../db/database';
+import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import type { Logger } from '../logging/logger';
 import type { PartnerEventType } from './partner-events';
 
@@ -35,21 +36,19 @@ export async function findEvent(db: Queryable, partnerId: string, id: string): P
   return rows.rows[0]?.payload;
 }
 
-/** Rows one retention statement deletes at most: a short lock and a bounded transaction. */
-const RETENTION_BATCH = 5_000;
-
-/** Deletes the events older than `retentionDays`, in batches; returns how many went. */
-export async function deleteExpiredEvents(db: Queryable, retentionDays: number): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const result = await db.query(
-      `DELETE FROM partner_events WHERE seq IN (
-         SELECT seq FROM partner_events WHERE created_at < now() - make_interval(days => $1) ORDER BY created_at LIMIT $2)`,
-      [retentionDays, RETENTION_BATCH]
-    );
-    deleted += result.rowCount ?? 0;
-    if ((result.rowCount ?? 0) < RETENTION_BATCH) return deleted;
-  }
+/**
+ * Deletes the events older than `retentionDays`, in batches; returns how many went. Their webhook
+ * deliveries and those deliveries' attempts go with them (foreign keys `ON DELETE CASCADE`, each
+ * looked up through an index: `webhook_deliveries_event_idx`, `webhook_attempts_delivery_idx`).
+ */
+export async function deleteExpiredEvents(db: Queryable, retentionDays: number, batch = RETENTION_BATCH): Promise<number> {
+  return deleteInBatches(
+    db,
+    `DELETE FROM partner_events WHERE seq IN (
+       SELECT seq FROM partner_events WHERE created_at < now() - make_interval(days => $1) ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [retentionDays],
+    batch
+  );
 }
 
 /** Deletes expired events now and every `intervalMs`; returns the function that stops it. */
