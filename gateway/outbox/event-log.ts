@@ -1,8 +1,6 @@
-import { every } from '../background/every';
 import { encodeCursor } from '../db/cursor';
 import type { Queryable } from '../db/database';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
-import type { Logger } from '../logging/logger';
 import type { PartnerEventType } from './partner-events';
 
 /** A page of a partner's event log: the envelopes' stored JSON, newest first. */
@@ -51,16 +49,3 @@ export async function deleteExpiredEvents(db: Queryable, retentionDays: number, 
   );
 }
 
-/** Deletes expired events now and every `intervalMs`; returns the function that stops it. */
-export function startEventRetention(db: Queryable, log: Logger, options: { retentionDays: number; intervalMs: number }): () => void {
-  return every(
-    options.intervalMs,
-    async () => {
-      const deleted = await deleteExpiredEvents(db, options.retentionDays);
-      if (deleted > 0) log.info({ deleted, retentionDays: options.retentionDays }, 'expired partner events deleted');
-    },
-    log,
-    'partner event retention pass failed',
-    { immediately: true }
-  );
-}
