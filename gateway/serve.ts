@@ -9,8 +9,11 @@ import { createPartnerApp } from './http/partner-app';
 import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
-import { startEventRetention } from './outbox/event-log';
+import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
+import { startRetention } from './background/retention';
+import { deleteExpiredEndpoints } from './webhooks/endpoint-store';
+import { deleteExpiredNotifications } from './inbound/apply';
 import { secretKeyringFrom } from './webhooks/secret-box';
 import { prepareSecretStorage, sealStoredSecrets, warnIfSecretsUnencrypted } from './webhooks/secret-storage';
 import { TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
@@ -147,14 +150,24 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     cleanups.push(async () => stopCardReconciler());
     const stopOutbox = outbox.start(5_000);
     cleanups.push(async () => stopOutbox());
-    // The event log keeps WEBHOOKS_EVENT_RETENTION_DAYS; every instance may run the delete (it is idempotent).
     // Every instance sends webhooks; the deliveries' leases in PostgreSQL share the work.
     services.webhooks.dispatcher.start();
     trackWebhookBacklog((top) => services.webhooks.dispatcher.backlog(top));
     cleanups.push(async () => trackWebhookBacklog(undefined));
     cleanups.push(() => services.webhooks.dispatcher.stop());
-    const stopEventRetention = startEventRetention(db, log, { retentionDays: settings.eventRetentionDays, intervalMs: 10 * 60_000 });
-    cleanups.push(async () => stopEventRetention());
+    // Retention, at start and every 10 minutes, by every instance (each delete is batched and idempotent):
+    // the event log (its deliveries and attempts cascade), then deleted webhook endpoints, both after
+    // WEBHOOKS_EVENT_RETENTION_DAYS, and the notifications' dedupe log after NOTIFICATIONS_RETENTION_DAYS.
+    const stopRetention = startRetention(
+      log,
+      [
+        { what: 'partner events', message: 'expired partner events deleted', run: async () => ({ deleted: await deleteExpiredEvents(db, settings.eventRetentionDays) }), fields: { retentionDays: settings.eventRetentionDays } },
+        { what: 'deleted webhook endpoints', message: 'deleted webhook endpoints past retention removed', run: () => deleteExpiredEndpoints(db, settings.eventRetentionDays), fields: { retentionDays: settings.eventRetentionDays } },
+        { what: 'upstream notifications', message: 'expired upstream notifications deleted', run: async () => ({ deleted: await deleteExpiredNotifications(db, settings.notificationRetentionDays) }), fields: { retentionDays: settings.notificationRetentionDays } },
+      ],
+      { intervalMs: 10 * 60_000 }
+    );
+    cleanups.push(async () => stopRetention());
     if (keyring) {
       // Secrets an instance without the key wrote meanwhile (a rolling restart that sets it) are
       // encrypted within 10 minutes, not only at this instance's next start.

@@ -5,6 +5,7 @@ import { CardIssuanceFeed } from './issuer/issuance-feed';
 import { createProcessingSandbox } from './processing';
 import { Notifier } from './shared/notifier';
 import { listenSandbox, type RunningSandbox } from './shared/listen';
+import type { SandboxNotifyTarget } from './shared/notify-target';
 import type { SandboxName, SandboxOptions } from './shared/sandbox-app';
 
 export { createAccountsSandbox } from './accounts';
@@ -17,6 +18,7 @@ export { DEFAULT_HANG_MS, type SandboxName, type SandboxOptions } from './shared
 export { UPSTREAM_ERRORS, type UpstreamErrorBody, type UpstreamErrorCode } from './shared/sandbox-error';
 export type { RunningSandbox } from './shared/listen';
 export { Notifier, upstreamSignature, type NotifyTarget, type NotifierOptions } from './shared/notifier';
+export { notifyTargetFromEnv, type SandboxNotifyTarget } from './shared/notify-target';
 export type { RecordedRequest } from './shared/request-log';
 export type { FaultSpec, Fault, FaultMode } from './shared/faults';
 
@@ -34,12 +36,6 @@ export interface Sandboxes {
   close(): Promise<void>;
 }
 
-/** The gateway's notification listener and the secrets the two notifying sandboxes sign with. */
-export interface SandboxNotifyTarget {
-  url: string;
-  issuerSecret?: string;
-  processingSecret?: string;
-}
 
 /** Options of {@link startSandboxes}. */
 export interface StartSandboxesOptions extends SandboxOptions {

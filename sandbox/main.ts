@@ -5,7 +5,11 @@
 // one JSON line on stderr and exit 1; a signal is logged and exits 0 once the servers are
 // closed (5 s at most); a server that fails or closes while serving, or an event loop that
 // drains without a stop being asked for, is logged and exits 1.
-import { startSandboxes, type Sandboxes } from './index';
+//
+// Notifications (docs/upstreams.md, section 9): with GATEWAY_NOTIFY_URL and ISSUER_NOTIFY_SECRET /
+// PROCESSING_NOTIFY_SECRET the issuer and processing sandboxes notify that gateway listener from the
+// start; `PUT /__sandbox/notify-target` on each sets or changes it at run time.
+import { notifyTargetFromEnv, startSandboxes, type Sandboxes } from './index';
 
 /** Longest a signalled stop waits for the servers to close. */
 const STOP_TIMEOUT_MS = 5000;
@@ -82,7 +86,9 @@ function watch(sandboxes: Sandboxes): void {
 }
 
 async function main(): Promise<void> {
+  const notify = notifyTargetFromEnv(process.env);
   const sandboxes = await startSandboxes({
+    notify,
     host: process.env.SANDBOX_HOST || undefined,
     ports: {
       issuer: portFromEnv('ISSUER_PORT'),
@@ -91,6 +97,11 @@ async function main(): Promise<void> {
     },
   });
   watch(sandboxes);
+  if (notify) {
+    // The URL and which upstreams notify; the secrets never.
+    const upstreams = [notify.issuerSecret && 'issuer', notify.processingSecret && 'processing'].filter(Boolean);
+    logLine({ msg: 'sandbox notifying', url: notify.url, upstreams });
+  }
   console.log(
     JSON.stringify({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url }),
   );

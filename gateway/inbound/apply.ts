@@ -1,6 +1,7 @@
 import { recordAudit } from '../audit/audit-log';
 import { syncCardWithIssuer, type SyncDeps } from '../cards/card-sync';
 import type { Queryable } from '../db/database';
+import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import { emitEvent } from '../outbox/partner-events';
 import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
@@ -103,4 +104,22 @@ export async function applyProcessingNotification(db: SyncDeps['db'], n: Process
     await emitEvent(tx, { type: 'transaction.created', partnerId: card.partner_id, cardKey: n.transaction.cardId, data: { transaction: toPartnerTransaction(n.transaction) } });
     return outcome;
   });
+}
+
+/**
+ * Forgets the notifications received more than `retentionDays` ago (`NOTIFICATIONS_RETENTION_DAYS`,
+ * default 7), in batches; returns how many went. The log only has to outlive the upstreams' retry
+ * window (docs/upstreams.md, section 9): a repeat arrives when the gateway's 2xx was lost, and the
+ * upstream stops retrying after its window (the sandboxes' 24 h). Past it, a repeat would be applied
+ * again: harmless for an issuer notification (the card is re-read, `unchanged`), a second
+ * `transaction.created` for a processing one. Idempotent; safe on several instances.
+ */
+export async function deleteExpiredNotifications(db: Queryable, retentionDays: number, batch = RETENTION_BATCH): Promise<number> {
+  return deleteInBatches(
+    db,
+    `DELETE FROM upstream_notifications WHERE (upstream, id) IN (
+       SELECT upstream, id FROM upstream_notifications WHERE received_at < now() - make_interval(days => $1) ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [retentionDays],
+    batch
+  );
 }

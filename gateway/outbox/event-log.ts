@@ -1,7 +1,6 @@
-import { every } from '../background/every';
 import { encodeCursor } from '../db/cursor';
 import type { Queryable } from '../db/database';
-import type { Logger } from '../logging/logger';
+import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import type { PartnerEventType } from './partner-events';
 
 /** A page of a partner's event log: the envelopes' stored JSON, newest first. */
@@ -35,33 +34,18 @@ export async function findEvent(db: Queryable, partnerId: string, id: string): P
   return rows.rows[0]?.payload;
 }
 
-/** Rows one retention statement deletes at most: a short lock and a bounded transaction. */
-const RETENTION_BATCH = 5_000;
-
-/** Deletes the events older than `retentionDays`, in batches; returns how many went. */
-export async function deleteExpiredEvents(db: Queryable, retentionDays: number): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const result = await db.query(
-      `DELETE FROM partner_events WHERE seq IN (
-         SELECT seq FROM partner_events WHERE created_at < now() - make_interval(days => $1) ORDER BY created_at LIMIT $2)`,
-      [retentionDays, RETENTION_BATCH]
-    );
-    deleted += result.rowCount ?? 0;
-    if ((result.rowCount ?? 0) < RETENTION_BATCH) return deleted;
-  }
-}
-
-/** Deletes expired events now and every `intervalMs`; returns the function that stops it. */
-export function startEventRetention(db: Queryable, log: Logger, options: { retentionDays: number; intervalMs: number }): () => void {
-  return every(
-    options.intervalMs,
-    async () => {
-      const deleted = await deleteExpiredEvents(db, options.retentionDays);
-      if (deleted > 0) log.info({ deleted, retentionDays: options.retentionDays }, 'expired partner events deleted');
-    },
-    log,
-    'partner event retention pass failed',
-    { immediately: true }
+/**
+ * Deletes the events older than `retentionDays`, in batches; returns how many went. Their webhook
+ * deliveries and those deliveries' attempts go with them (foreign keys `ON DELETE CASCADE`, each
+ * looked up through an index: `webhook_deliveries_event_idx`, `webhook_attempts_delivery_idx`).
+ */
+export async function deleteExpiredEvents(db: Queryable, retentionDays: number, batch = RETENTION_BATCH): Promise<number> {
+  return deleteInBatches(
+    db,
+    `DELETE FROM partner_events WHERE seq IN (
+       SELECT seq FROM partner_events WHERE created_at < now() - make_interval(days => $1) ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [retentionDays],
+    batch
   );
 }
+

@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../db/database';
 import { encodeCursor } from '../db/cursor';
+import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import { newObjectId } from '../ids';
 import { sealedKeyId, SecretOpenError, type OpenFailure, type SecretKeyring } from './secret-box';
 import { newSecret } from './signature';
@@ -130,7 +131,10 @@ export class WebhookEndpointStore {
     });
   }
 
-  /** Soft-deletes the endpoint (its attempts stay for operators), cancels its open deliveries and drops its secrets. */
+  /**
+   * Soft-deletes the endpoint (its attempts stay for operators until {@link deleteExpiredEndpoints}),
+   * cancels its open deliveries and drops its secrets.
+   */
   async delete(partnerId: string, id: string, alsoInTransaction: AlsoInTransaction = noop): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query("UPDATE webhook_endpoints SET deleted_at = now(), status = 'disabled', updated_at = now() WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL", [id, partnerId]);
@@ -257,4 +261,35 @@ export async function liveSecrets(db: Queryable, endpointId: string, keyring: Se
       throw err;
     }
   });
+}
+
+/**
+ * Removes the endpoints deleted more than `retentionDays` ago (`WEBHOOKS_EVENT_RETENTION_DAYS`: every
+ * event one of them was sent was written before its deletion, so it and its deliveries expire by
+ * then anyway), in batches: first whatever deliveries of theirs are left (their attempts cascade),
+ * then the endpoint rows (their secrets, dropped at deletion already, cascade). A live endpoint's
+ * history is never touched: it goes with its events. Idempotent; safe on several instances.
+ */
+export async function deleteExpiredEndpoints(db: Queryable, retentionDays: number, batch = RETENTION_BATCH): Promise<{ endpoints: number; deliveries: number }> {
+  const deliveries = await deleteInBatches(
+    db,
+    `DELETE FROM webhook_deliveries WHERE id IN (
+       SELECT d.id FROM webhook_deliveries d
+        WHERE d.endpoint_id IN (SELECT id FROM webhook_endpoints WHERE deleted_at < now() - make_interval(days => $1))
+        LIMIT $2 FOR UPDATE OF d SKIP LOCKED)`,
+    [retentionDays],
+    batch
+  );
+  // An endpoint with a delivery left (one written by a change racing the deletion, after the batch above) waits for the next pass.
+  const endpoints = await deleteInBatches(
+    db,
+    `DELETE FROM webhook_endpoints WHERE id IN (
+       SELECT e.id FROM webhook_endpoints e
+        WHERE e.deleted_at < now() - make_interval(days => $1)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id)
+        ORDER BY e.deleted_at LIMIT $2 FOR UPDATE OF e SKIP LOCKED)`,
+    [retentionDays],
+    batch
+  );
+  return { endpoints, deliveries };
 }

@@ -3,7 +3,7 @@ import { IdempotencyBook } from '../shared/idempotency';
 import { createSandboxApp, recordCap, type SandboxOptions } from '../shared/sandbox-app';
 import { CardStore, maskPan } from './card-store';
 import type { CardIssuanceFeed } from './issuance-feed';
-import type { Notifier } from '../shared/notifier';
+import { Notifier } from '../shared/notifier';
 import { mountIssuerControlRoutes, mountIssuerRoutes } from './routes';
 
 /** Options of {@link createIssuerSandbox}. */
@@ -13,7 +13,10 @@ export interface IssuerSandboxOptions extends SandboxOptions {
    * re-issue). `startSandboxes()` connects it to the processing sandbox.
    */
   issuanceFeed?: CardIssuanceFeed;
-  /** Sends the gateway the changes the issuer makes on its own (`POST /__sandbox/cards/{cardKey}/issuer-status`). */
+  /**
+   * Sends the gateway the changes the issuer makes on its own (`POST /__sandbox/cards/{cardKey}/issuer-status`);
+   * default one of its own, without a target until `PUT /__sandbox/notify-target` sets one.
+   */
   notifier?: Notifier;
 }
 
@@ -42,6 +45,7 @@ export function createIssuerSandbox(opts: IssuerSandboxOptions = {}): Express {
     recordCap(opts.maxCards, 'SANDBOX_MAX_CARDS'),
   );
   const keys = new IdempotencyBook();
+  const notifier = opts.notifier ?? new Notifier('issuer');
   return createSandboxApp({
     name: 'issuer',
     options: { hangMs: opts.hangMs },
@@ -49,7 +53,7 @@ export function createIssuerSandbox(opts: IssuerSandboxOptions = {}): Express {
       cards.clear();
       keys.clear();
     },
-    control: (router) => mountIssuerControlRoutes(router, cards, opts.notifier),
+    control: (router) => mountIssuerControlRoutes(router, cards, notifier),
     routes: (router) => mountIssuerRoutes(router, cards, keys),
   });
 }

@@ -8,6 +8,7 @@ import { isLimitName, LIMIT_NAMES, limitView, type CardLimit, type LimitName } f
 import * as schemas from './schemas';
 import { ACTIONS_REQUIRING_EXP_DATE, nextStatusCode, STATUS_CODE_VALUES, type IssuerStatusCode, type StatusAction } from './status-codes';
 import { newNotificationId, type Notifier } from '../shared/notifier';
+import { mountNotifyTargetRoutes } from '../shared/notify-target';
 import { deduplicateByIdempotencyKey, IdempotencyBook } from '../shared/idempotency';
 
 interface StatusChangeBody {
@@ -300,7 +301,10 @@ export function mountIssuerRoutes(router: Router, cards: CardStore, keys: Idempo
 }
 
 /** Mounts the issuer's test-only routes under `/__sandbox`. */
-export function mountIssuerControlRoutes(router: Router, cards: CardStore, notifier?: Notifier): void {
+export function mountIssuerControlRoutes(router: Router, cards: CardStore, notifier: Notifier): void {
+  // Where the notifications go (the gateway's listener and this upstream's secret): docs/upstreams.md, section 9.
+  mountNotifyTargetRoutes(router, 'issuer', notifier);
+
   // A status change the issuer makes on its own (fraud team, expiry), whatever the partner transition
   // table allows; the gateway is notified (docs/upstreams.md, section 9) before this answers (2 s at most).
   router.post('/cards/:cardKey/issuer-status', (req, res, next) => {
@@ -319,10 +323,6 @@ export function mountIssuerControlRoutes(router: Router, cards: CardStore, notif
     card.statusCode = statusCode;
     recordStatusChange(card, { action: 'issuer', from: previousStatusCode, to: statusCode, reason, description: null, cardLocation: null, at: new Date().toISOString() });
     const answer = { cardKey: card.cardKey, statusCode, previousStatusCode };
-    if (!notifier) {
-      res.json({ ...answer, notified: false });
-      return;
-    }
     const notification = { id: newNotificationId(), type: 'card.status_changed', occurredAt: new Date().toISOString(), cardKey: card.cardKey, previousStatusCode, statusCode, reason };
     notifier.send(notification).then((notified) => res.json({ ...answer, notified }), next);
   });

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { CardIssuanceFeed } from '../issuer/issuance-feed';
 import { IdempotencyBook } from '../shared/idempotency';
-import type { Notifier } from '../shared/notifier';
+import { Notifier } from '../shared/notifier';
 import { createSandboxApp, recordCap, type SandboxOptions } from '../shared/sandbox-app';
 import { mountProcessingControlRoutes, mountProcessingRoutes, ProcessingState } from './routes';
 
@@ -9,7 +9,10 @@ import { mountProcessingControlRoutes, mountProcessingRoutes, ProcessingState } 
 export interface ProcessingSandboxOptions extends SandboxOptions {
   /** The issuer's feed of new cards: each becomes known at once (`startSandboxes()` links them). */
   issuanceFeed?: CardIssuanceFeed;
-  /** Sends the gateway the transactions recorded through `POST /__sandbox/transactions`. */
+  /**
+   * Sends the gateway the transactions recorded through `POST /__sandbox/transactions`; default one of
+   * its own, without a target until `PUT /__sandbox/notify-target` sets one.
+   */
   notifier?: Notifier;
 }
 
@@ -25,6 +28,7 @@ export function createProcessingSandbox(opts: ProcessingSandboxOptions = {}): Ex
   const state = new ProcessingState(recordCap(opts.maxCards, 'SANDBOX_MAX_CARDS'));
   opts.issuanceFeed?.subscribe((card) => state.registerIssued(card));
   const keys = new IdempotencyBook();
+  const notifier = opts.notifier ?? new Notifier('processing');
   return createSandboxApp({
     name: 'processing',
     options: { hangMs: opts.hangMs },
@@ -32,7 +36,7 @@ export function createProcessingSandbox(opts: ProcessingSandboxOptions = {}): Ex
       state.clear();
       keys.clear();
     },
-    control: (router) => mountProcessingControlRoutes(router, state, keys, opts.notifier),
+    control: (router) => mountProcessingControlRoutes(router, state, keys, notifier),
     routes: (router) => mountProcessingRoutes(router, state),
   });
 }

@@ -11,6 +11,7 @@ import * as schemas from './schemas';
 import { AccountTransactions } from './account-transactions';
 import crypto from 'node:crypto';
 import { newNotificationId, type Notifier } from '../shared/notifier';
+import { mountNotifyTargetRoutes } from '../shared/notify-target';
 import { deduplicateByIdempotencyKey, type IdempotencyBook } from '../shared/idempotency';
 import { transactionsOf, type CardSource, type KnownCard, type Transaction } from './transactions';
 
@@ -331,17 +332,16 @@ export function mountProcessingRoutes(router: Router, state: ProcessingState): v
 }
 
 /** Mounts the processing system's test-only routes under `/__sandbox`. */
-export function mountProcessingControlRoutes(router: Router, state: ProcessingState, keys: IdempotencyBook, notifier?: Notifier): void {
+export function mountProcessingControlRoutes(router: Router, state: ProcessingState, keys: IdempotencyBook, notifier: Notifier): void {
+  // Where the notifications go (the gateway's listener and this upstream's secret): docs/upstreams.md, section 9.
+  mountNotifyTargetRoutes(router, 'processing', notifier);
+
   // A transaction the processing system records (a purchase at a merchant): merged into GET
   // /transactions, and notified to the gateway (docs/upstreams.md, section 9) before this answers (2 s at most).
   router.post('/transactions', deduplicateByIdempotencyKey(keys), (req, res, next) => {
     const input = checkRecordedTransaction(req.body);
     const transaction = state.record(input);
     if (!transaction) throw upstreamError('CARD_NOT_FOUND', `Card ${input.cardId} is not known`);
-    if (!notifier) {
-      res.status(201).json(transaction);
-      return;
-    }
     const notification = { id: newNotificationId(), type: 'transaction.created', occurredAt: transaction.createdAt, transaction };
     notifier.send(notification).then(() => res.status(201).json(transaction), next);
   });

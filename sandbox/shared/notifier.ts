@@ -26,7 +26,15 @@ export interface NotifierOptions {
   maxDelayMs?: number;
   /** Timeout of one attempt. Default 5 s. */
   timeoutMs?: number;
-  /** Where a dropped or given-up notification is reported; default one JSON line on stderr. */
+  /**
+   * Least time between two lines about failed attempts; the failures in between are counted in the
+   * next line (`suppressed`). Default 60 s: a gateway down for a day costs about 1,440 lines, not one per attempt.
+   */
+  failureLogIntervalMs?: number;
+  /**
+   * Where a failed attempt, a dropped or given-up notification is reported; default one JSON line on
+   * stderr. A line never holds the secret nor a body, only ids, the target's URL, counts and the failure.
+   */
   log?: (fields: Record<string, unknown>) => void;
 }
 
@@ -43,6 +51,13 @@ export function upstreamSignature(secret: string, raw: string, t = Math.floor(Da
   return `t=${t},v1=${crypto.createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex')}`;
 }
 
+/** What went wrong with an attempt that got no answer: `timeout`, the socket's code (`ECONNREFUSED`), else `connection`. */
+function failureOf(err: unknown): string {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'timeout';
+  const code = (err as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'connection';
+}
+
 /** A new notification id: `ntf_` and 24 random hex digits. */
 export function newNotificationId(): string {
   return `ntf_${crypto.randomBytes(12).toString('hex')}`;
@@ -57,6 +72,11 @@ export class Notifier {
   private target: NotifyTarget | undefined;
   private readonly queue: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private draining = false;
+  /** Failure logging: when the last line was written, the failures since, and whether the last attempt failed. */
+  private lastFailureLineAt = Number.NEGATIVE_INFINITY;
+  private suppressedFailures = 0;
+  private failing = false;
   private readonly o: Required<Omit<NotifierOptions, 'log'>> & { log: (fields: Record<string, unknown>) => void };
 
   constructor(
@@ -69,13 +89,30 @@ export class Notifier {
       baseDelayMs: options.baseDelayMs ?? 1000,
       maxDelayMs: options.maxDelayMs ?? 60_000,
       timeoutMs: options.timeoutMs ?? 5000,
+      failureLogIntervalMs: options.failureLogIntervalMs ?? 60_000,
       log: options.log ?? ((fields) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), sandbox: upstream, ...fields })}\n`)),
     };
   }
 
+  /**
+   * Where to send from now on (queued notifications are sent at once); `undefined` stops sending:
+   * new notifications queue (bounded as the retries) until a target is set again.
+   */
   setTarget(target: NotifyTarget | undefined): void {
     this.target = target;
+    // A new target's first failure is reported at once (a wrong secret: 401), whatever the last line's time.
+    this.lastFailureLineAt = Number.NEGATIVE_INFINITY;
     if (target) this.schedule(0);
+  }
+
+  /** The listener's base URL notifications go to, or null when there is no target (never the secret). */
+  get targetUrl(): string | null {
+    return this.target?.url ?? null;
+  }
+
+  /** Writes one line where this notifier reports (the control routes' changes of target). */
+  report(fields: Record<string, unknown>): void {
+    this.o.log(fields);
   }
 
   /** Notifications waiting for a retry (or for a target). */
@@ -112,6 +149,7 @@ export class Notifier {
     }
     p.attempts += 1;
     let ok = false;
+    let failure: { status: number } | { error: string } | undefined;
     try {
       const res = await fetch(`${target.url}/upstream-notifications/${this.upstream}`, {
         method: 'POST',
@@ -121,14 +159,38 @@ export class Notifier {
       });
       await res.arrayBuffer().catch(() => undefined);
       ok = res.ok;
-    } catch {
+      if (!ok) failure = { status: res.status };
+    } catch (err) {
       ok = false;
+      failure = { error: failureOf(err) };
     }
     if (!ok) {
-      p.dueAt = Date.now() + Math.min(this.o.maxDelayMs, this.o.baseDelayMs * 2 ** (p.attempts - 1));
+      const retryInMs = Math.min(this.o.maxDelayMs, this.o.baseDelayMs * 2 ** (p.attempts - 1));
+      p.dueAt = Date.now() + retryInMs;
       this.enqueue(p);
+      this.reportFailure(target.url, p, failure ?? { error: 'connection' }, retryInMs);
+    } else if (this.failing) {
+      this.failing = false;
+      this.o.log({ msg: 'notifications delivered again', url: target.url, backlog: this.queue.length });
     }
     return ok;
+  }
+
+  /**
+   * One line per failed attempt, at most one per `failureLogIntervalMs` (the others are counted in
+   * the next): the gateway's answer status (401: the secrets differ) or what failed, never the secret.
+   */
+  private reportFailure(url: string, p: Pending, failure: { status: number } | { error: string }, retryInMs: number): void {
+    this.failing = true;
+    const now = Date.now();
+    if (now - this.lastFailureLineAt < this.o.failureLogIntervalMs) {
+      this.suppressedFailures += 1;
+      return;
+    }
+    this.lastFailureLineAt = now;
+    const suppressed = this.suppressedFailures;
+    this.suppressedFailures = 0;
+    this.o.log({ msg: 'notification not delivered', url, notificationId: p.body.id, attempt: p.attempts, ...failure, retryInMs, backlog: this.queue.length, ...(suppressed > 0 ? { suppressed } : {}) });
   }
 
   private enqueue(p: Pending): void {
@@ -153,11 +215,19 @@ export class Notifier {
 
   private async drain(): Promise<void> {
     this.timer = undefined;
-    const now = Date.now();
-    const due = this.queue.filter((p) => p.dueAt <= now);
-    for (const p of due) this.queue.splice(this.queue.indexOf(p), 1);
-    // One at a time, oldest first: the gateway applies a card's notifications in the order sent.
-    for (const p of due) await this.attempt(p);
+    // One drain at a time (a target set while one runs must not start a second, out of order): the
+    // running one schedules the next when it ends.
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      const now = Date.now();
+      const due = this.queue.filter((p) => p.dueAt <= now);
+      for (const p of due) this.queue.splice(this.queue.indexOf(p), 1);
+      // One at a time, oldest first: the gateway applies a card's notifications in the order sent.
+      for (const p of due) await this.attempt(p);
+    } finally {
+      this.draining = false;
+    }
     if (this.queue.length) this.schedule(Math.max(0, Math.min(...this.queue.map((q) => q.dueAt)) - Date.now()));
   }
 }
