@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { configure } from 'safe-stable-stringify';
 import type { Queryable } from '../db/database';
 import { newObjectId } from '../ids';
+import type { KeyClaim, KeyClaimOutcome } from './key-claims';
 
 /**
  * Idempotency keys of the admin API's changes that reach an upstream (today the card status
@@ -25,14 +26,7 @@ export const ADMIN_KEY_TTL_HOURS = 24;
 export const ADMIN_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** A claim held by this request. */
-export interface AdminKeyClaim {
-  key: string;
-  claimId: string;
-  /** The upstream operation id (24 hex), the same for every claim of the key. */
-  operationId: string;
-  /** True when an earlier attempt of the same request held the key (the upstream may have applied it). */
-  resumed: boolean;
-}
+export type AdminKeyClaim = KeyClaim;
 
 /** A recorded answer. */
 export interface AdminKeyResponse {
@@ -41,11 +35,7 @@ export interface AdminKeyResponse {
 }
 
 /** What claiming a key found. */
-export type AdminKeyOutcome =
-  | { outcome: 'claimed'; claim: AdminKeyClaim }
-  | { outcome: 'replay'; response: AdminKeyResponse }
-  | { outcome: 'mismatch' }
-  | { outcome: 'in_progress' };
+export type AdminKeyOutcome = KeyClaimOutcome<AdminKeyClaim, AdminKeyResponse>;
 
 const canonical = configure({ deterministic: true });
 

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Database } from '../../gateway/db/database';
 import { newObjectId } from '../../gateway/ids';
+import type { KeyClaim, KeyClaimOutcome } from '../../gateway/idempotency/key-claims';
 
 /** A stored response, replayed for a repeated key: the first answer's status, exact body bytes and replayed headers. */
 export interface StoredResponse {
@@ -18,26 +19,13 @@ export interface StoredResponse {
  */
 export const REPLAYED_HEADERS = ['content-type', 'cache-control', 'location', 'content-location', 'content-language', 'link', 'vary'] as const;
 
-/** A claim held by this process: the row's `claim_id` makes it ours alone. */
-export interface HeldClaim {
+/** A claim held by this process (migration 008 holds its operation id), for one partner. */
+export interface HeldClaim extends KeyClaim {
   partnerId: string;
-  key: string;
-  claimId: string;
-  /**
-   * The upstream operation id of this partner operation (migration 008): the same for every
-   * claim of the key, so a takeover or a retry after a 5xx carries the id of the first attempt.
-   */
-  operationId: string;
-  /** True when an earlier attempt of the same request held this key (the upstream may have applied it). */
-  resumed: boolean;
 }
 
 /** What claiming a key found. */
-export type Claim =
-  | { outcome: 'claimed'; claim: HeldClaim }
-  | { outcome: 'replay'; response: StoredResponse }
-  | { outcome: 'mismatch' }
-  | { outcome: 'in_progress' };
+export type Claim = KeyClaimOutcome<HeldClaim, StoredResponse>;
 
 /** The holder of a claim refreshes its heartbeat this often while the request runs (`claim-keeper.ts`). */
 export const HEARTBEAT_INTERVAL_MS = 2_000;

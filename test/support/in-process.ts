@@ -13,6 +13,10 @@ import { notFound, problemHandler } from '../../gateway/http/problem';
 import { requestContext } from '../../gateway/http/request-context';
 import type { PolicyContext } from '../../policies/policy';
 import { runDatabaseUrl } from './test-database';
+import { startSandboxes, type Sandboxes } from '../../sandbox';
+import type { IndividualCreateBody } from '../../gateway/schemas/individual-create';
+import { individualBody } from './api';
+import { makeKeyPair } from './partners';
 
 /** The gateway's services on real PostgreSQL (the run's database, migrated), and what closes them. */
 export type InProcessServices = GatewayServices & { close(): Promise<void> };
@@ -67,5 +71,35 @@ export async function serve(middlewares: RequestHandler[], log: Logger, path = '
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** Real sandboxes, the gateway's services on them, and one partner with one onboarded individual. */
+export interface SandboxedServices {
+  sandboxes: Sandboxes;
+  services: InProcessServices;
+  partnerId: string;
+  individualId: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the sandboxes, opens the services on them (the run's database) and makes a partner named
+ * `name` with one pending individual: the set-up of the tests of card code in-process.
+ */
+export async function openSandboxedServices(name: string): Promise<SandboxedServices> {
+  const sandboxes = await startSandboxes();
+  const services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url });
+  const partnerId = (await services.partners.create({ name, issuer: `https://${name}.example`, publicKey: makeKeyPair().publicPem }))._id;
+  const individualId = (await services.individuals.createPending(partnerId, individualBody() as unknown as IndividualCreateBody)).onboardingId;
+  return {
+    sandboxes,
+    services,
+    partnerId,
+    individualId,
+    async close() {
+      await services.close();
+      await sandboxes.close();
+    },
   };
 }

@@ -1,11 +1,9 @@
 import { expect } from 'chai';
 import { completeReplacement, markIssuerCheckDue, reconcileCards, syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
 import { insertCard } from '../../../../gateway/cards/card-store';
-import type { IndividualCreateBody } from '../../../../gateway/schemas/individual-create';
-import { startSandboxes, type Sandboxes } from '../../../../sandbox';
-import { cardBody, individualBody } from '../../../support/api';
-import { openServices, type InProcessServices } from '../../../support/in-process';
-import { makeKeyPair } from '../../../support/partners';
+import type { Sandboxes } from '../../../../sandbox';
+import { cardBody } from '../../../support/api';
+import { openSandboxedServices, type InProcessServices, type SandboxedServices } from '../../../support/in-process';
 
 /** The card reconciler over real PostgreSQL and a real issuer sandbox (gateway/cards/card-sync.ts). */
 describe('cards: reconciler bringing our card records to the issuer', function () {
@@ -14,15 +12,14 @@ describe('cards: reconciler bringing our card records to the issuer', function (
   let partnerId: string;
   let individualId: string;
 
+  let world: SandboxedServices;
+
   before(async function () {
-    sandboxes = await startSandboxes();
-    services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url });
-    partnerId = (await services.partners.create({ name: 'card-reconcile', issuer: 'https://card-reconcile.example', publicKey: makeKeyPair().publicPem }))._id;
-    individualId = (await services.individuals.createPending(partnerId, individualBody() as unknown as IndividualCreateBody)).onboardingId;
+    world = await openSandboxedServices('card-reconcile');
+    ({ sandboxes, services, partnerId, individualId } = world);
   });
   after(async function () {
-    await services?.close();
-    await sandboxes?.close();
+    await world?.close();
   });
 
   /** A card the issuer holds, recorded by us as ACTIVE `00`, then locked at the issuer only (`L1`), marked due. */

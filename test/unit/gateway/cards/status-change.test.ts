@@ -4,11 +4,9 @@ import { syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
 import { applyStatusChange, type StatusChangeActor } from '../../../../gateway/cards/status-change';
 import { OPERATOR_STATUS_CHANGES, STATUS_CHANGES } from '../../../../gateway/cards/transitions';
 import { newObjectId } from '../../../../gateway/ids';
-import type { IndividualCreateBody } from '../../../../gateway/schemas/individual-create';
-import { startSandboxes, type Sandboxes } from '../../../../sandbox';
-import { cardBody, individualBody } from '../../../support/api';
-import { openServices, type InProcessServices } from '../../../support/in-process';
-import { makeKeyPair } from '../../../support/partners';
+import type { Sandboxes } from '../../../../sandbox';
+import { cardBody } from '../../../support/api';
+import { openSandboxedServices, type InProcessServices, type SandboxedServices } from '../../../support/in-process';
 
 /**
  * The status change shared by the partner routes and the operator's admin route
@@ -21,15 +19,14 @@ describe('cards: applyStatusChange (one status change for partners and operators
   let partnerId: string;
   let individualId: string;
 
+  let world: SandboxedServices;
+
   before(async function () {
-    sandboxes = await startSandboxes();
-    services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url });
-    partnerId = (await services.partners.create({ name: 'status-change', issuer: 'https://status-change.example', publicKey: makeKeyPair().publicPem }))._id;
-    individualId = (await services.individuals.createPending(partnerId, individualBody() as unknown as IndividualCreateBody)).onboardingId;
+    world = await openSandboxedServices('status-change');
+    ({ sandboxes, services, partnerId, individualId } = world);
   });
   after(async function () {
-    await services?.close();
-    await sandboxes?.close();
+    await world?.close();
   });
 
   /** An ACTIVE card the issuer and we both hold. */
