@@ -54,7 +54,7 @@ export interface Settings {
   eventRetentionDays: number;
   /**
    * Days the upstreams' notifications are remembered to apply each once (`NOTIFICATIONS_RETENTION_DAYS`,
-   * default 7, at least 2): longer than any upstream's retry window (docs/upstreams.md, section 9).
+   * default 7, at least 4): longer than any upstream's retry window (docs/upstreams.md, section 9).
    */
   notificationRetentionDays: number;
   /**
@@ -272,7 +272,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     cardReconcileIntervalMs: intFrom(env, 'CARD_RECONCILE_INTERVAL_MS', 60000, 100, 86400000),
     cardReconcileBatch: intFrom(env, 'CARD_RECONCILE_BATCH', 100, 1, 10000),
     eventRetentionDays: intFrom(env, 'WEBHOOKS_EVENT_RETENTION_DAYS', 30, 1, 3650),
-    notificationRetentionDays: intFrom(env, 'NOTIFICATIONS_RETENTION_DAYS', 7, 2, 3650),
+    notificationRetentionDays: intFrom(env, 'NOTIFICATIONS_RETENTION_DAYS', 7, 4, 3650),
     sandboxMode: booleanFrom(env, 'SANDBOX_MODE', !env.ISSUER_URL && !env.PROCESSING_URL && !env.ACCOUNTS_URL),
     webhooksAllowPrivate: booleanFrom(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
     webhooksTimeoutMs: intFrom(env, 'WEBHOOKS_TIMEOUT_MS', 10000, 100, 60000),

@@ -34,15 +34,13 @@ let shared: Promise<GatewayProcess | undefined> | undefined;
 let fileStartedAt = 0;
 let fileCpuAt: number | undefined;
 export const mochaHooks = {
-  beforeAll(this: Mocha.Context) {
-    process.env.CUR_FILE = String((this as any).test?.parent?.suites?.[0]?.file ?? '').split('/').pop();
+  beforeAll() {
     fileStartedAt = Date.now();
     fileCpuAt = cpuWithChildrenMs();
   },
   afterAll(this: Mocha.Context) {
     const files = new Set((this.test?.parent?.suites ?? []).map((suite) => suite.file).filter(Boolean));
     const cpu = cpuWithChildrenMs();
-    process.env.CUR_FILE = '';
     const cpuMs = cpu !== undefined && fileCpuAt !== undefined ? cpu - fileCpuAt : undefined;
     if (files.size === 1) recordFileTime({ file: [...files][0]!, ms: Date.now() - fileStartedAt, cpuMs });
   },

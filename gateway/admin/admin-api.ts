@@ -19,7 +19,8 @@ import { OPERATIONS } from '../catalog';
 import { CARD_KEY } from '../ids';
 import { applyStatusChange, type CardStatusResult } from '../cards/status-change';
 import { OPERATOR_STATUS_CHANGES, STATUS_CHANGES, type OperatorStatus } from '../cards/transitions';
-import { ADMIN_KEY, adminRequestHash, claimAdminKey, completeAdminKey, completedAdminResponse, releaseAdminKey, type AdminKeyClaim } from '../idempotency/admin-keys';
+import { ADMIN_KEY, adminRequestHash, claimAdminKey, completeAdminKey, completedAdminResponse, keepAdminKey, releaseAdminKey, type AdminKeyClaim } from '../idempotency/admin-keys';
+import { markIssuerCheckDue } from '../cards/card-sync';
 import { upstreamOperationId } from '../idempotency/operation-id';
 
 const ajv = withSharedMetaSchema(new Ajv({ allErrors: true }));
@@ -292,6 +293,9 @@ export function createAdminApi(options: {
       const change = STATUS_CHANGES[name];
       const operation = adminCardStatusOperation(status);
       let result: CardStatusResult;
+      // The lease is renewed while the change runs (a quarter of it at a time), so only a dead
+      // holder's key is taken over, never a slow one's.
+      const keep = claim ? keepAdminKey(db, claim, Math.max(1000, (keyLeaseSeconds * 1000) / 4), (renewError: unknown) => log.warn({ err: renewError, requestId: req.requestId }, 'admin idempotency key lease not renewed')) : async () => undefined;
       try {
         result = await applyStatusChange({ db, clients, log }, {
           cardKey,
@@ -305,8 +309,14 @@ export function createAdminApi(options: {
           },
         });
       } catch (err) {
+        await keep();
         if (err instanceof ClaimLost && key !== undefined) {
           // A retry took the key over (this request outlived its lease) and may have completed it.
+          // The issuer may have applied this call, whose local change just rolled back: the card
+          // reconciler brings the row to the issuer's state, as after a timeout.
+          await markIssuerCheckDue(db, cardKey, { source: 'operator', target: change.to }).catch((markError: unknown) =>
+            log.warn({ err: markError, requestId: req.requestId, cardKey }, 'card not marked for an issuer check')
+          );
           const stored = await completedAdminResponse(db, key);
           if (stored) {
             res.set('Idempotent-Replayed', 'true').status(stored.status).json(stored.body);
@@ -319,6 +329,7 @@ export function createAdminApi(options: {
         }
         throw err;
       }
+      await keep();
       log.info({ requestId: req.requestId, cardKey, operation, status: result.status, statusCode: result.statusCode }, 'admin change');
       res.json(result);
     }));

@@ -15,8 +15,8 @@ import type { KeyClaim, KeyClaimOutcome } from './key-claims';
  * once. The successful answer is recorded in the change's own transaction ({@link completeAdminKey}),
  * so a retry after the commit is answered it again and writes nothing twice. Any other ending
  * releases the key ({@link releaseAdminKey}) for a retry, which keeps the operation id. No
- * transaction is held while the request runs: a claim is a lease (`claimed_at`), and one whose
- * holder died is taken over when the lease has run out.
+ * transaction is held while the request runs: a claim is a lease (`claimed_at`), renewed while its
+ * request runs ({@link keepAdminKey}), and one whose holder died is taken over when it has run out.
  */
 
 /** How long a key is remembered: as long as the issuer remembers its operation id (docs/upstreams.md). */
@@ -95,6 +95,26 @@ export async function completeAdminKey(tx: Queryable, claim: AdminKeyClaim, resp
 }
 
 /** Frees a claim that ended without a recorded answer (a refusal, a failure), so that a retry runs with its operation id. */
+/**
+ * Renews the lease of a claim this request holds (`claimed_at = now()`), every `everyMs` until the
+ * returned function is called: a request that runs long (a slow issuer, waiting for a connection
+ * or a row lock) keeps its key, so a retry is told 409 `idempotency_in_progress` instead of taking
+ * it over. A renewal that finds the key no longer this claim's changes nothing. The returned
+ * function stops it, once any renewal in flight has finished.
+ */
+export function keepAdminKey(db: Queryable, claim: AdminKeyClaim, everyMs: number, onError: (err: unknown) => void): () => Promise<void> {
+  let pending: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    pending = db.query("UPDATE admin_idempotency_keys SET claimed_at = now() WHERE key = $1 AND claim_id = $2 AND state = 'in_progress'", [claim.key, claim.claimId]).catch(onError);
+  }, everyMs);
+  timer.unref();
+  // Stopping waits for a renewal already sent, so none lands after its holder has finished.
+  return async () => {
+    clearInterval(timer);
+    await pending;
+  };
+}
+
 export async function releaseAdminKey(db: Queryable, claim: AdminKeyClaim): Promise<void> {
   await db.query("UPDATE admin_idempotency_keys SET state = 'released' WHERE key = $1 AND claim_id = $2 AND state = 'in_progress'", [claim.key, claim.claimId]);
 }

@@ -8,7 +8,7 @@ import { createOwnDatabase, type RunDatabase } from '../support/test-database';
 
 /**
  * The retention a gateway runs at start and every 10 minutes (gateway/serve.ts): with
- * NOTIFICATIONS_RETENTION_DAYS=3 it forgets the notifications received before, still answers a
+ * NOTIFICATIONS_RETENTION_DAYS=5 it forgets the notifications received before, still answers a
  * recent one's repeat as a duplicate on its listener, and removes the webhook endpoints deleted
  * before WEBHOOKS_EVENT_RETENTION_DAYS.
  */
@@ -32,11 +32,11 @@ describe('e2e: a gateway deletes expired notifications and deleted endpoints at 
     const partnerId = (await services.partners.create({ name: 'retention-e2e', issuer: 'https://retention-e2e.example', publicKey: makeKeyPair().publicPem }))._id;
     await services.db.query(
       `INSERT INTO upstream_notifications (upstream, id, type, outcome, card_key, received_at)
-       SELECT 'processing', id, 'transaction.created', 'unknown_card', 'CK-GONE', now() - interval '4 days' FROM unnest($1::text[]) AS id`,
+       SELECT 'processing', id, 'transaction.created', 'unknown_card', 'CK-GONE', now() - interval '6 days' FROM unnest($1::text[]) AS id`,
       [oldIds]
     );
     await services.db.query(
-      `INSERT INTO upstream_notifications (upstream, id, type, outcome, card_key, received_at) VALUES ('processing', $1, 'transaction.created', 'unknown_card', 'CK-GONE', now() - interval '2 days')`,
+      `INSERT INTO upstream_notifications (upstream, id, type, outcome, card_key, received_at) VALUES ('processing', $1, 'transaction.created', 'unknown_card', 'CK-GONE', now() - interval '4 days')`,
       [recentId]
     );
     for (const [label, days] of [['expired', 31], ['recent', 29]] as const) {
@@ -46,7 +46,7 @@ describe('e2e: a gateway deletes expired notifications and deleted endpoints at 
       if (label === 'expired') expiredEndpoint = endpoint.id;
       else recentEndpoint = endpoint.id;
     }
-    gateway = await startGatewayProcess({ databaseUrl: own.url, env: { NOTIFICATIONS_RETENTION_DAYS: '3', PROCESSING_NOTIFY_SECRET: processingSecret } });
+    gateway = await startGatewayProcess({ databaseUrl: own.url, env: { NOTIFICATIONS_RETENTION_DAYS: '5', PROCESSING_NOTIFY_SECRET: processingSecret } });
   });
   after(async () => {
     await gateway?.stop();
@@ -66,7 +66,7 @@ describe('e2e: a gateway deletes expired notifications and deleted endpoints at 
 
   it('logs and deletes the notifications older than NOTIFICATIONS_RETENTION_DAYS, keeps the recent one', async () => {
     const line = await logLine('expired upstream notifications deleted');
-    expect(line).to.include({ deleted: oldIds.length, retentionDays: 3 });
+    expect(line).to.include({ deleted: oldIds.length, retentionDays: 5 });
     expect(await count('SELECT count(*) AS n FROM upstream_notifications WHERE id = ANY($1)', [oldIds])).to.equal(0);
     expect(await count('SELECT count(*) AS n FROM upstream_notifications WHERE id = $1', [recentId])).to.equal(1);
   });

@@ -69,7 +69,7 @@ describe('retention: upstream notifications and deleted webhook endpoints', func
     it('defaults to 7 days, at least 2 (it must outlive the upstreams\' 24 h retry window), configurable', function () {
       expect(readSettings({}).notificationRetentionDays).to.equal(7);
       expect(readSettings({ NOTIFICATIONS_RETENTION_DAYS: '30' }).notificationRetentionDays).to.equal(30);
-      expect(() => readSettings({ NOTIFICATIONS_RETENTION_DAYS: '1' })).to.throw(/NOTIFICATIONS_RETENTION_DAYS must be an integer from 2 to 3650/);
+      expect(() => readSettings({ NOTIFICATIONS_RETENTION_DAYS: '3' })).to.throw(/NOTIFICATIONS_RETENTION_DAYS must be an integer from 4 to 3650/);
     });
 
     it('deletes the rows received before the period, keeps the recent ones; again deletes nothing', async () => {

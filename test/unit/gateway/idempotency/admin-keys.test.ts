@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { adminRequestHash, claimAdminKey, completeAdminKey, completedAdminResponse, releaseAdminKey, type AdminKeyClaim } from '../../../../gateway/idempotency/admin-keys';
+import { adminRequestHash, claimAdminKey, completeAdminKey, completedAdminResponse, keepAdminKey, releaseAdminKey, type AdminKeyClaim } from '../../../../gateway/idempotency/admin-keys';
 import { isObjectId } from '../../../../gateway/ids';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 
@@ -72,6 +72,31 @@ describe('admin idempotency keys: one operation id per key, one recorded answer'
     expect(taken.operationId).to.equal(dead.operationId);
     expect(await services.db.transaction((tx) => completeAdminKey(tx, dead, { status: 200, body: {} }))).to.equal(false);
     expect(await services.db.transaction((tx) => completeAdminKey(tx, taken, { status: 200, body: { ok: true } }))).to.equal(true);
+  });
+
+  it('a running request keeps renewing its lease, so its key is never taken over; once it stops, a lapsed lease is', async function () {
+    const key = newKey();
+    const running = await claimed(key, 30);
+    const age = () => services.db.query("UPDATE admin_idempotency_keys SET claimed_at = now() - interval '31 seconds' WHERE key = $1", [key]);
+    const leaseAge = async () => Number((await services.db.query<{ s: string }>('SELECT extract(epoch FROM now() - claimed_at) AS s FROM admin_idempotency_keys WHERE key = $1', [key])).rows[0]!.s);
+    const errors: unknown[] = [];
+    const stop = keepAdminKey(services.db, running, 50, (err) => errors.push(err));
+    try {
+      await age();
+      // Wait for a renewal (the condition, not a fixed time): the lease is young again.
+      const deadline = Date.now() + 5_000;
+      while ((await leaseAge()) > 30) {
+        if (Date.now() > deadline) throw new Error('the lease was not renewed');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((await claimAdminKey(services.db, key, route, hash, 30)).outcome, 'a slow holder keeps its key').to.equal('in_progress');
+    } finally {
+      await stop();
+    }
+    expect(errors).to.deep.equal([]);
+    await age();
+    const taken = await claimed(key, 30);
+    expect(taken.operationId, 'a lapsed lease is taken over with the same operation id').to.equal(running.operationId);
   });
 
   it('forgets an expired key: the same key is then a new operation', async function () {
