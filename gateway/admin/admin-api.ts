@@ -302,6 +302,7 @@ export function createAdminApi(options: {
           change,
           issuerBody: { reason },
           operationId: upstreamOperationId(req),
+          resumed: req.upstreamOperation?.resumed,
           actor: { source: 'operator', operation, requestId: req.requestId, eventNamesRequest: false, auditDetails: { source: 'operator' } },
           ctx: { requestId: req.requestId, timing: res.locals },
           inTransaction: async (tx, answer) => {

@@ -64,6 +64,13 @@ export interface StatusChangeOrder {
    * operation, so that the issuer applies it once (docs/upstreams.md, "Operation ids").
    */
   operationId: string;
+  /**
+   * True when this operation id was sent before (a retry with the same idempotency key after an
+   * unknown outcome). A card already at the target code then moved there by that earlier call: the
+   * transition is not checked against it again, the issuer replays its answer for the operation id,
+   * and the retry answers the change instead of 409 `invalid_transition`.
+   */
+  resumed?: boolean;
   actor: StatusChangeActor;
   ctx: CallContext;
   /**
@@ -117,7 +124,8 @@ export async function applyStatusChange(deps: StatusChangeDeps, order: StatusCha
   const { cardKey, change, actor } = order;
   const action = change.issuerAction;
   const current = await loadCardSyncedWithIssuer(deps, cardKey, actor.requestId);
-  if (!change.from.includes(current.status_code)) {
+  const madeByAnEarlierAttempt = order.resumed === true && current.status_code === change.to;
+  if (!change.from.includes(current.status_code) && !madeByAnEarlierAttempt) {
     throw new GatewayError('invalid_transition', `A ${current.status} card (${current.status_code}) cannot be moved by ${action}`, {
       extensions: { cardStatus: current.status, statusCode: current.status_code },
     });

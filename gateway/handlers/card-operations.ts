@@ -69,6 +69,7 @@ export function changeCardStatus(services: HandlerServices, build: HandlerBuild)
       change,
       issuerBody: body,
       operationId: upstreamOperationId(req),
+      resumed: req.upstreamOperation?.resumed,
       actor: { source: 'partner', operation, requestId: req.requestId, eventNamesRequest: true },
       ctx: callContext(req, res),
     });

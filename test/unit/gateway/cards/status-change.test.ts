@@ -152,6 +152,39 @@ describe('cards: applyStatusChange (one status change for partners and operators
     expect(synced.events.map((e) => [e.data.source, e.data.statusCode])).to.deep.equal([['operator', 'S5']]);
   });
 
+  it('a retry with the same operation id after an unknown outcome the issuer did apply answers the change, not 409 (close: CLOSED is not a state a close starts from)', async function () {
+    const card = await activeCard();
+    await fetch(`${sandboxes.issuer.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'POST', path: `/cards/${card.cardKey}/status`, mode: 'timeout', times: 1 }),
+    });
+    const order = {
+      cardKey: card.cardKey,
+      change: STATUS_CHANGES['restrict-card-closed'],
+      issuerBody: { reason: 'closing' },
+      operationId: newObjectId(),
+      actor: operator('admin.card.restrict.closed'),
+      ctx: { requestId: 'close-timeout' },
+    };
+    const first = await applyStatusChange(services, order).then(() => undefined, (err: any) => err);
+    expect(first?.code).to.equal('upstream_timeout');
+    // The issuer did apply it (as the same operation id would have it applied once).
+    await services.clients.issuer.changeStatus({ requestId: 'test' }, card.cardKey, { action: 'closed', reason: 'closing' }, order.operationId);
+    const issuerCallsBefore = (await issuerCalls(card.cardKey)).length;
+
+    // A fresh request (not a retry) is refused: the card is CLOSED.
+    const fresh = await applyStatusChange(services, { ...order, operationId: newObjectId(), ctx: { requestId: 'fresh' } }).then(() => undefined, (err: any) => err);
+    expect(fresh?.code).to.equal('invalid_transition');
+    // The retry of the same operation answers the change the first attempt made.
+    const retried = await applyStatusChange(services, { ...order, resumed: true, ctx: { requestId: 'close-retry' } });
+    expect(retried).to.include({ status: 'CLOSED', statusCode: 'S4' });
+    const after = await written(card.cardKey);
+    expect(after.card).to.include({ status: 'CLOSED', status_code: 'S4', issuer_check_due: false });
+    expect(after.events.map((e) => [e.data.source, e.data.statusCode]), 'one event, written when the change was found').to.deep.equal([['operator', 'S4']]);
+    expect((await issuerCalls(card.cardKey)).length - issuerCallsBefore, 'the retry calls the issuer once more, with the same operation id (answered as a replay)').to.equal(1);
+  });
+
   it('refuses a transition the table does not allow before any issuer call: 409 invalid_transition naming the card\'s status', async function () {
     const card = await activeCard();
     await applyStatusChange(services, {
