@@ -122,12 +122,15 @@ export class Notifier {
 
   /**
    * Sends `body` now and resolves once the gateway answered 2xx (true) or the first attempt failed,
-   * or `waitMs` passed (false: it stays queued and is retried).
+   * or `waitMs` passed (false: it stays queued and is retried). With notifications already waiting
+   * it is queued behind them instead (false), so none overtakes an older one.
    */
   async send(body: NotificationBody, waitMs = 2000): Promise<boolean> {
     const pending: Pending = { body, raw: JSON.stringify(body), firstAt: Date.now(), attempts: 0, dueAt: Date.now() };
-    if (!this.target) {
+    if (!this.target || this.queue.length > 0 || this.draining) {
+      // Oldest first: behind the notifications already waiting (docs/upstreams.md section 9).
       this.enqueue(pending);
+      if (this.target) this.schedule(0);
       return false;
     }
     const delivered = await Promise.race([this.attempt(pending), new Promise<false>((resolve) => setTimeout(resolve, waitMs, false).unref())]);
@@ -198,7 +201,10 @@ export class Notifier {
       this.o.log({ msg: 'notification given up', notificationId: p.body.id, attempts: p.attempts });
       return;
     }
-    this.queue.push(p);
+    // Kept in the order the notifications were first made (a retried one goes back to its place).
+    let at = this.queue.length;
+    while (at > 0 && this.queue[at - 1]!.firstAt > p.firstAt) at -= 1;
+    this.queue.splice(at, 0, p);
     while (this.queue.length > this.o.maxQueue) {
       const dropped = this.queue.shift()!;
       this.o.log({ msg: 'notification queue full: oldest dropped', notificationId: dropped.body.id });
@@ -220,11 +226,12 @@ export class Notifier {
     if (this.draining) return;
     this.draining = true;
     try {
-      const now = Date.now();
-      const due = this.queue.filter((p) => p.dueAt <= now);
-      for (const p of due) this.queue.splice(this.queue.indexOf(p), 1);
-      // One at a time, oldest first: the gateway applies a card's notifications in the order sent.
-      for (const p of due) await this.attempt(p);
+      // One at a time, oldest first, and none before an older one: the gateway applies a card's
+      // notifications in the order sent. An oldest one waiting for its retry holds the others.
+      while (this.queue.length > 0 && this.queue[0]!.dueAt <= Date.now()) {
+        const p = this.queue.shift()!;
+        if (!(await this.attempt(p))) break;
+      }
     } finally {
       this.draining = false;
     }

@@ -233,6 +233,31 @@ describe('sandbox: notifications that fail are retried and logged, without the s
     }
   });
 
+  it('never lets a new notification overtake an older one that waits for its retry: the receiver applies them in the order made', async () => {
+    const right = secret();
+    const receiver = new Receiver(right);
+    const receiverUrl = await receiver.up();
+    const notifier = new Notifier('processing', { baseDelayMs: 200, maxDelayMs: 200, log: () => undefined });
+    try {
+      notifier.setTarget({ url: receiverUrl, secret: right });
+      receiver.forced = 503;
+      const body = (n: number) => ({ id: `ntf_order_${n}_${crypto.randomBytes(4).toString('hex')}`, type: 'transaction.created', occurredAt: new Date().toISOString(), n });
+      const first = body(1);
+      expect(await notifier.send(first as never)).to.equal(false);
+      expect(notifier.backlog, 'the first waits for its retry').to.equal(1);
+      receiver.forced = undefined;
+      const second = body(2);
+      // Made while the first waits: queued behind it, not sent ahead.
+      expect(await notifier.send(second as never)).to.equal(false);
+      await receiver.waitFor((r) => r.id === second.id && r.signed);
+      // The first attempt (answered 503), its retry, then the second: never the second before the first.
+      expect(receiver.received.map((r) => r.id)).to.deep.equal([first.id, first.id, second.id]);
+    } finally {
+      notifier.clear();
+      await receiver.close();
+    }
+  });
+
   it('an unreachable target is logged as its connection error (ECONNREFUSED), not as the request', async () => {
     const lines: Record<string, unknown>[] = [];
     const notifier = new Notifier('issuer', { baseDelayMs: 60_000, log: (fields) => lines.push(fields) });
