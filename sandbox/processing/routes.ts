@@ -182,16 +182,26 @@ export class ProcessingState {
 
   /** The transactions of one card, or of every card of an account (`cardId` and `accountId`: both must match), newest first. */
   transactionsOf(filter: { accountId?: string; cardId?: string }): readonly Transaction[] {
+    return this.transactionPage(filter, 0, Number.MAX_SAFE_INTEGER).items;
+  }
+
+  /**
+   * `limit` of {@link transactionsOf} from `offset` on, and how many there are in all: an
+   * account's page is materialised from its memoised history, not the whole history.
+   */
+  transactionPage(filter: { accountId?: string; cardId?: string }, offset: number, limit: number): { items: Transaction[]; total: number } {
     if (filter.cardId === undefined) {
-      if (filter.accountId === undefined) return [];
-      const history = this.transactions.historyOf(filter.accountId);
+      if (filter.accountId === undefined) return { items: [], total: 0 };
+      // Recorded transactions first (newest first), then the generated history.
       const recorded = this.recordedOfAccount(filter.accountId);
-      return recorded.length ? [...recorded, ...history] : history;
+      const fromRecorded = recorded.slice(offset, offset + limit);
+      const history = this.transactions.page(filter.accountId, Math.max(0, offset - recorded.length), limit - fromRecorded.length);
+      return { items: [...fromRecorded, ...history.items], total: recorded.length + history.total };
     }
     const card = this.cards.get(filter.cardId);
-    if (!card || (filter.accountId !== undefined && card.accountId !== filter.accountId)) return [];
-    const recorded = this.recorded.get(card.cardKey);
-    return recorded?.length ? [...recorded, ...transactionsOf(card)] : transactionsOf(card);
+    if (!card || (filter.accountId !== undefined && card.accountId !== filter.accountId)) return { items: [], total: 0 };
+    const all = [...(this.recorded.get(card.cardKey) ?? []), ...transactionsOf(card)];
+    return { items: all.slice(offset, offset + limit), total: all.length };
   }
 
   /**
@@ -281,8 +291,8 @@ export function mountProcessingRoutes(router: Router, state: ProcessingState): v
     if (details.length > 0) {
       throw upstreamError('VALIDATION_ERROR', `Invalid request: ${details[0].path} ${details[0].message}`, details);
     }
-    const all = state.transactionsOf({ accountId, cardId });
-    res.json({ data: all.slice((page - 1) * limit, page * limit), total: all.length, page, limit });
+    const { items, total } = state.transactionPage({ accountId, cardId }, (page - 1) * limit, limit);
+    res.json({ data: items, total, page, limit });
   });
 
   router.post('/fees', (req, res) => {

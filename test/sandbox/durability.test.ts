@@ -154,6 +154,42 @@ describe('sandbox durability: indexed, bounded state (issue 14)', function () {
       expect(state.transactionsOf({ accountId: 'acc-1', cardId: 'CK0000000000000001' }), 'card of another account').to.deep.equal([]);
     });
 
+    it('orders two cards\' transactions of the same instant by id, whether merged into a memoised history or sorted into a new one', function () {
+      const end = '2026-03-01T00:00:00.000Z';
+      const a = register(new ProcessingState(10), 'CKTIE0000000000001', 'acc-t');
+      // Card B's history end is chosen so that one of its transactions falls on one of A's instants.
+      const probe = transactionsOf({ ...a, cardKey: 'CKTIE0000000000002', historyEnd: end });
+      const target = transactionsOf(a)[3].createdAt;
+      const bEnd = new Date(Date.parse(target) + (Date.parse(end) - Date.parse(probe[5].createdAt))).toISOString();
+      for (const memoisedFirst of [true, false]) {
+        const state = new ProcessingState(10);
+        register(state, 'CKTIE0000000000001', 'acc-t');
+        if (memoisedFirst) state.transactionsOf({ accountId: 'acc-t' });
+        register(state, 'CKTIE0000000000002', 'acc-t', { historyEnd: bEnd });
+        const answered = state.transactionsOf({ accountId: 'acc-t' });
+        const tied = answered.filter((t) => t.createdAt === target);
+        expect(tied.map((t) => t.cardId).sort(), 'one transaction of each card at that instant').to.deep.equal(['CKTIE0000000000001', 'CKTIE0000000000002']);
+        expect(tied[0].id < tied[1].id, 'ties by id').to.equal(true);
+        expect(answered, `memoised first: ${memoisedFirst}`).to.deep.equal(bruteForce(state, 'acc-t'));
+      }
+    });
+
+    it('answers any page of an account as the slice of its whole history, recorded transactions first', function () {
+      const state = new ProcessingState(100);
+      for (let i = 0; i < 12; i++) register(state, `CKPAGE${String(i).padStart(12, '0')}`, 'acc-p');
+      for (let i = 0; i < 5; i++) state.record({ cardId: `CKPAGE${String(i % 2).padStart(12, '0')}`, amount: 10 + i, currency: 'EUR' });
+      const whole = state.transactionsOf({ accountId: 'acc-p' });
+      expect(whole.slice(0, 5).every((t) => t.merchant.name === 'Sandbox Merchant'), 'the recorded ones lead').to.equal(true);
+      expect(whole.slice(5)).to.deep.equal(bruteForce(state, 'acc-p'));
+      for (const [offset, limit] of [[0, 3], [3, 4], [4, 20], [17, 20], [whole.length - 2, 10], [whole.length, 5], [whole.length + 40, 5]]) {
+        const page = state.transactionPage({ accountId: 'acc-p' }, offset, limit);
+        expect(page.total).to.equal(whole.length);
+        expect(page.items, `offset ${offset}, limit ${limit}`).to.deep.equal(whole.slice(offset, offset + limit));
+      }
+      const card = state.transactionPage({ cardId: 'CKPAGE000000000001' }, 2, 3);
+      expect(card.items).to.deep.equal(state.transactionsOf({ cardId: 'CKPAGE000000000001' }).slice(2, 5));
+    });
+
     it('evicts the oldest card past its cap together with its issuer facts and its transactions', function () {
       const state = new ProcessingState(4);
       const issued = (cardKey: string) => ({ cardKey, previousCardKey: null, cardMask: '5355 70** **** 0001', type: 'virtual' as const, holderClientCode: 'client-1', currency: 'EUR', createdAt: '2026-01-01T00:00:00.000Z' });
