@@ -84,6 +84,28 @@ describe('sandbox durability: indexed, bounded state (issue 14)', function () {
       log.clear();
       expect(log.stats).to.deep.equal({ entries: 0, bytes: 0 });
     });
+
+    it('is a byte ring: always lists the newest requests intact and in order, within its byte cap, however the sizes wrap', function () {
+      const log = new RequestLog(40, 20_000, 16 * 1024);
+      let seed = 7;
+      const nextSize = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 1500;
+      for (let i = 1; i <= 1500; i++) {
+        const text = 'x'.repeat(nextSize());
+        log.record(entry(`/r${i}`, { text, i }, text.length + 20));
+        const listed = log.list();
+        expect(log.stats.bytes).to.be.at.most(20_000);
+        expect(listed.length).to.be.within(1, 40);
+        expect(listed.length).to.equal(log.stats.entries);
+        // A suffix of what was recorded: /r(i-n+1) .. /ri, each body as recorded.
+        listed.forEach((e, k) => {
+          const n = i - listed.length + 1 + k;
+          expect(e.path).to.equal(`/r${n}`);
+          expect((e.body as { i: number }).i).to.equal(n);
+        });
+      }
+      const filtered = log.list({ method: 'post', path: '/r150*' });
+      expect(filtered.map((e) => e.path)).to.deep.equal(['/r1500']);
+    });
   });
 
   describe('AccountStore', function () {
