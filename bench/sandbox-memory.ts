@@ -233,6 +233,13 @@ async function main(): Promise<void> {
     gc();
   }
   if (values.spaces) console.log(`resident by mapping kind: ${residentByMapping()}`);
+  for (const [name, url] of Object.entries({ issuer, processing, accounts })) {
+    const listed = await send(url, 'GET', '/__sandbox/requests');
+    const entries = listed.body as unknown[];
+    const bytes = entries.reduce<number>((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
+    console.log(`request log of ${name}: ${entries.length} requests, ${mb(bytes)} MB as JSON (${Math.round(bytes / Math.max(1, entries.length))} B each)`);
+  }
+  gc();
   const beforeLogs = process.memoryUsage().heapUsed;
   for (const url of [issuer, processing, accounts]) await send(url, 'DELETE', '/__sandbox/requests');
   gc();
