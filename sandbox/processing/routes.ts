@@ -76,6 +76,8 @@ function sameHistory(a: KnownCard, b: KnownCard): boolean {
  */
 /** Most recorded (simulated) transactions a card keeps; the oldest goes first. */
 export const RECORDED_PER_CARD = 1000;
+/** Most recorded (simulated) transactions kept in all, every card together; the oldest goes first. */
+export const RECORDED_KEPT = 10_000;
 
 /** Body of `POST /__sandbox/transactions`. */
 export interface RecordedTransactionInput {
@@ -108,6 +110,8 @@ export class ProcessingState {
   private readonly issuerFacts = new Map<string, IssuerFacts>();
   /** Transactions recorded through the control route, per card, newest first. */
   private readonly recorded = new Map<string, Transaction[]>();
+  /** The same, all cards together, oldest first: bounds them to {@link RECORDED_KEPT} (else 1,000 per card at the card cap). */
+  private readonly recordedOrder = new Ring<Transaction>(RECORDED_KEPT);
 
   constructor(
     readonly maxCards = recordCap(undefined, 'SANDBOX_MAX_CARDS'),
@@ -207,7 +211,7 @@ export class ProcessingState {
   /**
    * Records a transaction on a known card (`POST /__sandbox/transactions`): newest first before the
    * card's generated history, which ends when the card became known; at most
-   * {@link RECORDED_PER_CARD} per card. Undefined for an unknown card.
+   * {@link RECORDED_PER_CARD} per card and {@link RECORDED_KEPT} in all. Undefined for an unknown card.
    */
   record(input: RecordedTransactionInput): Transaction | undefined {
     const card = this.cards.get(input.cardId);
@@ -229,6 +233,13 @@ export class ProcessingState {
     list.unshift(transaction);
     if (list.length > RECORDED_PER_CARD) list.length = RECORDED_PER_CARD;
     this.recorded.set(card.cardKey, list);
+    const dropped = this.recordedOrder.push(transaction);
+    // The oldest of all is the oldest of its card, unless that card dropped it already or was evicted.
+    const of = dropped && this.recorded.get(dropped.cardId);
+    if (of && of[of.length - 1] === dropped) {
+      of.pop();
+      if (of.length === 0) this.recorded.delete(dropped.cardId);
+    }
     return transaction;
   }
 
@@ -242,6 +253,7 @@ export class ProcessingState {
     this.cards.clear();
     this.issuerFacts.clear();
     this.recorded.clear();
+    this.recordedOrder.clear();
     this.transactions.clear();
     this.statusUpdates.clear();
   }

@@ -3,7 +3,7 @@ import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { AccountStore } from '../../sandbox/accounts/routes';
 import { CardStore, STATUS_HISTORY_LIMIT, recordStatusChange } from '../../sandbox/issuer/card-store';
 import { AccountTransactions } from '../../sandbox/processing/account-transactions';
-import { ProcessingState, STATUS_UPDATES_KEPT } from '../../sandbox/processing/routes';
+import { ProcessingState, RECORDED_KEPT, STATUS_UPDATES_KEPT } from '../../sandbox/processing/routes';
 import { newestFirst, transactionsOf, type KnownCard } from '../../sandbox/processing/transactions';
 import { RequestLog } from '../../sandbox/shared/request-log';
 import { Ring } from '../../sandbox/shared/ring';
@@ -230,6 +230,21 @@ describe('sandbox durability: indexed, bounded state (issue 14)', function () {
       expect(state.transactionsOf({ accountId: 'client-1' })).to.deep.equal([]);
       expect(state.transactions.heldTransactions).to.equal(0);
       expect(state.transactions.accounts).to.equal(0);
+    });
+
+    it('keeps the newest RECORDED_KEPT recorded transactions of all cards together', function () {
+      const state = new ProcessingState(20);
+      // 12 cards: their 1,000 each would be 12,000.
+      const cards = Array.from({ length: 12 }, (_, i) => `CKREC${String(i).padStart(13, '0')}`);
+      for (const cardKey of cards) register(state, cardKey, 'acc-r');
+      const recorded = (cardKey: string) => state.transactionsOf({ cardId: cardKey }).filter((t) => t.merchant.name === 'Sandbox Merchant');
+      const first = state.record({ cardId: cards[0], amount: 1, currency: 'EUR' })!;
+      for (let i = 1; i < RECORDED_KEPT + 5; i++) state.record({ cardId: cards[i % 12], amount: 1 + i, currency: 'EUR' });
+      const kept = cards.flatMap(recorded);
+      expect(kept).to.have.length(RECORDED_KEPT);
+      expect(kept.some((t) => t.id === first.id), 'the oldest went first').to.equal(false);
+      expect(Math.min(...kept.map((t) => t.amount)), 'the 5 oldest are gone').to.equal(6);
+      expect(state.transactionsOf({ accountId: 'acc-r' }).filter((t) => t.merchant.name === 'Sandbox Merchant')).to.have.length(RECORDED_KEPT);
     });
 
     it('keeps the newest STATUS_UPDATES_KEPT status updates', function () {
