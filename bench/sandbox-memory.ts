@@ -1,17 +1,23 @@
 /**
- * `node --expose-gc dist/bench/sandbox-memory.js [--cards 8000] [--step 2000] [--accounts 8] [--max-cards N] [--snapshot file]`
+ * `node --expose-gc dist/bench/sandbox-memory.js [--cards 8000] [--step 2000] [--accounts 8]
+ *   [--account-every 6] [--max-cards N] [--max-accounts N] [--process [--node-flags '...']] [--spaces] [--snapshot file]`
  *
- * Where the sandboxes' memory goes (issue 14). Starts the three sandboxes in this process, as
- * `startSandboxes()` does, and drives them over HTTP the way the gateway and the soak do: a few
- * accounts (`POST /accounts`), then cards issued to them (`POST /cards` with an
- * `Idempotency-Key`, the `card_created` webhook), with per card a status change (with a key),
- * a limits read, an emboss-name change and a page of its account's transactions. After every
- * `--step` cards it forces a full GC and prints the heap used and RSS, in all and per card; at the
- * end it writes a heap snapshot summary (self size by object shape) when `--snapshot` names a
- * file, then clears the request logs (`DELETE /__sandbox/requests`) to show their share.
+ * Where the sandboxes' memory goes (issue 14). Starts the three sandboxes, in this process as
+ * `startSandboxes()` does or (`--process`) as `node dist/sandbox/main.js` like `npm run soak`,
+ * and drives them over HTTP the way the gateway and the soak do: a few accounts
+ * (`POST /accounts`), then cards issued to them (`POST /cards` with an `Idempotency-Key`, the
+ * `card_created` webhook), one more account every `--account-every` cards, and per card a status
+ * change (with a key), a limits read, an emboss-name change and a page of its account's
+ * transactions. After every `--step` cards it prints the sandbox's RSS, then forces a full GC and
+ * prints the heap used, in all and per card. In-process, at the end, it writes a heap snapshot
+ * summary (self size by object shape) when `--snapshot` names a file, and the resident memory by
+ * mapping with `--spaces`.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { startSandboxes } from '../sandbox';
@@ -101,10 +107,10 @@ function summariseSnapshot(file: string, top = 40): string[] {
 }
 
 /** Resident memory by mapping (Linux): the brk heap, anonymous mappings by size class, and files. */
-function residentByMapping(): string {
+function residentByMapping(pid: number | 'self' = 'self'): string {
   let text: string;
   try {
-    text = fs.readFileSync('/proc/self/smaps', 'utf8');
+    text = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
   } catch {
     return 'n/a';
   }
@@ -124,23 +130,113 @@ function residentByMapping(): string {
   return [...kinds].sort((a, b) => b[1] - a[1]).map(([k, kb]) => `${k} ${mb(kb * 1024)} MB`).join(', ');
 }
 
+interface Memory {
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  rss: number;
+}
+
+/** The sandboxes under measurement: their URLs, their memory (after a full GC), their RSS as it is. */
+interface Target {
+  urls: { issuer: string; processing: string; accounts: string };
+  /** Resident set size now, without a GC (what the soak samples). */
+  rss(): number;
+  /** Memory after a full GC. */
+  measure(): Promise<Memory>;
+  /** Resident memory by mapping kind (Linux). */
+  mappings(): string;
+  close(): Promise<void>;
+}
+
+async function inProcess(maxCards: number | undefined, maxAccounts: number | undefined): Promise<Target> {
+  const sandboxes = await startSandboxes({ maxCards, maxAccounts });
+  return {
+    urls: { issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url },
+    rss: () => process.memoryUsage().rss,
+    mappings: () => residentByMapping(),
+    measure: async () => {
+      gc();
+      return process.memoryUsage();
+    },
+    close: () => sandboxes.close(),
+  };
+}
+
+/** Preloaded into the sandbox process: SIGUSR2 runs a full GC and writes the memory usage to `$SANDBOX_MEMORY_FILE`. */
+const PRELOAD = `
+process.on('SIGUSR2', () => {
+  gc(); gc();
+  require('node:fs').writeFileSync(process.env.SANDBOX_MEMORY_FILE, JSON.stringify(process.memoryUsage()));
+});
+`;
+
+function vmRss(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+async function childProcess(maxCards: number | undefined, maxAccounts: number | undefined, nodeFlags: string[]): Promise<Target> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-memory-'));
+  const preload = path.join(dir, 'gc-on-signal.js');
+  const memoryFile = path.join(dir, 'memory.json');
+  fs.writeFileSync(preload, PRELOAD);
+  const env: NodeJS.ProcessEnv = { ...process.env, SANDBOX_MEMORY_FILE: memoryFile };
+  if (maxCards !== undefined) env.SANDBOX_MAX_CARDS = String(maxCards);
+  if (maxAccounts !== undefined) env.SANDBOX_MAX_ACCOUNTS = String(maxAccounts);
+  const child = spawn(process.execPath, [...nodeFlags, '--expose-gc', '--require', preload, path.join(__dirname, '..', 'sandbox', 'main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const urls = await new Promise<Target['urls']>((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line) as Target['urls']);
+    });
+    child.once('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
+  });
+  return {
+    urls,
+    rss: () => vmRss(child.pid!),
+    mappings: () => residentByMapping(child.pid!),
+    measure: async () => {
+      fs.rmSync(memoryFile, { force: true });
+      child.kill('SIGUSR2');
+      while (!fs.existsSync(memoryFile)) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const usage = JSON.parse(fs.readFileSync(memoryFile, 'utf8')) as Memory;
+      return { ...usage, rss: vmRss(child.pid!) };
+    },
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       cards: { type: 'string', default: '8000' },
       step: { type: 'string', default: '2000' },
       accounts: { type: 'string', default: '8' },
+      'account-every': { type: 'string', default: '6' },
       'max-cards': { type: 'string' },
+      'max-accounts': { type: 'string' },
+      process: { type: 'boolean', default: false },
+      'node-flags': { type: 'string', default: '' },
       snapshot: { type: 'string' },
       spaces: { type: 'boolean', default: false },
     },
   });
   const total = Number(values.cards);
   const step = Number(values.step);
-  const sandboxes = await startSandboxes({ maxCards: values['max-cards'] ? Number(values['max-cards']) : undefined });
-  const { issuer, processing, accounts } = { issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url };
-  gc();
-  const base = process.memoryUsage();
+  const accountEvery = Number(values['account-every']);
+  const caps = [values['max-cards'], values['max-accounts']].map((v) => (v === undefined ? undefined : Number(v))) as [number | undefined, number | undefined];
+  const target = values.process ? await childProcess(...caps, values['node-flags'].split(' ').filter(Boolean)) : await inProcess(...caps);
+  const { issuer, processing, accounts } = target.urls;
+  const base = await target.measure();
   console.log(`baseline: heapUsed ${mb(base.heapUsed)} MB, rss ${mb(base.rss)} MB`);
 
   const owners: { accountId: string; clientId: string; ownerId: string }[] = [];
@@ -178,7 +274,7 @@ async function main(): Promise<void> {
   let opSeq = 0;
   const issueOne = async (n: number) => {
     // The soak creates about one individual for 6 cards; its cards go to the 8 fixtures.
-    if (n % 6 === 0) await newAccount();
+    if (n % accountEvery === 0) await newAccount();
     const owner = owners[n % owners.length];
     const currency = ['EUR', 'USD', 'PLN'][n % 3];
     const created = await send(
@@ -210,42 +306,40 @@ async function main(): Promise<void> {
 
   let done = 0;
   let before = base;
+  let peakRss = 0;
   while (done < total) {
     const batch = Math.min(step, total - done);
     for (let i = 0; i < batch; i += 16) {
       await Promise.all(Array.from({ length: Math.min(16, batch - i) }, (_, k) => issueOne(done + i + k)));
+      if (i % 512 === 0) peakRss = Math.max(peakRss, target.rss());
     }
     done += batch;
-    gc();
-    const now = process.memoryUsage();
+    const rssNow = target.rss();
+    peakRss = Math.max(peakRss, rssNow);
+    if (values.spaces) console.log(`  resident by mapping kind, before the GC: ${target.mappings()}`);
+    const now = await target.measure();
     console.log(
-      `${String(done).padStart(6)} cards: heapUsed ${mb(now.heapUsed)} MB (+${Math.round((now.heapUsed - before.heapUsed) / batch)} B/card over the step, ` +
-        `${Math.round((now.heapUsed - base.heapUsed) / done)} B/card overall), heapTotal ${mb(now.heapTotal)} MB, rss ${mb(now.rss)} MB, external ${mb(now.external)} MB`,
+      `${String(done).padStart(6)} cards, ${accountSeq} accounts: rss ${mb(rssNow)} MB (peak ${mb(peakRss)}); after GC heapUsed ${mb(now.heapUsed)} MB ` +
+        `(+${Math.round((now.heapUsed - before.heapUsed) / batch)} B/card over the step, ${Math.round((now.heapUsed - base.heapUsed) / done)} B/card overall), ` +
+        `heapTotal ${mb(now.heapTotal)} MB, external ${mb(now.external)} MB, rss ${mb(now.rss)} MB`,
     );
-    if (values.spaces) {
-      console.log(`  ${v8.getHeapSpaceStatistics().map((s) => `${s.space_name} ${mb(s.space_used_size)}/${mb(s.space_size)}`).join(', ')}`);
+    if (values.spaces && !values.process) {
+      console.log(`  heap spaces after the GC: ${v8.getHeapSpaceStatistics().map((s) => `${s.space_name} ${mb(s.space_used_size)}/${mb(s.space_size)}`).join(', ')}`);
     }
     before = now;
   }
-  if (values.snapshot) {
+  if (values.snapshot && !values.process) {
     const file = v8.writeHeapSnapshot(values.snapshot);
     for (const line of summariseSnapshot(file)) console.log(line);
-    gc();
   }
-  if (values.spaces) console.log(`resident by mapping kind: ${residentByMapping()}`);
   for (const [name, url] of Object.entries({ issuer, processing, accounts })) {
     const listed = await send(url, 'GET', '/__sandbox/requests');
     const entries = listed.body as unknown[];
     const bytes = entries.reduce<number>((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
     console.log(`request log of ${name}: ${entries.length} requests, ${mb(bytes)} MB as JSON (${Math.round(bytes / Math.max(1, entries.length))} B each)`);
   }
-  gc();
-  const beforeLogs = process.memoryUsage().heapUsed;
-  for (const url of [issuer, processing, accounts]) await send(url, 'DELETE', '/__sandbox/requests');
-  gc();
-  console.log(`request logs (3 sandboxes) held ${mb(beforeLogs - process.memoryUsage().heapUsed)} MB`);
   agent.destroy();
-  await sandboxes.close();
+  await target.close();
 }
 
 main().catch((err: unknown) => {
