@@ -135,7 +135,7 @@ export class CardStore {
 
   /**
    * @param onIssued - told about every new card (POST /cards and every successor), after it is stored
-   * @param maxCards - cards kept before the oldest is evicted (default `SANDBOX_MAX_CARDS`, else 20,000)
+   * @param maxCards - cards kept before the oldest is evicted (default `SANDBOX_MAX_CARDS`, else 10,000)
    */
   constructor(
     private readonly onIssued?: (card: CardRecord) => void,
