@@ -47,6 +47,18 @@ import { signPartnerToken } from './token';
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
 
+/**
+ * The Node options `npm run sandbox` starts the sandboxes with (package.json, e.g. its heap
+ * limit, which also keeps V8's heap headroom small: issue 14), so that the soak measures the
+ * sandbox process as it is run.
+ */
+function sandboxNodeOptions(): string {
+  const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const run = /\bnode((?: --[^\s]+)*) dist\/sandbox\/main\.js/.exec(scripts.sandbox ?? '');
+  if (!run) throw new Error(`package.json's "sandbox" script does not run node dist/sandbox/main.js: ${scripts.sandbox}`);
+  return run[1].trim();
+}
+
 interface Options {
   smoke: boolean;
   requests: number;
@@ -323,7 +335,7 @@ async function main(): Promise<number> {
   try {
     database = await createRunDatabase('pgw_soak');
     log(`database ${database.name}; sandboxes...`);
-    sandbox = await startNode(path.join(DIST, 'sandbox', 'main.js'), {}, (l) => typeof l.issuer === 'string');
+    sandbox = await startNode(path.join(DIST, 'sandbox', 'main.js'), { NODE_OPTIONS: sandboxNodeOptions() }, (l) => typeof l.issuer === 'string');
     const upstreams = sandbox.ready as { issuer: string; processing: string; accounts: string };
     gateway = await startGateway(
       {

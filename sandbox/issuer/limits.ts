@@ -20,10 +20,38 @@ export interface CardLimit {
   available: number;
 }
 
-/** Stored state of one limit. */
+/** State of one limit. */
 export interface LimitState {
   value: number;
   used: number;
+}
+
+/**
+ * The limits of one card: the value and used amount of each of {@link LIMIT_NAMES}, in that
+ * order, in one array of numbers. (A Map of five state objects cost about 750 bytes a card, 10,000
+ * cards 7.5 MB; this costs about 160: issue 14.)
+ */
+export class CardLimits {
+  /** `[value, used]` of each limit name, in the order of {@link LIMIT_NAMES}. */
+  private readonly numbers: number[];
+
+  constructor(states: Readonly<Record<LimitName, LimitState>>) {
+    this.numbers = LIMIT_NAMES.flatMap((name) => [states[name].value, states[name].used]);
+  }
+
+  /** A copy of the state of limit `name`. */
+  get(name: LimitName): LimitState {
+    const i = LIMIT_NAMES.indexOf(name) * 2;
+    return { value: this.numbers[i], used: this.numbers[i + 1] };
+  }
+
+  setValue(name: LimitName, value: number): void {
+    this.numbers[LIMIT_NAMES.indexOf(name) * 2] = value;
+  }
+
+  setUsed(name: LimitName, used: number): void {
+    this.numbers[LIMIT_NAMES.indexOf(name) * 2 + 1] = used;
+  }
 }
 
 /** Default limit values in EUR-like units, scaled by {@link CURRENCY_SCALE}. */
@@ -57,7 +85,7 @@ export function isLimitName(name: string): name is LimitName {
  * derived from the card key, kept consistent (monthly used ≥ daily used; nothing is used
  * against the per-transaction cap).
  */
-export function defaultLimits(cardKey: string, currency: string): Map<LimitName, LimitState> {
+export function defaultLimits(cardKey: string, currency: string): CardLimits {
   const scale = CURRENCY_SCALE[currency] ?? 1;
   const random = seededRandom(`limits:${cardKey}`);
   const value = (name: LimitName): number => DEFAULT_LIMIT_VALUES[name] * scale;
@@ -65,13 +93,13 @@ export function defaultLimits(cardKey: string, currency: string): Map<LimitName,
   const dailyWithdrawalUsed = roundMoney(value('dailyWithdrawal') * random.next() * 0.4);
   const monthlyPurchaseUsed = roundMoney(dailyPurchaseUsed + value('monthlyPurchase') * random.next() * 0.3);
   const monthlyWithdrawalUsed = roundMoney(dailyWithdrawalUsed + value('monthlyWithdrawal') * random.next() * 0.3);
-  return new Map<LimitName, LimitState>([
-    ['dailyPurchase', { value: value('dailyPurchase'), used: dailyPurchaseUsed }],
-    ['monthlyPurchase', { value: value('monthlyPurchase'), used: monthlyPurchaseUsed }],
-    ['dailyWithdrawal', { value: value('dailyWithdrawal'), used: dailyWithdrawalUsed }],
-    ['monthlyWithdrawal', { value: value('monthlyWithdrawal'), used: monthlyWithdrawalUsed }],
-    ['singleTransaction', { value: value('singleTransaction'), used: 0 }],
-  ]);
+  return new CardLimits({
+    dailyPurchase: { value: value('dailyPurchase'), used: dailyPurchaseUsed },
+    monthlyPurchase: { value: value('monthlyPurchase'), used: monthlyPurchaseUsed },
+    dailyWithdrawal: { value: value('dailyWithdrawal'), used: dailyWithdrawalUsed },
+    monthlyWithdrawal: { value: value('monthlyWithdrawal'), used: monthlyWithdrawalUsed },
+    singleTransaction: { value: value('singleTransaction'), used: 0 },
+  });
 }
 
 /** The answered form of one limit: `available = max(0, value - used)`. */

@@ -89,9 +89,7 @@ function limitOf(card: CardRecord, name: string): { name: LimitName; view: CardL
   if (!isLimitName(name)) {
     throw upstreamError('UNKNOWN_LIMIT', `Unknown limit ${name}; known: ${LIMIT_NAMES.join(', ')}`);
   }
-  const state = card.limits.get(name);
-  if (!state) throw upstreamError('UNKNOWN_LIMIT', `Unknown limit ${name}`);
-  return { name, view: limitView(name, state, card.currency) };
+  return { name, view: limitView(name, card.limits.get(name), card.currency) };
 }
 
 function allLimits(card: CardRecord): CardLimit[] {
@@ -109,10 +107,7 @@ function prepareLimitUpdates(card: CardRecord, updates: LimitUpdate[]): () => vo
   }
   const names = updates.map((u) => limitOf(card, u.name).name);
   return function applyLimitUpdates(): void {
-    updates.forEach((update, i) => {
-      const state = card.limits.get(names[i]);
-      if (state) state.value = update.value;
-    });
+    updates.forEach((update, i) => card.limits.setValue(names[i], update.value));
   };
 }
 
@@ -357,8 +352,7 @@ export function mountIssuerControlRoutes(router: Router, cards: CardStore, notif
     const card = cards.get(req.params.cardKey);
     const { used } = checkSetLimitUsed(req.body);
     const { name } = limitOf(card, req.params.name);
-    const state = card.limits.get(name);
-    if (state) state.used = used;
+    card.limits.setUsed(name, used);
     res.json(limitOf(card, name).view);
   });
 }

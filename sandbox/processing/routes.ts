@@ -77,6 +77,8 @@ function sameHistory(a: KnownCard, b: KnownCard): boolean {
  */
 /** Most recorded (simulated) transactions a card keeps; the oldest goes first. */
 export const RECORDED_PER_CARD = 1000;
+/** Most recorded (simulated) transactions kept in all, every card together; the oldest goes first. */
+export const RECORDED_KEPT = 10_000;
 
 /** Body of `POST /__sandbox/transactions`. */
 export interface RecordedTransactionInput {
@@ -109,6 +111,8 @@ export class ProcessingState {
   private readonly issuerFacts = new Map<string, IssuerFacts>();
   /** Transactions recorded through the control route, per card, newest first. */
   private readonly recorded = new Map<string, Transaction[]>();
+  /** The same, all cards together, oldest first: bounds them to {@link RECORDED_KEPT} (else 1,000 per card at the card cap). */
+  private readonly recordedOrder = new Ring<Transaction>(RECORDED_KEPT);
 
   constructor(
     readonly maxCards = recordCap(undefined, 'SANDBOX_MAX_CARDS'),
@@ -183,22 +187,32 @@ export class ProcessingState {
 
   /** The transactions of one card, or of every card of an account (`cardId` and `accountId`: both must match), newest first. */
   transactionsOf(filter: { accountId?: string; cardId?: string }): readonly Transaction[] {
+    return this.transactionPage(filter, 0, Number.MAX_SAFE_INTEGER).items;
+  }
+
+  /**
+   * `limit` of {@link transactionsOf} from `offset` on, and how many there are in all: an
+   * account's page is materialised from its memoised history, not the whole history.
+   */
+  transactionPage(filter: { accountId?: string; cardId?: string }, offset: number, limit: number): { items: Transaction[]; total: number } {
     if (filter.cardId === undefined) {
-      if (filter.accountId === undefined) return [];
-      const history = this.transactions.historyOf(filter.accountId);
+      if (filter.accountId === undefined) return { items: [], total: 0 };
+      // Recorded transactions first (newest first), then the generated history.
       const recorded = this.recordedOfAccount(filter.accountId);
-      return recorded.length ? [...recorded, ...history] : history;
+      const fromRecorded = recorded.slice(offset, offset + limit);
+      const history = this.transactions.page(filter.accountId, Math.max(0, offset - recorded.length), limit - fromRecorded.length);
+      return { items: [...fromRecorded, ...history.items], total: recorded.length + history.total };
     }
     const card = this.cards.get(filter.cardId);
-    if (!card || (filter.accountId !== undefined && card.accountId !== filter.accountId)) return [];
-    const recorded = this.recorded.get(card.cardKey);
-    return recorded?.length ? [...recorded, ...transactionsOf(card)] : transactionsOf(card);
+    if (!card || (filter.accountId !== undefined && card.accountId !== filter.accountId)) return { items: [], total: 0 };
+    const all = [...(this.recorded.get(card.cardKey) ?? []), ...transactionsOf(card)];
+    return { items: all.slice(offset, offset + limit), total: all.length };
   }
 
   /**
    * Records a transaction on a known card (`POST /__sandbox/transactions`): newest first before the
    * card's generated history, which ends when the card became known; at most
-   * {@link RECORDED_PER_CARD} per card. Undefined for an unknown card.
+   * {@link RECORDED_PER_CARD} per card and {@link RECORDED_KEPT} in all. Undefined for an unknown card.
    */
   record(input: RecordedTransactionInput): Transaction | undefined {
     const card = this.cards.get(input.cardId);
@@ -220,6 +234,13 @@ export class ProcessingState {
     list.unshift(transaction);
     if (list.length > RECORDED_PER_CARD) list.length = RECORDED_PER_CARD;
     this.recorded.set(card.cardKey, list);
+    const dropped = this.recordedOrder.push(transaction);
+    // The oldest of all is the oldest of its card, unless that card dropped it already or was evicted.
+    const of = dropped && this.recorded.get(dropped.cardId);
+    if (of && of[of.length - 1] === dropped) {
+      of.pop();
+      if (of.length === 0) this.recorded.delete(dropped.cardId);
+    }
     return transaction;
   }
 
@@ -233,6 +254,7 @@ export class ProcessingState {
     this.cards.clear();
     this.issuerFacts.clear();
     this.recorded.clear();
+    this.recordedOrder.clear();
     this.transactions.clear();
     this.statusUpdates.clear();
   }
@@ -282,8 +304,8 @@ export function mountProcessingRoutes(router: Router, state: ProcessingState): v
     if (details.length > 0) {
       throw upstreamError('VALIDATION_ERROR', `Invalid request: ${details[0].path} ${details[0].message}`, details);
     }
-    const all = state.transactionsOf({ accountId, cardId });
-    res.json({ data: all.slice((page - 1) * limit, page * limit), total: all.length, page, limit });
+    const { items, total } = state.transactionPage({ accountId, cardId }, (page - 1) * limit, limit);
+    res.json({ data: items, total, page, limit });
   });
 
   router.post('/fees', (req, res) => {

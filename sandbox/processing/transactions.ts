@@ -34,8 +34,13 @@ export interface Merchant {
   country: string;
 }
 
-export type TransactionType = 'PURCHASE' | 'WITHDRAWAL' | 'REFUND';
-export type TransactionStatus = 'SETTLED' | 'PENDING' | 'DECLINED';
+/** The transaction types, in a fixed order (memoised histories store a type as its index). */
+export const TRANSACTION_TYPES = ['PURCHASE', 'WITHDRAWAL', 'REFUND'] as const;
+/** The transaction statuses, in a fixed order (memoised histories store a status as its index). */
+export const TRANSACTION_STATUSES = ['SETTLED', 'PENDING', 'DECLINED'] as const;
+
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 /** One card transaction of the processing system. */
 export interface Transaction {
@@ -86,10 +91,9 @@ const ATMS: readonly MerchantProfile[] = [
   { name: 'ATM ING', mcc: '6011', city: 'Rotterdam', country: 'NL', minAmount: 20, maxAmount: 250 },
 ];
 
-/** One merchant object per profile, shared by every transaction (memoised histories stay small). */
-const merchants = new Map<MerchantProfile, Merchant>(
-  [...SHOPS, ...ATMS].map((p) => [p, Object.freeze({ name: p.name, mcc: p.mcc, city: p.city, country: p.country })]),
-);
+/** One merchant object per profile, shared by every transaction (memoised histories store its index here). */
+export const MERCHANTS: readonly Merchant[] = [...SHOPS, ...ATMS].map((p) => Object.freeze({ name: p.name, mcc: p.mcc, city: p.city, country: p.country }));
+const merchants = new Map<MerchantProfile, Merchant>([...SHOPS, ...ATMS].map((p, i) => [p, MERCHANTS[i]]));
 
 function amountFor(profile: MerchantProfile, random: SeededRandom, type: TransactionType): number {
   if (type === 'WITHDRAWAL') return random.int(profile.minAmount / 10, profile.maxAmount / 10) * 10;

@@ -16,12 +16,12 @@ export interface SandboxOptions {
   hangMs?: number;
   /**
    * Most cards a sandbox keeps (issuer: issued cards; processing: known cards); the oldest is
-   * evicted with everything keyed by it. Default `SANDBOX_MAX_CARDS`, else 20,000.
+   * evicted with everything keyed by it. Default `SANDBOX_MAX_CARDS`, else 10,000.
    */
   maxCards?: number;
   /**
    * Most accounts the accounts sandbox keeps; the oldest is evicted with its onboarding id and
-   * client id. Default `SANDBOX_MAX_ACCOUNTS`, else 20,000.
+   * client id. Default `SANDBOX_MAX_ACCOUNTS`, else 10,000.
    */
   maxAccounts?: number;
 }
@@ -31,10 +31,12 @@ export const DEFAULT_HANG_MS = 120_000;
 
 /**
  * Default of {@link SandboxOptions.maxCards} and {@link SandboxOptions.maxAccounts}: a card costs
- * the sandboxes about 8 KB of live heap (its record, limits, processing facts and cached
- * transactions), so 20,000 bound them to about 160 MB, far more cards than an integration makes.
+ * the sandboxes about 2 KB of live heap (the issuer's record, the processing system's and its
+ * memoised transactions), an account about 1 KB (bench/sandbox-memory.ts), so 10,000 of each
+ * bound the sandboxes' state to about 30 MB (`npm run sandbox`: about 170 MB of RSS in all),
+ * still far more cards than an integration makes. docs/performance.md, issue 14.
  */
-export const DEFAULT_MAX_RECORDS = 20_000;
+export const DEFAULT_MAX_RECORDS = 10_000;
 
 /**
  * A record cap: the option when given, else the environment variable `envName`, else

@@ -3,7 +3,7 @@ import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { AccountStore } from '../../sandbox/accounts/routes';
 import { CardStore, STATUS_HISTORY_LIMIT, recordStatusChange } from '../../sandbox/issuer/card-store';
 import { AccountTransactions } from '../../sandbox/processing/account-transactions';
-import { ProcessingState, STATUS_UPDATES_KEPT } from '../../sandbox/processing/routes';
+import { ProcessingState, RECORDED_KEPT, STATUS_UPDATES_KEPT } from '../../sandbox/processing/routes';
 import { newestFirst, transactionsOf, type KnownCard } from '../../sandbox/processing/transactions';
 import { RequestLog } from '../../sandbox/shared/request-log';
 import { Ring } from '../../sandbox/shared/ring';
@@ -84,6 +84,28 @@ describe('sandbox durability: indexed, bounded state (issue 14)', function () {
       log.clear();
       expect(log.stats).to.deep.equal({ entries: 0, bytes: 0 });
     });
+
+    it('is a byte ring: always lists the newest requests intact and in order, within its byte cap, however the sizes wrap', function () {
+      const log = new RequestLog(40, 20_000, 16 * 1024);
+      let seed = 7;
+      const nextSize = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 1500;
+      for (let i = 1; i <= 1500; i++) {
+        const text = 'x'.repeat(nextSize());
+        log.record(entry(`/r${i}`, { text, i }, text.length + 20));
+        const listed = log.list();
+        expect(log.stats.bytes).to.be.at.most(20_000);
+        expect(listed.length).to.be.within(1, 40);
+        expect(listed.length).to.equal(log.stats.entries);
+        // A suffix of what was recorded: /r(i-n+1) .. /ri, each body as recorded.
+        listed.forEach((e, k) => {
+          const n = i - listed.length + 1 + k;
+          expect(e.path).to.equal(`/r${n}`);
+          expect((e.body as { i: number }).i).to.equal(n);
+        });
+      }
+      const filtered = log.list({ method: 'post', path: '/r150*' });
+      expect(filtered.map((e) => e.path)).to.deep.equal(['/r1500']);
+    });
   });
 
   describe('AccountStore', function () {
@@ -154,6 +176,42 @@ describe('sandbox durability: indexed, bounded state (issue 14)', function () {
       expect(state.transactionsOf({ accountId: 'acc-1', cardId: 'CK0000000000000001' }), 'card of another account').to.deep.equal([]);
     });
 
+    it('orders two cards\' transactions of the same instant by id, whether merged into a memoised history or sorted into a new one', function () {
+      const end = '2026-03-01T00:00:00.000Z';
+      const a = register(new ProcessingState(10), 'CKTIE0000000000001', 'acc-t');
+      // Card B's history end is chosen so that one of its transactions falls on one of A's instants.
+      const probe = transactionsOf({ ...a, cardKey: 'CKTIE0000000000002', historyEnd: end });
+      const target = transactionsOf(a)[3].createdAt;
+      const bEnd = new Date(Date.parse(target) + (Date.parse(end) - Date.parse(probe[5].createdAt))).toISOString();
+      for (const memoisedFirst of [true, false]) {
+        const state = new ProcessingState(10);
+        register(state, 'CKTIE0000000000001', 'acc-t');
+        if (memoisedFirst) state.transactionsOf({ accountId: 'acc-t' });
+        register(state, 'CKTIE0000000000002', 'acc-t', { historyEnd: bEnd });
+        const answered = state.transactionsOf({ accountId: 'acc-t' });
+        const tied = answered.filter((t) => t.createdAt === target);
+        expect(tied.map((t) => t.cardId).sort(), 'one transaction of each card at that instant').to.deep.equal(['CKTIE0000000000001', 'CKTIE0000000000002']);
+        expect(tied[0].id < tied[1].id, 'ties by id').to.equal(true);
+        expect(answered, `memoised first: ${memoisedFirst}`).to.deep.equal(bruteForce(state, 'acc-t'));
+      }
+    });
+
+    it('answers any page of an account as the slice of its whole history, recorded transactions first', function () {
+      const state = new ProcessingState(100);
+      for (let i = 0; i < 12; i++) register(state, `CKPAGE${String(i).padStart(12, '0')}`, 'acc-p');
+      for (let i = 0; i < 5; i++) state.record({ cardId: `CKPAGE${String(i % 2).padStart(12, '0')}`, amount: 10 + i, currency: 'EUR' });
+      const whole = state.transactionsOf({ accountId: 'acc-p' });
+      expect(whole.slice(0, 5).every((t) => t.merchant.name === 'Sandbox Merchant'), 'the recorded ones lead').to.equal(true);
+      expect(whole.slice(5)).to.deep.equal(bruteForce(state, 'acc-p'));
+      for (const [offset, limit] of [[0, 3], [3, 4], [4, 20], [17, 20], [whole.length - 2, 10], [whole.length, 5], [whole.length + 40, 5]]) {
+        const page = state.transactionPage({ accountId: 'acc-p' }, offset, limit);
+        expect(page.total).to.equal(whole.length);
+        expect(page.items, `offset ${offset}, limit ${limit}`).to.deep.equal(whole.slice(offset, offset + limit));
+      }
+      const card = state.transactionPage({ cardId: 'CKPAGE000000000001' }, 2, 3);
+      expect(card.items).to.deep.equal(state.transactionsOf({ cardId: 'CKPAGE000000000001' }).slice(2, 5));
+    });
+
     it('evicts the oldest card past its cap together with its issuer facts and its transactions', function () {
       const state = new ProcessingState(4);
       const issued = (cardKey: string) => ({ cardKey, previousCardKey: null, cardMask: '5355 70** **** 0001', type: 'virtual' as const, holderClientCode: 'client-1', currency: 'EUR', createdAt: '2026-01-01T00:00:00.000Z' });
@@ -172,6 +230,21 @@ describe('sandbox durability: indexed, bounded state (issue 14)', function () {
       expect(state.transactionsOf({ accountId: 'client-1' })).to.deep.equal([]);
       expect(state.transactions.heldTransactions).to.equal(0);
       expect(state.transactions.accounts).to.equal(0);
+    });
+
+    it('keeps the newest RECORDED_KEPT recorded transactions of all cards together', function () {
+      const state = new ProcessingState(20);
+      // 12 cards: their 1,000 each would be 12,000.
+      const cards = Array.from({ length: 12 }, (_, i) => `CKREC${String(i).padStart(13, '0')}`);
+      for (const cardKey of cards) register(state, cardKey, 'acc-r');
+      const recorded = (cardKey: string) => state.transactionsOf({ cardId: cardKey }).filter((t) => t.merchant.name === 'Sandbox Merchant');
+      const first = state.record({ cardId: cards[0], amount: 1, currency: 'EUR' })!;
+      for (let i = 1; i < RECORDED_KEPT + 5; i++) state.record({ cardId: cards[i % 12], amount: 1 + i, currency: 'EUR' });
+      const kept = cards.flatMap(recorded);
+      expect(kept).to.have.length(RECORDED_KEPT);
+      expect(kept.some((t) => t.id === first.id), 'the oldest went first').to.equal(false);
+      expect(Math.min(...kept.map((t) => t.amount)), 'the 5 oldest are gone').to.equal(6);
+      expect(state.transactionsOf({ accountId: 'acc-r' }).filter((t) => t.merchant.name === 'Sandbox Merchant')).to.have.length(RECORDED_KEPT);
     });
 
     it('keeps the newest STATUS_UPDATES_KEPT status updates', function () {
