@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { sharedGateway, type Gateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { runDatabaseUrl } from '../support/test-database';
 
@@ -13,7 +13,7 @@ import { runDatabaseUrl } from '../support/test-database';
  */
 describe('e2e: replace and re-issue retried with the same Idempotency-Key replay the first answer', function () {
   this.timeout(60_000);
-  let gateway: GatewayProcess;
+  let gateway: Gateway;
   let acme: TestPartner;
   let globex: TestPartner;
   let issuerUrl: string;
@@ -21,7 +21,9 @@ describe('e2e: replace and re-issue retried with the same Idempotency-Key replay
   let ada: any;
 
   before(async function () {
-    gateway = await startGatewayProcess();
+    // The run's shared gateway: every count here is of this file's partners' cards (issuer calls by
+    // the card's path, rows by partner), so other files' traffic cannot change them.
+    gateway = await sharedGateway();
     issuerUrl = sandboxUrls(gateway).issuer;
     acme = await registerPartner(gateway, 'acme-replay');
     globex = await registerPartner(gateway, 'globex-replay');
@@ -32,7 +34,6 @@ describe('e2e: replace and re-issue retried with the same Idempotency-Key replay
 
   after(async function () {
     await db?.end();
-    await gateway?.stop();
   });
 
   const issue = async (type: 'virtual' | 'physical') => {
