@@ -48,6 +48,13 @@ describe('cards: applyStatusChange (one status change for partners and operators
     audit: (await services.db.query('SELECT operation, outcome, details, request_id FROM audit_log WHERE target_id = $1 ORDER BY id', [cardKey])).rows,
     events: (await services.db.query<{ payload: string }>('SELECT payload FROM partner_events WHERE ordering_key = $1 ORDER BY seq', [cardKey])).rows.map((r) => JSON.parse(r.payload)),
   });
+  /** The issuer's next status call for the card hangs (applying nothing) until the client's timeout. */
+  const issuerHangsOnce = (cardKey: string) =>
+    fetch(`${sandboxes.issuer.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'POST', path: `/cards/${cardKey}/status`, mode: 'timeout', times: 1 }),
+    });
   const issuerCalls = async (cardKey: string) => ((await (await fetch(`${sandboxes.issuer.url}/__sandbox/requests?method=POST&path=/cards/${cardKey}/status`)).json()) as any[]);
 
   it('every operator status is made by the partner status change that sets it', function () {
@@ -119,12 +126,7 @@ describe('cards: applyStatusChange (one status change for partners and operators
 
   it('an operator\'s call whose outcome is unknown marks the card; the code it asked for, found later, is the operator\'s change', async function () {
     const card = await activeCard();
-    // The issuer hangs (applying nothing) until the client's 2 s timeout.
-    await fetch(`${sandboxes.issuer.url}/__sandbox/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'POST', path: `/cards/${card.cardKey}/status`, mode: 'timeout', times: 1 }),
-    });
+    await issuerHangsOnce(card.cardKey);
     const order = {
       cardKey: card.cardKey,
       change: STATUS_CHANGES['restrict-card-fraud'],
@@ -154,11 +156,7 @@ describe('cards: applyStatusChange (one status change for partners and operators
 
   it('a retry with the same operation id after an unknown outcome the issuer did apply answers the change, not 409 (close: CLOSED is not a state a close starts from)', async function () {
     const card = await activeCard();
-    await fetch(`${sandboxes.issuer.url}/__sandbox/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'POST', path: `/cards/${card.cardKey}/status`, mode: 'timeout', times: 1 }),
-    });
+    await issuerHangsOnce(card.cardKey);
     const order = {
       cardKey: card.cardKey,
       change: STATUS_CHANGES['restrict-card-closed'],
