@@ -40,9 +40,12 @@ async function jwtRefusals(gateway: GatewayProcess, code: string): Promise<numbe
   return Number(line?.split(' ')[1] ?? 0);
 }
 
+/** A key no partner ever registered (one for the file: what matters is that it is not the partner's). */
+const attackerKey = makeKeyPair();
+
 /** A token in the partner's name signed with a key the partner never registered. */
 async function forged(partner: TestPartner): Promise<string> {
-  const token = await signPartnerToken({ partnerId: partner.id, issuer: partner.issuer, privateKey: makeKeyPair().privateKey, ttlSeconds: 60 });
+  const token = await signPartnerToken({ partnerId: partner.id, issuer: partner.issuer, privateKey: attackerKey.privateKey, ttlSeconds: 60 });
   recordSecret('jwt', token);
   return token;
 }

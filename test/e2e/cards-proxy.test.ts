@@ -4,6 +4,7 @@ import { api, cardBody, individualBody, sandboxControl, sandboxUrls, type ApiRes
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
+import { rsaKeyPair } from '../support/keys';
 
 /** A well-formed card key the issuer never made. */
 const UNKNOWN_CARD = 'CKFFFFFFFFFFFFFFFF';
@@ -23,7 +24,7 @@ function luhnValid(digits: string): boolean {
 
 /** An RSA key pair as a partner makes it: `securityKey` is base64 of the SPKI DER public key. */
 function securityKeyPair(modulusLength = 2048): { securityKey: string; decrypt(ciphertext: string): string } {
-  const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength });
+  const { publicKey, privateKey } = rsaKeyPair(modulusLength);
   const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
   recordSecret('securityKey', securityKey);
   return {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { logsSettled, sharedGateway, waitForRequestLog, type Gateway } from '../support/gateway-process';
 import { adminCall, makeKeyPair, registerPartner, type TestPartner } from '../support/partners';
+import { rsaKeyPair } from '../support/keys';
 
 async function get(gateway: Gateway, path: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${gateway.baseUrl}${path}`, { headers });
@@ -110,8 +111,7 @@ describe('e2e: gateway foundation (real process, real PostgreSQL, sandbox upstre
       { description: 'a P-384 key', publicKey: () => makeKeyPair('P-384').publicPem },
       {
         description: 'an RSA key',
-        publicKey: () =>
-          require('node:crypto').generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+        publicKey: () => rsaKeyPair().publicKey.export({ type: 'spki', format: 'pem' }).toString(),
       },
       { description: 'a private key', publicKey: () => makeKeyPair().privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
       { description: 'garbage', publicKey: () => '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n' },

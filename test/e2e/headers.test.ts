@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { api, cardBody, individualBody } from '../support/api';
 import { sharedGateway, waitForRequestLog, type Gateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
+import { rsaSecurityKey } from '../support/keys';
 
 interface Probe {
   description: string;
@@ -67,7 +67,7 @@ describe('e2e: response headers of both listeners (no x-powered-by, nosniff, no-
   }
 
   /** An RSA public key as a partner sends it: base64 of the SPKI DER. */
-  const securityKey = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+  const securityKey = rsaSecurityKey();
 
   const cardData: { description: string; method: string; path: () => string; body?: unknown; status: number }[] = [
     { description: 'card details', method: 'GET', path: () => `/cards/${card.cardKey}`, status: 200 },

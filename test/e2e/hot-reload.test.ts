@@ -12,6 +12,7 @@ import { limitConcurrency } from '../support/concurrency';
 import { startGatewayProcess, type GatewayProcess, type StartOptions } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 import { ATTACK_CONTRADICTION, PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
+import { rsaKeyPair } from '../support/keys';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', 'config');
 
@@ -416,7 +417,7 @@ describe('e2e: hot reload of gateway.config.yml', function () {
         const card = await sandboxControl(issuer, 'POST', '/cards', { type: 'virtual', clientCode: '48213377', expDate, currency: 'EUR', productCode: 'P-STD' });
         expect(card.cardKey).to.be.a('string');
         const secrets = await sandboxControl(issuer, 'GET', `/__sandbox/cards/${card.cardKey}/secrets`);
-        const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+        const { publicKey, privateKey } = rsaKeyPair();
         const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
 
         const before = await configStatus(gateway);

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import YAML from 'yaml';
 import { api, cardBody, individualBody, type ApiResponse } from '../support/api';
 import { sharedGateway, type Gateway } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
+import { rsaSecurityKey } from '../support/keys';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const SHIPPED_CONFIG = path.join(ROOT, 'config', 'gateway.config.yml');
@@ -197,8 +197,7 @@ describe('e2e: the OpenAPI document (GET /api/partner/openapi.json)', function (
       expectValid('get-card-limit', await call('GET', `/cards/${card.cardKey}/limits/dailyPurchase`), 200);
       expectValid('get-card-limit-available', await call('GET', `/cards/${card.cardKey}/limits/dailyPurchase/available`), 200);
 
-      const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-      const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+      const securityKey = rsaSecurityKey();
       const secretQuery = new URLSearchParams({ expDate: card.expDate, securityKey });
       expectValid('get-card-cvv', await call('GET', `/cards/${card.cardKey}/cvv?${secretQuery}`), 200);
       expectValid('get-card-pan', await call('GET', `/cards/${card.cardKey}/pan?${secretQuery}`), 200);

@@ -8,6 +8,7 @@ import { registerPartner, type TestPartner } from '../support/partners';
 import { cardFixture } from '../support/card-fixture';
 import { recordSecret } from '../support/secrets';
 import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
+import { rsaKeyPair } from '../support/keys';
 
 type Upstream = 'issuer' | 'processing' | 'accounts';
 
@@ -313,7 +314,7 @@ describe('e2e: card numbers from a hostile upstream never reach the partner nor 
     }
 
     it('the real issuer answers (2048- and 3072-bit keys) still pass: ciphertext of the key size', async function () {
-      const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 3072 });
+      const { publicKey, privateKey } = rsaKeyPair(3072);
       const bigKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
       for (const key of [securityKey, bigKey]) {
         for (const what of ['cvv', 'pan'] as const) {

@@ -6,6 +6,7 @@ import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../s
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret, redactRecordedSecrets } from '../support/secrets';
 import { closeSender, GATEWAY_REFUSALS, loadRoutes, materialize, requestArbitrary, send, type FuzzContext, type FuzzRequest, type FuzzResponse, type FuzzRoute, type SentRequest } from './fuzz-routes';
+import { rsaSecurityKey } from '../support/keys';
 
 /** Cases per route: FUZZ_RUNS (default 200; `npm run fuzz` runs 2000). */
 const RUNS = Number(process.env.FUZZ_RUNS || 200);
@@ -58,8 +59,7 @@ describe(`fuzz: every route, ${RUNS} generated requests each`, function () {
     const ada = (await api(gateway, acme, 'POST', '/individual/accounts', { body: individualBody() })).body;
     const grace = (await api(gateway, globex, 'POST', '/individual/accounts', { body: individualBody({ firstName: 'Grace' }) })).body;
     const graceCard = (await api(gateway, globex, 'POST', `/individual/accounts/${grace._id}/cards/virtual`, { body: cardBody(grace.clientID) })).body;
-    const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const securityKey = rsaSecurityKey();
     recordSecret('securityKey', securityKey);
     const pinKey = await sandboxControl(upstreams.issuer, 'GET', '/pin-encryption-key');
     const pinBlocks = ['4921', '1234', '000000', '987654321012'].map((pin) => {

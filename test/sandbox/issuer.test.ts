@@ -3,6 +3,7 @@ import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt, type Key
 import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { isLuhnValid } from '../../sandbox/shared/luhn';
 import { call, type ErrorBody } from './http-client';
+import { rsaKeyPair } from '../support/keys';
 
 const EXP = '12/2031';
 
@@ -294,7 +295,7 @@ describe('issuer sandbox (card issuer platform)', () => {
     let securityKey: string;
 
     before(() => {
-      const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const pair = rsaKeyPair();
       privateKey = pair.privateKey;
       securityKey = pair.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
     });
@@ -386,7 +387,7 @@ describe('issuer sandbox (card issuer platform)', () => {
 
     it('refuses PIN blocks that do not decrypt to 4 to 12 digits: 400 INVALID_PIN_BLOCK', async () => {
       const card = await createCard();
-      const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
+      const otherKey = rsaKeyPair(2048, 'other').publicKey;
       const blocks = [oaepEncrypt(pinKeyPem, '123'), oaepEncrypt(pinKeyPem, '12ab'), oaepEncrypt(pinKeyPem, '1234567890123'), oaepEncrypt(otherKey, '1234'), 'bm90IGEgcGlu', '1234'];
       for (const pin of blocks) {
         const { status, body } = await call<ErrorBody>(`${issuer}/cards/${card.cardKey}/authorize`, { method: 'POST', body: { pin } });

@@ -4,6 +4,7 @@ import { api, cardBody, individualBody, sandboxControl } from './api';
 import type { Gateway } from './gateway-process';
 import type { TestPartner } from './partners';
 import { recordSecret } from './secrets';
+import { rsaSecurityKey } from './keys';
 
 /** What a card-route test needs: an individual, a virtual and a physical card, a securityKey and a PIN block. */
 export interface CardFixture {
@@ -26,8 +27,7 @@ export async function cardFixture(gateway: Gateway, partner: TestPartner, issuer
   const issue = (type: 'virtual' | 'physical') => setUpCreate(gateway, partner, `/individual/accounts/${ada._id}/cards/${type}`, cardBody(ada.clientID));
   const virtualCard = await issue('virtual');
   const physicalCard = await issue('physical');
-  const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+  const securityKey = rsaSecurityKey();
   recordSecret('securityKey', securityKey);
   const pinKey = await sandboxControl(issuerUrl, 'GET', '/pin-encryption-key');
   const pinBlock = crypto.publicEncrypt({ key: pinKey.publicKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from('4921')).toString('base64');

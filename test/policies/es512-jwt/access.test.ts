@@ -6,6 +6,7 @@ import { makeKeyPair, type PartnerKeyPair } from '../../support/partners';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../gateway/logging/logger';
 import { openServices, policyContext, serve, type InProcessServices } from '../../support/in-process';
+import { rsaKeyPair } from '../../support/keys';
 
 type Claims = Record<string, unknown>;
 
@@ -130,12 +131,12 @@ describe('es512-jwt policy: access (table-driven, real PostgreSQL)', function ()
     { description: 'HS256 with a guessed secret', authorization: async () => `Bearer ${hmacToken('HS256', claims(), 'secret')}`, expectedCode: 'alg_not_allowed' },
     {
       description: 'RS256 signed with an RSA key',
-      authorization: bearer(() => signWith({ alg: 'RS256' }, claims(), crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey)),
+      authorization: bearer(() => signWith({ alg: 'RS256' }, claims(), rsaKeyPair().privateKey)),
       expectedCode: 'alg_not_allowed',
     },
     {
       description: 'PS512 signed with an RSA key',
-      authorization: bearer(() => signWith({ alg: 'PS512' }, claims(), crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey)),
+      authorization: bearer(() => signWith({ alg: 'PS512' }, claims(), rsaKeyPair().privateKey)),
       expectedCode: 'alg_not_allowed',
     },
     { description: 'ES256 on P-256', authorization: bearer(() => signWith({ alg: 'ES256' }, claims(), makeKeyPair('P-256').privateKey)), expectedCode: 'alg_not_allowed' },

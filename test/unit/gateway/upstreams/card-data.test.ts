@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { cardDataIn, containsCardNumber, identifierIsCardNumber, isMaskedCardNumber, looksLikeRsaCiphertext, rsaModulusBytes } from '../../../../gateway/upstreams/card-data';
+import { rsaKeyPair } from '../../../support/keys';
 
 describe('unit: upstreams/card-data', function () {
   describe('containsCardNumber', function () {
@@ -59,7 +60,7 @@ describe('unit: upstreams/card-data', function () {
   });
 
   it('looksLikeRsaCiphertext: base64 of exactly the key size; never a plaintext CVV or PAN', function () {
-    const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { publicKey } = rsaKeyPair();
     const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
     expect(rsaModulusBytes(securityKey)).to.equal(256);
     expect(rsaModulusBytes('not a key')).to.equal(undefined);

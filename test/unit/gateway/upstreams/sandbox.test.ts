@@ -1,10 +1,11 @@
 // The upstream clients end to end over real HTTP against the real sandboxes (no nock).
 import { expect } from 'chai';
-import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt, type KeyObject } from 'node:crypto';
+import { constants, privateDecrypt, publicEncrypt, type KeyObject } from 'node:crypto';
 import { GatewayError } from '../../../../gateway/errors';
 import { createUpstreamClients, upstreamPath, type CallContext, type CreateAccountRequest, type UpstreamClients, type UpstreamName, type UpstreamRequest } from '../../../../gateway/upstreams';
 import { startSandboxes, type RecordedRequest, type Sandboxes } from '../../../../sandbox';
 import { captureLogger, withoutNock } from './helpers';
+import { rsaKeyPair } from '../../../support/keys';
 
 const EXP = '12/2031';
 let onboardingSeq = 0;
@@ -43,8 +44,8 @@ function oaepDecrypt(privateKey: KeyObject, base64: string): string {
 
 /** A partner RSA-2048 key pair whose base64 SPKI contains `+` and `/`, so the query encoding is exercised. */
 function partnerKeyPair(): { privateKey: KeyObject; securityKey: string } {
-  for (;;) {
-    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  for (let slot = 0; ; slot++) {
+    const { publicKey, privateKey } = rsaKeyPair(2048, `sandbox-${slot}`);
     const securityKey = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
     if (securityKey.includes('+') && securityKey.includes('/')) return { privateKey, securityKey };
   }
