@@ -1,39 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import YAML from 'yaml';
 import { limitConcurrency, PROCESS_CONCURRENCY } from '../support/concurrency';
 import { runGatewayExpectingFailure, startGatewayProcess } from '../support/gateway-process';
 import { ATTACK_CONTRADICTION, PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
-
-const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', 'config');
-
-type Yaml = Record<string, any>;
-
-const shippedParses = new Map<string, Yaml>();
-/** A copy of a shipped config file's parse (parsed once per file: about 50 ms each). */
-function shippedYaml(file: string): Yaml {
-  if (!shippedParses.has(file)) shippedParses.set(file, YAML.parse(fs.readFileSync(path.join(SHIPPED_CONFIG, file), 'utf8')) as Yaml);
-  return structuredClone(shippedParses.get(file)!);
-}
+import { shippedConfigCopy, type Yaml } from '../support/config-files';
 
 /** A copy of the shipped config folder, with a change applied to gateway or system config. */
-function brokenConfig(change: { gateway?: (c: Yaml) => void; system?: (c: Yaml) => void; files?: (dir: string) => void }): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-config-'));
-  fs.cpSync(SHIPPED_CONFIG, dir, { recursive: true });
-  for (const [file, fn] of [
-    ['gateway.config.yml', change.gateway],
-    ['system.config.yml', change.system],
-  ] as const) {
-    if (!fn) continue;
-    const parsed = shippedYaml(file);
-    fn(parsed);
-    fs.writeFileSync(path.join(dir, file), YAML.stringify(parsed));
-  }
-  change.files?.(dir);
-  return dir;
-}
+const brokenConfig = (change: Parameters<typeof shippedConfigCopy>[0]): string => shippedConfigCopy(change);
 
 /** The first action of a pipeline's step of a policy (wherever the step sits in the chain). */
 function actionOf(c: Yaml, pipeline: string, policy: string): Yaml {

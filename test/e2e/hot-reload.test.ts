@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import YAML from 'yaml';
+import { changedYaml, type Yaml } from '../support/config-files';
 import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { api, sandboxControl, sandboxUrls } from '../support/api';
 import { limitConcurrency } from '../support/concurrency';
@@ -16,7 +16,6 @@ import { rsaKeyPair } from '../support/keys';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', 'config');
 
-type Yaml = Record<string, any>;
 
 const sha256 = (text: string | Buffer) => crypto.createHash('sha256').update(text).digest('hex');
 
@@ -28,11 +27,7 @@ function configCopy(): string {
 }
 
 /** A gateway.config.yml text with `change` applied. */
-function changedConfig(text: string, change: (c: Yaml) => void): string {
-  const parsed = YAML.parse(text) as Yaml;
-  change(parsed);
-  return YAML.stringify(parsed);
-}
+const changedConfig = changedYaml;
 
 /** The copy's current gateway.config.yml. */
 const currentConfig = (dir: string) => fs.readFileSync(path.join(dir, 'gateway.config.yml'), 'utf8');

@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import YAML from 'yaml';
+import { shippedConfigCopy, type Yaml } from '../support/config-files';
 import { auditGatewayConfig, auditReport, formatAuditText, readGatewayConfigFile } from '../../gateway/policy-audit';
 import { limitConcurrency, PROCESS_CONCURRENCY } from '../support/concurrency';
 import { runGatewayExpectingFailure } from '../support/gateway-process';
@@ -16,18 +15,8 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 const CLI = path.join(ROOT, 'dist', 'scripts', 'audit-policies.js');
 const SHIPPED_CONFIG = path.join(ROOT, 'config');
 
-type Yaml = Record<string, any>;
-
-/** A copy of the shipped config folder with a change to gateway.config.yml (the boot-guards helper's pattern). */
-function brokenConfig(change: (c: Yaml) => void): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-audit-'));
-  fs.cpSync(SHIPPED_CONFIG, dir, { recursive: true });
-  const file = path.join(dir, 'gateway.config.yml');
-  const parsed = YAML.parse(fs.readFileSync(file, 'utf8')) as Yaml;
-  change(parsed);
-  fs.writeFileSync(file, YAML.stringify(parsed));
-  return dir;
-}
+/** A copy of the shipped config folder with a change to gateway.config.yml. */
+const brokenConfig = (change: (c: Yaml) => void): string => shippedConfigCopy({ gateway: change }, 'pgw-audit-');
 
 function withoutStep(c: Yaml, pipeline: string, policy: string): void {
   c.pipelines[pipeline].policies = (c.pipelines[pipeline].policies as Yaml[]).filter((step) => !(policy in step));

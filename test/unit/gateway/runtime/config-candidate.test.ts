@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import express from 'express';
 import YAML from 'yaml';
+import { changedYaml, type Yaml } from '../../../support/config-files';
 import type { PolicySchema } from '../../../../policies/policy';
 import { buildCandidate, buildInitialConfig, ConfigRejectedError, configHash, envReplace, readConfigSource, type ConfigSource } from '../../../../gateway/runtime/config-candidate';
 import { loadAndCheck, type GatewayRuntime, type LoadedGateway } from '../../../../gateway/runtime/express-gateway';
@@ -16,14 +17,8 @@ import { openServices, type InProcessServices } from '../../../support/in-proces
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', '..', '..', 'config');
 const SHIPPED_FILE = path.join(SHIPPED_CONFIG, 'gateway.config.yml');
 
-type Yaml = Record<string, any>;
-
 const sourceOf = (text: string): ConfigSource => ({ path: '/virtual/gateway.config.yml', text, hash: configHash(text) });
-const changed = (change: (c: Yaml) => void): string => {
-  const parsed = YAML.parse(fs.readFileSync(SHIPPED_FILE, 'utf8')) as Yaml;
-  change(parsed);
-  return YAML.stringify(parsed);
-};
+const changed = (change: (c: Yaml) => void): string => changedYaml(fs.readFileSync(SHIPPED_FILE, 'utf8'), change);
 
 describe('unit: gateway/runtime/config-candidate', function () {
   describe('envReplace (express-gateway semantics)', function () {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Router } from 'express';
-import YAML from 'yaml';
+import { changedYaml, type Yaml } from '../../../support/config-files';
 import { ConfigRefusedError } from '../../../../gateway/boot/config-guards';
 import { buildInitialConfig, checkInitialConfig, configHash } from '../../../../gateway/runtime/config-candidate';
 import { ConfigReloader } from '../../../../gateway/runtime/config-reloader';
@@ -12,8 +12,6 @@ import { createLogger } from '../../../../gateway/logging/logger';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', '..', '..', 'config');
-
-type Yaml = Record<string, any>;
 
 async function until<T>(what: string, probe: () => T | undefined, deadlineMs = 10_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;
@@ -41,11 +39,7 @@ describe('unit: gateway/runtime/config-reloader', function () {
     fs.writeFileSync(file, text);
     return configHash(text);
   };
-  const changed = (change: (c: Yaml) => void) => {
-    const parsed = YAML.parse(shipped) as Yaml;
-    change(parsed);
-    return YAML.stringify(parsed);
-  };
+  const changed = (change: (c: Yaml) => void) => changedYaml(shipped, change);
   const withoutJwtOnMe = () => changed((c) => c.pipelines.me.policies.shift());
   const protectedHealthCheck = () => changed((c) => c.pipelines['health-check'].policies.unshift({ 'es512-jwt': [{ action: {} }] }));
 
