@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import YAML from 'yaml';
 import { envReplace } from '../runtime/env-substitution';
+import { parseGatewayYaml, yamlErrorDetail } from '../runtime/gateway-yaml';
 
 /**
  * Replaces `${VAR}` and `${VAR:-default}` in configuration text exactly as the gateway's loader does
@@ -13,11 +13,18 @@ export function substituteEnv(text: string, env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * Reads a gateway.config.yml as express-gateway would load it: environment variables substituted,
- * then YAML 1.1 (js-yaml's dialect) with anchors and aliases resolved.
+ * Reads a gateway.config.yml as express-gateway loads it: environment variables substituted, then
+ * parsed by express-gateway's own js-yaml (anchors and aliases resolved). A parse error names its
+ * position and reason only, never the text.
  */
 export function readGatewayConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
-  const parsed = YAML.parse(substituteEnv(fs.readFileSync(file, 'utf8'), env), { version: '1.1', maxAliasCount: -1 }) as unknown;
+  let parsed: unknown;
+  try {
+    parsed = parseGatewayYaml(substituteEnv(fs.readFileSync(file, 'utf8'), env), file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code) throw err;
+    throw new Error(yamlErrorDetail(err));
+  }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${file} does not hold a YAML map`);
   return parsed as Record<string, unknown>;
 }

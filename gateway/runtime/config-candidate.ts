@@ -5,6 +5,7 @@ import { checkGatewayConfig, ConfigRefusedError, servedPipelines, type ConfigPro
 import { envReplace } from './env-substitution';
 import type { GatewayServices } from '../../policies';
 import type { GatewayRuntime } from './express-gateway';
+import { yamlErrorDetail } from './gateway-yaml';
 
 /** Where building a candidate stopped. */
 export type RejectionStage = 'read' | 'yaml' | 'schema' | 'guards' | 'pipelines';
@@ -65,20 +66,12 @@ export function readConfigSource(path: string): ConfigSource {
 
 export { envReplace } from './env-substitution';
 
-interface YamlException extends Error {
-  reason?: string;
-  mark?: { line: number; column: number };
-}
-
 function parseYaml(text: string, path: string, runtime: GatewayRuntime): Record<string, any> {
   let parsed: unknown;
   try {
     parsed = runtime.parseYaml(text, path);
   } catch (err) {
-    const { reason, mark, message } = err as YamlException;
-    // The reason and position only: js-yaml's full message quotes the text after substitution.
-    const where = mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : '';
-    const detail = `invalid YAML${where}: ${reason ?? message}`;
+    const detail = yamlErrorDetail(err);
     throw new ConfigRejectedError('yaml', detail, [{ where: 'gateway.config.yml', message: detail }]);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import Module from 'node:module';
 import path from 'node:path';
 import type { Request, RequestHandler, Router } from 'express';
 import { installExpressGatewayLogBridge, pluginLoadErrors } from './log-bridge';
+import { parseGatewayYaml } from './gateway-yaml';
 import { checkInitialConfig, type CheckedConfig } from './config-candidate';
 import { checkConfigDir, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
 import { JWT_POLICY, POLICIES } from '../../policies';
@@ -163,10 +164,6 @@ function builtinPolicyNames(): Set<string> {
   return new Set(fs.readdirSync(dir).filter((entry) => fs.statSync(path.join(dir, entry)).isDirectory()));
 }
 
-interface JsYaml {
-  safeLoad(text: string, options?: { filename?: string }): unknown;
-}
-
 /**
  * Loads express-gateway (models, system.config.yml, plugins, policy and condition registries) from
  * `settings.configDir`, then reads gateway.config.yml once and checks it with every boot guard, the
@@ -244,13 +241,11 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
     adminTokenConfigured: true,
   };
 
-  // express-gateway's own copy of js-yaml: the same parser (YAML 1.2, merge keys, timestamps) as its loader.
-  const yaml = createRequire(require.resolve('express-gateway/package.json'))('js-yaml') as JsYaml;
   const schemas = require('express-gateway/lib/schemas') as typeof import('express-gateway/lib/schemas');
   const runtime: GatewayRuntime = {
     guardContext,
     systemConfig: config.systemConfig,
-    parseYaml: (text, file) => yaml.safeLoad(text, { filename: file }),
+    parseYaml: parseGatewayYaml,
     schemaError(gatewayConfig) {
       try {
         const result = schemas.validate(GATEWAY_CONFIG_SCHEMA_ID, gatewayConfig);

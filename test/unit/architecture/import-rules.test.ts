@@ -33,6 +33,7 @@ export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> =
       'gateway/runtime/env-substitution.ts',
       'gateway/runtime/mount-paths.ts',
       'gateway/runtime/log-bridge.ts',
+      'gateway/runtime/gateway-yaml.ts',
     ],
   },
   { name: 'database', paths: ['gateway/db/'] },

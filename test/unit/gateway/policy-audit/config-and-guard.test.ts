@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { checkGatewayConfig } from '../../../../gateway/boot/config-guards';
 import { BUILTIN_POLICIES, PLUGIN_POLICY_NAMES, POLICY, readGatewayConfigFile, substituteEnv } from '../../../../gateway/policy-audit';
 import { JWT_POLICY, POLICIES } from '../../../../policies';
+import { parseGatewayYaml } from '../../../../gateway/runtime/gateway-yaml';
 import { changedConfig as changed, guardContext, SHIPPED_CONFIG_FILE, shippedConfig, stepOf, SYSTEM_CONFIG, withoutStep, type Yaml } from './shipped-config';
 
 describe('unit: policy-audit configuration file (env substitution as express-gateway does it)', function () {
@@ -36,6 +38,22 @@ describe('unit: policy-audit configuration file (env substitution as express-gat
     expect(limitsOf(tuned)).to.include({ me: 7, 'lock-card': 3, 'openapi-document': 9, 'api-docs': 9, 'get-card-cvv': 7, 'check-card-issuing-fee': 3 });
     const operation = (tuned.pipelines['get-card-cvv'].policies as Yaml[]).find((s) => 'operation' in s)!.operation[0].action;
     expect(operation).to.deep.equal({ name: 'get-card-cvv', timeoutMs: 800 });
+  });
+
+  it("parses with express-gateway's own js-yaml, so the audit reads what the gateway boots with", function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-audit-yaml-'));
+    const file = path.join(dir, 'gateway.config.yml');
+    // YAML 1.1 reads `yes` as true; express-gateway's js-yaml reads the string.
+    fs.writeFileSync(file, 'base: &base { flag: yes }\nused: *base\nsecret: ${AUDIT_SECRET}\n');
+    const parsed = readGatewayConfigFile(file, { AUDIT_SECRET: 's3cr3t-value' }) as Yaml;
+    expect(parsed).to.deep.equal({ ...parseGatewayYaml(fs.readFileSync(file, 'utf8').replace('${AUDIT_SECRET}', 's3cr3t-value')) as Yaml });
+    expect(parsed.used).to.deep.equal({ flag: 'yes' });
+    // A parse error names the position and reason, never the text after substitution.
+    fs.writeFileSync(file, 'pipelines:\n  me: [${AUDIT_SECRET}\n');
+    expect(() => readGatewayConfigFile(file, { AUDIT_SECRET: 's3cr3t-value' }))
+      .to.throw(/^invalid YAML at line \d+, column \d+: /)
+      .and.satisfy((err: Error) => !err.message.includes('s3cr3t-value'));
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 
