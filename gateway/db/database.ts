@@ -1,4 +1,4 @@
-import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
+import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from './pg';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
 

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client } from '../db/pg';
 import { OWNERSHIP_CHANGED_CHANNEL } from '../cards/card-sync';
 import { PARTNER_EVENTS_CHANNEL } from '../outbox/partner-events';
 import type { Logger } from '../logging/logger';
