@@ -125,16 +125,43 @@ export function capUrl(url: string): string {
 }
 
 /**
+ * One path segment or query value as the application reads it (percent-decoding repeated up to
+ * three times, so a double-encoded value is read too; `+` is a space in a query), scrubbed. The raw
+ * text comes back unchanged when the decoded one holds nothing to remove; otherwise the scrubbed
+ * decoded text, encoded again: `search=5355%207099%209999%209994` (a card number as a partner types
+ * it, with spaces) is logged as `search=[REDACTED_PAN]`, never as the raw escapes.
+ */
+function scrubUrlPart(raw: string, plusIsSpace: boolean): string {
+  let decoded = plusIsSpace ? raw.replace(/\+/g, ' ') : raw;
+  for (let round = 0; round < 3 && decoded.includes('%'); round++) {
+    try {
+      const next = decodeURIComponent(decoded);
+      if (next === decoded) break;
+      decoded = next;
+    } catch {
+      break; // a malformed escape: what decoded so far is what is checked
+    }
+  }
+  if (decoded === raw) return raw;
+  const scrubbed = scrubText(decoded);
+  return scrubbed === decoded ? raw : encodeURIComponent(scrubbed).replace(/%5B(REDACTED[A-Z_]*)%5D/g, '[$1]');
+}
+
+/**
  * Rewrites a URL or path for a log line: the values of redacted query parameters are replaced,
- * JWTs and PANs anywhere are scrubbed, and then the result is capped ({@link capUrl}). Scrubbing
- * runs on the whole URL first, so that a cut can never leave part of a token unscrubbed.
+ * JWTs and PANs anywhere are scrubbed (in the text as sent and, segment by segment and value by
+ * value, as decoded), and then the result is capped ({@link capUrl}). Scrubbing runs on the whole
+ * URL first, so that a cut can never leave part of a token unscrubbed.
  *
  * @example redactUrl('/cards/X/cvv?expDate=01/2030&securityKey=MIIB') // '/cards/X/cvv?expDate=01/2030&securityKey=[REDACTED]'
  */
 export function redactUrl(url: string): string {
+  // Escapes and `+` are rare in the gateway's URLs: only then is each part decoded and checked.
+  const encoded = url.includes('%') || url.includes('+');
   const q = url.indexOf('?');
-  if (q === -1) return capUrl(scrubText(url));
-  const head = url.slice(0, q);
+  const path = q === -1 ? url : url.slice(0, q);
+  const head = encoded ? path.split('/').map((segment) => scrubUrlPart(segment, false)).join('/') : path;
+  if (q === -1) return capUrl(scrubText(head));
   const query = url
     .slice(q + 1)
     .split('&')
@@ -147,7 +174,8 @@ export function redactUrl(url: string): string {
       } catch {
         // keep the raw name: a malformed escape is still checked against the list below
       }
-      return isRedactedKey(name) && eq !== -1 ? `${rawName}=${REDACTED}` : pair;
+      if (isRedactedKey(name) && eq !== -1) return `${rawName}=${REDACTED}`;
+      return encoded && eq !== -1 ? `${scrubUrlPart(rawName, true)}=${scrubUrlPart(pair.slice(eq + 1), true)}` : encoded ? scrubUrlPart(pair, true) : pair;
     })
     .join('&');
   return capUrl(scrubText(`${head}?${query}`));

@@ -27,6 +27,17 @@ describe('unit: logging/redaction', function () {
     { url: '/x?page=1&limit=20', expected: '/x?page=1&limit=20' },
     { url: '/x?note=%E0%A4%A', expected: '/x?note=%E0%A4%A' },
     { url: '/no-query', expected: '/no-query' },
+    // A card number as a partner types it (spaces, dashes), percent-encoded or with `+`: the application reads a PAN, so the log must not keep it.
+    { url: '/api/partner/cards?search=5355%207099%209999%209994', expected: '/api/partner/cards?search=[REDACTED_PAN]' },
+    { url: '/api/partner/cards?search=5355+7099+9999+9994&limit=5', expected: '/api/partner/cards?search=[REDACTED_PAN]&limit=5' },
+    { url: '/api/partner/cards?search=5355%2D7099%2D9999%2D9994', expected: '/api/partner/cards?search=[REDACTED_PAN]' },
+    { url: '/api/partner/cards?search=5355%25207099%25209999%25209994', expected: '/api/partner/cards?search=[REDACTED_PAN]' },
+    { url: '/api/partner/cards?search=card%205355%207099%209999%209994%20%26%20more', expected: '/api/partner/cards?search=card%20[REDACTED_PAN]%20%26%20more' },
+    { url: '/api/partner/cards/5355%207099%209999%209994/status', expected: '/api/partner/cards/[REDACTED_PAN]/status' },
+    { url: '/x?5355%207099%209999%209994', expected: '/x?[REDACTED_PAN]' },
+    // Escapes that hide nothing are logged as sent.
+    { url: '/api/partner/cards?search=Ada%20Lovelace&q=a+b', expected: '/api/partner/cards?search=Ada%20Lovelace&q=a+b' },
+    { url: '/api/partner/cards?search=5355%207099%209999%209995', expected: '/api/partner/cards?search=5355%207099%209999%209995' },
   ];
   for (const { url, expected } of urls) {
     it(`redactUrl(${url})`, function () {
