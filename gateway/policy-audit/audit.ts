@@ -4,6 +4,7 @@ import {
   BODY_METHODS,
   PARTNER_BASE_PATH,
   BUILTIN_POLICIES,
+  BODY_REWRITING_CONDITION,
   CODE_CONDITION,
   hasPathParameter,
   OWNED_BODY_FIELDS,
@@ -31,6 +32,7 @@ export const AUDIT_RULES = {
   'ownership-missing': 'CRITICAL',
   'expression-policy': 'CRITICAL',
   'expression-condition': 'CRITICAL',
+  'body-rewriting-condition': 'CRITICAL',
   'stock-admin-api': 'CRITICAL',
   'admin-api-exposed': 'CRITICAL',
   'admin-token-missing': 'CRITICAL',
@@ -358,6 +360,9 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
         const stepAt = step.actions.length > 1 ? `${at} (step ${index + 1})` : at;
         if (conditionNames(action.condition).includes(CODE_CONDITION)) {
           add('expression-condition', stepAt, 'the expression condition runs code from configuration and is never allowed');
+        }
+        if (conditionNames(action.condition).includes(BODY_REWRITING_CONDITION)) {
+          add('body-rewriting-condition', stepAt, 'the json-schema condition rewrites the request body after validation (defaults and type coercion by express-gateway\'s AJV 6) and is never allowed');
         }
         const ends = upstreamCallOf(step, action.params);
         if (ends && typeof action.params.timeoutMs !== 'number') {

@@ -96,6 +96,13 @@ export const BUILTIN_POLICIES: Readonly<Record<string, { runsCode: boolean }>> =
 
 /** The express-gateway condition that runs code from the configuration. */
 export const CODE_CONDITION = 'expression';
+/**
+ * express-gateway's `json-schema` condition: its AJV 6 (`useDefaults`, `coerceTypes`) rewrites
+ * `req.body` while it tests it (fills in defaults, coerces types) after our validation and
+ * ownership steps have passed it, mounts body parsers of its own, and fetches remote `$ref`s at
+ * build time. A condition must only read the request.
+ */
+export const BODY_REWRITING_CONDITION = 'json-schema';
 
 /** Methods whose requests carry a body the route must validate. `*` (no methods listed) is all of them. */
 export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', '*']);

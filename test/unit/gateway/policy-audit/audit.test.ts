@@ -266,6 +266,20 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       where: /^pipeline "me", policy "operation"$/,
     },
     {
+      description: 'the json-schema condition (it rewrites the body it tests) nested in an allOf',
+      config: () =>
+        changed(
+          (c) =>
+            (stepOf(c, 'me', 'operation').operation[0].condition = {
+              name: 'allOf',
+              conditions: [{ name: 'always' }, { name: 'json-schema', logErrors: false, schema: { $id: 'urn:audit-test', properties: { cardKey: { default: 'CK0000000000000000' } } } }],
+            })
+        ),
+      rule: 'body-rewriting-condition',
+      severity: 'CRITICAL',
+      where: /^pipeline "me", policy "operation"$/,
+    },
+    {
       description: 'an unused built-in (proxy) whitelisted',
       config: () => changed((c) => c.policies.push('proxy')),
       rule: 'builtin-policy',

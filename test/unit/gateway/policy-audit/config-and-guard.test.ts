@@ -94,6 +94,20 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
     expect(checkGatewayConfig(shippedConfig(), systemConfig, context({ adminTokenConfigured: false })).map((p) => p.where)).to.deep.equal(['ADMIN_TOKEN']);
   });
 
+  it("refuses express-gateway's json-schema condition, which rewrites the body it tests after validation and ownership", function () {
+    const config = changed(
+      (c) =>
+        (stepOf(c, 'check-card-issuing-fee', 'operation').operation[0].condition = {
+          name: 'json-schema',
+          logErrors: false,
+          schema: { $id: 'urn:guard-test', properties: { cardKey: { default: 'CK0000000000000000' } } },
+        })
+    );
+    const problems = checkGatewayConfig(config, systemConfig, context());
+    expect(problems.map((p) => p.where)).to.deep.equal(['pipeline "check-card-issuing-fee", policy "operation"']);
+    expect(problems[0].message).to.match(/json-schema condition rewrites the request body .* \[policy audit: body-rewriting-condition\]$/);
+  });
+
   it('lets HIGH and MEDIUM findings through (they fail npm run audit:policies, not the boot)', function () {
     const config = changed((c) => {
       stepOf(c, 'get-card-pan', 'operation').operation = [{ action: { name: 'get-card-pan' } }];

@@ -45,7 +45,7 @@ export function guardContext(overrides: Partial<GuardContext> = {}): GuardContex
   return {
     pluginPolicies: new Map(POLICIES.map((p) => [p.name, p.schema])),
     builtinPolicies: new Set(Object.keys(BUILTIN_POLICIES)),
-    conditions: new Set(['always', 'never', 'allOf', 'oneOf', 'not', 'method', 'pathExact', 'pathMatch', 'expression']),
+    conditions: new Set(['always', 'never', 'allOf', 'oneOf', 'not', 'method', 'pathExact', 'pathMatch', 'hostMatch', 'authenticated', 'anonymous', 'tlsClientAuthenticated', 'expression', 'json-schema']),
     pluginLoadErrors: [],
     jwtPolicy: JWT_POLICY,
     adminHost: '127.0.0.1',
