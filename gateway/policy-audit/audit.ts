@@ -33,6 +33,7 @@ export const AUDIT_RULES = {
   'expression-policy': 'CRITICAL',
   'expression-condition': 'CRITICAL',
   'body-rewriting-condition': 'CRITICAL',
+  'secret-replay-store': 'CRITICAL',
   'stock-admin-api': 'CRITICAL',
   'admin-api-exposed': 'CRITICAL',
   'admin-token-missing': 'CRITICAL',
@@ -478,6 +479,11 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
     const sensitive = steps.some(returnsSensitiveData) || paths.some((p) => SENSITIVE_PATHS.some((re) => re.test(p)));
     if (sensitive && !runs(steps, POLICY.sensitiveData)) {
       add('sensitive-data-missing', where, `${routeText} returns or carries card data, a PIN or a 3DS answer but runs no ${POLICY.sensitiveData} step (no-store, URL kept out of the access log)`);
+    }
+    // The idempotency policy keeps each answer's bytes for its replays: an answer carrying a secret
+    // (a CVV, a PAN, a webhook signing secret) would sit in clear in idempotency_keys for the key's lifetime.
+    if (steps.some(returnsSensitiveData) && runs(steps, POLICY.idempotency)) {
+      add('secret-replay-store', where, `${routeText} answers or carries a secret (card data, a PIN, a 3DS answer or a webhook signing secret) but runs ${POLICY.idempotency}, whose replay store would keep the answer in clear: remove the ${POLICY.idempotency} step`);
     }
 
     // A public route's shape says whether it is rate limited (the health check is not).

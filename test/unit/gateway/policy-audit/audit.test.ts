@@ -280,6 +280,13 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       where: /^pipeline "me", policy "operation"$/,
     },
     {
+      description: 'an idempotency step on a route whose answer carries a webhook signing secret',
+      config: () => changed((c) => c.pipelines['rotate-webhook-secret'].policies.splice(-1, 0, { idempotency: [{ action: { ttlHours: 24 } }] })),
+      rule: 'secret-replay-store',
+      severity: 'CRITICAL',
+      where: /^apiEndpoint "rotate-webhook-secret"/,
+    },
+    {
       description: 'an unused built-in (proxy) whitelisted',
       config: () => changed((c) => c.policies.push('proxy')),
       rule: 'builtin-policy',

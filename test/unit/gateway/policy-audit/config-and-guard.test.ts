@@ -108,6 +108,14 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
     expect(problems[0].message).to.match(/json-schema condition rewrites the request body .* \[policy audit: body-rewriting-condition\]$/);
   });
 
+  it('refuses an idempotency step on a route whose answer carries a secret (its replay store would keep it in clear)', function () {
+    for (const pipeline of ['create-webhook-endpoint', 'rotate-webhook-secret', 'get-card-cvv', 'get-card-pan']) {
+      const config = changed((c) => c.pipelines[pipeline].policies.splice(-1, 0, { idempotency: [{ action: { ttlHours: 168 } }] }));
+      const problems = checkGatewayConfig(config, systemConfig, context());
+      expect(problems.map((p) => p.message).join('\n'), pipeline).to.match(/\[policy audit: secret-replay-store\]/);
+    }
+  });
+
   it('lets HIGH and MEDIUM findings through (they fail npm run audit:policies, not the boot)', function () {
     const config = changed((c) => {
       stepOf(c, 'get-card-pan', 'operation').operation = [{ action: { name: 'get-card-pan' } }];
