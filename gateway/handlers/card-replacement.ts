@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { CARD_COLUMNS, insertCard, maskedCardNumber, recordStatusChange, toCard, type CardRow } from '../cards/card-store';
 import { announceOwnershipChange, cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
@@ -74,6 +74,31 @@ export function replaceCard(services: HandlerServices, build: HandlerBuild): Req
 }
 
 /**
+ * The card an earlier attempt of this re-issue made, when a retry of the same `Idempotency-Key`
+ * resumes after that attempt committed (closed the old card, stored the new one) but died before its
+ * answer was recorded: the issuer answers the same operation id with the same new cardKey, and the
+ * new card is ours under the same partner. Undefined when the issuer does not say so (then the card
+ * was closed some other way and the retry is refused like any re-issue of a closed card).
+ */
+async function reissuedByAnEarlierAttempt(
+  { db, clients }: Pick<HandlerServices, 'db' | 'clients'>,
+  req: Request,
+  res: Response,
+  oldKey: string,
+  body: ReplaceBody,
+  partnerId: string
+): Promise<ReturnType<typeof toCard> | undefined> {
+  let newKey: string;
+  try {
+    ({ cardKey: newKey } = await clients.issuer.reissue(callContext(req, res), oldKey, body, upstreamOperationId(req)));
+  } catch {
+    return undefined;
+  }
+  const row = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1 AND partner_id = $2`, [newKey, partnerId]);
+  return row.rowCount ? toCard(row.rows[0]) : undefined;
+}
+
+/**
  * `POST /cards/{id}/reissue` (spec 3.1): the old statusCode is read before the local update; the
  * issuer returns the new cardKey; one transaction closes the old card locally (S4), stores the new
  * one under the same owner (nickname and 3DS phone carried over), writes history and audit, the
@@ -88,8 +113,15 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Req
     const oldKey = req.ownership!.id;
     const current = await loadCardRow(db, oldKey);
     const oldStatusCode = current.status_code;
-    if (oldStatusCode === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be re-issued', { extensions: { cardStatus: current.status, statusCode: oldStatusCode } });
     const body = req.body as ReplaceBody;
+    if (oldStatusCode === 'S4') {
+      const earlier = req.upstreamOperation?.resumed ? await reissuedByAnEarlierAttempt(services, req, res, oldKey, body, current.partner_id) : undefined;
+      if (earlier) {
+        res.status(201).json(earlier);
+        return;
+      }
+      throw new GatewayError('invalid_transition', 'A closed card cannot be re-issued', { extensions: { cardStatus: current.status, statusCode: oldStatusCode } });
+    }
     const { cardKey: newKey } = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId(req)));
     const fresh: IssuerCard = await clients.issuer.getCard(callContext(req, res), newKey);
     const status = statusOrFail(fresh.statusCode);

@@ -80,6 +80,39 @@ describe('e2e: replace and re-issue retried with the same Idempotency-Key replay
     });
   }
 
+  it('a re-issue whose attempt committed but died before its answer was recorded: the retry with K answers the new card, no second one', async function () {
+    const card = await issue('virtual');
+    const key = `crashed-${crypto.randomUUID()}`;
+    const path = `/cards/${card.cardKey}/reissue`;
+    const body = { expDate: card.expDate, reason: 'damaged' };
+    const first = await api(gateway, acme, 'POST', path, { body, headers: { 'idempotency-key': key } });
+    expect(first.status, JSON.stringify(first.body)).to.equal(201);
+    const rowsAfterFirst = await cardRows();
+    // The process that ran it dies between the commit and recording the answer: the key is left in
+    // progress, without an answer, its heartbeat stale, so the retry takes it over (same operation id).
+    const lost = await db.query(
+      `UPDATE idempotency_keys SET state = 'in_progress', heartbeat_at = now() - interval '1 hour', response_status = NULL, response_body = NULL, response_bytes = NULL, response_headers = NULL
+        WHERE partner_id = $1 AND key = $2`,
+      [acme.id, key]
+    );
+    expect(lost.rowCount).to.equal(1);
+
+    const retry = await api(gateway, acme, 'POST', path, { body, headers: { 'idempotency-key': key } });
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+    expect(retry.body.cardKey, 'the card the first attempt made').to.equal(first.body.cardKey);
+    expect(retry.headers.get('idempotent-replayed')).to.equal(null);
+    expect(await cardRows(), 'no second card, nothing changed').to.deep.equal(rowsAfterFirst);
+    const newCards = await sandboxControl(issuerUrl, 'GET', `/__sandbox/requests?method=POST&path=${encodeURIComponent(path)}`);
+    expect(newCards.length, 'the retry asked the issuer under the same operation id').to.equal(2);
+    const operationIds = newCards.map((r: { headers?: Record<string, string> }) => r.headers?.['idempotency-key']);
+    expect(operationIds[0], 'the issuer call carries an operation id').to.be.a('string');
+    expect(operationIds[1], 'the same operation id').to.equal(operationIds[0]);
+    // The answer is recorded now: a third try replays it.
+    const third = await api(gateway, acme, 'POST', path, { body, headers: { 'idempotency-key': key } });
+    expect(third.body.cardKey).to.equal(first.body.cardKey);
+    expect(third.headers.get('idempotent-replayed')).to.equal('true');
+  });
+
   it('a key that has not completed a request is not replayed early: the first replace with it runs normally', async function () {
     const card = await issue('physical');
     const key = `fresh-${crypto.randomUUID()}`;
