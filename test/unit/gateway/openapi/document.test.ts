@@ -4,6 +4,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 import YAML from 'yaml';
+import { STATUS_CHANGES } from '../../../../gateway/cards/transitions';
 import { ERROR_CATALOG } from '../../../../gateway/errors';
 import { API_VERSION, buildOpenApiDocument, SECURITY_SCHEME, type OpenApiDocument } from '../../../../gateway/openapi/document';
 import { requestExamples, responseExamples } from '../../../../gateway/openapi/examples';
@@ -156,6 +157,18 @@ describe('gateway/openapi/document', function () {
           expect(idempotencyKey, route.name).to.equal(undefined);
         }
       }
+    });
+
+    it('the card status changes take an Idempotency-Key (24 h), as the creations, replace and re-issue do: a retry after a timeout is the same issuer operation (docs/cards.md)', function () {
+      const takesKey = (name: string) => {
+        const route = routes.find((r) => r.name === name)!;
+        const op = document.paths[route.path][route.method];
+        const header = ((op.parameters ?? []) as Json[]).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+        return [name, header?.required ?? false, route.idempotency?.ttlHours, Object.keys(op.responses['200']?.headers ?? {}).includes('Idempotent-Replayed')];
+      };
+      const names = Object.keys(STATUS_CHANGES);
+      expect(names).to.have.length(10);
+      expect(names.map(takesKey)).to.deep.equal(names.map((name) => [name, false, 24, true]));
     });
 
     it('the success answers: 201 for creations, the documented schema for each', function () {
