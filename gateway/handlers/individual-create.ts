@@ -3,18 +3,20 @@ import { recordAudit } from '../audit/audit-log';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
+import { stillInProgress } from '../upstreams/failures';
 import { emitEvent } from '../outbox/partner-events';
 import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 
 /**
  * True when a failed upstream call may still have been applied: no answer came (timeout, a
- * connection broken after it was made) or the answer was unusable. The pending record then stays, for a retry with the same
+ * connection broken after it was made), the upstream still runs an earlier attempt of the same
+ * operation id, or the answer was unusable. The pending record then stays, for a retry with the same
  * operation id or for the reconciler (which asks the upstream by that id).
  */
 function outcomeUnknown(err: unknown): boolean {
   if (!(err instanceof GatewayError)) return true;
-  if (err.code === 'upstream_timeout') return true;
+  if (err.code === 'upstream_timeout' || stillInProgress(err)) return true;
   if (err.code !== 'upstream_error' || err.extensions?.upstreamCode !== undefined) return false;
   // A refused connection never reached the upstream: nothing was applied.
   return (err.cause as NodeJS.ErrnoException | undefined)?.code !== 'ECONNREFUSED';
@@ -29,7 +31,9 @@ function outcomeUnknown(err: unknown): boolean {
  *    or connection held; the upstream answers a repeat of it with the first account;
  * 3. success: one transaction completes the onboarding and writes the audit entry and the
  *    `individual.created` event → 201;
- *    a refusal: the records are deleted → 502 / 422, and nothing remains;
+ *    a refusal: the records are deleted → 502 / 422, and nothing remains, unless an earlier
+ *    attempt of the key wrote them (createPending's `state` is not `new`): that attempt may have
+ *    created the account, so they stay for a retry or the reconciler;
  *    a timeout or a lost connection (the upstream may have created the account): the pending
  *    record stays → 504 / 502; a retry with the same key resumes it, else the reconciler settles it.
  * A crash between 1 and 3 leaves a pending record that a retry of the key or the reconciler settles.
@@ -59,6 +63,14 @@ export function createIndividual(services: HandlerServices, build: HandlerBuild)
     } catch (err) {
       if (outcomeUnknown(err)) {
         log.warn({ requestId: req.requestId, onboardingId }, 'account creation outcome unknown: pending individual left for a retry or the reconciler');
+        throw err;
+      }
+      if (state !== 'new') {
+        // An earlier attempt of this operation wrote the record and may have reached the upstream
+        // (its call timed out or the process stopped): this refusal says nothing about that call.
+        // The record stays for a later retry of the key or the reconciler, which asks the
+        // upstream by this onboarding id; deleting it would orphan an account made meanwhile.
+        log.warn({ requestId: req.requestId, onboardingId }, 'account creation refused on a retry: the pending individual of the earlier attempt is left for a retry or the reconciler');
         throw err;
       }
       await individuals.discardPending(onboardingId).catch((cleanupError: unknown) => {

@@ -48,6 +48,17 @@ export function echoableErrorCode(errorCode: string | undefined): string | undef
 /** Node's error codes (`ECONNREFUSED`, `UND_ERR_SOCKET`); anything else is left out of the detail. */
 const CONNECTION_CODE_PATTERN = /^[A-Z][A-Z0-9_]{0,40}$/;
 
+/** The upstream `errorCode` of a 409 answered while the first call of the same operation id still runs (docs/upstreams.md). */
+export const UPSTREAM_IN_PROGRESS = 'IDEMPOTENCY_IN_PROGRESS';
+
+/**
+ * Whether an error says the operation is still running, here or at an upstream (409
+ * `idempotency_in_progress`): not a final answer, and an upstream call that met it may yet be applied.
+ */
+export function stillInProgress(err: unknown): boolean {
+  return err instanceof GatewayError && err.code === 'idempotency_in_progress';
+}
+
 /** `Retry-After` sent with a 502 caused by an upstream 503 when the upstream gave no usable value. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 1;
 /** Longest upstream `Retry-After` (seconds) passed on; longer hints are capped to this. */
@@ -84,6 +95,7 @@ function errorFor(
  * | status 401, 403 | 502 `upstream_error`: the gateway's own credentials were refused, not the partner's fault |
  * | status 404 `ROUTE_NOT_FOUND` | 502 `upstream_error`: the upstream does not serve the route we called (misconfigured base URL) |
  * | status 404 | 404 `not_found` |
+ * | status 409 `IDEMPOTENCY_IN_PROGRESS` | 409 `idempotency_in_progress` with `Retry-After`: the upstream still runs the first call of this operation id |
  * | status 409 | 409 `conflict` |
  * | status 400, 422, any other 4xx | 422 `upstream_rejected` |
  *
@@ -94,6 +106,13 @@ function errorFor(
  * An upstream 503 is transient by definition, so its 502 carries `Retry-After`: the upstream's
  * own delta-seconds when it sent one (capped at 3600), else {@link DEFAULT_RETRY_AFTER_SECONDS}.
  * Other 5xx give no hint: we do not know that retrying helps.
+ *
+ * An upstream 409 `IDEMPOTENCY_IN_PROGRESS` says the upstream is still running an earlier call with
+ * the same operation id (a retry after a gateway timeout, while the issuer still works on the first
+ * call): not a final answer. It becomes the partner's own "still running" problem, 409
+ * `idempotency_in_progress` with `Retry-After` (the upstream's, else 1), which the idempotency policy
+ * does not store as the key's answer (the key is released, so a retry with it runs again and gets
+ * the upstream's first result).
  *
  * @example mapUpstreamFailure('issuer', { kind: 'status', status: 422, errorCode: 'EXP_DATE_MISMATCH' })
  * // → 422 upstream_rejected, "The card issuer platform refused the request (EXP_DATE_MISMATCH)"
@@ -128,6 +147,12 @@ export function mapUpstreamFailure(upstream: UpstreamName, failure: UpstreamFail
       }
       if (status === 404) {
         return errorFor('not_found', upstream, `${system} does not know the resource (${reason})`, upstreamCode, { cause });
+      }
+      if (status === 409 && upstreamCode === UPSTREAM_IN_PROGRESS) {
+        return errorFor('idempotency_in_progress', upstream, `${system} is still running an earlier attempt of this operation; retry shortly with the same Idempotency-Key`, upstreamCode, {
+          headers: { 'Retry-After': retryAfterOf(failure.retryAfter) },
+          cause,
+        });
       }
       if (status === 409) {
         return errorFor('conflict', upstream, `${system} refused the request in the resource's current state (${reason})`, upstreamCode, { cause });

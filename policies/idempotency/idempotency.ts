@@ -36,7 +36,8 @@ function replayedHeaders(res: Response): Record<string, string> {
  * Holds the request's final write (`res.end`, which `res.send` calls once every header is set)
  * until its outcome is recorded: the status, the exact body bytes and the replayed headers of a
  * final response are stored before the partner sees them (so a retry right after replays them
- * byte for byte); a 5xx releases the key first (so a retry runs again). The client may have gone
+ * byte for byte); an answer that is not final ({@link isFinal}: a 5xx, an upstream's "still
+ * running") releases the key first (so a retry runs again). The client may have gone
  * meanwhile: the handler still ends here and its outcome is still recorded.
  */
 function recordBeforeEnding(res: Response, record: (answer: StoredResponse) => Promise<void>, onError: (err: unknown) => void): void {
@@ -65,6 +66,22 @@ function recordBeforeEnding(res: Response, record: (answer: StoredResponse) => P
 /** The hash a request is recognised by: its route (method and path), path parameters and body. */
 export function requestHash(route: string, params: unknown, body: unknown): string {
   return crypto.createHash('sha256').update(canonical({ route, params, body })!).digest('hex');
+}
+
+/**
+ * Whether an answer is final, to be stored as the key's answer and replayed. Not final: a 5xx (an
+ * upstream or database failure) and a 409 `idempotency_in_progress` (an upstream still runs an
+ * earlier attempt of this operation, gateway/upstreams/failures.ts): both release the key, so a
+ * retry with it runs again.
+ */
+function isFinal(answer: StoredResponse): boolean {
+  if (answer.status >= 500) return false;
+  if (answer.status !== 409) return true;
+  try {
+    return (JSON.parse(answer.body.toString('utf8')) as { code?: unknown } | null)?.code !== 'idempotency_in_progress';
+  } catch {
+    return true;
+  }
 }
 
 /** Answers a stored response again, marked `Idempotent-Replayed: true`. */
@@ -113,8 +130,9 @@ function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): Req
  * runs as usual. With it: the first request runs and its final response is stored; the same key
  * with the same body replays it (`Idempotent-Replayed: true`); with another body → 409
  * `idempotency_key_reused`; while the first is still running → 409 `idempotency_in_progress` with
- * `Retry-After`. Responses of 5xx (an upstream or database failure) release the key so that the
- * partner can retry with it. A key is never released while its handler runs: a client that
+ * `Retry-After`. Responses of 5xx (an upstream or database failure) and 409
+ * `idempotency_in_progress` (an upstream still runs an earlier attempt of this operation) release
+ * the key so that the partner can retry with it. A key is never released while its handler runs: a client that
  * disconnects leaves the claim held until the handler's outcome is recorded.
  */
 export function idempotency(params: IdempotencyParams, { services }: PolicyContext<IdempotencyServices>): RequestHandler {
@@ -156,7 +174,7 @@ export function idempotency(params: IdempotencyParams, { services }: PolicyConte
             req.upstreamOperation = { id: claim.claim.operationId, resumed: claim.claim.resumed };
             recordBeforeEnding(
               res,
-              (answer) => keeper.settle(claim.claim, answer.status >= 500 ? { kind: 'release' } : { kind: 'complete', response: answer }),
+              (answer) => keeper.settle(claim.claim, isFinal(answer) ? { kind: 'complete', response: answer } : { kind: 'release' }),
               (err) => log.error({ err, requestId: req.requestId }, 'idempotency key not recorded yet: retried in the background')
             );
             return next();

@@ -202,6 +202,69 @@ describe('e2e: one upstream operation id per partner operation, reused by every 
     expect(list.body.count).to.equal(1);
   });
 
+  it('a card issue whose issuer call timed out, retried while the issuer still runs the first call (409 IDEMPOTENCY_IN_PROGRESS): that answer does not complete the key, and the next retry gets the one card', async function () {
+    const short = await shortTimeoutGateway();
+    const partner = await registerPartner(short, 'opid-in-progress');
+    const holder = (await api(short, partner, 'POST', '/individual/accounts', { body: individualBody({ lastName: 'InProgress' }) })).body;
+    const path = `/individual/accounts/${holder._id}/cards/virtual`;
+    const body = cardBody(holder.clientID);
+    const key = `in-progress-${crypto.randomUUID()}`;
+    issuer.tampers.push({ method: 'POST', path: '/cards', delayMs: 3_000 });
+    const timedOut = await api(short, partner, 'POST', path, { body, headers: { 'idempotency-key': key } });
+    expect(timedOut.status, JSON.stringify(timedOut.body)).to.equal(504);
+    expect(await issuerCards(holder.clientID), 'the issuer did the work').to.have.length(1);
+    issuer.clear();
+
+    // The issuer still runs the first call of this operation id (docs/upstreams.md, "Operation ids").
+    issuer.tampers.push({ method: 'POST', path: '/cards', answer: { status: 409, body: { errorCode: 'IDEMPOTENCY_IN_PROGRESS', message: 'A request with this Idempotency-Key is still running' } } });
+    const early = await api(short, partner, 'POST', path, { body, headers: { 'idempotency-key': key } });
+    expect(issuer.tampered, 'the retry reached the issuer').to.have.length(1);
+    const row = await db.query('SELECT state FROM idempotency_keys WHERE partner_id = $1 AND key = $2', [partner.id, key]);
+    expect(row.rows[0].state, 'the key is released, not completed with the in-progress answer').to.equal('released');
+    expect(early.status, JSON.stringify(early.body)).to.equal(409);
+    expect(early.body.code).to.equal('idempotency_in_progress');
+    expect(early.body.upstreamCode).to.equal('IDEMPOTENCY_IN_PROGRESS');
+    expect(early.headers.get('retry-after')).to.equal('1');
+    issuer.clear();
+
+    const retry = await api(short, partner, 'POST', path, { body, headers: { 'idempotency-key': key } });
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+    expect(retry.headers.get('idempotent-replayed')).to.equal(null);
+    const atIssuer = await issuerCards(holder.clientID);
+    expect(atIssuer, 'one card at the issuer').to.have.length(1);
+    expect(retry.body.cardKey).to.equal(atIssuer[0].cardKey);
+    const stored = await db.query('SELECT count(*)::int AS n FROM cards WHERE partner_id = $1 AND individual_id = $2', [partner.id, holder._id]);
+    expect(stored.rows[0].n, 'one card row').to.equal(1);
+  });
+
+  it('a create-individual whose accounts call timed out, retried with the same key and refused by a 503: the pending record the first attempt left stays (the upstream may hold its account), and the next retry completes it', async function () {
+    const short = await shortTimeoutGateway();
+    const partner = await registerPartner(short, 'opid-refused-retry');
+    const lastName = `Refused${crypto.randomBytes(3).toString('hex')}`;
+    const body = individualBody({ lastName });
+    const key = `refused-retry-${crypto.randomUUID()}`;
+    accounts.tampers.push({ method: 'POST', path: '/accounts', delayMs: 3_000 });
+    const timedOut = await api(short, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    expect(timedOut.status, JSON.stringify(timedOut.body)).to.equal(504);
+    const upstream = await upstreamAccounts(lastName);
+    expect(upstream, 'the upstream created the account').to.have.length(1);
+    accounts.clear();
+
+    accounts.tampers.push({ method: 'POST', path: '/accounts', answer: { status: 503, body: { errorCode: 'SERVICE_UNAVAILABLE', message: 'The service is unavailable' } } });
+    const refused = await api(short, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    expect(accounts.tampered, 'the retry reached the accounts service').to.have.length(1);
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(502);
+    expect(refused.body.upstreamCode).to.equal('SERVICE_UNAVAILABLE');
+    const pending = await db.query("SELECT id FROM individual_onboardings WHERE partner_id = $1 AND provisioning = 'pending'", [partner.id]);
+    expect(pending.rows.map((r) => r.id), 'the pending record of the upstream account stays for a retry or the reconciler').to.deep.equal([upstream[0].onboardingId]);
+    accounts.clear();
+
+    const retry = await api(short, partner, 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+    expect(retry.body._id).to.equal(upstream[0].onboardingId);
+    expect(await upstreamAccounts(lastName), 'still one upstream account').to.have.length(1);
+  });
+
   it('a replace whose issuer call times out after the issuer replaced the card, retried with the same key: the retry gets that successor (not 404), one successor at the issuer', async function () {
     const short = await shortTimeoutGateway();
     const partner = await registerPartner(short, 'opid-replace');
