@@ -4,21 +4,28 @@ import { startSandboxes, type Sandboxes } from '../../../../sandbox';
 import { individualBody } from '../../../support/api';
 import { makeKeyPair } from '../../../support/partners';
 import { openServices, type InProcessServices } from '../../../support/in-process';
+import { createOwnDatabase } from '../../../support/test-database';
 import type { IndividualCreateBody } from '../../../../gateway/schemas/individual-create';
 
 describe('individuals: reconciler of onboardings left pending by a stopped process', function () {
   let sandboxes: Sandboxes;
   let services: InProcessServices;
   let partnerId: string;
+  let own: Awaited<ReturnType<typeof createOwnDatabase>>;
 
   before(async function () {
     sandboxes = await startSandboxes();
-    services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url });
+    // A database of its own: a pass reads every stale pending onboarding, and the run's gateways
+    // reconcile the run's database with their own sandboxes (which never saw these accounts), so on
+    // the shared database another pass could settle this test's records first.
+    own = await createOwnDatabase();
+    services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url }, { databaseUrl: own.url });
     partnerId = (await services.partners.create({ name: 'reconcile', issuer: 'https://reconcile.example', publicKey: makeKeyPair().publicPem }))._id;
   });
   after(async function () {
     await services?.close();
     await sandboxes?.close();
+    await own?.drop();
   });
 
   const body = () => individualBody() as unknown as IndividualCreateBody;
