@@ -126,25 +126,42 @@ export function capUrl(url: string): string {
 
 /**
  * One path segment or query value as the application reads it (percent-decoding repeated up to
- * three times, so a double-encoded value is read too; `+` is a space in a query), scrubbed. The raw
+ * three times, so a double-encoded value is read too; each run of escapes on its own, so a
+ * malformed one elsewhere does not stop it; `+` read as a space), scrubbed. The raw
  * text comes back unchanged when the decoded one holds nothing to remove; otherwise the scrubbed
  * decoded text, encoded again: `search=5355%207099%209999%209994` (a card number as a partner types
  * it, with spaces) is logged as `search=[REDACTED_PAN]`, never as the raw escapes.
  */
-function scrubUrlPart(raw: string, plusIsSpace: boolean): string {
-  let decoded = plusIsSpace ? raw.replace(/\+/g, ' ') : raw;
+function scrubUrlPart(raw: string): string {
+  // `+` is a space in a query and a separator a log reader sees between digits anywhere.
+  let decoded = raw.replace(/\+/g, ' ');
   for (let round = 0; round < 3 && decoded.includes('%'); round++) {
-    try {
-      const next = decodeURIComponent(decoded);
-      if (next === decoded) break;
-      decoded = next;
-    } catch {
-      break; // a malformed escape: what decoded so far is what is checked
-    }
+    const next = decodeEscapes(decoded).replace(/\+/g, ' ');
+    if (next === decoded) break;
+    decoded = next;
   }
   if (decoded === raw) return raw;
   const scrubbed = scrubText(decoded);
-  return scrubbed === decoded ? raw : encodeURIComponent(scrubbed).replace(/%5B(REDACTED[A-Z_]*)%5D/g, '[$1]');
+  if (scrubbed === decoded) return raw;
+  try {
+    return encodeURIComponent(scrubbed).replace(/%5B(REDACTED[A-Z_]*)%5D/g, '[$1]');
+  } catch {
+    return REDACTED; // a lone surrogate cannot be encoded: the part goes whole
+  }
+}
+
+/**
+ * Decodes each run of `%XX` escapes on its own; a run that is not UTF-8 (or a lone `%`) stays as
+ * it is, so one malformed escape cannot keep the rest of a value from being read.
+ */
+function decodeEscapes(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
 }
 
 /**
@@ -160,7 +177,7 @@ export function redactUrl(url: string): string {
   const encoded = url.includes('%') || url.includes('+');
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
-  const head = encoded ? path.split('/').map((segment) => scrubUrlPart(segment, false)).join('/') : path;
+  const head = encoded ? path.split('/').map((segment) => scrubUrlPart(segment)).join('/') : path;
   if (q === -1) return capUrl(scrubText(head));
   const query = url
     .slice(q + 1)
@@ -175,7 +192,7 @@ export function redactUrl(url: string): string {
         // keep the raw name: a malformed escape is still checked against the list below
       }
       if (isRedactedKey(name) && eq !== -1) return `${rawName}=${REDACTED}`;
-      return encoded && eq !== -1 ? `${scrubUrlPart(rawName, true)}=${scrubUrlPart(pair.slice(eq + 1), true)}` : encoded ? scrubUrlPart(pair, true) : pair;
+      return encoded && eq !== -1 ? `${scrubUrlPart(rawName)}=${scrubUrlPart(pair.slice(eq + 1))}` : encoded ? scrubUrlPart(pair) : pair;
     })
     .join('&');
   return capUrl(scrubText(`${head}?${query}`));

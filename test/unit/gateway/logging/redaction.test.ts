@@ -35,6 +35,13 @@ describe('unit: logging/redaction', function () {
     { url: '/api/partner/cards?search=card%205355%207099%209999%209994%20%26%20more', expected: '/api/partner/cards?search=card%20[REDACTED_PAN]%20%26%20more' },
     { url: '/api/partner/cards/5355%207099%209999%209994/status', expected: '/api/partner/cards/[REDACTED_PAN]/status' },
     { url: '/x?5355%207099%209999%209994', expected: '/x?[REDACTED_PAN]' },
+    // A malformed escape elsewhere in the value, `+` in a path, `%2B` in a query, a webhook secret encoded.
+    { url: '/api/partner/cards?search=5355%207099%209999%209994%', expected: '/api/partner/cards?search=[REDACTED_PAN]%25' },
+    { url: '/api/partner/cards?search=5355%207099%209999%209994%FF', expected: '/api/partner/cards?search=[REDACTED_PAN]%25FF' },
+    { url: '/api/partner/cards/5355%207099%209999%209994%ZZ', expected: '/api/partner/cards/[REDACTED_PAN]%25ZZ' },
+    { url: '/api/partner/cards/5355+7099+9999+9994/status', expected: '/api/partner/cards/[REDACTED_PAN]/status' },
+    { url: '/api/partner/cards?search=5355%2B7099%2B9999%2B9994', expected: '/api/partner/cards?search=[REDACTED_PAN]' },
+    { url: '/x?note=whsec%5Fabcdefgh%', expected: '/x?note=[REDACTED_WEBHOOK_SECRET]%25' },
     // Escapes that hide nothing are logged as sent.
     { url: '/api/partner/cards?search=Ada%20Lovelace&q=a+b', expected: '/api/partner/cards?search=Ada%20Lovelace&q=a+b' },
     { url: '/api/partner/cards?search=5355%207099%209999%209995', expected: '/api/partner/cards?search=5355%207099%209999%209995' },
@@ -44,6 +51,10 @@ describe('unit: logging/redaction', function () {
       expect(redactUrl(url)).to.equal(expected);
     });
   }
+
+  it('never throws on a URL it cannot re-encode (a lone surrogate next to a card number): the part goes whole', function () {
+    expect(redactUrl('/x?q=5355%207099%209999%209994\ud800')).to.equal('/x?q=[REDACTED]');
+  });
 
   it('scrubs JWTs, webhook secrets and Luhn-valid PANs from free text, keeps other numbers', function () {
     const jwt = 'eyJhbGciOiJFUzUxMiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
