@@ -73,6 +73,9 @@ export function replaceCard(services: HandlerServices, build: HandlerBuild): Req
   });
 }
 
+/** The issuer's answers that say it made nothing for an operation id (docs/upstreams.md). */
+const FINAL_REFUSALS: ReadonlySet<string> = new Set(['conflict', 'upstream_rejected', 'not_found']);
+
 /**
  * The card an earlier attempt of this re-issue made, when a retry of the same `Idempotency-Key`
  * resumes after that attempt committed (closed the old card, stored the new one) but died before its
@@ -81,18 +84,24 @@ export function replaceCard(services: HandlerServices, build: HandlerBuild): Req
  * was closed some other way and the retry is refused like any re-issue of a closed card).
  */
 async function reissuedByAnEarlierAttempt(
-  { db, clients }: Pick<HandlerServices, 'db' | 'clients'>,
+  services: Pick<HandlerServices, 'db' | 'clients' | 'log'>,
   req: Request,
   res: Response,
+  operation: string,
   oldKey: string,
   body: ReplaceBody,
   partnerId: string
 ): Promise<ReturnType<typeof toCard> | undefined> {
+  const { db, clients } = services;
   let newKey: string;
   try {
-    ({ cardKey: newKey } = await clients.issuer.reissue(callContext(req, res), oldKey, body, upstreamOperationId(req)));
-  } catch {
-    return undefined;
+    ({ cardKey: newKey } = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId(req))));
+  } catch (err) {
+    // The issuer's final refusal: it made no card for this operation id. Anything else (a timeout,
+    // an outage, its earlier call still running) is not an answer: it goes to the partner as it is,
+    // a 5xx or 409 idempotency_in_progress, which releases the key for another retry.
+    if (err instanceof GatewayError && FINAL_REFUSALS.has(err.code)) return undefined;
+    throw err;
   }
   const row = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1 AND partner_id = $2`, [newKey, partnerId]);
   return row.rowCount ? toCard(row.rows[0]) : undefined;
@@ -115,7 +124,7 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Req
     const oldStatusCode = current.status_code;
     const body = req.body as ReplaceBody;
     if (oldStatusCode === 'S4') {
-      const earlier = req.upstreamOperation?.resumed ? await reissuedByAnEarlierAttempt(services, req, res, oldKey, body, current.partner_id) : undefined;
+      const earlier = req.upstreamOperation?.resumed ? await reissuedByAnEarlierAttempt(services, req, res, operation, oldKey, body, current.partner_id) : undefined;
       if (earlier) {
         res.status(201).json(earlier);
         return;

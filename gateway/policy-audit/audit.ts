@@ -482,7 +482,8 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
     }
     // The idempotency policy keeps each answer's bytes for its replays: an answer carrying a secret
     // (a CVV, a PAN, a webhook signing secret) would sit in clear in idempotency_keys for the key's lifetime.
-    if (steps.some(returnsSensitiveData) && runs(steps, POLICY.idempotency)) {
+    // Any idempotency step, conditional or not: a condition that lets it run at all is enough.
+    if (steps.some(returnsSensitiveData) && steps.some((s) => s.policy === POLICY.idempotency)) {
       add('secret-replay-store', where, `${routeText} answers or carries a secret (card data, a PIN, a 3DS answer or a webhook signing secret) but runs ${POLICY.idempotency}, whose replay store would keep the answer in clear: remove the ${POLICY.idempotency} step`);
     }
 
