@@ -88,9 +88,12 @@ export function toCard(row: CardRow): Card {
   };
 }
 
-/** The stored card of `cardKey`, or undefined when our database has none. */
-export async function findCard(db: Queryable, cardKey: string): Promise<Card | undefined> {
-  const rows = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1`, [cardKey]);
+/** The stored card of `cardKey` (held by `partnerId` when given), or undefined when our database has none. */
+export async function findCard(db: Queryable, cardKey: string, partnerId?: string): Promise<Card | undefined> {
+  const rows =
+    partnerId === undefined
+      ? await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1`, [cardKey])
+      : await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1 AND partner_id = $2`, [cardKey, partnerId]);
   return rows.rows.length === 0 ? undefined : toCard(rows.rows[0]);
 }
 

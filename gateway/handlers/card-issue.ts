@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
-import { CARD_COLUMNS, insertCard, recordStatusChange, toCard, type CardRow } from '../cards/card-store';
+import { findCard, insertCard, recordStatusChange } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -46,9 +46,9 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
       if (!status) throw new GatewayError('upstream_error', `The card issuer platform answered an unknown status code`, { extensions: { upstream: 'issuer' } });
       if (req.upstreamOperation?.resumed) {
         // An earlier attempt of this key may have stored the card before it stopped: answer that one.
-        const known = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1 AND partner_id = $2`, [issued.cardKey, partnerId]);
-        if (known.rowCount) {
-          res.status(201).json(toCard(known.rows[0]));
+        const known = await findCard(db, issued.cardKey, partnerId);
+        if (known) {
+          res.status(201).json(known);
           return;
         }
       }

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { recordAudit } from '../audit/audit-log';
-import { CARD_COLUMNS, insertCard, maskedCardNumber, recordStatusChange, toCard, type CardRow } from '../cards/card-store';
+import { CARD_COLUMNS, findCard, insertCard, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
 import { announceOwnershipChange, cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
@@ -91,7 +91,7 @@ async function reissuedByAnEarlierAttempt(
   oldKey: string,
   body: ReplaceBody,
   partnerId: string
-): Promise<ReturnType<typeof toCard> | undefined> {
+): Promise<Card | undefined> {
   const { db, clients } = services;
   let newKey: string;
   try {
@@ -103,8 +103,7 @@ async function reissuedByAnEarlierAttempt(
     if (err instanceof GatewayError && FINAL_REFUSALS.has(err.code)) return undefined;
     throw err;
   }
-  const row = await db.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1 AND partner_id = $2`, [newKey, partnerId]);
-  return row.rowCount ? toCard(row.rows[0]) : undefined;
+  return findCard(db, newKey, partnerId);
 }
 
 /**
