@@ -7,7 +7,6 @@ import { enqueue } from '../outbox/outbox';
 import { emitEvent, type StatusSource } from '../outbox/partner-events';
 import type { UpstreamClients } from '../upstreams';
 import type { CardCreatedEvent, IssuerCard } from '../upstreams/types';
-import { stillInProgress } from '../upstreams/failures';
 import { cardStatusOf } from './card-status';
 import { CARD_COLUMNS, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from './card-store';
 
@@ -155,15 +154,6 @@ export async function markIssuerCheckDue(db: Queryable, cardKey: string, expect?
     expect?.source ?? null,
     expect?.target ?? null,
   ]);
-}
-
-/**
- * Whether an issuer failure leaves it unknown whether the issuer applied the call (timeout, reset,
- * or the issuer still running an earlier attempt of the same operation id).
- */
-export function outcomeUnknown(err: unknown): boolean {
-  if (!(err instanceof GatewayError)) return true;
-  return err.code === 'upstream_timeout' || stillInProgress(err) || (err.code === 'upstream_error' && err.extensions?.upstreamCode === undefined);
 }
 
 /**

@@ -7,7 +7,8 @@ import type { CallContext, UpstreamClients } from '../upstreams';
 import type { StatusChangeRequest } from '../upstreams/types';
 import { cardStatusOf, type CardStatus } from './card-status';
 import { CARD_COLUMNS, recordStatusChange, type CardRow } from './card-store';
-import { markIssuerCheckDue, outcomeUnknown, syncCardWithIssuer } from './card-sync';
+import { markIssuerCheckDue, syncCardWithIssuer } from './card-sync';
+import { outcomeUnknown } from '../upstreams/failures';
 import { EXP_DATE_REQUIRED, type StatusChange } from './transitions';
 
 /** What a status change needs of the gateway's services. */

@@ -3,23 +3,19 @@ import { recordAudit } from '../audit/audit-log';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
-import { stillInProgress } from '../upstreams/failures';
+import { outcomeUnknown } from '../upstreams/failures';
 import { emitEvent } from '../outbox/partner-events';
 import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 
 /**
- * True when a failed upstream call may still have been applied: no answer came (timeout, a
- * connection broken after it was made), the upstream still runs an earlier attempt of the same
- * operation id, or the answer was unusable. The pending record then stays, for a retry with the same
- * operation id or for the reconciler (which asks the upstream by that id).
+ * True when a failed accounts call may still have been applied ({@link outcomeUnknown}), except a
+ * refused connection, which never reached the upstream. The pending record then stays, for a retry
+ * with the same operation id or for the reconciler (which asks the upstream by that id).
  */
-function outcomeUnknown(err: unknown): boolean {
-  if (!(err instanceof GatewayError)) return true;
-  if (err.code === 'upstream_timeout' || stillInProgress(err)) return true;
-  if (err.code !== 'upstream_error' || err.extensions?.upstreamCode !== undefined) return false;
-  // A refused connection never reached the upstream: nothing was applied.
-  return (err.cause as NodeJS.ErrnoException | undefined)?.code !== 'ECONNREFUSED';
+function mayHaveBeenApplied(err: unknown): boolean {
+  const refused = err instanceof GatewayError && err.code === 'upstream_error' && (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED';
+  return outcomeUnknown(err) && !refused;
 }
 
 /**
@@ -61,7 +57,7 @@ export function createIndividual(services: HandlerServices, build: HandlerBuild)
         onboardingId,
       });
     } catch (err) {
-      if (outcomeUnknown(err)) {
+      if (mayHaveBeenApplied(err)) {
         log.warn({ requestId: req.requestId, onboardingId }, 'account creation outcome unknown: pending individual left for a retry or the reconciler');
         throw err;
       }

@@ -59,6 +59,17 @@ export function stillInProgress(err: unknown): boolean {
   return err instanceof GatewayError && err.code === 'idempotency_in_progress';
 }
 
+/**
+ * Whether a failed upstream call leaves it unknown whether the upstream applied it: no usable answer
+ * came (a timeout, a connection broken or refused, an answer without an upstream code) or the
+ * upstream still runs an earlier attempt of the same operation id. A refusal with its upstream
+ * code is an answer: nothing was applied.
+ */
+export function outcomeUnknown(err: unknown): boolean {
+  if (!(err instanceof GatewayError)) return true;
+  return err.code === 'upstream_timeout' || stillInProgress(err) || (err.code === 'upstream_error' && err.extensions?.upstreamCode === undefined);
+}
+
 /** `Retry-After` sent with a 502 caused by an upstream 503 when the upstream gave no usable value. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 1;
 /** Longest upstream `Retry-After` (seconds) passed on; longer hints are capped to this. */
