@@ -192,7 +192,8 @@ export function redactUrl(url: string): string {
         // keep the raw name: a malformed escape is still checked against the list below
       }
       if (isRedactedKey(name) && eq !== -1) return `${rawName}=${REDACTED}`;
-      return encoded && eq !== -1 ? `${scrubUrlPart(rawName)}=${scrubUrlPart(pair.slice(eq + 1))}` : encoded ? scrubUrlPart(pair) : pair;
+      if (!encoded) return pair;
+      return eq === -1 ? scrubUrlPart(pair) : `${scrubUrlPart(rawName)}=${scrubUrlPart(pair.slice(eq + 1))}`;
     })
     .join('&');
   return capUrl(scrubText(`${head}?${query}`));
