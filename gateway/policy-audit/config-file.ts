@@ -18,11 +18,11 @@ export function substituteEnv(text: string, env: NodeJS.ProcessEnv): string {
  * position and reason only, never the text.
  */
 export function readGatewayConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
+  const text = substituteEnv(fs.readFileSync(file, 'utf8'), env);
   let parsed: unknown;
   try {
-    parsed = parseGatewayYaml(substituteEnv(fs.readFileSync(file, 'utf8'), env), file);
+    parsed = parseGatewayYaml(text, file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code) throw err;
     throw new Error(yamlErrorDetail(err));
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${file} does not hold a YAML map`);
