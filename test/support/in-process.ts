@@ -15,7 +15,9 @@ import type { PolicyContext } from '../../policies/policy';
 import { runDatabaseUrl } from './test-database';
 import { startSandboxes, type Sandboxes } from '../../sandbox';
 import type { IndividualCreateBody } from '../../gateway/schemas/individual-create';
-import { individualBody } from './api';
+import { cardBody, individualBody } from './api';
+import { insertCard } from '../../gateway/cards/card-store';
+import type { IssuerCard } from '../../gateway/upstreams/types';
 import { makeKeyPair } from './partners';
 
 /** The gateway's services on real PostgreSQL (the run's database, migrated), and what closes them. */
@@ -80,6 +82,8 @@ export interface SandboxedServices {
   services: InProcessServices;
   partnerId: string;
   individualId: string;
+  /** A virtual card the issuer sandbox holds and our database records as ACTIVE `00` for the individual. */
+  activeCard(clientCode: string): Promise<IssuerCard>;
   close(): Promise<void>;
 }
 
@@ -97,6 +101,11 @@ export async function openSandboxedServices(name: string): Promise<SandboxedServ
     services,
     partnerId,
     individualId,
+    async activeCard(clientCode) {
+      const issued = await services.clients.issuer.createCard({ requestId: 'test' }, { type: 'virtual', ...(cardBody(clientCode) as any) });
+      await insertCard(services.db, { ...issued, partnerId, individualId, status: 'ACTIVE', statusCode: '00', holderClientCode: issued.holderClientCode, embossedName: null });
+      return issued;
+    },
     async close() {
       await services.close();
       await sandboxes.close();

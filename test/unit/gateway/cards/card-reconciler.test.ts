@@ -24,8 +24,7 @@ describe('cards: reconciler bringing our card records to the issuer', function (
 
   /** A card the issuer holds, recorded by us as ACTIVE `00`, then locked at the issuer only (`L1`), marked due. */
   async function driftedCard(): Promise<string> {
-    const issued = await services.clients.issuer.createCard({ requestId: 'test' }, { type: 'virtual', ...(cardBody('C-RECONCILE') as any) });
-    await insertCard(services.db, { ...issued, partnerId, individualId, status: 'ACTIVE', statusCode: '00', holderClientCode: issued.holderClientCode, embossedName: null });
+    const issued = await world.activeCard('C-RECONCILE');
     await services.clients.issuer.changeStatus({ requestId: 'test' }, issued.cardKey, { action: 'lock', expDate: issued.expDate });
     await services.db.query('UPDATE cards SET issuer_check_due = true WHERE card_key = $1', [issued.cardKey]);
     return issued.cardKey;

@@ -1,11 +1,9 @@
 import { expect } from 'chai';
-import { insertCard } from '../../../../gateway/cards/card-store';
 import { syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
 import { applyStatusChange, type StatusChangeActor } from '../../../../gateway/cards/status-change';
 import { OPERATOR_STATUS_CHANGES, STATUS_CHANGES } from '../../../../gateway/cards/transitions';
 import { newObjectId } from '../../../../gateway/ids';
 import type { Sandboxes } from '../../../../sandbox';
-import { cardBody } from '../../../support/api';
 import { openSandboxedServices, type InProcessServices, type SandboxedServices } from '../../../support/in-process';
 
 /**
@@ -16,25 +14,19 @@ describe('cards: applyStatusChange (one status change for partners and operators
   this.timeout(20_000);
   let sandboxes: Sandboxes;
   let services: InProcessServices;
-  let partnerId: string;
-  let individualId: string;
 
   let world: SandboxedServices;
 
   before(async function () {
     world = await openSandboxedServices('status-change');
-    ({ sandboxes, services, partnerId, individualId } = world);
+    ({ sandboxes, services } = world);
   });
   after(async function () {
     await world?.close();
   });
 
   /** An ACTIVE card the issuer and we both hold. */
-  async function activeCard(): Promise<{ cardKey: string; expDate: string }> {
-    const issued = await services.clients.issuer.createCard({ requestId: 'test' }, { type: 'virtual', ...(cardBody('C-STATUS') as any) });
-    await insertCard(services.db, { ...issued, partnerId, individualId, status: 'ACTIVE', statusCode: '00', holderClientCode: issued.holderClientCode, embossedName: null });
-    return issued;
-  }
+  const activeCard = (): Promise<{ cardKey: string; expDate: string }> => world.activeCard('C-STATUS');
   const operator = (operation: string, requestId = `op-${newObjectId()}`): StatusChangeActor => ({
     source: 'operator',
     operation,
