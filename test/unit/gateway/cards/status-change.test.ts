@@ -47,6 +47,13 @@ describe('cards: applyStatusChange (one status change for partners and operators
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ method: 'POST', path: `/cards/${cardKey}/status`, mode: 'timeout', times: 1 }),
     });
+  /** An ACTIVE card whose next issuer status call hangs past the timeout, and an operator's order for it. */
+  async function orderThatTimesOut(name: keyof typeof STATUS_CHANGES, operation: string, reason: string, requestId: string) {
+    const card = await activeCard();
+    await issuerHangsOnce(card.cardKey);
+    const order = { cardKey: card.cardKey, change: STATUS_CHANGES[name], issuerBody: { reason }, operationId: newObjectId(), actor: operator(operation), ctx: { requestId } };
+    return { card, order };
+  }
   const issuerCalls = async (cardKey: string) => ((await (await fetch(`${sandboxes.issuer.url}/__sandbox/requests?method=POST&path=/cards/${cardKey}/status`)).json()) as any[]);
 
   it('every operator status is made by the partner status change that sets it', function () {
@@ -117,23 +124,9 @@ describe('cards: applyStatusChange (one status change for partners and operators
   });
 
   it('an operator\'s call whose outcome is unknown marks the card; the code it asked for, found later, is the operator\'s change', async function () {
-    const card = await activeCard();
-    await issuerHangsOnce(card.cardKey);
-    const order = {
-      cardKey: card.cardKey,
-      change: STATUS_CHANGES['restrict-card-fraud'],
-      issuerBody: { reason: 'confirmed fraud' },
-      operationId: newObjectId(),
-      actor: operator('admin.card.restrict.fraud'),
-      ctx: { requestId: 'unknown-outcome' },
-    };
-    let error: any;
-    try {
-      await applyStatusChange(services, order);
-    } catch (err) {
-      error = err;
-    }
-    expect(error.code).to.equal('upstream_timeout');
+    const { card, order } = await orderThatTimesOut('restrict-card-fraud', 'admin.card.restrict.fraud', 'confirmed fraud', 'unknown-outcome');
+    const error = await applyStatusChange(services, order).then(() => undefined, (err: any) => err);
+    expect(error?.code).to.equal('upstream_timeout');
     const marked = await written(card.cardKey);
     expect(marked.card).to.deep.equal({ status: 'ACTIVE', status_code: '00', issuer_check_due: true, issuer_check_source: 'operator', issuer_check_target: 'S5' });
     expect(marked.audit.map((a) => [a.operation, a.outcome, a.details])).to.deep.equal([['admin.card.restrict.fraud', 'failure', { reason: 'upstream_timeout' }]]);
@@ -147,16 +140,7 @@ describe('cards: applyStatusChange (one status change for partners and operators
   });
 
   it('a retry with the same operation id after an unknown outcome the issuer did apply answers the change, not 409 (close: CLOSED is not a state a close starts from)', async function () {
-    const card = await activeCard();
-    await issuerHangsOnce(card.cardKey);
-    const order = {
-      cardKey: card.cardKey,
-      change: STATUS_CHANGES['restrict-card-closed'],
-      issuerBody: { reason: 'closing' },
-      operationId: newObjectId(),
-      actor: operator('admin.card.restrict.closed'),
-      ctx: { requestId: 'close-timeout' },
-    };
+    const { card, order } = await orderThatTimesOut('restrict-card-closed', 'admin.card.restrict.closed', 'closing', 'close-timeout');
     const first = await applyStatusChange(services, order).then(() => undefined, (err: any) => err);
     expect(first?.code).to.equal('upstream_timeout');
     // The issuer did apply it (as the same operation id would have it applied once).
