@@ -4,16 +4,13 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
-import { startGatewayProcess, waitForLogLine, type GatewayProcess } from '../support/gateway-process';
+import { FAST_WEBHOOKS, startGatewayProcess, waitForLogLine, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { TestReceiver } from '../support/webhook-receiver';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-
-/** Short webhook retries: the tests wait for deliveries, and these make them come quickly. */
-const FAST = { WEBHOOKS_RETRY_BASE_MS: '200', WEBHOOKS_RETRY_MAX_DELAY_MS: '1000', WEBHOOKS_TIMEOUT_MS: '1500', WEBHOOKS_POLL_MS: '100' };
 
 /**
  * An operator changes a card's status through the admin API (`POST /admin/cards/{cardKey}/status`,
@@ -55,7 +52,7 @@ describe('e2e: operator card status change (admin API and CLI)', function () {
   const statusEvents = (cardKey: string) => receiver.received.filter((r) => r.event.type === 'card.status_changed' && r.event.data.cardKey === cardKey);
 
   before(async function () {
-    gateway = await startGatewayProcess({ ownDatabase: true, env: FAST });
+    gateway = await startGatewayProcess({ ownDatabase: true, env: FAST_WEBHOOKS });
     issuerUrl = sandboxUrls(gateway).issuer;
     acme = await registerPartner(gateway, 'acme-operator-status');
     db = new Client({ connectionString: gateway.databaseUrl });

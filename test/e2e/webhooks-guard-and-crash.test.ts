@@ -1,18 +1,16 @@
 import { expect } from 'chai';
 import { api, cardBody, individualBody } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { FAST_WEBHOOKS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { createOwnDatabase } from '../support/test-database';
 import { TestReceiver } from '../support/webhook-receiver';
 
-const FAST = { WEBHOOKS_RETRY_BASE_MS: '200', WEBHOOKS_RETRY_MAX_DELAY_MS: '1000', WEBHOOKS_TIMEOUT_MS: '1500', WEBHOOKS_POLL_MS: '100' };
-
 describe('e2e: webhook target guard outside sandbox mode, and deliveries across a SIGKILL', function () {
   this.timeout(120_000);
 
   it('outside sandbox mode refuses loopback and private URLs (400 on url); WEBHOOKS_ALLOW_PRIVATE=true admits them', async function () {
-    const gateway = await startGatewayProcess({ ownDatabase: true, env: { ...FAST, SANDBOX_MODE: 'false' } });
+    const gateway = await startGatewayProcess({ ownDatabase: true, env: { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false' } });
     try {
       const partner = await registerPartner(gateway, 'acme-guard');
       for (const url of ['http://127.0.0.1:9/hook', 'https://127.0.0.1/', 'https://localhost/', 'https://[::1]/', 'https://10.1.2.3/', 'https://192.168.0.1/', 'https://169.254.169.254/latest']) {
@@ -24,7 +22,7 @@ describe('e2e: webhook target guard outside sandbox mode, and deliveries across 
     } finally {
       await gateway.stop();
     }
-    const allowed = await startGatewayProcess({ ownDatabase: true, env: { ...FAST, SANDBOX_MODE: 'false', WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    const allowed = await startGatewayProcess({ ownDatabase: true, env: { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false', WEBHOOKS_ALLOW_PRIVATE: 'true' } });
     try {
       const partner = await registerPartner(allowed, 'acme-allowed');
       const created = await api(allowed, partner, 'POST', '/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/hook' } });
@@ -40,13 +38,13 @@ describe('e2e: webhook target guard outside sandbox mode, and deliveries across 
     const receiver = await new TestReceiver().up();
     let gateway: GatewayProcess | undefined;
     try {
-      gateway = await startGatewayProcess({ databaseUrl: own.url, env: { ...FAST, WEBHOOKS_ALLOW_PRIVATE: 'true', SANDBOX_MODE: 'false' } });
+      gateway = await startGatewayProcess({ databaseUrl: own.url, env: { ...FAST_WEBHOOKS, WEBHOOKS_ALLOW_PRIVATE: 'true', SANDBOX_MODE: 'false' } });
       const partner = await registerPartner(gateway, 'acme-refused');
       const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url: receiver.url, events: ['card.updated'] } });
       recordSecret('webhookSecret', created.body.secret);
       expect(created.status).to.equal(201);
       await gateway.stop();
-      gateway = await startGatewayProcess({ databaseUrl: own.url, env: { ...FAST, SANDBOX_MODE: 'false' } });
+      gateway = await startGatewayProcess({ databaseUrl: own.url, env: { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false' } });
       const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
       const card = await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
       expect(card.status).to.equal(201);
@@ -73,7 +71,7 @@ describe('e2e: webhook target guard outside sandbox mode, and deliveries across 
     receiver.behaviour = { kind: 'slow', ms: 300 };
     let gateway: GatewayProcess | undefined;
     try {
-      gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST });
+      gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS });
       const partner = await registerPartner(gateway, 'acme-crash');
       const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url: receiver.url, events: ['card.updated'] } });
       recordSecret('webhookSecret', created.body.secret);
@@ -99,7 +97,7 @@ describe('e2e: webhook target guard outside sandbox mode, and deliveries across 
       const leased = await eventsDb.query("UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE state = 'in_flight'");
       await eventsDb.end();
       expect(leased.rowCount, 'deliveries the killed gateway had claimed').to.be.greaterThan(0);
-      gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST });
+      gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS });
       await receiver.waitFor((got) => ids.every((id) => got.some((x) => x.event.id === id)), 60_000, 'every event after the restart');
       const attempts = (await api(gateway, partner, 'GET', `/webhooks/endpoints/${created.body.id}/deliveries?limit=100`)).body.data;
       expect(attempts.some((a: any) => a.error === 'interrupted')).to.equal(true);

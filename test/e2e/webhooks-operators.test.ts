@@ -1,12 +1,10 @@
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { api, cardBody, individualBody } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { FAST_WEBHOOKS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { TestReceiver } from '../support/webhook-receiver';
-
-const FAST = { WEBHOOKS_RETRY_BASE_MS: '200', WEBHOOKS_RETRY_MAX_DELAY_MS: '1000', WEBHOOKS_TIMEOUT_MS: '1500', WEBHOOKS_POLL_MS: '100' };
 
 /** The value of one sample of the Prometheus text (labels matched in full), or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -71,7 +69,7 @@ describe('e2e: webhook operations (admin API and metrics)', function () {
   let bad: TestReceiver;
 
   before(async function () {
-    gateway = await startGatewayProcess({ ownDatabase: true, env: FAST });
+    gateway = await startGatewayProcess({ ownDatabase: true, env: FAST_WEBHOOKS });
     acme = await registerPartner(gateway, 'acme-webhook-ops');
     globex = await registerPartner(gateway, 'globex-webhook-ops');
     db = new Client({ connectionString: gateway.databaseUrl });

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { api, cardBody, individualBody } from '../support/api';
-import { runGatewayExpectingFailure, startGatewayProcess, waitForLogLine, type GatewayProcess } from '../support/gateway-process';
+import { FAST_WEBHOOKS, runGatewayExpectingFailure, startGatewayProcess, waitForLogLine, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { createOwnDatabase, type RunDatabase } from '../support/test-database';
@@ -11,10 +11,8 @@ import { verifyWebhook } from '../../examples/webhook-receiver';
 import { keyIdOf, SecretKeyring } from '../../gateway/webhooks/secret-box';
 import { newSecret } from '../../gateway/webhooks/signature';
 
-/** Short retries and timeouts, so that the conditions the tests wait for come quickly. */
-const FAST = { WEBHOOKS_RETRY_BASE_MS: '200', WEBHOOKS_RETRY_MAX_DELAY_MS: '1000', WEBHOOKS_TIMEOUT_MS: '1500', WEBHOOKS_POLL_MS: '100' };
 /** Production mode (the unencrypted-storage warning is logged there), loopback receivers still allowed. */
-const PRODUCTION = { ...FAST, SANDBOX_MODE: 'false', WEBHOOKS_ALLOW_PRIVATE: 'true' };
+const PRODUCTION = { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false', WEBHOOKS_ALLOW_PRIVATE: 'true' };
 const UNENCRYPTED_WARNING = 'webhook endpoint secrets are stored unencrypted in PostgreSQL: set WEBHOOKS_SECRET_KEY to encrypt them (docs/webhooks.md, "Storage of secrets")';
 const ENCRYPTED_AT_REST = 'webhook secrets encrypted at rest';
 

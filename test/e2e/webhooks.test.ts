@@ -1,14 +1,11 @@
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { api, cardBody, individualBody } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { FAST_WEBHOOKS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { TestReceiver, type Received } from '../support/webhook-receiver';
 import { verifyWebhook } from '../../examples/webhook-receiver';
-
-/** Short retries and timeouts: the tests wait for conditions, and these make them come quickly. */
-const FAST = { WEBHOOKS_RETRY_BASE_MS: '200', WEBHOOKS_RETRY_MAX_DELAY_MS: '1000', WEBHOOKS_TIMEOUT_MS: '1500', WEBHOOKS_POLL_MS: '100' };
 
 /**
  * Signed webhooks end to end (docs/webhooks.md): a real gateway on its own PostgreSQL database (a
@@ -62,7 +59,7 @@ describe('e2e: webhook endpoints and signed deliveries', function () {
   };
 
   before(async function () {
-    gateway = await startGatewayProcess({ ownDatabase: true, env: FAST });
+    gateway = await startGatewayProcess({ ownDatabase: true, env: FAST_WEBHOOKS });
     acme = await registerPartner(gateway, 'acme-webhooks');
     globex = await registerPartner(gateway, 'globex-webhooks');
   });

@@ -49,6 +49,12 @@ export const HIGH_RATE_LIMITS: Record<string, string> = {
   AUTH_FAILURES_PER_PARTNER_PER_MINUTE: '1000000000',
 };
 
+/**
+ * Short webhook retries, timeouts and polling for the webhook test files: they wait for deliveries
+ * and retries, and these make them come quickly.
+ */
+export const FAST_WEBHOOKS: Record<string, string> = { WEBHOOKS_RETRY_BASE_MS: '200', WEBHOOKS_RETRY_MAX_DELAY_MS: '1000', WEBHOOKS_TIMEOUT_MS: '1500', WEBHOOKS_POLL_MS: '100' };
+
 /** Options of a gateway start; `env` is merged over the defaults below. */
 export interface StartOptions {
   env?: Record<string, string | undefined>;
