@@ -13,6 +13,7 @@ import { startGatewayProcess, type GatewayProcess, type StartOptions } from '../
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 import { ATTACK_CONTRADICTION, PUBLIC_ROUTE_ATTACKS } from '../support/public-route-attacks';
 import { rsaKeyPair } from '../support/keys';
+import { waitFor } from '../support/wait';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', 'config');
 
@@ -45,17 +46,6 @@ function writeConfig(dir: string, text: string, how: 'in-place' | 'rename' = 'in
   return sha256(text);
 }
 
-/** Polls `probe` until it returns a value (not undefined), or fails after the deadline. */
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, deadlineMs = 20_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 async function configStatus(gateway: GatewayProcess): Promise<any> {
   const response = await adminCall(gateway, 'GET', '/admin/config');
   expect(response.status).to.equal(200);
@@ -64,7 +54,7 @@ async function configStatus(gateway: GatewayProcess): Promise<any> {
 
 /** Waits until the gateway reports `hash` as the configuration that serves. */
 function untilServing(gateway: GatewayProcess, hash: string): Promise<any> {
-  return until(`config ${hash.slice(0, 12)} to serve`, async () => {
+  return waitFor(`config ${hash.slice(0, 12)} to serve`, async () => {
     const status = await configStatus(gateway);
     return status.hash === hash ? status : undefined;
   });
@@ -72,7 +62,7 @@ function untilServing(gateway: GatewayProcess, hash: string): Promise<any> {
 
 /** Waits for the error line of the rejection of `hash`. */
 function untilRejected(gateway: GatewayProcess, hash: string): Promise<Record<string, unknown>> {
-  return until(`rejection of ${hash.slice(0, 12)}`, () =>
+  return waitFor(`rejection of ${hash.slice(0, 12)}`, () =>
     gateway.logLines().find((l) => l.level === 'error' && l.msg === 'gateway config rejected: the previous config keeps serving' && l.hash === hash)
   );
 }
@@ -214,7 +204,7 @@ describe('e2e: hot reload of gateway.config.yml', function () {
       issuer.hold();
       const receivedBefore = issuer.received();
       const inFlight = Array.from({ length: 6 }, () => api(gateway, partner, 'GET', '/pin-encryption-key'));
-      await until('the held requests to reach the issuer', () => (issuer.received() >= receivedBefore + 6 ? true : undefined));
+      await waitFor('the held requests to reach the issuer', () => (issuer.received() >= receivedBefore + 6 ? true : undefined));
 
       // Traffic on an unchanged route during the swap: nothing is dropped.
       let swapping = true;
@@ -381,7 +371,7 @@ describe('e2e: hot reload of gateway.config.yml', function () {
       const again = await adminCall(gateway, 'POST', '/admin/config/reload');
       expect(again.status).to.equal(200);
       expect(again.body).to.include({ result: 'unchanged', hash, loadedAt: applied.body.loadedAt });
-      await until('two admin change lines', () => (gateway.logLines().filter((l) => l.msg === 'admin change' && l.operation === 'config.reload').length === 2 ? true : undefined));
+      await waitFor('two admin change lines', () => (gateway.logLines().filter((l) => l.msg === 'admin change' && l.operation === 'config.reload').length === 2 ? true : undefined));
     });
 
     it('answers 409 naming the reason when the file is refused; the previous config keeps serving', async function () {
@@ -396,7 +386,7 @@ describe('e2e: hot reload of gateway.config.yml', function () {
       expect(after).to.include({ hash: before.hash, loadedAt: before.loadedAt });
       expect(after.lastRejection).to.include({ hash, stage: 'guards' });
       expect((await api(gateway, null, 'GET', '/me')).status).to.equal(401);
-      await until('the error line', () => gateway.logLines().find((l) => l.level === 'error' && l.hash === hash && l.trigger === 'admin'));
+      await waitFor('the error line', () => gateway.logLines().find((l) => l.level === 'error' && l.hash === hash && l.trigger === 'admin'));
 
       expect((await fetch(`${gateway.adminUrl}/admin/config/reload`, { method: 'POST' })).status).to.equal(401);
     });
@@ -478,7 +468,7 @@ describe('e2e: hot reload of gateway.config.yml', function () {
     it('each worker reloads on its own, and every worker reports the same hash for the same file', async function () {
       const shippedHash = sha256(fs.readFileSync(path.join(configDir, 'gateway.config.yml')));
       const seen = new Map<number, string>();
-      await until('both workers to answer', async () => {
+      await waitFor('both workers to answer', async () => {
         const status = await statusOnNewConnection();
         seen.set(status.pid, status.hash);
         return seen.size >= 2 ? true : undefined;
@@ -487,7 +477,7 @@ describe('e2e: hot reload of gateway.config.yml', function () {
 
       const hash = writeConfig(configDir, changedConfig(currentConfig(configDir), (c) => c.pipelines['health-check'].policies.unshift({ 'es512-jwt': [{ action: {} }] })));
       const reloaded = new Set<number>();
-      await until('both workers to serve the new config', async () => {
+      await waitFor('both workers to serve the new config', async () => {
         const status = await statusOnNewConnection();
         if (status.hash === hash) reloaded.add(status.pid);
         return reloaded.size >= 2 ? true : undefined;

@@ -9,6 +9,7 @@ import { api, cardBody, individualBody, sandboxControl } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
+import { waitFor } from '../support/wait';
 
 
 /** An answer as the partner's HTTP client received it: the exact text, not a parse of it. */
@@ -16,17 +17,6 @@ interface RawAnswer {
   status: number;
   text: string;
   headers: Headers;
-}
-
-/** Polls `condition` every `intervalMs` until it is truthy or `ms` pass (then throws `what`). */
-export async function waitFor<T>(what: string, condition: () => Promise<T | undefined | false>, ms = 20_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 /** A 409 `idempotency_in_progress`: the key's first request still runs. */

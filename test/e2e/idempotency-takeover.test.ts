@@ -8,7 +8,7 @@ import { registerPartner, type TestPartner } from '../support/partners';
 import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { createOwnDatabase, type RunDatabase } from '../support/test-database';
-import { waitFor } from './idempotency-once-cases';
+import { waitFor } from '../support/wait';
 
 /**
  * Issue 12, item 2 (outage part): a 5xx caused by a database outage could not release its key

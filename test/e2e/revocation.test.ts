@@ -5,6 +5,7 @@ import { startGatewayProcess, type GatewayProcess } from '../support/gateway-pro
 import { adminCall, registerPartner } from '../support/partners';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { runDatabaseUrl } from '../support/test-database';
+import { waitFor } from '../support/wait';
 
 /** FEED_DOWN_TRUST_MS (policies/es512-jwt/verified-token-cache.ts): how long a cached verification is trusted while the change feed is down. */
 const FEED_DOWN_TRUST_MS = 1000;
@@ -26,16 +27,6 @@ const meOnNewConnection = (gateway: GatewayProcess, token: string) => getOnNewCo
 /** GET /api/partner/pin-encryption-key: after authentication, only the issuer is asked (no database read). */
 const pinKeyOnNewConnection = (gateway: GatewayProcess, token: string) => getOnNewConnection(gateway, '/pin-encryption-key', token);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 20_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 function viaProxy(proxy: TcpProxy): string {
   const url = new URL(runDatabaseUrl());
   url.port = String(proxy.port);
@@ -48,6 +39,9 @@ function viaProxy(proxy: TcpProxy): string {
  * even when PostgreSQL notifications are held back; across instances, a database outage does not
  * let another instance serve a revoked key from its cache beyond FEED_DOWN_TRUST_MS.
  */
+/** Polls every 25 ms: the revocation races are short. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> => waitFor(what, probe, ms, 25);
+
 describe('e2e: revocation reaches every worker and every instance (real PostgreSQL)', function () {
   this.timeout(120_000);
   let sandboxes: Sandboxes;

@@ -8,6 +8,7 @@ import { api, cardBody, individualBody } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { nextGatewayLogPath, recordSecret } from '../support/secrets';
+import { waitFor } from '../support/wait';
 
 const SANDBOX_MAIN = path.resolve(__dirname, '..', '..', 'sandbox', 'main.js');
 
@@ -88,17 +89,6 @@ async function startForwarder(): Promise<{ port: number; aim(port: number): void
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** Polls until `check` returns something, failing after `ms` with `what`. */
-async function waitFor<T>(check: () => Promise<T | undefined>, what: string, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**
@@ -191,10 +181,10 @@ describe('e2e: a standalone sandbox (npm run sandbox) notifies a gateway that us
     const { cardKey } = await newCard();
     const changed = await issuerStatus(cardKey, 'S5', 'fraud team');
     expect(changed).to.deep.include({ cardKey, statusCode: 'S5', previousStatusCode: '00', notified: true });
-    const events = await waitFor(async () => {
+    const events = await waitFor('card.status_changed', async () => {
       const found = await eventsOf('card.status_changed', (e) => e.data.cardKey === cardKey);
       return found.length ? found : undefined;
-    }, 'card.status_changed');
+    }, 15_000);
     expect(events).to.have.length(1);
     expect(events[0].data).to.include({ source: 'issuer', previousStatus: 'ACTIVE', status: 'FRAUD', statusCode: 'S5', reason: 'fraud team' });
     expect(events[0]).to.not.have.property('requestId');
@@ -211,10 +201,10 @@ describe('e2e: a standalone sandbox (npm run sandbox) notifies a gateway that us
     });
     const recorded = (await response.json()) as any;
     expect(response.status, JSON.stringify(recorded)).to.equal(201);
-    const events = await waitFor(async () => {
+    const events = await waitFor('transaction.created', async () => {
       const found = await eventsOf('transaction.created', (e) => e.data.transaction._id === recorded.id);
       return found.length ? found : undefined;
-    }, 'transaction.created');
+    }, 15_000);
     expect(events).to.have.length(1);
     expect(events[0].data.transaction).to.deep.include({ cardKey, amount: 23.4, currency: 'EUR', status: 'SETTLED' });
     const list = await api(gateway, partner, 'GET', `/individual/accounts/${individualId}/transactions?limit=100`);
@@ -234,7 +224,7 @@ describe('e2e: a standalone sandbox (npm run sandbox) notifies a gateway that us
     const wrong = await notifyTarget('issuer', 'PUT', { url: gateway.notifyUrl, secret: wrongSecret });
     expect(wrong.status, wrong.text).to.equal(200);
     expect(wrong.text).to.not.include(wrongSecret);
-    await waitFor(async () => (sandbox.output().includes('"msg":"notification not delivered"') ? true : undefined), 'the failed attempt in the sandbox log');
+    await waitFor('the failed attempt in the sandbox log', async () => (sandbox.output().includes('"msg":"notification not delivered"') ? true : undefined), 15_000);
     const failure = sandbox
       .output()
       .split('\n')
@@ -248,12 +238,12 @@ describe('e2e: a standalone sandbox (npm run sandbox) notifies a gateway that us
     const right = await notifyTarget('issuer', 'PUT', { url: gateway.notifyUrl, secret: issuerSecret });
     expect(right.status, right.text).to.equal(200);
     expect(right.body).to.deep.include({ sandbox: 'issuer', url: gateway.notifyUrl });
-    const events = await waitFor(async () => {
+    const events = await waitFor('the queued card.status_changed', async () => {
       const found = await eventsOf('card.status_changed', (e) => e.data.cardKey === cardKey);
       return found.length ? found : undefined;
-    }, 'the queued card.status_changed');
+    }, 15_000);
     expect(events[0].data).to.include({ source: 'issuer', status: 'LOCKED', statusCode: 'L1', reason: 'issuer lock' });
-    await waitFor(async () => ((await notifyTarget('issuer', 'GET')).body.backlog === 0 ? true : undefined), 'an empty backlog');
+    await waitFor('an empty backlog', async () => ((await notifyTarget('issuer', 'GET')).body.backlog === 0 ? true : undefined), 15_000);
     expect(await eventsOf('card.status_changed', (e) => e.data.cardKey === cardKey)).to.have.length(1);
 
     // The next change goes at once.

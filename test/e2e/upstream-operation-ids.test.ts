@@ -8,17 +8,7 @@ import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../s
 import { registerPartner } from '../support/partners';
 import { startTamperingUpstream, type TamperingUpstream } from '../support/tampering-upstream';
 import { createOwnDatabase, type RunDatabase } from '../support/test-database';
-
-/** Polls `condition` until it is truthy or `ms` pass (then throws `what`). */
-async function waitFor<T>(what: string, condition: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { waitFor } from '../support/wait';
 
 interface UpstreamAccount {
   onboardingId: string;

@@ -10,18 +10,12 @@ import { ConfigReloader } from '../../../../gateway/runtime/config-reloader';
 import { loadAndCheck, type GatewayRuntime } from '../../../../gateway/runtime/express-gateway';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { openServices, type InProcessServices } from '../../../support/in-process';
+import { waitFor } from '../../../support/wait';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', '..', '..', 'config');
 
-async function until<T>(what: string, probe: () => T | undefined, deadlineMs = 10_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** This file's reloads answer within 10 s; polled every 20 ms. */
+const until = <T>(what: string, probe: () => T | undefined): Promise<T> => waitFor(what, probe, 10_000, 20);
 
 describe('unit: gateway/runtime/config-reloader', function () {
   this.timeout(30_000);
