@@ -359,10 +359,11 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
       const at = `pipeline "${pipelineName}", policy "${step.policy}"`;
       step.actions.forEach((action, index) => {
         const stepAt = step.actions.length > 1 ? `${at} (step ${index + 1})` : at;
-        if (conditionNames(action.condition).includes(CODE_CONDITION)) {
+        const conditions = conditionNames(action.condition);
+        if (conditions.includes(CODE_CONDITION)) {
           add('expression-condition', stepAt, 'the expression condition runs code from configuration and is never allowed');
         }
-        if (conditionNames(action.condition).includes(BODY_REWRITING_CONDITION)) {
+        if (conditions.includes(BODY_REWRITING_CONDITION)) {
           add('body-rewriting-condition', stepAt, 'the json-schema condition rewrites the request body after validation (defaults and type coercion by express-gateway\'s AJV 6) and is never allowed');
         }
         const ends = upstreamCallOf(step, action.params);
@@ -476,14 +477,15 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
     }
 
     // Card data, PINs, 3DS answers: never cached, never logged with their URL.
-    const sensitive = steps.some(returnsSensitiveData) || paths.some((p) => SENSITIVE_PATHS.some((re) => re.test(p)));
+    const returnsSecret = steps.some(returnsSensitiveData);
+    const sensitive = returnsSecret || paths.some((p) => SENSITIVE_PATHS.some((re) => re.test(p)));
     if (sensitive && !runs(steps, POLICY.sensitiveData)) {
       add('sensitive-data-missing', where, `${routeText} returns or carries card data, a PIN or a 3DS answer but runs no ${POLICY.sensitiveData} step (no-store, URL kept out of the access log)`);
     }
     // The idempotency policy keeps each answer's bytes for its replays: an answer carrying a secret
     // (a CVV, a PAN, a webhook signing secret) would sit in clear in idempotency_keys for the key's lifetime.
     // Any idempotency step, conditional or not: a condition that lets it run at all is enough.
-    if (steps.some(returnsSensitiveData) && steps.some((s) => s.policy === POLICY.idempotency)) {
+    if (returnsSecret && steps.some((s) => s.policy === POLICY.idempotency)) {
       add('secret-replay-store', where, `${routeText} answers or carries a secret (card data, a PIN, a 3DS answer or a webhook signing secret) but runs ${POLICY.idempotency}, whose replay store would keep the answer in clear: remove the ${POLICY.idempotency} step`);
     }
 
