@@ -94,7 +94,6 @@ export async function completeAdminKey(tx: Queryable, claim: AdminKeyClaim, resp
   return updated.rowCount === 1;
 }
 
-/** Frees a claim that ended without a recorded answer (a refusal, a failure), so that a retry runs with its operation id. */
 /**
  * Renews the lease of a claim this request holds (`claimed_at = now()`), every `everyMs` until the
  * returned function is called: a request that runs long (a slow issuer, waiting for a connection
@@ -115,6 +114,7 @@ export function keepAdminKey(db: Queryable, claim: AdminKeyClaim, everyMs: numbe
   };
 }
 
+/** Frees a claim that ended without a recorded answer (a refusal, a failure), so that a retry runs with its operation id. */
 export async function releaseAdminKey(db: Queryable, claim: AdminKeyClaim): Promise<void> {
   await db.query("UPDATE admin_idempotency_keys SET state = 'released' WHERE key = $1 AND claim_id = $2 AND state = 'in_progress'", [claim.key, claim.claimId]);
 }
