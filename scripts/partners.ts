@@ -29,7 +29,7 @@ const USAGE = `usage: npm run -s partners -- <verb> [options]
   list
   show ID
   add-key ID --public-key FILE [--kid KID]
-  revoke-key ID KID
+  revoke-key ID KID          (a KID starting with -- goes after --: revoke-key ID -- --KID)
   disable ID
   enable ID
   add-tenant ID --name NAME
@@ -142,10 +142,36 @@ function field(result: unknown, name: string): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/**
+ * The command line reordered for parseArgs: the options (`--name VALUE`, `--name=VALUE`, `-h`) first,
+ * then `--` and every argument in its order. An argument may start with `-`: key ids are base64url
+ * thumbprints, and one in 64 does (`revoke-key ID -ymYy…`), which parseArgs would take for an
+ * unknown option. A token starting with `--` is an option (unknown ones are still refused); a KID
+ * starting with `--` goes after `--`, as usage says.
+ */
+function optionsThenArguments(argv: string[], stringOptions: ReadonlySet<string>): string[] {
+  const options: string[] = [];
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i];
+    if (token === '--') {
+      args.push(...argv.slice(i + 1));
+      break;
+    }
+    if (token.startsWith('--') || token === '-h') {
+      options.push(token);
+      if (stringOptions.has(token) && i + 1 < argv.length) options.push(argv[++i]);
+    } else args.push(token);
+  }
+  return [...options, '--', ...args];
+}
+
+const STRING_OPTIONS: ReadonlySet<string> = new Set(['--name', '--issuer', '--public-key', '--kid', '--out', '--admin-url', '--token', '--print', '--status', '--reason', '--idempotency-key']);
+
 /** Runs one CLI verb; returns what to print. Exported for tests. */
 export async function runPartnersCli(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
-    args: argv,
+    args: optionsThenArguments(argv, STRING_OPTIONS),
     allowPositionals: true,
     options: {
       name: { type: 'string' },

@@ -49,6 +49,10 @@ describe('e2e: operator CLI (npm run partners) and token script (npm run token)'
     expect(revoked.status).to.equal('revoked');
     const refused = await fetch(`${gateway.baseUrl}/api/partner/me`, { headers: { authorization: `Bearer ${token.trim()}` } });
     expect(refused.status).to.equal(401);
+    // A key id may start with `-` (one thumbprint in 64 does): it is an argument, not an option.
+    const third = await partners('keygen', '--out', path.join(keysDir, 'third'));
+    expect(await partners('add-key', added._id, '--public-key', third.publicKey, '--kid=-dash-kid')).to.include({ kid: '-dash-kid', status: 'active' });
+    expect((await partners('revoke-key', added._id, '-dash-kid')).status).to.equal('revoked');
 
     expect((await partners('disable', added._id)).status).to.equal('disabled');
     expect((await partners('enable', added._id)).status).to.equal('active');
