@@ -6,64 +6,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createIssuerSandbox, createProcessingSandbox, Notifier, notifyTargetFromEnv, startSandboxes, type Sandboxes } from '../../sandbox';
 import { call, type ErrorBody } from './http-client';
+import { Receiver } from './notification-receiver';
 
 const MAIN = path.resolve(__dirname, '..', '..', 'sandbox', 'main.js');
-
-/** One notification a receiver got, and whether its signature matched the secret the receiver expects. */
-interface Received {
-  path: string;
-  id: string | undefined;
-  body: { id: string; type: string; [field: string]: unknown };
-  signed: boolean;
-}
-
-/**
- * A stand-in for the gateway's notification listener: checks `Upstream-Signature` against `secret`
- * (its own HMAC, not the sandbox's helper) and answers 200 when it matches, 401 otherwise, or
- * `forced` when set.
- */
-class Receiver {
-  readonly received: Received[] = [];
-  forced: number | undefined;
-  private readonly server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const header = String(req.headers['upstream-signature'] ?? '');
-      const t = /(?:^|,)t=(\d+)/.exec(header)?.[1];
-      const v1 = /(?:^|,)v1=([0-9a-f]+)/.exec(header)?.[1];
-      const expected = t ? crypto.createHmac('sha256', this.secret).update(`${t}.${raw}`).digest('hex') : '';
-      const signed = !!v1 && v1 === expected && Math.abs(Date.now() / 1000 - Number(t)) <= 300;
-      this.received.push({ path: req.url ?? '', id: req.headers['upstream-notification-id'] as string | undefined, body: JSON.parse(raw), signed });
-      res.statusCode = this.forced ?? (signed ? 200 : 401);
-      res.end('{}');
-    });
-  });
-
-  constructor(public secret: string) {}
-
-  async up(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  /** Resolves once a received notification matches, polling (no fixed sleep); rejects after `ms`. */
-  async waitFor(match: (r: Received) => boolean, ms = 5000): Promise<Received> {
-    const until = Date.now() + ms;
-    for (;;) {
-      const found = this.received.find(match);
-      if (found) return found;
-      if (Date.now() > until) throw new Error(`no matching notification within ${ms} ms: ${JSON.stringify(this.received.map((r) => [r.path, r.id, r.signed]))}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
 
 const secret = () => crypto.randomBytes(32).toString('base64url');
 const CARD = { type: 'virtual', clientCode: 'CLIENT-NT-1', expDate: '12/2030', currency: 'EUR', productCode: 'P-STD' };
