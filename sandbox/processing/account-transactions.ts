@@ -1,4 +1,4 @@
-import { MERCHANTS, newestFirst, TRANSACTION_STATUSES, TRANSACTION_TYPES, transactionsOf, type KnownCard, type Transaction } from './transactions';
+import { GENERATED_STATUSES, generatedTransaction, MERCHANTS, newestFirst, TRANSACTION_TYPES, transactionsOf, type GeneratedStatus, type KnownCard, type Transaction } from './transactions';
 
 /**
  * Transactions held in memoised account histories, all accounts together (38 bytes each in
@@ -26,7 +26,7 @@ class History {
   private amounts = new Float64Array(0);
   /** The 24 hex digits of the id as three 32-bit words. */
   private ids = new Uint32Array(0);
-  /** Index of the type, status and merchant: `type | status << 2 | merchant << 4`. */
+  /** Index of the type, generated status (GENERATED_STATUSES: 2 bits) and merchant: `type | status << 2 | merchant << 4`. */
   private kinds = new Uint16Array(0);
   /** Key of the card of each transaction. */
   private cardKeys: string[] = [];
@@ -65,11 +65,14 @@ class History {
     return removed;
   }
 
-  /** The transaction at `index`; `cardOf` finds its card (for `accountId` and `currency`). */
+  /**
+   * The transaction at `index`, its lifecycle fields derived as the generator derives them;
+   * `cardOf` finds its card (for `accountId` and `currency`).
+   */
   at(index: number, cardOf: (cardKey: string) => KnownCard): Transaction {
     const card = cardOf(this.cardKeys[index]);
     const kind = this.kinds[index];
-    return {
+    return generatedTransaction({
       id: hex8(this.ids[index * 3]) + hex8(this.ids[index * 3 + 1]) + hex8(this.ids[index * 3 + 2]),
       cardId: card.cardKey,
       accountId: card.accountId,
@@ -77,9 +80,9 @@ class History {
       currency: card.currency,
       type: TRANSACTION_TYPES[kind & 3],
       merchant: MERCHANTS[kind >> 4],
-      status: TRANSACTION_STATUSES[(kind >> 2) & 3],
+      status: GENERATED_STATUSES[(kind >> 2) & 3],
       createdAt: new Date(this.times[index]).toISOString(),
-    };
+    });
   }
 
   private push(t: Transaction): void {
@@ -87,7 +90,7 @@ class History {
     this.times[n] = Date.parse(t.createdAt);
     this.amounts[n] = t.amount;
     for (let w = 0; w < 3; w++) this.ids[n * 3 + w] = parseInt(t.id.slice(w * 8, w * 8 + 8), 16);
-    this.kinds[n] = TRANSACTION_TYPES.indexOf(t.type) | (TRANSACTION_STATUSES.indexOf(t.status) << 2) | (MERCHANTS.indexOf(t.merchant) << 4);
+    this.kinds[n] = TRANSACTION_TYPES.indexOf(t.type) | (GENERATED_STATUSES.indexOf(t.status as GeneratedStatus) << 2) | (MERCHANTS.indexOf(t.merchant) << 4);
     this.cardKeys[n] = t.cardId;
   }
 

@@ -10,7 +10,8 @@ export interface ProcessingSandboxOptions extends SandboxOptions {
   /** The issuer's feed of new cards: each becomes known at once (`startSandboxes()` links them). */
   issuanceFeed?: CardIssuanceFeed;
   /**
-   * Sends the gateway the transactions recorded through `POST /__sandbox/transactions`; default one of
+   * Sends the gateway the steps of the transactions recorded through the control routes (`POST
+   * /__sandbox/authorizations`, `/__sandbox/transactions`…, docs/upstreams.md 6.9); default one of
    * its own, without a target until `PUT /__sandbox/notify-target` sets one.
    */
   notifier?: Notifier;

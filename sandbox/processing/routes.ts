@@ -1,4 +1,4 @@
-import type { Request, Router } from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
 import type { IssuedCard } from '../issuer/issuance-feed';
 import type { IssuerStatusCode } from '../issuer/status-codes';
 import { Ring } from '../shared/ring';
@@ -9,11 +9,15 @@ import { deliveryMethodsFor } from './delivery-methods';
 import { FEE_CURRENCY, lookupFee, type CustomerType, type OperationType, type ProductType } from './fees';
 import * as schemas from './schemas';
 import { AccountTransactions } from './account-transactions';
-import crypto from 'node:crypto';
-import { newNotificationId, type Notifier } from '../shared/notifier';
+import type { NotificationBody, Notifier } from '../shared/notifier';
 import { mountNotifyTargetRoutes } from '../shared/notify-target';
 import { deduplicateByIdempotencyKey, type IdempotencyBook } from '../shared/idempotency';
-import { transactionsOf, type CardSource, type KnownCard, type Transaction } from './transactions';
+import { transactionsOf, type CardSource, type KnownCard, type Merchant, type Transaction } from './transactions';
+import { checkAuthorization, checkRecordedTransaction, checkRelease, checkResend, checkStep, type AuthorizationInput, type MerchantInput, type RecordedTransactionInput } from './control-input';
+import { isChangeCursor, RecordedTransactions, RECORDED_KEPT, RECORDED_PER_CARD, type NotifyMode } from './recorded';
+
+export { RECORDED_KEPT, RECORDED_PER_CARD } from './recorded';
+export type { RecordedTransactionInput } from './control-input';
 
 interface FeeRequest {
   OperationType: OperationType;
@@ -70,49 +74,34 @@ function sameHistory(a: KnownCard, b: KnownCard): boolean {
   return a.accountId === b.accountId && a.currency === b.currency && a.historyEnd === b.historyEnd;
 }
 
+/** The merchant of a recorded transaction: what the control route named, the rest from the defaults. */
+function merchantOf(input: MerchantInput | undefined, type: 'PURCHASE' | 'WITHDRAWAL'): Merchant {
+  const atm = type === 'WITHDRAWAL';
+  return {
+    name: input?.name ?? (atm ? 'Sandbox ATM' : 'Sandbox Merchant'),
+    mcc: input?.mcc ?? (atm ? '6011' : '5999'),
+    city: input?.city ?? 'Online',
+    country: input?.country ?? 'DE',
+  };
+}
+
 /**
  * The processing system's knowledge: known cards (at most `maxCards`: registering one more
- * evicts the oldest with what the issuer link said about it and its place in its account's
- * transactions; it is unknown from then on) and the latest received status updates.
+ * evicts the oldest with what the issuer link said about it, its place in its account's
+ * transactions and its recorded transactions; it is unknown from then on), the transactions
+ * recorded through the control routes and the latest received status updates.
  */
-/** Most recorded (simulated) transactions a card keeps; the oldest goes first. */
-export const RECORDED_PER_CARD = 1000;
-/** Most recorded (simulated) transactions kept in all, every card together; the oldest goes first. */
-export const RECORDED_KEPT = 10_000;
-
-/** Body of `POST /__sandbox/transactions`. */
-export interface RecordedTransactionInput {
-  cardId: string;
-  amount: number;
-  currency: string;
-  type?: 'authorization' | 'clearing' | 'decline';
-  merchant?: { name?: string; mcc?: string; city?: string; country?: string };
-  declineReason?: string;
-}
-
-function checkRecordedTransaction(body: unknown): RecordedTransactionInput {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const bad = (path: string, message: string) => upstreamError('VALIDATION_ERROR', `Invalid request: ${path} ${message}`, [{ path, message }]);
-  if (typeof b.cardId !== 'string' || b.cardId.length === 0) throw bad('/cardId', 'is required');
-  if (typeof b.amount !== 'number' || !Number.isFinite(b.amount) || b.amount <= 0) throw bad('/amount', 'must be a positive number');
-  if (typeof b.currency !== 'string' || !/^[A-Z]{3}$/.test(b.currency)) throw bad('/currency', 'must be an ISO 4217 code');
-  if (b.type !== undefined && !['authorization', 'clearing', 'decline'].includes(b.type as string)) throw bad('/type', 'must be authorization, clearing or decline');
-  const m = b.merchant;
-  if (m !== undefined && (typeof m !== 'object' || m === null || Object.values(m).some((v) => typeof v !== 'string'))) throw bad('/merchant', 'must hold strings');
-  if (b.declineReason !== undefined && typeof b.declineReason !== 'string') throw bad('/declineReason', 'must be a string');
-  return b as unknown as RecordedTransactionInput;
-}
-
 export class ProcessingState {
   /** Oldest first (a Map keeps insertion order): the first entry is the next to evict. Change it through the methods only. */
   readonly cards = new Map<string, KnownCard>();
   readonly statusUpdates = new Ring<ReceivedStatusUpdate>(STATUS_UPDATES_KEPT);
   readonly transactions: AccountTransactions;
   private readonly issuerFacts = new Map<string, IssuerFacts>();
-  /** Transactions recorded through the control route, per card, newest first. */
-  private readonly recorded = new Map<string, Transaction[]>();
-  /** The same, all cards together, oldest first: bounds them to {@link RECORDED_KEPT} (else 1,000 per card at the card cap). */
-  private readonly recordedOrder = new Ring<Transaction>(RECORDED_KEPT);
+  /**
+   * Transactions recorded through the control routes, each through its lifecycle: at most
+   * {@link RECORDED_PER_CARD} per card and {@link RECORDED_KEPT} in all (else 1,000 per card at the card cap).
+   */
+  readonly recorded = new RecordedTransactions(RECORDED_PER_CARD, RECORDED_KEPT);
 
   constructor(
     readonly maxCards = recordCap(undefined, 'SANDBOX_MAX_CARDS'),
@@ -198,63 +187,48 @@ export class ProcessingState {
     if (filter.cardId === undefined) {
       if (filter.accountId === undefined) return { items: [], total: 0 };
       // Recorded transactions first (newest first), then the generated history.
-      const recorded = this.recordedOfAccount(filter.accountId);
-      const fromRecorded = recorded.slice(offset, offset + limit);
-      const history = this.transactions.page(filter.accountId, Math.max(0, offset - recorded.length), limit - fromRecorded.length);
-      return { items: [...fromRecorded, ...history.items], total: recorded.length + history.total };
+      const recorded = this.recorded.pageOfAccount(filter.accountId, offset, limit);
+      const history = this.transactions.page(filter.accountId, Math.max(0, offset - recorded.total), limit - recorded.items.length);
+      return { items: [...recorded.items, ...history.items], total: recorded.total + history.total };
     }
     const card = this.cards.get(filter.cardId);
     if (!card || (filter.accountId !== undefined && card.accountId !== filter.accountId)) return { items: [], total: 0 };
-    const all = [...(this.recorded.get(card.cardKey) ?? []), ...transactionsOf(card)];
-    return { items: all.slice(offset, offset + limit), total: all.length };
+    // Recorded transactions first (newest first), then the generated history; only the page is materialised.
+    const recorded = this.recorded.pageOfCard(card.cardKey, offset, limit);
+    const generated = transactionsOf(card);
+    const from = Math.max(0, offset - recorded.total);
+    return { items: [...recorded.items, ...generated.slice(from, from + limit - recorded.items.length)], total: recorded.total + generated.length };
   }
 
   /**
-   * Records a transaction on a known card (`POST /__sandbox/transactions`): newest first before the
-   * card's generated history, which ends when the card became known; at most
-   * {@link RECORDED_PER_CARD} per card and {@link RECORDED_KEPT} in all. Undefined for an unknown card.
+   * Records a transaction on a known card (`POST /__sandbox/transactions`, the one-step shortcut):
+   * an authorization (PENDING), a force-post clearing (SETTLED) or a decline (DECLINED), newest
+   * first before the card's generated history. Undefined for an unknown card.
    */
   record(input: RecordedTransactionInput): Transaction | undefined {
     const card = this.cards.get(input.cardId);
     if (!card) return undefined;
+    const merchant = merchantOf(input.merchant, 'PURCHASE');
     const type = input.type ?? 'authorization';
-    const transaction: Transaction & { declineReason?: string } = {
-      id: crypto.randomBytes(12).toString('hex'),
-      cardId: card.cardKey,
-      accountId: card.accountId,
-      amount: input.amount,
-      currency: input.currency,
-      type: 'PURCHASE',
-      merchant: { name: input.merchant?.name ?? 'Sandbox Merchant', mcc: input.merchant?.mcc ?? '5999', city: input.merchant?.city ?? 'Online', country: input.merchant?.country ?? 'DE' },
-      status: type === 'clearing' ? 'SETTLED' : type === 'decline' ? 'DECLINED' : 'PENDING',
-      ...(type === 'decline' ? { declineReason: input.declineReason ?? 'do_not_honor' } : {}),
-      createdAt: new Date().toISOString(),
-    };
-    const list = this.recorded.get(card.cardKey) ?? [];
-    list.unshift(transaction);
-    if (list.length > RECORDED_PER_CARD) list.length = RECORDED_PER_CARD;
-    this.recorded.set(card.cardKey, list);
-    const dropped = this.recordedOrder.push(transaction);
-    // The oldest of all is the oldest of its card, unless that card dropped it already or was evicted.
-    const of = dropped && this.recorded.get(dropped.cardId);
-    if (of && of[of.length - 1] === dropped) {
-      of.pop();
-      if (of.length === 0) this.recorded.delete(dropped.cardId);
-    }
-    return transaction;
+    if (type === 'authorization') return this.recorded.authorize({ card, amount: input.amount, currency: input.currency, type: 'PURCHASE', merchant }).transaction;
+    return this.recorded.createOneStep({ card, amount: input.amount, currency: input.currency, merchant, first: type, declineReason: input.declineReason });
   }
 
-  private recordedOfAccount(accountId: string): Transaction[] {
-    const all: Transaction[] = [];
-    for (const list of this.recorded.values()) if (list[0]?.accountId === accountId) all.push(...list);
-    return all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  /**
+   * `POST /__sandbox/authorizations`: a PENDING transaction on a known card (404 `CARD_NOT_FOUND`),
+   * or the one of the same `authorizationId` (`created` false).
+   */
+  authorize(input: AuthorizationInput): { transaction: Transaction; created: boolean } {
+    const card = this.cards.get(input.cardId);
+    if (!card) throw upstreamError('CARD_NOT_FOUND', `Card ${input.cardId} is not known`);
+    const type = input.type ?? 'PURCHASE';
+    return this.recorded.authorize({ card, amount: input.amount, currency: input.currency ?? card.currency, type, merchant: merchantOf(input.merchant, type), authorizationId: input.authorizationId });
   }
 
   clear(): void {
     this.cards.clear();
     this.issuerFacts.clear();
-    this.recorded.clear();
-    this.recordedOrder.clear();
+    this.recorded.reset();
     this.transactions.clear();
     this.statusUpdates.clear();
   }
@@ -278,7 +252,7 @@ export class ProcessingState {
       const oldest = this.cards.values().next().value!;
       this.cards.delete(oldest.cardKey);
       this.issuerFacts.delete(oldest.cardKey);
-      this.recorded.delete(oldest.cardKey);
+      this.recorded.forgetCard(oldest.cardKey);
       this.transactions.remove(oldest);
     }
   }
@@ -306,6 +280,24 @@ export function mountProcessingRoutes(router: Router, state: ProcessingState): v
     }
     const { items, total } = state.transactionPage({ accountId, cardId }, (page - 1) * limit, limit);
     res.json({ data: items, total, page, limit });
+  });
+
+  // Before /transactions/:id, which would take "changes" for an id.
+  router.get('/transactions/changes', (req, res) => {
+    const details: ErrorDetail[] = [];
+    const limit = positiveInt(req, 'limit', 100, 500, details);
+    const after = queryParam(req, 'after') || undefined;
+    if (after !== undefined && !isChangeCursor(after)) details.push({ path: '?after', message: 'must be a cursor answered as nextCursor' });
+    if (details.length > 0) {
+      throw upstreamError('VALIDATION_ERROR', `Invalid request: ${details[0].path} ${details[0].message}`, details);
+    }
+    res.json(state.recorded.changes(after, limit));
+  });
+
+  router.get('/transactions/:id', (req, res) => {
+    const transaction = state.recorded.get(req.params.id);
+    if (!transaction) throw upstreamError('TRANSACTION_NOT_FOUND', `No recorded transaction ${req.params.id} (a generated history is listed, not read by id)`);
+    res.json(transaction);
   });
 
   router.post('/fees', (req, res) => {
@@ -358,14 +350,63 @@ export function mountProcessingControlRoutes(router: Router, state: ProcessingSt
   // Where the notifications go (the gateway's listener and this upstream's secret): docs/upstreams.md, section 9.
   mountNotifyTargetRoutes(router, 'processing', notifier);
 
-  // A transaction the processing system records (a purchase at a merchant): merged into GET
-  // /transactions, and notified to the gateway (docs/upstreams.md, section 9) before this answers (2 s at most).
-  router.post('/transactions', deduplicateByIdempotencyKey(keys), (req, res, next) => {
+  const dedupe = deduplicateByIdempotencyKey(keys);
+  /** Sends `bodies` one after the other, each awaited (2 s at most: it stays queued past that), then answers `status` `answer`. */
+  const sendThenAnswer = (res: Response, next: NextFunction, bodies: (NotificationBody | undefined)[], status: number, answer: unknown): void => {
+    void (async () => {
+      for (const body of bodies) if (body) await notifier.send(body);
+    })().then(() => res.status(status).json(answer), next);
+  };
+  /** Answers a step: its notification (as `mode` says: docs/upstreams.md, 6.9) first. */
+  const answerStep = (res: Response, next: NextFunction, status: number, transaction: Transaction, mode: NotifyMode | undefined): void => {
+    sendThenAnswer(res, next, [state.recorded.notice(transaction.id, mode ?? 'deliver')], status, transaction);
+  };
+
+  // The one-step shortcut: a transaction the processing system records (an authorization, a force-post
+  // clearing or a decline), merged into GET /transactions and notified to the gateway (docs/upstreams.md,
+  // section 9) as `notify` says before this answers (2 s at most).
+  router.post('/transactions', dedupe, (req, res, next) => {
     const input = checkRecordedTransaction(req.body);
     const transaction = state.record(input);
     if (!transaction) throw upstreamError('CARD_NOT_FOUND', `Card ${input.cardId} is not known`);
-    const notification = { id: newNotificationId(), type: 'transaction.created', occurredAt: transaction.createdAt, transaction };
-    notifier.send(notification).then(() => res.status(201).json(transaction), next);
+    answerStep(res, next, 201, transaction, input.notify);
+  });
+
+  // The lifecycle of one purchase (docs/upstreams.md, 6.9): an authorization, then its clearing,
+  // reversals or expiry, and refunds of a settled purchase.
+  router.post('/authorizations', dedupe, (req, res, next) => {
+    const input = checkAuthorization(req.body);
+    const { transaction, created } = state.authorize(input);
+    // The processor's retry of one authorization: the same transaction, nothing new to notify.
+    if (!created) res.status(201).json(transaction);
+    else answerStep(res, next, 201, transaction, input.notify);
+  });
+  router.post('/transactions/:id/clearing', dedupe, (req, res, next) => {
+    const input = checkStep(req.body);
+    answerStep(res, next, 200, state.recorded.clear(req.params.id, input.amount), input.notify);
+  });
+  router.post('/transactions/:id/reversal', dedupe, (req, res, next) => {
+    const input = checkStep(req.body);
+    answerStep(res, next, 200, state.recorded.reverse(req.params.id, input.amount), input.notify);
+  });
+  router.post('/transactions/:id/expiry', dedupe, (req, res, next) => {
+    const input = checkStep(req.body, false);
+    answerStep(res, next, 200, state.recorded.expire(req.params.id), input.notify);
+  });
+  router.post('/transactions/:id/refund', dedupe, (req, res, next) => {
+    const input = checkStep(req.body);
+    answerStep(res, next, 201, state.recorded.refund(req.params.id, input.amount), input.notify);
+  });
+
+  // Notifications out of the ordinary: held ones released (newest-first: out of order), and a resend
+  // of the latest sent one, same id and body (a processor's retry after a lost 2xx).
+  router.post('/transactions/:id/notifications/release', dedupe, (req, res, next) => {
+    const bodies = state.recorded.release(req.params.id, checkRelease(req.body));
+    sendThenAnswer(res, next, bodies, 200, { sent: bodies.length });
+  });
+  router.post('/transactions/:id/notifications/resend', dedupe, (req, res, next) => {
+    checkResend(req.body);
+    sendThenAnswer(res, next, [state.recorded.resend(req.params.id)], 200, { sent: 1 });
   });
 
   router.get('/cards', (_req, res) => {

@@ -36,24 +36,113 @@ export interface Merchant {
 
 /** The transaction types, in a fixed order (memoised histories store a type as its index). */
 export const TRANSACTION_TYPES = ['PURCHASE', 'WITHDRAWAL', 'REFUND'] as const;
-/** The transaction statuses, in a fixed order (memoised histories store a status as its index). */
-export const TRANSACTION_STATUSES = ['SETTLED', 'PENDING', 'DECLINED'] as const;
+/**
+ * The statuses a generated history uses, in a fixed order: memoised histories store one as its
+ * index in 2 bits, so this table stays as it is; the lifecycle's wider set is {@link TRANSACTION_STATUSES}.
+ */
+export const GENERATED_STATUSES = ['SETTLED', 'PENDING', 'DECLINED'] as const;
+/** Every status of a transaction's lifecycle (docs/upstreams.md, 6.2). */
+export const TRANSACTION_STATUSES = [...GENERATED_STATUSES, 'REVERSED', 'EXPIRED'] as const;
+/** What a step of a transaction's history is. */
+export const STEP_KINDS = ['authorization', 'clearing', 'reversal', 'expiry', 'refund', 'decline'] as const;
+/** The reasons a generated decline is given, one drawn per transaction id. */
+export const DECLINE_REASONS = ['insufficient_funds', 'do_not_honor', 'limit_exceeded', 'suspected_fraud', 'card_inactive'] as const;
 
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+export type GeneratedStatus = (typeof GENERATED_STATUSES)[number];
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+export type StepKind = (typeof STEP_KINDS)[number];
 
-/** One card transaction of the processing system. */
+/** One step of a transaction's life: what happened, for how much, when. */
+export interface HistoryEntry {
+  kind: StepKind;
+  amount: number;
+  at: string;
+}
+
+/** One card transaction of the processing system, as every route and notification shows it (docs/upstreams.md, 6.2). */
 export interface Transaction {
   id: string;
   cardId: string;
   accountId: string | null;
-  /** Positive; the type says which way the money went. */
+  /** What is currently authorized or held (0 once fully reversed); the type says which way the money went. */
+  amount: number;
+  currency: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  merchant: Merchant;
+  createdAt: string;
+  /** The newest history entry's `at`. */
+  updatedAt: string;
+  /** 1 and one more per step: always `history.length`. */
+  version: number;
+  settledAmount: number | null;
+  declineReason: string | null;
+  /** A refund's purchase. */
+  relatedTransactionId: string | null;
+  authorizationId: string | null;
+  history: HistoryEntry[];
+}
+
+/** What the generator draws for a transaction; the rest of {@link Transaction} is derived from it. */
+export interface GeneratedCore {
+  id: string;
+  cardId: string;
+  accountId: string | null;
   amount: number;
   currency: string;
   type: TransactionType;
   merchant: Merchant;
-  status: TransactionStatus;
+  status: GeneratedStatus;
   createdAt: string;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * A generated transaction with its lifecycle fields, derived from what was drawn and nothing else
+ * (the card's PRNG stream is not touched): PENDING (a refund too) `[authorization]`; SETTLED
+ * purchase or withdrawal `[authorization, clearing a day later]`; SETTLED refund `[refund]`;
+ * DECLINED `[decline]` with a reason drawn from a PRNG seeded with the transaction id.
+ */
+export function generatedTransaction(core: GeneratedCore): Transaction {
+  const { amount, createdAt } = core;
+  let history: HistoryEntry[];
+  let settledAmount: number | null = null;
+  let declineReason: string | null = null;
+  if (core.status === 'PENDING') {
+    history = [{ kind: 'authorization', amount, at: createdAt }];
+  } else if (core.status === 'DECLINED') {
+    history = [{ kind: 'decline', amount, at: createdAt }];
+    declineReason = seededRandom(`decline:${core.id}`).pick(DECLINE_REASONS);
+  } else if (core.type === 'REFUND') {
+    history = [{ kind: 'refund', amount, at: createdAt }];
+    settledAmount = amount;
+  } else {
+    history = [
+      { kind: 'authorization', amount, at: createdAt },
+      { kind: 'clearing', amount, at: new Date(Date.parse(createdAt) + DAY_MS).toISOString() },
+    ];
+    settledAmount = amount;
+  }
+  return {
+    id: core.id,
+    cardId: core.cardId,
+    accountId: core.accountId,
+    amount,
+    currency: core.currency,
+    type: core.type,
+    status: core.status,
+    merchant: core.merchant,
+    createdAt,
+    updatedAt: history[history.length - 1].at,
+    version: history.length,
+    settledAmount,
+    declineReason,
+    relatedTransactionId: null,
+    authorizationId: null,
+    history,
+  };
 }
 
 /** Length of a generated history. */
@@ -119,7 +208,7 @@ export function transactionsOf(card: KnownCard): Transaction[] {
     const profile = random.pick(type === 'WITHDRAWAL' ? ATMS : SHOPS);
     const at = historyEnd - Math.floor(random.next() * HISTORY_DAYS * 24 * 3600) * 1000;
     const declined = type !== 'REFUND' && random.next() < 0.06;
-    out.push({
+    out.push(generatedTransaction({
       id: random.hex(24),
       cardId: card.cardKey,
       accountId: card.accountId,
@@ -129,12 +218,12 @@ export function transactionsOf(card: KnownCard): Transaction[] {
       merchant: merchants.get(profile)!,
       status: declined ? 'DECLINED' : historyEnd - at < PENDING_WINDOW_MS ? 'PENDING' : 'SETTLED',
       createdAt: new Date(at).toISOString(),
-    });
+    }));
   }
   return out.sort(newestFirst);
 }
 
 /** Orders transactions newest first, ties by id. */
-export function newestFirst(a: Transaction, b: Transaction): number {
+export function newestFirst(a: Pick<Transaction, 'createdAt' | 'id'>, b: Pick<Transaction, 'createdAt' | 'id'>): number {
   return b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
 }

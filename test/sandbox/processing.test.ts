@@ -12,6 +12,8 @@ interface Transaction {
   merchant: { name: string; mcc: string; city: string; country: string };
   status: string;
   createdAt: string;
+  updatedAt: string;
+  history: Array<{ kind: string; amount: number; at: string }>;
 }
 interface TransactionPage {
   data: Transaction[];
@@ -36,9 +38,15 @@ function cardCreated(cardKey: string, overrides: Record<string, unknown> = {}): 
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** A page with each createdAt replaced by its offset (ms) before the card's historyEnd. */
-function withOffsets(page: TransactionPage, historyEnd: number): Array<Omit<Transaction, 'createdAt'> & { offsetMs: number }> {
-  return page.data.map(({ createdAt, ...rest }) => ({ ...rest, offsetMs: historyEnd - Date.parse(createdAt) }));
+/** A page with each date (createdAt, updatedAt, the history's) replaced by its offset (ms) before the card's historyEnd. */
+function withOffsets(page: TransactionPage, historyEnd: number): Array<Record<string, unknown>> {
+  const offset = (at: string) => historyEnd - Date.parse(at);
+  return page.data.map(({ createdAt, updatedAt, history, ...rest }) => ({
+    ...rest,
+    offsetMs: offset(createdAt),
+    updatedOffsetMs: offset(updatedAt),
+    history: history.map(({ at, ...step }) => ({ ...step, offsetMs: offset(at) })),
+  }));
 }
 
 describe('processing sandbox (card processing system)', () => {
