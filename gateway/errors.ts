@@ -51,6 +51,12 @@ export const ERROR_CATALOG = {
   idempotency_key_reused: { status: 409, title: 'Idempotency key reused with a different request' },
   idempotency_in_progress: { status: 409, title: 'A request with this idempotency key is in progress' },
   invalid_transition: { status: 409, title: 'Status transition not allowed' },
+  // 409: a transaction lifecycle step the processing system refuses (docs/transactions.md)
+  transaction_not_pending: { status: 409, title: 'Transaction is not pending' },
+  amount_exceeds_remaining: { status: 409, title: 'Amount exceeds what is left of the transaction' },
+  refund_not_allowed: { status: 409, title: 'Transaction cannot be refunded' },
+  refund_exceeds_settled: { status: 409, title: 'Refund exceeds the settled amount' },
+  authorization_id_reused: { status: 409, title: 'Authorization id used for another card' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   upstream_rejected: { status: 422, title: 'Upstream refused the request' },

@@ -20,6 +20,8 @@ export const OBJECT_ID = /^[0-9a-f]{24}$/;
 export const EVENT_ID = /^evt_[0-9a-f]{24}$/;
 /** A webhook endpoint id: `we_` and a 24-hex object id. */
 export const WEBHOOK_ENDPOINT_ID = /^we_[0-9a-f]{24}$/;
+/** A transaction id as the card processing system makes them: opaque, 1 to 64 of A-Z a-z 0-9 _ -. */
+export const TRANSACTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** A cardKey as the issuer makes them: opaque, 1 to 64 of A-Z a-z 0-9 _ -. */
 export const CARD_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 

@@ -9,6 +9,7 @@ import { createPartnerApp } from './http/partner-app';
 import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
+import { startTransactionReconciler } from './transactions/reconciler';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
 import { startRetention } from './background/retention';
@@ -148,6 +149,12 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       { intervalMs: settings.cardReconcileIntervalMs, batch: settings.cardReconcileBatch }
     );
     cleanups.push(async () => stopCardReconciler());
+    // Transaction states whose notification was lost are read from the processor's change feed.
+    const stopTransactionReconciler = startTransactionReconciler(
+      { db, processing: clients.processing, log, source: upstreams.processing },
+      settings.transactionReconcileIntervalMs
+    );
+    cleanups.push(async () => stopTransactionReconciler());
     const stopOutbox = outbox.start(5_000);
     cleanups.push(async () => stopOutbox());
     // Every instance sends webhooks; the deliveries' leases in PostgreSQL share the work.

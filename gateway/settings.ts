@@ -47,6 +47,8 @@ export interface Settings {
   cardReconcileIntervalMs: number;
   /** Most cards one card reconciler pass reads from the issuer (`CARD_RECONCILE_BATCH`, default 100). */
   cardReconcileBatch: number;
+  /** Interval of the transaction reconciler's passes over the processor's change feed in ms (`TRANSACTION_RECONCILE_INTERVAL_MS`, default 30000; docs/transactions.md). */
+  transactionReconcileIntervalMs: number;
   /**
    * Days a partner event stays in the event log (`WEBHOOKS_EVENT_RETENTION_DAYS`, default 30; docs/events.md),
    * and a deleted webhook endpoint with its delivery history (docs/webhooks.md).
@@ -271,6 +273,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     ownershipCacheTtlMs: intFrom(env, 'OWNERSHIP_CACHE_TTL_MS', 30000, 0, 3600000),
     cardReconcileIntervalMs: intFrom(env, 'CARD_RECONCILE_INTERVAL_MS', 60000, 100, 86400000),
     cardReconcileBatch: intFrom(env, 'CARD_RECONCILE_BATCH', 100, 1, 10000),
+    transactionReconcileIntervalMs: intFrom(env, 'TRANSACTION_RECONCILE_INTERVAL_MS', 30000, 100, 86400000),
     eventRetentionDays: intFrom(env, 'WEBHOOKS_EVENT_RETENTION_DAYS', 30, 1, 3650),
     notificationRetentionDays: intFrom(env, 'NOTIFICATIONS_RETENTION_DAYS', 7, 4, 3650),
     sandboxMode: booleanFrom(env, 'SANDBOX_MODE', !env.ISSUER_URL && !env.PROCESSING_URL && !env.ACCOUNTS_URL),

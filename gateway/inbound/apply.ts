@@ -1,9 +1,8 @@
-import { recordAudit } from '../audit/audit-log';
 import { syncCardWithIssuer, type SyncDeps } from '../cards/card-sync';
 import type { Queryable } from '../db/database';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
-import { emitEvent } from '../outbox/partner-events';
-import { toPartnerTransaction } from '../upstreams/partner-transaction';
+import { applyTransaction } from '../transactions/projection';
+import type { Transaction } from '../upstreams/types';
 
 /** The upstreams that notify the gateway (docs/upstreams.md, section 9). */
 export type NotifyingUpstream = 'issuer' | 'processing';
@@ -19,26 +18,12 @@ export interface IssuerNotification {
   reason: string | null;
 }
 
-/** A transaction as the processing system records it (its `GET /transactions` item, plus an optional decline reason). */
-export interface NotifiedTransaction {
-  id: string;
-  cardId: string;
-  accountId: string | null;
-  amount: number;
-  currency: string;
-  type: string;
-  status: string;
-  merchant: { name: string; mcc: string; city: string; country: string };
-  declineReason?: string;
-  createdAt: string;
-}
-
-/** Body of a processing notification: a transaction the processing system recorded. */
+/** Body of a processing notification: a transaction the processing system recorded, or a later step of its life, with its state after that step. */
 export interface ProcessingNotification {
   id: string;
-  type: 'transaction.created';
+  type: 'transaction.created' | 'transaction.updated';
   occurredAt: string;
-  transaction: NotifiedTransaction;
+  transaction: Transaction;
 }
 
 /** What applying a notification did: the 200 answer's `outcome`. */
@@ -71,37 +56,19 @@ export async function applyIssuerNotification(deps: SyncDeps, n: IssuerNotificat
 
 /**
  * Applies a processing notification in one transaction: the notification row (its conflict is a
- * duplicate: nothing else is written), the audit entry and the partner's `transaction.created` event.
- * Returns undefined for a notification already applied.
+ * duplicate: nothing else is written) and the transaction's state through the projection
+ * (`applyTransaction`: the row, the audit entry and the partner's events, none when the state is not
+ * newer than the one recorded). Returns undefined for a notification already applied.
  */
 export async function applyProcessingNotification(db: SyncDeps['db'], n: ProcessingNotification): Promise<NotificationOutcome | undefined> {
   return db.transaction(async (tx) => {
-    const card = (
-      await tx.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null }>(
-        'SELECT partner_id, individual_id, tenant_id FROM cards WHERE card_key = $1',
-        [n.transaction.cardId]
-      )
-    ).rows[0];
-    const outcome: NotificationOutcome = card ? 'applied' : 'unknown_card';
     const inserted = await tx.query(
-      `INSERT INTO upstream_notifications (upstream, id, type, outcome, card_key) VALUES ('processing', $1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id`,
-      [n.id, n.type, outcome, n.transaction.cardId]
+      `INSERT INTO upstream_notifications (upstream, id, type, outcome, card_key) VALUES ('processing', $1, $2, 'applied', $3) ON CONFLICT DO NOTHING RETURNING id`,
+      [n.id, n.type, n.transaction.cardId]
     );
     if ((inserted.rowCount ?? 0) === 0) return undefined;
-    if (!card) return outcome;
-    const requestId = `notify-${n.id}`;
-    await recordAudit(tx, {
-      partnerId: card.partner_id,
-      individualId: card.individual_id ?? undefined,
-      tenantId: card.tenant_id ?? undefined,
-      operation: 'card.transaction.received',
-      targetType: 'card',
-      targetId: n.transaction.cardId,
-      requestId,
-      outcome: 'success',
-      details: { source: 'processing', notificationId: n.id, transactionId: n.transaction.id, type: n.transaction.type, status: n.transaction.status },
-    });
-    await emitEvent(tx, { type: 'transaction.created', partnerId: card.partner_id, cardKey: n.transaction.cardId, data: { transaction: toPartnerTransaction(n.transaction) } });
+    const outcome = await applyTransaction(tx, n.transaction, { via: 'notification', notificationId: n.id });
+    if (outcome !== 'applied') await tx.query(`UPDATE upstream_notifications SET outcome = $2 WHERE upstream = 'processing' AND id = $1`, [n.id, outcome]);
     return outcome;
   });
 }
@@ -111,8 +78,8 @@ export async function applyProcessingNotification(db: SyncDeps['db'], n: Process
  * default 7), in batches; returns how many went. The log only has to outlive the upstreams' retry
  * window (docs/upstreams.md, section 9): a repeat arrives when the gateway's 2xx was lost, and the
  * upstream stops retrying after its window (the sandboxes' 24 h). Past it, a repeat would be applied
- * again: harmless for an issuer notification (the card is re-read, `unchanged`), a second
- * `transaction.created` for a processing one. Idempotent; safe on several instances.
+ * again, and change nothing: the issuer's card is re-read (`unchanged`), and a transaction's state
+ * is not newer than the one recorded (its version). Idempotent; safe on several instances.
  */
 export async function deleteExpiredNotifications(db: Queryable, retentionDays: number, batch = RETENTION_BATCH): Promise<number> {
   return deleteInBatches(

@@ -5,6 +5,9 @@ import { notFound, problemHandler } from '../http/problem';
 import { requestContext } from '../http/request-context';
 import { verifySignature } from '../webhooks/signature';
 import type { NotifySecrets } from './secrets';
+import { TRANSACTION_ID } from '../ids';
+import { TRANSACTION_STATUSES, TRANSACTION_STEP_KINDS, TRANSACTION_TYPES } from '../upstreams/partner-transaction';
+import type { Transaction, TransactionStatus, TransactionStep, TransactionStepKind, TransactionType } from '../upstreams/types';
 import { applyIssuerNotification, applyProcessingNotification, type IssuerNotification, type NotifyingUpstream, type ProcessingNotification } from './apply';
 
 /** How far a notification's `t` may be from the gateway's clock, in seconds (either way). */
@@ -42,36 +45,69 @@ function checkIssuer(body: Record<string, unknown>): IssuerNotification {
   };
 }
 
+const STATUSES: readonly string[] = TRANSACTION_STATUSES;
+const TYPES: readonly string[] = TRANSACTION_TYPES;
+const STEP_KINDS: readonly string[] = TRANSACTION_STEP_KINDS;
+/** Most steps one transaction's history may hold (a purchase has a handful). */
+const MAX_STEPS = 100;
+const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1e12;
+const isOptionalString = (v: unknown, max = 100) => v === null || v === undefined || isString(v, max);
+
+function checkHistory(value: unknown): TransactionStep[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_STEPS) throw invalid('transaction.history', `must be an array of 1 to ${MAX_STEPS} steps`);
+  return value.map((step: unknown, i) => {
+    if (!isObject(step) || !STEP_KINDS.includes(step.kind as string) || !isAmount(step.amount) || !isInstant(step.at)) {
+      throw invalid(`transaction.history.${i}`, `must be {kind: ${STEP_KINDS.join(' | ')}, amount, at}`);
+    }
+    return { kind: step.kind as TransactionStepKind, amount: step.amount, at: step.at };
+  });
+}
+
 function checkProcessing(body: Record<string, unknown>): ProcessingNotification {
-  if (body.type !== 'transaction.created') throw invalid('type', 'must be transaction.created');
+  if (body.type !== 'transaction.created' && body.type !== 'transaction.updated') throw invalid('type', 'must be transaction.created or transaction.updated');
   const t = body.transaction;
   if (!isObject(t)) throw invalid('transaction', 'must be an object');
   for (const name of ['id', 'cardId', 'currency', 'type', 'status'] as const) if (!isString(t[name], 100)) throw invalid(`transaction.${name}`, 'must be a string');
-  if (t.accountId !== null && t.accountId !== undefined && !isString(t.accountId, 100)) throw invalid('transaction.accountId', 'must be a string or null');
-  if (typeof t.amount !== 'number' || !Number.isFinite(t.amount) || t.amount < 0) throw invalid('transaction.amount', 'must be a non-negative number');
+  if (!TRANSACTION_ID.test(t.id as string)) throw invalid('transaction.id', 'must be 1 to 64 of A-Z a-z 0-9 _ -');
+  if (!TYPES.includes(t.type as string)) throw invalid('transaction.type', `must be one of ${TYPES.join(', ')}`);
+  if (!STATUSES.includes(t.status as string)) throw invalid('transaction.status', `must be one of ${STATUSES.join(', ')}`);
+  if (!isOptionalString(t.accountId)) throw invalid('transaction.accountId', 'must be a string or null');
+  if (!isAmount(t.amount)) throw invalid('transaction.amount', 'must be a non-negative number');
   if (!isInstant(t.createdAt)) throw invalid('transaction.createdAt', 'must be a date-time');
+  if (t.updatedAt !== undefined && !isInstant(t.updatedAt)) throw invalid('transaction.updatedAt', 'must be a date-time');
+  if (t.version !== undefined && !(Number.isInteger(t.version) && (t.version as number) >= 1 && (t.version as number) <= MAX_STEPS)) {
+    throw invalid('transaction.version', `must be an integer from 1 to ${MAX_STEPS}`);
+  }
+  if (t.settledAmount !== undefined && t.settledAmount !== null && !isAmount(t.settledAmount)) throw invalid('transaction.settledAmount', 'must be a non-negative number or null');
+  for (const name of ['declineReason', 'relatedTransactionId', 'authorizationId'] as const) {
+    if (!isOptionalString(t[name])) throw invalid(`transaction.${name}`, 'must be a string of at most 100 characters or null');
+  }
   const m = t.merchant;
   if (!isObject(m) || !['name', 'mcc', 'city', 'country'].every((k) => typeof m[k] === 'string' && (m[k] as string).length <= 200)) {
     throw invalid('transaction.merchant', 'must hold name, mcc, city and country');
   }
-  if (t.declineReason !== undefined && !isString(t.declineReason, 100)) throw invalid('transaction.declineReason', 'must be a string');
-  return {
-    id: body.id as string,
-    type: 'transaction.created',
-    occurredAt: body.occurredAt as string,
-    transaction: {
-      id: t.id as string,
-      cardId: t.cardId as string,
-      accountId: (t.accountId as string | null | undefined) ?? null,
-      amount: t.amount,
-      currency: t.currency as string,
-      type: t.type as string,
-      status: t.status as string,
-      merchant: { name: m.name as string, mcc: m.mcc as string, city: m.city as string, country: m.country as string },
-      ...(t.declineReason === undefined ? {} : { declineReason: t.declineReason as string }),
-      createdAt: t.createdAt as string,
-    },
+  const history = checkHistory(t.history);
+  if (history && t.version !== undefined && t.version !== history.length) throw invalid('transaction.version', 'must equal the number of history steps');
+  const transaction: Transaction = {
+    id: t.id as string,
+    cardId: t.cardId as string,
+    accountId: (t.accountId as string | null | undefined) ?? null,
+    amount: t.amount,
+    currency: t.currency as string,
+    type: t.type as TransactionType,
+    status: t.status as TransactionStatus,
+    merchant: { name: m.name as string, mcc: m.mcc as string, city: m.city as string, country: m.country as string },
+    createdAt: t.createdAt as string,
+    ...(t.updatedAt === undefined ? {} : { updatedAt: t.updatedAt as string }),
+    ...(t.version === undefined ? {} : { version: t.version as number }),
+    ...(t.settledAmount === undefined ? {} : { settledAmount: t.settledAmount as number | null }),
+    ...(t.declineReason === undefined ? {} : { declineReason: t.declineReason as string | null }),
+    ...(t.relatedTransactionId === undefined ? {} : { relatedTransactionId: t.relatedTransactionId as string | null }),
+    ...(t.authorizationId === undefined ? {} : { authorizationId: t.authorizationId as string | null }),
+    ...(history === undefined ? {} : { history }),
   };
+  return { id: body.id as string, type: body.type, occurredAt: body.occurredAt as string, transaction };
 }
 
 function receive(upstream: NotifyingUpstream, secrets: readonly string[], deps: SyncDeps): RequestHandler {

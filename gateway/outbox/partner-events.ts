@@ -1,9 +1,10 @@
 import type { Queryable } from '../db/database';
 import { newObjectId } from '../ids';
 import type { PartnerTransaction } from '../upstreams/partner-transaction';
+import type { TransactionStatus, TransactionStepKind } from '../upstreams/types';
 
 /** The types of partner event, in the order the docs list them (docs/events.md). */
-export const PARTNER_EVENT_TYPES = ['card.created', 'card.status_changed', 'card.updated', 'individual.created', 'transaction.created'] as const;
+export const PARTNER_EVENT_TYPES = ['card.created', 'card.status_changed', 'card.updated', 'individual.created', 'transaction.created', 'transaction.updated'] as const;
 export type PartnerEventType = (typeof PARTNER_EVENT_TYPES)[number];
 
 /** Who changed a card's status: the partner through the API, the issuer on its own, or an operator. */
@@ -47,7 +48,7 @@ export interface EventIndividual {
   updatedAt: string;
 }
 
-/** A transaction as `GET /individual/accounts/{id}/transactions` lists it. */
+/** A transaction as `GET /transactions/{id}` answers it. */
 export type EventTransaction = PartnerTransaction;
 
 /** The fields of a card whose change is a `card.updated` event. */
@@ -68,6 +69,7 @@ export interface PartnerEventData {
   'card.updated': { cardKey: string; changed: UpdatedCardField[]; card: EventCard; limits?: { name: string; value: number }[] };
   'individual.created': { individual: EventIndividual };
   'transaction.created': { transaction: EventTransaction };
+  'transaction.updated': { transaction: EventTransaction; previousStatus: TransactionStatus | null; change: TransactionStepKind };
 }
 
 /** An event to write. `cardKey` orders it among the card's events; `requestId` names the partner request that caused it. */

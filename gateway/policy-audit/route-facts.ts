@@ -55,7 +55,7 @@ export const UPSTREAM_CONTRACT_PATHS: Readonly<Record<string, readonly string[]>
     '/cards/{cardKey}/limits/{name}/available',
     '/pin-encryption-key',
   ],
-  processing: ['/webhooks/card-created', '/transactions', '/fees', '/delivery-methods', '/cards/status-update'],
+  processing: ['/webhooks/card-created', '/transactions', '/transactions/changes', '/transactions/{id}', '/fees', '/delivery-methods', '/cards/status-update'],
 };
 
 /** Our policy names, as the partner-gateway plugin registers them (a unit test compares with POLICIES). */

@@ -278,7 +278,16 @@ export interface TransactionQuery {
 }
 
 export type TransactionType = 'PURCHASE' | 'WITHDRAWAL' | 'REFUND';
-export type TransactionStatus = 'SETTLED' | 'PENDING' | 'DECLINED';
+export type TransactionStatus = 'PENDING' | 'SETTLED' | 'DECLINED' | 'REVERSED' | 'EXPIRED';
+/** A step of a transaction's life (docs/transactions.md). */
+export type TransactionStepKind = 'authorization' | 'clearing' | 'reversal' | 'expiry' | 'refund' | 'decline';
+
+/** One step of a transaction's history: what happened, for how much, when. */
+export interface TransactionStep {
+  kind: TransactionStepKind;
+  amount: number;
+  at: string;
+}
 
 /** One transaction of the processing system (6.2). */
 export interface Transaction {
@@ -292,6 +301,41 @@ export interface Transaction {
   merchant: { name: string; mcc: string; city: string; country: string };
   status: TransactionStatus;
   createdAt: string;
+  /**
+   * The lifecycle fields (docs/upstreams.md, 6.2): a processor that does not send them yet is read
+   * as a one-step transaction (`normalizeTransaction`).
+   */
+  updatedAt?: string;
+  /** Grows by one with each step; equals `history.length`. */
+  version?: number;
+  settledAmount?: number | null;
+  declineReason?: string | null;
+  relatedTransactionId?: string | null;
+  authorizationId?: string | null;
+  history?: TransactionStep[];
+}
+
+/** The control routes' `notify`: deliver the notification, lose it (`drop`), or keep it until released (`hold`). */
+export type SandboxNotify = 'deliver' | 'drop' | 'hold';
+
+/** Body of the processing sandbox's control route `POST /__sandbox/authorizations` (sandbox mode only). */
+export interface SimulatedAuthorization {
+  cardId: string;
+  amount: number;
+  currency?: string;
+  type?: 'PURCHASE' | 'WITHDRAWAL';
+  merchant?: { name?: string; mcc?: string; city?: string; country?: string };
+  authorizationId?: string;
+  notify?: SandboxNotify;
+}
+
+/** A later step the processing sandbox plays on a transaction (`POST /__sandbox/transactions/{id}/<step>`). */
+export type SimulatedStep = 'clearing' | 'reversal' | 'expiry' | 'refund';
+
+/** The processing system's change feed page (`GET /transactions/changes`, 6.x). */
+export interface TransactionChanges {
+  data: Transaction[];
+  nextCursor: string;
 }
 
 /** Body of the processing sandbox's control route `POST /__sandbox/transactions` (sandbox mode only). */
@@ -300,8 +344,9 @@ export interface SimulatedTransactionRequest {
   amount: number;
   currency: string;
   type?: 'authorization' | 'clearing' | 'decline';
-  merchant?: { name?: string; mcc?: string; country?: string };
+  merchant?: { name?: string; mcc?: string; city?: string; country?: string };
   declineReason?: string;
+  notify?: SandboxNotify;
 }
 
 /** Body of the issuer sandbox's control route `POST /__sandbox/cards/{cardKey}/issuer-status` (sandbox mode only). */

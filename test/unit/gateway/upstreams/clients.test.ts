@@ -92,6 +92,9 @@ const cases: MethodCase[] = [
     body: { event: 'card_created', cardKey: 'CK2', previousCardKey: 'CK1', cardMask: '5355 70** **** 1234', type: 'physical', ownerType: 'individual', ownerId: 'o1', partnerId: 'p1', occurredAt: '2026-03-01T10:15:00.000Z', accountId: '48213377' },
     status: 202, reply: { received: true },
   },
+  { name: 'processing.getTransaction', upstream: 'processing', call: (c, ctx) => c.processing.getTransaction(ctx, 'a1/..'), method: 'GET', uri: '/transactions/a1%2F..', reply: { id: 'a1', cardId: 'CK1' } },
+  { name: 'processing.transactionChanges', upstream: 'processing', call: (c, ctx) => c.processing.transactionChanges(ctx, 'b0.12', 100), method: 'GET', uri: '/transactions/changes?after=b0.12&limit=100', reply: { data: [], nextCursor: 'b0.12' } },
+  { name: 'processing.transactionChanges (from the start)', upstream: 'processing', call: (c, ctx) => c.processing.transactionChanges(ctx, undefined, 5), method: 'GET', uri: '/transactions/changes?limit=5', reply: { data: [], nextCursor: 'b0.0' } },
   // the sandboxes' control routes behind the simulate routes (sandbox mode only, docs/sandbox.md)
   {
     name: 'issuer.simulateStatus', upstream: 'issuer',
@@ -104,6 +107,18 @@ const cases: MethodCase[] = [
     call: (c, ctx) => c.processing.simulateTransaction(ctx, { cardId: 'CK1', amount: 12.5, currency: 'EUR', type: 'clearing', merchant: { name: 'Cafe', mcc: '5814', country: 'DE', extra: 'x' } as never }),
     method: 'POST', uri: '/__sandbox/transactions', body: { cardId: 'CK1', amount: 12.5, currency: 'EUR', type: 'clearing', merchant: { name: 'Cafe', mcc: '5814', country: 'DE' } },
     status: 201, reply: { id: 't1', cardId: 'CK1', accountId: '48213377', amount: 12.5, currency: 'EUR', type: 'PURCHASE', status: 'SETTLED', merchant: { name: 'Cafe', mcc: '5814', city: 'Online', country: 'DE' }, createdAt: '2026-03-01T10:15:00.000Z' },
+  },
+  {
+    name: 'processing.simulateAuthorization (only the control route\'s fields travel)', upstream: 'processing',
+    call: (c, ctx) => c.processing.simulateAuthorization(ctx, { cardId: 'CK1', amount: 9.5, type: 'WITHDRAWAL', authorizationId: 'auth_1', notify: 'drop', merchant: { mcc: '6011', extra: 'x' } as never }, 'op-1'),
+    method: 'POST', uri: '/__sandbox/authorizations', body: { cardId: 'CK1', amount: 9.5, type: 'WITHDRAWAL', authorizationId: 'auth_1', merchant: { mcc: '6011' } },
+    status: 201, reply: { id: 't2', cardId: 'CK1' },
+  },
+  {
+    name: 'processing.simulateStep', upstream: 'processing',
+    call: (c, ctx) => c.processing.simulateStep(ctx, 't2', 'reversal', { amount: 2 }, 'op-2'),
+    method: 'POST', uri: '/__sandbox/transactions/t2/reversal', body: { amount: 2 },
+    reply: { id: 't2', cardId: 'CK1' },
   },
 ];
 
@@ -148,8 +163,8 @@ describe('unit: upstreams/clients (every contract endpoint)', () => {
         'accounts.createAccount', 'accounts.findByOnboardingId',
         'issuer.createCard', 'issuer.getCard', 'issuer.getStatus', 'issuer.changeStatus', 'issuer.setEmbossName', 'issuer.replace', 'issuer.reissue',
         'issuer.setThreeDsAnswer', 'issuer.resetPinTries', 'issuer.changePin', 'issuer.forcePinLock', 'issuer.authorize', 'issuer.patchLimits', 'issuer.setLimit',
-        'processing.listTransactions', 'processing.statusUpdate', 'processing.cardCreated',
-        'issuer.simulateStatus', 'processing.simulateTransaction',
+        'processing.listTransactions', 'processing.getTransaction', 'processing.transactionChanges', 'processing.statusUpdate', 'processing.cardCreated',
+        'issuer.simulateStatus', 'processing.simulateTransaction', 'processing.simulateAuthorization', 'processing.simulateStep',
         'proxied issuer GET /cards/{cardKey}/cvv', 'proxied issuer GET /cards/{cardKey}/pan', 'proxied issuer GET /pin-encryption-key',
         'proxied issuer GET /cards/{cardKey}/limits', 'proxied issuer GET /cards/{cardKey}/limits/{name}', 'proxied issuer GET /cards/{cardKey}/limits/{name}/available',
         'proxied processing POST /fees', 'proxied processing GET /delivery-methods',

@@ -1,0 +1,221 @@
+import { recordAudit } from '../audit/audit-log';
+import type { Queryable } from '../db/database';
+import { emitEvent } from '../outbox/partner-events';
+import { normalizeTransaction, statusAfter, toPartnerTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
+import type { Transaction, TransactionStatus, TransactionStep, TransactionType } from '../upstreams/types';
+
+/**
+ * The gateway's projection of the card processing system's transactions (table
+ * `card_transactions`, docs/transactions.md): one row per transaction in the newest state the
+ * gateway has heard of, fed by the processor's notifications, the simulations' answers and the
+ * reconciler's reads of the processor's change feed, all through {@link applyTransaction}.
+ */
+
+/** How a transaction state reached the gateway (the audit entry's `via`). */
+export type TransactionOrigin =
+  | { via: 'notification'; notificationId: string }
+  | { via: 'reconciler' }
+  | { via: 'simulation'; requestId: string };
+
+/** What applying a state did: `applied` (newer than the row), `unchanged` (not newer), `unknown_card` (not a card of this gateway). */
+export type TransactionApplyOutcome = 'applied' | 'unchanged' | 'unknown_card';
+
+interface TransactionRow {
+  id: string;
+  partner_id: string;
+  card_key: string;
+  individual_id: string | null;
+  amount: string;
+  currency: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  merchant: { name: string; mcc: string; city: string; country: string };
+  settled_amount: string | null;
+  decline_reason: string | null;
+  related_transaction_id: string | null;
+  history: TransactionStep[];
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS =
+  'id, partner_id, card_key, individual_id, amount, currency, type, status, merchant, settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at';
+
+/** A projected row as partners see it. */
+function toView(row: TransactionRow): PartnerTransaction {
+  return toPartnerTransaction(
+    {
+      id: row.id,
+      cardId: row.card_key,
+      accountId: null,
+      amount: Number(row.amount),
+      currency: row.currency,
+      type: row.type,
+      status: row.status,
+      merchant: row.merchant,
+      createdAt: row.created_at.toISOString(),
+      updatedAt: row.updated_at.toISOString(),
+      version: row.version,
+      settledAmount: row.settled_amount === null ? null : Number(row.settled_amount),
+      declineReason: row.decline_reason,
+      relatedTransactionId: row.related_transaction_id,
+      history: typeof row.history === 'string' ? (JSON.parse(row.history) as TransactionStep[]) : row.history,
+    },
+    row.individual_id
+  );
+}
+
+/**
+ * Applies one state of a transaction, in `tx` (the caller's database transaction: a notification's
+ * dedupe row commits with it). A state whose `version` is not newer than the row's changes nothing,
+ * so a repeated, late or out-of-order state never moves a transaction back. A newer one replaces the
+ * row and writes, in the same transaction, the audit entry and one partner event per step the
+ * gateway had not seen, in the history's order: `transaction.created` for the first step,
+ * `transaction.updated {previousStatus, change}` for each later one (ordered per card). Each event
+ * carries the newest state; `previousStatus` is the status before that step, read from the history.
+ */
+export async function applyTransaction(tx: Queryable, snapshot: Transaction, origin: TransactionOrigin): Promise<TransactionApplyOutcome> {
+  const t = normalizeTransaction(snapshot);
+  const card = (
+    await tx.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null }>(
+      'SELECT partner_id, individual_id, tenant_id FROM cards WHERE card_key = $1',
+      [t.cardId]
+    )
+  ).rows[0];
+  if (!card) return 'unknown_card';
+  // One writer per transaction id at a time: a notification, the simulation that caused it and the
+  // reconciler may bring the same state at once, and only one of them may write its events.
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('txn:' || $1::text, 0))", [t.id]);
+  const existing = (
+    await tx.query<{ version: number; card_key: string; steps: number }>(
+      'SELECT version, card_key, jsonb_array_length(history) AS steps FROM card_transactions WHERE id = $1',
+      [t.id]
+    )
+  ).rows[0];
+  // A transaction never moves to another card: a state that says so is not applied.
+  if (existing && (existing.version >= t.version || existing.card_key !== t.cardId)) return 'unchanged';
+  await tx.query(
+    `INSERT INTO card_transactions (id, partner_id, card_key, individual_id, tenant_id, authorization_id, amount, currency, type, status, merchant,
+                                    settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+     ON CONFLICT (id) DO UPDATE SET amount = EXCLUDED.amount, status = EXCLUDED.status, settled_amount = EXCLUDED.settled_amount,
+       decline_reason = EXCLUDED.decline_reason, related_transaction_id = EXCLUDED.related_transaction_id, history = EXCLUDED.history,
+       version = EXCLUDED.version, updated_at = EXCLUDED.updated_at, merchant = EXCLUDED.merchant,
+       authorization_id = COALESCE(card_transactions.authorization_id, EXCLUDED.authorization_id), recorded_at = now()`,
+    [
+      t.id,
+      card.partner_id,
+      t.cardId,
+      card.individual_id,
+      card.tenant_id,
+      t.authorizationId,
+      t.amount,
+      t.currency,
+      t.type,
+      t.status,
+      JSON.stringify({ name: t.merchant.name, mcc: t.merchant.mcc, city: t.merchant.city, country: t.merchant.country }),
+      t.settledAmount,
+      t.declineReason,
+      t.relatedTransactionId,
+      JSON.stringify(t.history.map((s) => ({ kind: s.kind, amount: s.amount, at: s.at }))),
+      t.version,
+      t.createdAt,
+      t.updatedAt,
+    ]
+  );
+  const seen = existing?.steps ?? 0;
+  const newSteps = t.history.slice(seen);
+  await recordAudit(tx, {
+    partnerId: card.partner_id,
+    individualId: card.individual_id ?? undefined,
+    tenantId: card.tenant_id ?? undefined,
+    operation: existing ? 'card.transaction.updated' : 'card.transaction.received',
+    targetType: 'card',
+    targetId: t.cardId,
+    requestId: origin.via === 'simulation' ? origin.requestId : origin.via === 'notification' ? `notify-${origin.notificationId}` : 'transaction-reconciler',
+    outcome: 'success',
+    details: {
+      source: 'processing',
+      via: origin.via,
+      ...(origin.via === 'notification' ? { notificationId: origin.notificationId } : {}),
+      transactionId: t.id,
+      type: t.type,
+      status: t.status,
+      version: t.version,
+      steps: newSteps.map((s) => s.kind).join(','),
+    },
+  });
+  const transaction = toPartnerTransaction(t, card.individual_id);
+  const requestId = origin.via === 'simulation' ? origin.requestId : undefined;
+  for (let i = seen; i < t.history.length; i++) {
+    if (i === 0) {
+      await emitEvent(tx, { type: 'transaction.created', partnerId: card.partner_id, cardKey: t.cardId, requestId, data: { transaction } });
+    } else {
+      await emitEvent(tx, {
+        type: 'transaction.updated',
+        partnerId: card.partner_id,
+        cardKey: t.cardId,
+        requestId,
+        data: { transaction, previousStatus: statusAfter(t.history, i), change: t.history[i].kind },
+      });
+    }
+  }
+  return 'applied';
+}
+
+/** One of the partner's transactions, or undefined. */
+export async function findTransaction(db: Queryable, partnerId: string, id: string): Promise<PartnerTransaction | undefined> {
+  const rows = await db.query<TransactionRow>(`SELECT ${COLUMNS} FROM card_transactions WHERE id = $1 AND partner_id = $2`, [id, partnerId]);
+  return rows.rows[0] && toView(rows.rows[0]);
+}
+
+/** The filters of the partner-wide search (all optional); `from` inclusive, `to` exclusive, on `createdAt`. */
+export interface TransactionFilters {
+  cardKey?: string;
+  individualId?: string;
+  status?: TransactionStatus;
+  type?: TransactionType;
+  from?: string;
+  to?: string;
+}
+
+/** Where a page starts: after the transaction at (createdAt, id), newest first. */
+export interface TransactionPosition {
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * One page of the partner's transactions, newest first (ties by id, descending), after `after`:
+ * `limit` of them and the position of the last when an older page exists. Only the conditions
+ * asked for are written, so each shape walks its index (partner, [card | individual | status,]
+ * created_at DESC, id DESC); a window is a range on created_at within it, the position a row
+ * comparison on the same columns, so rows inserted meanwhile never shift a page.
+ */
+export async function listTransactions(
+  db: Queryable,
+  partnerId: string,
+  filters: TransactionFilters,
+  page: { limit: number; after?: TransactionPosition }
+): Promise<{ data: PartnerTransaction[]; last?: TransactionPosition }> {
+  const params: unknown[] = [partnerId, page.limit + 1];
+  let where = 'partner_id = $1';
+  if (filters.cardKey !== undefined) where += ` AND card_key = $${params.push(filters.cardKey)}`;
+  if (filters.individualId !== undefined) where += ` AND individual_id = $${params.push(filters.individualId)}`;
+  if (filters.status !== undefined) where += ` AND status = $${params.push(filters.status)}`;
+  if (filters.type !== undefined) where += ` AND type = $${params.push(filters.type)}`;
+  if (filters.from !== undefined) where += ` AND created_at >= $${params.push(filters.from)}`;
+  if (filters.to !== undefined) where += ` AND created_at < $${params.push(filters.to)}`;
+  if (page.after !== undefined) where += ` AND (created_at, id) < ($${params.push(page.after.createdAt)}::timestamptz, $${params.push(page.after.id)})`;
+  // The position is read at the database's precision (microseconds): a Date would round it to milliseconds.
+  const rows = await db.query<TransactionRow & { position_at: string }>(
+    `SELECT ${COLUMNS}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at
+       FROM card_transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
+    params
+  );
+  const items = rows.rows.slice(0, page.limit);
+  const more = rows.rows.length > page.limit;
+  const lastRow = items[items.length - 1];
+  return { data: items.map(toView), ...(more && lastRow ? { last: { createdAt: lastRow.position_at, id: lastRow.id } } : {}) };
+}

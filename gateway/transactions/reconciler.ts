@@ -1,0 +1,60 @@
+import { every } from '../background/every';
+import type { Database } from '../db/database';
+import type { Logger } from '../logging/logger';
+import type { ProcessingClient } from '../upstreams/processing-client';
+import { applyTransaction } from './projection';
+
+/** What the transaction reconciler needs. */
+export interface TransactionReconcilerDeps {
+  db: Database;
+  processing: ProcessingClient;
+  log: Logger;
+  /** The processing system's base URL: the key of the feed cursor (instances in front of one processor share it). */
+  source: string;
+}
+
+/** Transactions asked for per page of the change feed. */
+export const FEED_PAGE = 100;
+/** Most pages one pass reads (10,000 changes): the next pass goes on from there. */
+export const FEED_PAGES_PER_PASS = 100;
+
+/**
+ * One pass of the transaction reconciler (docs/transactions.md, "Lost notifications"): reads the
+ * processing system's change feed (`GET /transactions/changes`) from where the last pass stopped,
+ * applies each transaction's state through the projection (a state the gateway already has changes
+ * nothing; a newer one writes its row, audit entry and events, exactly as its notification would
+ * have), and stores the new position. No database transaction is held across the upstream call: each
+ * state is applied in its own, and the position is stored after, so a pass cut short is read again
+ * (harmlessly) by the next. Instances may run passes at once: they apply the same states, once each.
+ * Returns how many states it applied (that the projection lacked).
+ */
+export async function reconcileTransactions(deps: TransactionReconcilerDeps): Promise<{ read: number; applied: number }> {
+  const { db, processing, source } = deps;
+  const stored = await db.query<{ cursor: string }>('SELECT cursor FROM transaction_feed_cursors WHERE source = $1', [source]);
+  let cursor: string | undefined = stored.rows[0]?.cursor;
+  let read = 0;
+  let applied = 0;
+  for (let pageNo = 0; pageNo < FEED_PAGES_PER_PASS; pageNo++) {
+    const page = await processing.transactionChanges({ requestId: `transaction-reconciler-${Date.now().toString(36)}` }, cursor, FEED_PAGE);
+    for (const transaction of page.data) {
+      read += 1;
+      const outcome = await db.transaction((tx) => applyTransaction(tx, transaction, { via: 'reconciler' }));
+      if (outcome === 'applied') applied += 1;
+    }
+    const moved = page.nextCursor !== cursor;
+    cursor = page.nextCursor;
+    await db.query(
+      `INSERT INTO transaction_feed_cursors (source, cursor) VALUES ($1, $2)
+       ON CONFLICT (source) DO UPDATE SET cursor = EXCLUDED.cursor, updated_at = now()`,
+      [source, cursor]
+    );
+    if (page.data.length < FEED_PAGE || !moved) break;
+  }
+  if (applied > 0) deps.log.info({ read, applied }, 'transaction reconciler applied states the notifications had not brought');
+  return { read, applied };
+}
+
+/** Runs {@link reconcileTransactions} every `intervalMs` (`TRANSACTION_RECONCILE_INTERVAL_MS`). */
+export function startTransactionReconciler(deps: TransactionReconcilerDeps, intervalMs: number): () => void {
+  return every(intervalMs, () => reconcileTransactions(deps), deps.log, 'transaction reconciliation pass failed');
+}
