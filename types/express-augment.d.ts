@@ -14,7 +14,7 @@ declare global {
       /** Set by the es512-jwt policy once the token is verified. */
       partner?: Partner;
       /** Set by the ownership policy: the checked resource and its owner. */
-      ownership?: { kind: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint'; id: string; partnerId: string; individualId?: string; tenantId?: string };
+      ownership?: { kind: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction'; id: string; partnerId: string; individualId?: string; tenantId?: string };
       /**
        * Set by the idempotency policy when the request claimed its Idempotency-Key: the upstream
        * operation id of this partner operation, the same for every retry of the key (migration 007),

@@ -15,9 +15,10 @@ export const TAGS = [
   { name: 'Card secrets and PIN', description: 'CVV and card number encrypted under your RSA key, and the PIN operations (PIN blocks encrypted under the issuer key). Every read is audited; nothing is logged.' },
   { name: 'Card limits', description: 'Spending and withdrawal limits of a card: dailyPurchase, monthlyPurchase, dailyWithdrawal, monthlyWithdrawal, singleTransaction.' },
   { name: 'Fees and delivery', description: 'Card issuing and delivery fees, and the delivery methods of a country (spec 4.4).' },
+  { name: 'Transactions', description: 'Your card transactions, each one object from its authorization to its clearing, reversal, expiry or refund, with its `history`; searchable across all your cards (docs/transactions.md).' },
   { name: 'Webhooks', description: 'Endpoints that receive your events, signed (`Partner-Gateway-Signature`) and retried for 3 days; their secrets, rotation and delivery attempts (docs/webhooks.md).' },
   { name: 'Events', description: 'What happened to your cards and individuals, newest first, kept 30 days: each event is written with the change that causes it (docs/events.md). The `webhooks` section documents each type.' },
-  { name: 'Sandbox', description: 'Sandbox mode only (elsewhere these routes answer 404): make the sandboxes record a transaction or change a card\'s status on their own, as a merchant or the issuer would, to see the events your webhooks receive (docs/sandbox.md).' },
+  { name: 'Sandbox', description: 'Sandbox mode only (elsewhere these routes answer 404): make the sandboxes authorize, clear, reverse, expire or refund a transaction, or change a card\'s status on their own, as a merchant or the issuer would, to see the events your webhooks receive (docs/sandbox.md).' },
   { name: 'Service', description: 'Public routes without a token: liveness probe and this documentation.' },
 ] as const;
 export type TagName = (typeof TAGS)[number]['name'];
@@ -36,7 +37,7 @@ export interface SuccessAnswer {
 
 /** A resource whose owner the pipeline's `ownership` step checks, and where its id is. */
 export interface OwnershipCheck {
-  resource: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint';
+  resource: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction';
   /** The path parameter (`in: 'path'`) or top-level body field (`in: 'body'`) holding the id. */
   param: string;
   in: 'path' | 'body';

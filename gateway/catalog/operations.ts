@@ -19,6 +19,7 @@ const OWNS_INDIVIDUAL: readonly OwnershipCheck[] = [{ resource: 'individual', pa
 const OWNS_CARD: readonly OwnershipCheck[] = [{ resource: 'card', param: 'id', in: 'path' }];
 const OWNS_EVENT: readonly OwnershipCheck[] = [{ resource: 'event', param: 'id', in: 'path' }];
 const OWNS_WEBHOOK_ENDPOINT: readonly OwnershipCheck[] = [{ resource: 'webhook-endpoint', param: 'id', in: 'path' }];
+const OWNS_TRANSACTION: readonly OwnershipCheck[] = [{ resource: 'transaction', param: 'id', in: 'path' }];
 // A cardKey or clientId named in a fee check's body must be the caller's (docs/ownership.md); iban
 // is passed through unchecked (docs/decisions.md).
 const OWNS_BODY_CARD_AND_CLIENT: readonly OwnershipCheck[] = [
@@ -472,6 +473,28 @@ export const OPERATIONS = {
     doc: { summary: 'Check card delivery fee', description: 'The gateway sets `OperationType` to `CARD_DELIVERY_FEE`.', tag: 'Fees and delivery', answer: json('FeeResult', 'The fee') },
   },
 
+  // Transactions (docs/transactions.md): the gateway's projection of the processing system's
+  'list-transactions': {
+    method: 'GET',
+    path: '/api/partner/transactions',
+    schemas: { query: 'transactions-search-query' },
+    ends: LOCAL,
+    doc: {
+      summary: 'Search transactions',
+      description:
+        'Your transactions across all your individuals and B2B cards, newest first by `createdAt`, filtered by any of `cardKey`, `individualId`, `status`, `type` and a `from` (inclusive) / `to` (exclusive) window. Pass the answer\'s `nextCursor` as `cursor`, with the same filters, for the next (older) page: transactions recorded meanwhile never shift a page; `nextCursor` is null on the last page. A filter naming a card or individual that is not yours matches nothing. Empty when the processing system is not configured for you.',
+      tag: 'Transactions',
+      answer: json('TransactionList', 'A page of transactions'),
+    },
+  },
+  'get-transaction': {
+    method: 'GET',
+    path: '/api/partner/transactions/:id',
+    ownership: OWNS_TRANSACTION,
+    ends: LOCAL,
+    doc: { summary: 'Get transaction', description: 'One of your transactions with its `history`: every step of its life, oldest first.', tag: 'Transactions', answer: json('Transaction', 'The transaction') },
+  },
+
   // Events (docs/events.md)
   'list-events': {
     method: 'GET',
@@ -595,9 +618,90 @@ export const OPERATIONS = {
     doc: {
       summary: 'Simulate a card transaction',
       description:
-        'Sandbox mode only (404 elsewhere). The processing sandbox records a transaction on the card: `authorization` (the default) is PENDING, `clearing` SETTLED, `decline` DECLINED. It then appears in the individual\'s transactions and as a `transaction.created` event.',
+        'Sandbox mode only (404 elsewhere). The shortcut: the processing sandbox records a transaction on the card: `authorization` (the default) is PENDING, `clearing` a force-post (SETTLED with no authorization before it), `decline` DECLINED with its `declineReason`. It then appears in the transactions and as a `transaction.created` event. The lifecycle routes (`/simulate/cards/{id}/authorizations`, `/simulate/transactions/{id}/...`) play the steps of one transaction.',
       tag: 'Sandbox',
       answer: json('Transaction', 'The recorded transaction', 201),
+    },
+  },
+  'simulate-card-authorization': {
+    method: 'POST',
+    path: '/api/partner/simulate/cards/:id/authorizations',
+    ownership: OWNS_CARD,
+    schemas: { body: 'simulate-authorization' },
+    ends: ORCHESTRATION,
+    audit: 'card.simulate.authorization',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate an authorization',
+      description:
+        'Sandbox mode only (404 elsewhere). The processing sandbox authorizes a purchase or withdrawal on the card: a PENDING transaction, a `transaction.created` event. `authorizationId` is the processor\'s id of the authorization: sending the same one again plays the processor\'s retry and answers the same transaction, nothing new.',
+      tag: 'Sandbox',
+      conflicts: ['authorization_id_reused'],
+      answer: json('Transaction', 'The authorized transaction', 201),
+    },
+  },
+  'simulate-transaction-clearing': {
+    method: 'POST',
+    path: '/api/partner/simulate/transactions/:id/clearing',
+    ownership: OWNS_TRANSACTION,
+    schemas: { body: 'simulate-transaction-step' },
+    ends: ORCHESTRATION,
+    audit: 'card.simulate.clearing',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate a clearing',
+      description: 'Sandbox mode only (404 elsewhere). Clears a PENDING transaction in full, or for less than its amount (`settledAmount`): SETTLED, a `transaction.updated` event (`change: clearing`).',
+      tag: 'Sandbox',
+      conflicts: ['transaction_not_pending', 'amount_exceeds_remaining'],
+      answer: json('Transaction', 'The transaction after the step'),
+    },
+  },
+  'simulate-transaction-reversal': {
+    method: 'POST',
+    path: '/api/partner/simulate/transactions/:id/reversal',
+    ownership: OWNS_TRANSACTION,
+    schemas: { body: 'simulate-transaction-step' },
+    ends: ORCHESTRATION,
+    audit: 'card.simulate.reversal',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate a reversal',
+      description: 'Sandbox mode only (404 elsewhere). Reverses a PENDING transaction in full (REVERSED, `amount` 0) or in part (`amount` lowered, still PENDING): a `transaction.updated` event (`change: reversal`).',
+      tag: 'Sandbox',
+      conflicts: ['transaction_not_pending', 'amount_exceeds_remaining'],
+      answer: json('Transaction', 'The transaction after the step'),
+    },
+  },
+  'simulate-transaction-expiry': {
+    method: 'POST',
+    path: '/api/partner/simulate/transactions/:id/expiry',
+    ownership: OWNS_TRANSACTION,
+    schemas: { body: 'empty-body' },
+    ends: ORCHESTRATION,
+    audit: 'card.simulate.expiry',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate an expiry',
+      description: 'Sandbox mode only (404 elsewhere). A PENDING authorization that was never cleared expires: EXPIRED, a `transaction.updated` event (`change: expiry`).',
+      tag: 'Sandbox',
+      conflicts: ['transaction_not_pending'],
+      answer: json('Transaction', 'The transaction after the step'),
+    },
+  },
+  'simulate-transaction-refund': {
+    method: 'POST',
+    path: '/api/partner/simulate/transactions/:id/refund',
+    ownership: OWNS_TRANSACTION,
+    schemas: { body: 'simulate-transaction-step' },
+    ends: ORCHESTRATION,
+    audit: 'card.simulate.refund',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate a refund',
+      description: 'Sandbox mode only (404 elsewhere). Refunds a SETTLED purchase, in full (what is left of its settled amount) or in part: a new REFUND transaction whose `relatedTransactionId` is the purchase, and its `transaction.created` event.',
+      tag: 'Sandbox',
+      conflicts: ['refund_not_allowed', 'refund_exceeds_settled'],
+      answer: json('Transaction', 'The new REFUND transaction', 201),
     },
   },
   'simulate-card-issuer-status': {

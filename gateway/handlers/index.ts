@@ -20,8 +20,8 @@ import { healthCheck } from './health-check';
 import { createIndividual } from './individual-create';
 import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndividualCardStatusHistory, listIndividuals } from './individuals';
 import { me } from './me';
-import { simulateCardIssuerStatus, simulateCardTransaction } from './simulations';
-import { listIndividualTransactions } from './transactions';
+import { simulateCardAuthorization, simulateCardIssuerStatus, simulateCardTransaction, simulateTransactionStep } from './simulations';
+import { getPartnerTransaction, listIndividualTransactions, listPartnerTransactions } from './transactions';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -74,6 +74,8 @@ export const HANDLERS = {
   'delete-webhook-endpoint': deleteWebhookEndpoint,
   'rotate-webhook-secret': rotateWebhookSecret,
   'list-webhook-deliveries': listWebhookDeliveries,
+  'list-transactions': listPartnerTransactions,
+  'get-transaction': getPartnerTransaction,
   // Orchestrations: they call upstreams through the typed clients and keep PostgreSQL consistent with them.
   'create-individual': createIndividual,
   'issue-virtual-card': issueCard('virtual'),
@@ -102,4 +104,9 @@ export const HANDLERS = {
   // Sandbox mode only (404 elsewhere): they drive the sandboxes' control routes.
   'simulate-card-transaction': simulateCardTransaction,
   'simulate-card-issuer-status': simulateCardIssuerStatus,
+  'simulate-card-authorization': simulateCardAuthorization,
+  'simulate-transaction-clearing': simulateTransactionStep('clearing'),
+  'simulate-transaction-reversal': simulateTransactionStep('reversal'),
+  'simulate-transaction-expiry': simulateTransactionStep('expiry'),
+  'simulate-transaction-refund': simulateTransactionStep('refund'),
 } satisfies Record<HandledOperationName, HandlerFactory>;

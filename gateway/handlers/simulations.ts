@@ -2,13 +2,14 @@ import type { Request, RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { statusCodeFor, type CardStatus } from '../cards/card-status';
 import { markIssuerCheckDue } from '../cards/card-sync';
-import { GatewayError } from '../errors';
+import { GatewayError, type ErrorCode } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
-import type { IssuerStatusCode, Transaction } from '../upstreams/types';
+import { findTransaction, applyTransaction } from '../transactions/projection';
+import { toPartnerTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
+import type { IssuerStatusCode, SimulatedAuthorization, SimulatedStep, SimulatedTransactionRequest, Transaction } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
-import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
 /**
  * Outside sandbox mode the route does not exist for the partner: its pipeline is not even mounted
@@ -19,42 +20,125 @@ function refuseOutsideSandbox(services: HandlerServices, req: Request): void {
   if (!services.sandboxMode) throw new GatewayError('route_not_found', `No route serves ${req.method} ${req.path}`);
 }
 
+/** The processing sandbox's refusals of a lifecycle step, as the partner's problem codes. */
+const LIFECYCLE_REFUSALS: Readonly<Record<string, { code: ErrorCode; detail: string }>> = {
+  TRANSACTION_NOT_PENDING: { code: 'transaction_not_pending', detail: 'Only a PENDING transaction can be cleared, reversed or expire' },
+  AMOUNT_EXCEEDS_AUTHORIZED: { code: 'amount_exceeds_remaining', detail: "The amount is more than the transaction's amount" },
+  AMOUNT_EXCEEDS_REMAINING: { code: 'amount_exceeds_remaining', detail: 'The amount is more than is left of the transaction' },
+  REFUND_NOT_ALLOWED: { code: 'refund_not_allowed', detail: 'Only a SETTLED purchase can be refunded' },
+  REFUND_EXCEEDS_SETTLED: { code: 'refund_exceeds_settled', detail: 'The amount is more than is left of the settled amount after earlier refunds' },
+  AUTHORIZATION_ID_REUSED: { code: 'authorization_id_reused', detail: 'The processor already used this authorizationId for another card' },
+};
+
+function lifecycleRefusal(err: unknown): unknown {
+  const upstreamCode = err instanceof GatewayError && err.code === 'conflict' ? err.extensions?.upstreamCode : undefined;
+  const refusal = typeof upstreamCode === 'string' ? LIFECYCLE_REFUSALS[upstreamCode] : undefined;
+  return refusal ? new GatewayError(refusal.code, refusal.detail, { extensions: { upstream: 'processing', upstreamCode: upstreamCode as string } }) : err;
+}
+
 /**
- * `POST /simulate/cards/{id}/transactions` (sandbox mode only): the processing sandbox records the
- * transaction and notifies the gateway before it answers, so the `transaction.created` event comes
- * through the inbound listener as a real one would (docs/upstreams.md section 9).
+ * Runs a processing sandbox call that records a transaction or a step of one, then applies the
+ * state it answers to the projection (the sandbox notified it before answering; should that
+ * notification still be on its way, this applies it first, and the notification then changes
+ * nothing). Audited on the transaction's card; answers the transaction as `GET /transactions/{id}`
+ * shows it.
+ */
+async function simulate(
+  services: HandlerServices,
+  req: Request,
+  operation: string,
+  cardKey: string,
+  call: () => Promise<Transaction>,
+  details: Record<string, string | number | boolean | null>
+): Promise<PartnerTransaction> {
+  const { db, log } = services;
+  const audit = { ...cardAudit(req, operation), targetId: cardKey };
+  let transaction: Transaction;
+  try {
+    transaction = await call();
+  } catch (err) {
+    const refused = lifecycleRefusal(err);
+    const reason = refused instanceof GatewayError ? refused.code : 'error';
+    await recordAudit(db, { ...audit, outcome: 'failure', details: { ...details, reason } }).catch((auditError: unknown) =>
+      log.warn({ err: auditError, requestId: req.requestId }, 'failure audit entry not written')
+    );
+    throw refused;
+  }
+  await db.transaction((tx) => applyTransaction(tx, transaction, { via: 'simulation', requestId: req.requestId }));
+  await recordAudit(db, { ...audit, outcome: 'success', details: { ...details, transactionId: transaction.id } });
+  return (await findTransaction(db, req.ownership!.partnerId, transaction.id)) ?? toPartnerTransaction(transaction, req.ownership!.individualId ?? null);
+}
+
+/**
+ * `POST /simulate/cards/{id}/transactions` (sandbox mode only), the shortcut: the processing sandbox
+ * records an authorization (PENDING), a force-posted clearing (SETTLED) or a decline, and notifies
+ * the gateway before it answers, so its event comes through the inbound listener as a real one
+ * would (docs/upstreams.md section 9).
  */
 export function simulateCardTransaction(services: HandlerServices, build: HandlerBuild): RequestHandler {
   const operation = auditActionOf(build);
-  const { db, clients, log } = services;
+  const { db, clients } = services;
   return asyncHandler(async function simulateTransactionHandler(req, res) {
     refuseOutsideSandbox(services, req);
     const cardKey = req.ownership!.id;
     await loadCardRow(db, cardKey);
-    const { amount, currency, type, merchant, declineReason } = req.body as {
-      amount: number;
-      currency: string;
-      type?: 'authorization' | 'clearing' | 'decline';
-      merchant?: { name?: string; mcc?: string; country?: string };
-      declineReason?: string;
-    };
-    let transaction: Transaction;
-    try {
-      transaction = await clients.processing.simulateTransaction(
-        callContext(req, res),
-        { cardId: cardKey, amount, currency, type, merchant, declineReason },
-        upstreamOperationId(req),
-      );
-    } catch (err) {
-      const reason = err instanceof GatewayError ? err.code : 'error';
-      await recordAudit(db, { ...cardAudit(req, operation), outcome: 'failure', details: { reason } }).catch((auditError: unknown) =>
-        log.warn({ err: auditError, requestId: req.requestId }, 'failure audit entry not written')
-      );
-      throw err;
-    }
-    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success', details: { transactionId: transaction.id, amount, currency, type: type ?? 'authorization' } });
-    res.status(201).json(toPartnerTransaction(transaction));
+    const { amount, currency, type, merchant, declineReason } = req.body as SimulatedTransactionRequest;
+    const body = { cardId: cardKey, amount, currency, type, merchant, declineReason };
+    const transaction = await simulate(services, req, operation, cardKey, () => clients.processing.simulateTransaction(callContext(req, res), body, upstreamOperationId(req)), {
+      amount,
+      currency,
+      type: type ?? 'authorization',
+    });
+    res.status(201).json(transaction);
   });
+}
+
+/**
+ * `POST /simulate/cards/{id}/authorizations` (sandbox mode only): the processing sandbox authorizes a
+ * purchase or withdrawal (PENDING). The same `authorizationId` again is the processor's retry of
+ * that authorization: the same transaction, nothing new.
+ */
+export function simulateCardAuthorization(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
+  const { db, clients } = services;
+  return asyncHandler(async function simulateAuthorizationHandler(req, res) {
+    refuseOutsideSandbox(services, req);
+    const cardKey = req.ownership!.id;
+    await loadCardRow(db, cardKey);
+    const { amount, currency, type, merchant, authorizationId } = req.body as Omit<SimulatedAuthorization, 'cardId' | 'notify'>;
+    const body = { cardId: cardKey, amount, currency, type, merchant, authorizationId };
+    const transaction = await simulate(services, req, operation, cardKey, () => clients.processing.simulateAuthorization(callContext(req, res), body, upstreamOperationId(req)), {
+      amount,
+      type: type ?? 'PURCHASE',
+      authorizationId: authorizationId ?? null,
+    });
+    res.status(201).json(transaction);
+  });
+}
+
+/**
+ * `POST /simulate/transactions/{id}/clearing | reversal | expiry | refund` (sandbox mode only): the
+ * processing sandbox plays that step of the transaction's life. A step the lifecycle forbids is 409
+ * with its code (docs/transactions.md); a refund answers the new REFUND transaction (201).
+ */
+export function simulateTransactionStep(step: SimulatedStep): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
+  return (services, build) => {
+    const operation = auditActionOf(build);
+    const { db, clients } = services;
+    return asyncHandler(async function simulateStepHandler(req, res) {
+      refuseOutsideSandbox(services, req);
+      const id = req.ownership!.id;
+      const cardKey = (await db.query<{ card_key: string }>('SELECT card_key FROM card_transactions WHERE id = $1', [id])).rows[0]?.card_key;
+      if (cardKey === undefined) throw new GatewayError('not_found', 'No transaction has this id');
+      const { amount } = (req.body ?? {}) as { amount?: number };
+      const transaction = await simulate(services, req, operation, cardKey, () => clients.processing.simulateStep(callContext(req, res), id, step, { amount }, upstreamOperationId(req)), {
+        step,
+        of: id,
+        amount: amount ?? null,
+      });
+      res.status(step === 'refund' ? 201 : 200).json(transaction);
+    });
+  };
 }
 
 /**

@@ -4,13 +4,18 @@ import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
+import { cursorKey, decodeTransactionCursor, encodeTransactionCursor } from '../transactions/list-cursor';
+import { findTransaction, listTransactions, type TransactionFilters, type TransactionPosition } from '../transactions/projection';
 import type { HandlerServices } from './services';
 import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
 /**
  * `GET /individual/accounts/{id}/transactions?page&limit[&cardKey]` (spec 4.2): from the card
  * processing system, by the individual's account identification (its clientID) and, when given,
- * one of its cards. A partner without the processing system configured gets an empty page.
+ * one of its cards. A partner without the processing system configured gets an empty page. The
+ * processor answers it rather than the projection (docs/transactions.md, "Where the data comes
+ * from"): it is the spec's page-numbered list with an exact total, and holds the account's whole
+ * history, also what it recorded before the gateway was told of it.
  */
 export function listIndividualTransactions(services: HandlerServices): RequestHandler {
   const { db, clients, individuals, partners } = services;
@@ -35,8 +40,57 @@ export function listIndividualTransactions(services: HandlerServices): RequestHa
       limit: page.limit,
     });
     res.json({
-      data: result.data.map(toPartnerTransaction),
+      data: result.data.map((t) => toPartnerTransaction(t, individualId)),
       pagination: pagination(page, result.total),
     });
+  });
+}
+
+/** The validated query of the partner-wide search (schema `transactions-search-query`). */
+interface SearchQuery extends TransactionFilters {
+  limit: number;
+  cursor?: string;
+}
+
+function badParam(name: string, reason: string, detail: string): GatewayError {
+  return new GatewayError('validation_failed', detail, { invalidParams: [{ name, reason }] });
+}
+
+/**
+ * `GET /transactions?cardKey&individualId&status&type&from&to&limit&cursor`: the partner's
+ * transactions across all its individuals and B2B cards, newest first, from the gateway's
+ * projection, as `{data, nextCursor}`. A filter naming another partner's card or individual simply
+ * matches nothing. A partner without the processing system gets an empty page, as the individual list.
+ */
+export function listPartnerTransactions(services: HandlerServices): RequestHandler {
+  const { db, partners } = services;
+  return asyncHandler(async function listPartnerTransactionsHandler(req, res) {
+    const { limit, cursor, ...filters } = req.query as unknown as SearchQuery;
+    if (filters.from !== undefined && filters.to !== undefined && Date.parse(filters.from) > Date.parse(filters.to)) {
+      throw badParam('from', 'must not be after to', 'from is after to');
+    }
+    const partnerId = req.partner!._id;
+    const [key, processingEnabled] = await Promise.all([cursorKey(db), partners.processingEnabled(partnerId)]);
+    let after: TransactionPosition | undefined;
+    if (cursor !== undefined) {
+      after = decodeTransactionCursor(key, partnerId, filters, cursor);
+      if (after === undefined) throw badParam('cursor', 'must be the nextCursor of a previous page of the same search', 'The cursor is not one this API gave for this search');
+    }
+    if (!processingEnabled) {
+      res.json({ data: [], nextCursor: null });
+      return;
+    }
+    const page = await listTransactions(db, partnerId, filters, { limit, after });
+    res.json({ data: page.data, nextCursor: page.last ? encodeTransactionCursor(key, partnerId, filters, page.last) : null });
+  });
+}
+
+/** `GET /transactions/{id}`: one of the partner's transactions with its history (the ownership step answered 400 / 403 / 404 for the others). */
+export function getPartnerTransaction(services: HandlerServices): RequestHandler {
+  const { db } = services;
+  return asyncHandler(async function getTransactionHandler(req, res) {
+    const transaction = await findTransaction(db, req.ownership!.partnerId, req.ownership!.id);
+    if (!transaction) throw new GatewayError('not_found', 'No transaction has this id');
+    res.json(transaction);
   });
 }

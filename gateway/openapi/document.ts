@@ -1,4 +1,4 @@
-import { CARD_KEY, EVENT_ID, OBJECT_ID, WEBHOOK_ENDPOINT_ID } from '../ids';
+import { CARD_KEY, EVENT_ID, OBJECT_ID, TRANSACTION_ID, WEBHOOK_ENDPOINT_ID } from '../ids';
 import { PARTNER_EVENT_TYPES, type PartnerEventType } from '../outbox/partner-events';
 import { ERROR_CATALOG, PROBLEM_TYPE_BASE, type ErrorCode } from '../errors';
 import { SCHEMAS, type SchemaName } from '../schemas';
@@ -35,6 +35,7 @@ const PATH_IDS = {
   individual: { type: 'string', pattern: OBJECT_ID.source, description: 'The individual account `_id` (24 hexadecimal characters)', example: EXAMPLE_IDS.individualId },
   card: { type: 'string', pattern: CARD_KEY.source, description: 'The cardKey', example: EXAMPLE_IDS.cardKey },
   event: { type: 'string', pattern: EVENT_ID.source, description: 'The event id (`evt_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.eventId },
+  transaction: { type: 'string', pattern: TRANSACTION_ID.source, description: 'The transaction id (the card processing system\'s)', example: EXAMPLE_IDS.transactionId },
   'webhook-endpoint': { type: 'string', pattern: WEBHOOK_ENDPOINT_ID.source, description: 'The webhook endpoint id (`we_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.webhookEndpointId },
 } as const;
 
@@ -139,6 +140,7 @@ const WEBHOOK_EVENTS: Record<PartnerEventType, { schema: ResponseSchemaName; sum
   'card.updated': { schema: 'EventCardUpdated', summary: "A card's nickname, emboss name, 3DS phone or limits changed" },
   'individual.created': { schema: 'EventIndividualCreated', summary: 'An individual account was created' },
   'transaction.created': { schema: 'EventTransactionCreated', summary: 'A transaction was recorded on a card' },
+  'transaction.updated': { schema: 'EventTransactionUpdated', summary: 'A transaction took a step: cleared, reversed or expired' },
 };
 
 /** The headers of a webhook delivery (the issue-14 contract), as the receiver's parameters. */

@@ -19,6 +19,8 @@ export const EXAMPLE_IDS = {
   requestId: '6f1c0c1e-2b8e-4f57-9a55-5a0b8f0e7f45',
   eventId: 'evt_6b0237a240487492a2ee0de3',
   webhookEndpointId: 'we_6b0237a240487492a2ee0de4',
+  transactionId: '5f0c2a9e8b1d4c7a9e3f2b61',
+  refundTransactionId: '5f0c2b1f8b1d4c7a9e3f2b7c',
 } as const;
 
 /** A real 2048-bit RSA public key, base64 SPKI DER: what `securityKey` looks like. */
@@ -38,6 +40,9 @@ export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
   return {
     'pagination-query': { page: 1, limit: 20 },
     'transactions-query': { page: 1, limit: 20, cardKey: EXAMPLE_IDS.cardKey },
+    'transactions-search-query': { status: 'SETTLED', from: '2026-11-01T00:00:00Z', to: '2026-11-08T00:00:00Z', limit: 20 },
+    'simulate-authorization': { amount: 42.9, currency: 'EUR', type: 'PURCHASE', merchant: { name: 'Babbage Books', mcc: '5942', city: 'London', country: 'GB' }, authorizationId: 'auth_5f0c2a9e8b1d4c7a9e3f2b60' },
+    'simulate-transaction-step': { amount: 39.9 },
     'individual-create': {
       baasAccountClientId: 42,
       firstName: 'Ada',
@@ -183,15 +188,26 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     reason: 'Holder asked to pause the card',
     createdAt: CREATED_AT,
   };
+  const authorizedAt = CREATED_AT;
+  const clearedAt = new Date(Date.parse(CREATED_AT) + 86_400_000).toISOString();
   const transaction = {
-    _id: 'TX5F1A2B3C4D',
+    _id: EXAMPLE_IDS.transactionId,
     cardKey: EXAMPLE_IDS.cardKey,
+    individualId: EXAMPLE_IDS.individualId,
     amount: 42.9,
     currency: 'EUR',
     type: 'PURCHASE',
     status: 'SETTLED',
     merchant: { name: 'Babbage Books', mcc: '5942', city: 'London', country: 'GB' },
-    createdAt: CREATED_AT,
+    createdAt: authorizedAt,
+    updatedAt: clearedAt,
+    settledAmount: 39.9,
+    declineReason: null,
+    relatedTransactionId: null,
+    history: [
+      { kind: 'authorization', amount: 42.9, at: authorizedAt },
+      { kind: 'clearing', amount: 39.9, at: clearedAt },
+    ],
   };
   const deliveryMethod = { id: 'DE-DHL-STD', type: 'postal', carrier: 'DHL', name: 'DHL Brief', estimatedDays: 3, fee: 2.5, currency: 'EUR' };
   const partner = {
@@ -251,6 +267,8 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     CardStatusHistoryPage: { data: [historyEntry], pagination },
     Transaction: transaction,
     TransactionPage: { data: [transaction], pagination },
+    TransactionList: { data: [transaction], nextCursor: 'WyIyMDI2LTExLTAyVDA5OjE1OjAwLjAwMDAwMFoiLCI1ZjBjMmE5ZThiMWQ0YzdhOWUzZjJiNjEiXQ.q2XoQmVfqP0b4yxN8f3b2A' },
+    TransactionStep: transaction.history[0],
     Pagination: { page: 2, limit: 20, total: 57, totalPages: 3 },
     Partner: partner,
     B2bTenant: tenant,
@@ -261,7 +279,8 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     EventCardStatusChanged: statusChanged,
     EventCardUpdated: envelope('card.updated', { cardKey: EXAMPLE_IDS.cardKey, changed: ['limits'], card, limits: [{ name: 'dailyPurchase', value: 1500 }] }),
     EventIndividualCreated: envelope('individual.created', { individual }),
-    EventTransactionCreated: envelope('transaction.created', { transaction }),
+    EventTransactionCreated: envelope('transaction.created', { transaction: { ...transaction, status: 'PENDING', settledAmount: null, updatedAt: authorizedAt, history: [transaction.history[0]] } }),
+    EventTransactionUpdated: envelope('transaction.updated', { transaction, previousStatus: 'PENDING', change: 'clearing' }),
     EventResend: { id: EXAMPLE_IDS.eventId, deliveries: 1 },
     WebhookEndpoint: webhookEndpoint,
     WebhookEndpointCreated: { ...webhookEndpoint, secret: 'whsec_' + 'Q'.repeat(43) },

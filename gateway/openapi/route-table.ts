@@ -41,7 +41,7 @@ export interface Route {
   /** es512-jwt parameters when the pipeline authenticates (defaults applied). */
   jwt?: { clockSkewSeconds: number; maxLifetimeSeconds: number };
   /** The ownership check, when the pipeline has one (`in: body` for an id named in the body). */
-  ownership?: { resource: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint'; param: string; in: 'path' | 'body'; checks: string[] };
+  ownership?: { resource: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction'; param: string; in: 'path' | 'body'; checks: string[] };
   /** Request schemas the validate steps apply. */
   validate: { body?: SchemaName; query?: SchemaName; params?: SchemaName };
   /** How long the pipeline remembers an `Idempotency-Key`, when it honours one. */

@@ -1,6 +1,7 @@
 import { CARD_STATUSES } from '../cards/card-status';
 import { COUNTRY, CURRENCY, EMBOSS_NAME, EXP_DATE, type JsonSchema } from './common';
 import { PAGINATION_PROPERTIES } from './pagination-query';
+import { DECLINE_REASON } from './transactions';
 
 const id = (name: string) => `https://partner-gateway.dev/schemas/${name}.json`;
 const REASON = { type: 'string', maxLength: 500, description: 'Free-form reason, kept in the audit log and status history' } as const;
@@ -221,10 +222,11 @@ export const simulateTransaction: JsonSchema = {
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 100 },
         mcc: { type: 'string', pattern: '^[0-9]{4}$', description: 'Merchant category code' },
+        city: { type: 'string', minLength: 1, maxLength: 100 },
         country: COUNTRY,
       },
     },
-    declineReason: { type: 'string', minLength: 1, maxLength: 100, description: 'For a decline; default do_not_honor' },
+    declineReason: DECLINE_REASON,
   },
 };
 

@@ -25,6 +25,7 @@ import type { JsonSchema } from './common';
 import { eventsQuery, webhookDeliveriesQuery, webhookEndpointCreate, webhookEndpointUpdate } from './events';
 import { individualCreate } from './individual-create';
 import { paginationQuery, transactionsQuery } from './pagination-query';
+import { simulateAuthorization, simulateTransactionStep, transactionsSearchQuery } from './transactions';
 
 /**
  * Every request schema a pipeline's `validate` policy can name, by name. One source of truth: the
@@ -59,6 +60,9 @@ export const SCHEMAS = {
   'webhook-deliveries-query': webhookDeliveriesQuery,
   'simulate-transaction': simulateTransaction,
   'simulate-issuer-status': simulateIssuerStatus,
+  'transactions-search-query': transactionsSearchQuery,
+  'simulate-authorization': simulateAuthorization,
+  'simulate-transaction-step': simulateTransactionStep,
 } satisfies Record<string, JsonSchema>;
 
 export type SchemaName = keyof typeof SCHEMAS;

@@ -2,6 +2,7 @@ import { CARD_STATUSES } from '../cards/card-status';
 import { ERROR_CATALOG } from '../errors';
 import { EXP_DATE_PATTERN } from '../validation/keywords';
 import { ID_TYPES } from './individual-create';
+import { DECLINE_REASON_CODES, TRANSACTION_STATUSES, TRANSACTION_STEP_KINDS, TRANSACTION_TYPES } from '../upstreams/partner-transaction';
 
 /** applicationStatus values (docs/individuals.md). */
 export const APPLICATION_STATUSES = ['PENDING', 'APPROVED'] as const;
@@ -236,16 +237,34 @@ export const CARD_STATUS_HISTORY_ENTRY = object('One status change of a card of 
   createdAt: dateTime(),
 });
 
-/** A transaction (transactions handler). */
-export const TRANSACTION = object('A card transaction, from the card processing system', {
-  _id: string(),
+const TRANSACTION_STEP = object('One step of a transaction\'s life', {
+  kind: { type: 'string', enum: TRANSACTION_STEP_KINDS, description: 'authorization, clearing, reversal, expiry, refund or decline' },
+  amount: AMOUNT('The amount of the step: authorized, cleared, reversed, left when it expired, refunded or declined'),
+  at: dateTime('When the processing system recorded the step'),
+});
+
+/** A transaction (`toPartnerTransaction`, gateway/upstreams/partner-transaction.ts; docs/transactions.md). */
+export const TRANSACTION = object('A card transaction: one object from its first step to its last (docs/transactions.md)', {
+  _id: string('The transaction id (the card processing system\'s)'),
   cardKey: string(),
-  amount: AMOUNT('Positive; type says which way the money went'),
+  individualId: { type: ['string', 'null'], pattern: '^[0-9a-f]{24}$', description: 'The individual the card belongs to; null for a B2B card' },
+  amount: { type: 'number', minimum: 0, description: 'What is authorized now: a partial reversal lowers it, a full one makes it 0; type says which way the money went' },
   currency: string(),
-  type: { type: 'string', enum: ['PURCHASE', 'WITHDRAWAL', 'REFUND'] },
-  status: { type: 'string', enum: ['SETTLED', 'PENDING', 'DECLINED'] },
+  type: { type: 'string', enum: TRANSACTION_TYPES },
+  status: { type: 'string', enum: TRANSACTION_STATUSES, description: 'PENDING (authorized, not cleared), SETTLED, DECLINED, REVERSED (fully), EXPIRED (never cleared)' },
   merchant: object('Where the transaction happened', { name: string(), mcc: string('Merchant category code'), city: string(), country: string() }),
   createdAt: dateTime(),
+  updatedAt: dateTime('When its latest step happened'),
+  settledAmount: { type: ['number', 'null'], description: 'The cleared amount once SETTLED (may be less than amount); null before' },
+  declineReason: { type: ['string', 'null'], enum: [...DECLINE_REASON_CODES, null], description: 'Why it was declined (docs/transactions.md, "Decline reasons"); null unless DECLINED' },
+  relatedTransactionId: { type: ['string', 'null'], description: 'On a REFUND: the purchase it refunds; null otherwise' },
+  history: { type: 'array', minItems: 1, items: TRANSACTION_STEP, description: 'Every step, oldest first' },
+});
+
+/** `GET /transactions`: `{data, nextCursor}`. */
+export const TRANSACTION_LIST = object('A page of your transactions, newest first', {
+  data: { type: 'array', items: TRANSACTION },
+  nextCursor: { type: ['string', 'null'], description: 'Pass it as `cursor`, with the same filters, for the next (older) page; null on the last page' },
 });
 
 const page = (description: string, item: ResponseSchema) => object(description, { data: { type: 'array', items: item }, pagination: PAGINATION });
@@ -374,14 +393,25 @@ export const EVENT_INDIVIDUAL_CREATED = eventEnvelope(
 /** `transaction.created`: the processing system notified a transaction on a card (docs/events.md). */
 export const EVENT_TRANSACTION_CREATED = eventEnvelope(
   'transaction.created',
-  'The card processing system recorded a transaction on one of your cards (in sandbox mode, `POST /simulate/cards/{id}/transactions` makes one)',
+  'The card processing system recorded a transaction on one of your cards: an authorization, a force-posted clearing, a decline or a refund (in sandbox mode, `POST /simulate/cards/{id}/authorizations` makes one)',
   object('The transaction', { transaction: TRANSACTION })
+);
+
+/** `transaction.updated`: a later step of a transaction's life (docs/events.md). */
+export const EVENT_TRANSACTION_UPDATED = eventEnvelope(
+  'transaction.updated',
+  'A transaction of one of your cards took a step: cleared, reversed (in full or in part) or expired. Sent in order per card, one event per step',
+  object('The transaction and the step', {
+    transaction: TRANSACTION,
+    previousStatus: { type: ['string', 'null'], enum: [...TRANSACTION_STATUSES, null], description: 'The status before this step' },
+    change: { type: 'string', enum: TRANSACTION_STEP_KINDS, description: 'The step: the kind of the history entry it added' },
+  })
 );
 
 /** Any event: one of the envelopes, told apart by `type`. */
 export const EVENT: ResponseSchema = {
   description: 'A partner event (docs/events.md); `type` says which `data` it carries',
-  oneOf: [EVENT_CARD_CREATED, EVENT_CARD_STATUS_CHANGED, EVENT_CARD_UPDATED, EVENT_INDIVIDUAL_CREATED, EVENT_TRANSACTION_CREATED],
+  oneOf: [EVENT_CARD_CREATED, EVENT_CARD_STATUS_CHANGED, EVENT_CARD_UPDATED, EVENT_INDIVIDUAL_CREATED, EVENT_TRANSACTION_CREATED, EVENT_TRANSACTION_UPDATED],
 };
 
 /** A page of the event log (`GET /events`): `{data, nextCursor}`. */
@@ -473,6 +503,8 @@ export const RESPONSE_SCHEMAS = {
   CardStatusHistoryPage: CARD_STATUS_HISTORY_PAGE,
   Transaction: TRANSACTION,
   TransactionPage: TRANSACTION_PAGE,
+  TransactionList: TRANSACTION_LIST,
+  TransactionStep: TRANSACTION_STEP,
   Pagination: PAGINATION,
   Partner: PARTNER,
   B2bTenant: B2B_TENANT,
@@ -484,6 +516,7 @@ export const RESPONSE_SCHEMAS = {
   EventCardUpdated: EVENT_CARD_UPDATED,
   EventIndividualCreated: EVENT_INDIVIDUAL_CREATED,
   EventTransactionCreated: EVENT_TRANSACTION_CREATED,
+  EventTransactionUpdated: EVENT_TRANSACTION_UPDATED,
   EventResend: EVENT_RESEND,
   WebhookEndpoint: WEBHOOK_ENDPOINT,
   WebhookEndpointCreated: WEBHOOK_ENDPOINT_CREATED,

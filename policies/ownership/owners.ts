@@ -46,6 +46,17 @@ export async function loadWebhookEndpointOwner(db: Queryable, id: string): Promi
   return rows.rowCount ? { partnerId: rows.rows[0].partner_id } : undefined;
 }
 
+/** Loads the owner of a card transaction (the gateway's projection: docs/transactions.md). */
+export async function loadTransactionOwner(db: Queryable, id: string): Promise<Owner | undefined> {
+  const rows = await db.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null }>(
+    'SELECT partner_id, individual_id, tenant_id FROM card_transactions WHERE id = $1',
+    [id]
+  );
+  if (!rows.rowCount) return undefined;
+  const row = rows.rows[0];
+  return { partnerId: row.partner_id, individualId: row.individual_id ?? undefined, tenantId: row.tenant_id ?? undefined };
+}
+
 /** The loader of each kind. */
 export const OWNER_LOADERS: Record<OwnedKind, (db: Queryable, id: string) => Promise<Owner | undefined>> = {
   individual: loadIndividualOwner,
@@ -53,4 +64,5 @@ export const OWNER_LOADERS: Record<OwnedKind, (db: Queryable, id: string) => Pro
   client: loadClientOwner,
   event: loadEventOwner,
   'webhook-endpoint': loadWebhookEndpointOwner,
+  transaction: loadTransactionOwner,
 };

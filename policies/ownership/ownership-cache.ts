@@ -9,7 +9,7 @@ export interface Owner {
 }
 
 /** The kinds of resource whose ownership is checked (`client`: an individual named by its clientID). */
-export type OwnedKind = 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint';
+export type OwnedKind = 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction';
 
 /** Bounds of the ownership cache (docs/ownership.md). */
 export interface OwnershipCacheOptions {

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { CARD_KEY, EVENT_ID, WEBHOOK_ENDPOINT_ID, isObjectId } from '../../gateway/ids';
+import { CARD_KEY, EVENT_ID, TRANSACTION_ID, WEBHOOK_ENDPOINT_ID, isObjectId } from '../../gateway/ids';
 import { OWNER_LOADERS } from './owners';
 import type { OwnedKind, OwnershipCache } from './ownership-cache';
 import type { Database } from '../../gateway/db/database';
@@ -13,7 +13,7 @@ export interface OwnershipServices {
   ownership: OwnershipCache;
 }
 
-const NOUN: Record<OwnedKind, string> = { individual: 'individual account', card: 'card', client: 'individual account (clientId)', event: 'event', 'webhook-endpoint': 'webhook endpoint' };
+const NOUN: Record<OwnedKind, string> = { individual: 'individual account', card: 'card', client: 'individual account (clientId)', event: 'event', 'webhook-endpoint': 'webhook endpoint', transaction: 'transaction' };
 
 /** A clientID as the account-creation upstream makes them, and the fee-check schema bounds them. */
 const CLIENT_ID = /^[\x21-\x7e]{1,64}$/;
@@ -24,6 +24,7 @@ const WELL_FORMED: Record<OwnedKind, (id: string) => boolean> = {
   client: (id) => CLIENT_ID.test(id),
   event: (id) => EVENT_ID.test(id),
   'webhook-endpoint': (id) => WEBHOOK_ENDPOINT_ID.test(id),
+  transaction: (id) => TRANSACTION_ID.test(id),
 };
 
 const SHAPE: Record<OwnedKind, string> = {
@@ -32,6 +33,7 @@ const SHAPE: Record<OwnedKind, string> = {
   client: 'must be a clientId',
   event: 'must be an event id (evt_ and 24 hexadecimal characters)',
   'webhook-endpoint': 'must be a webhook endpoint id (we_ and 24 hexadecimal characters)',
+  transaction: 'must be a transaction id (1 to 64 of A-Z a-z 0-9 _ -)',
 };
 
 /**

@@ -8,19 +8,20 @@ import upstreamProxy from '../../../../policies/proxy';
 const entries = OPERATION_NAMES.map((name) => [name, OPERATIONS[name] as Operation] as const);
 
 describe('unit: the operation catalog (gateway/catalog)', function () {
-  it('declares every partner operation once: 59, each at its own method and path', function () {
-    expect(entries).to.have.length(59);
+  it('declares every partner operation once: 66, each at its own method and path', function () {
+    expect(entries).to.have.length(66);
     const routes = entries.map(([, o]) => `${o.method} ${o.path}`);
     expect(new Set(routes).size).to.equal(routes.length);
     for (const [name, o] of entries) expect(o.path, name).to.match(/^\/api\/partner\/[a-z0-9/:.-]+$/i);
   });
 
-  it('serves only the two simulations in sandbox mode only, each owning its card and writing an audit entry', function () {
+  it('serves only the simulations in sandbox mode only, each owning its card or transaction and writing an audit entry', function () {
     const sandboxOnly = entries.filter(([, o]) => o.sandboxOnly);
-    expect(sandboxOnly.map(([name]) => name)).to.deep.equal(['simulate-card-transaction', 'simulate-card-issuer-status']);
+    expect(sandboxOnly.map(([name]) => name)).to.deep.equal(['simulate-card-transaction', 'simulate-card-authorization', 'simulate-transaction-clearing', 'simulate-transaction-reversal', 'simulate-transaction-expiry', 'simulate-transaction-refund', 'simulate-card-issuer-status']);
     for (const [name, o] of sandboxOnly) {
-      expect(o.path, name).to.match(/^\/api\/partner\/simulate\/cards\/:id\//);
-      expect(o.ownership, name).to.deep.equal([{ resource: 'card', param: 'id', in: 'path' }]);
+      expect(o.path, name).to.match(/^\/api\/partner\/simulate\/(cards|transactions)\/:id\//);
+      const resource = o.path.startsWith('/api/partner/simulate/cards/') ? 'card' : 'transaction';
+      expect(o.ownership, name).to.deep.equal([{ resource, param: 'id', in: 'path' }]);
       expect(o.audit, name).to.match(/^card\.simulate\./);
       expect(o.doc.tag, name).to.equal('Sandbox');
     }

@@ -42,13 +42,22 @@ describe('unit: policy-audit auditGatewayConfig', function () {
   });
 
   it('shows the sandbox-only routes as off outside sandbox mode and on in it, and no other route so', function () {
+    const SANDBOX_ONLY = [
+      'simulate-card-transaction',
+      'simulate-card-issuer-status',
+      'simulate-card-authorization',
+      'simulate-transaction-clearing',
+      'simulate-transaction-reversal',
+      'simulate-transaction-expiry',
+      'simulate-transaction-refund',
+    ];
     const sandboxRoutes = (sandboxMode?: boolean) =>
       auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK, ...(sandboxMode === undefined ? {} : { sandboxMode }) })
         .routes.filter((r) => r.sandbox !== undefined)
         .map((r) => [r.name, r.sandbox]);
-    expect(sandboxRoutes(false)).to.deep.equal([['simulate-card-transaction', 'off'], ['simulate-card-issuer-status', 'off']]);
+    expect(sandboxRoutes(false)).to.deep.equal(SANDBOX_ONLY.map((name) => [name, 'off']));
     expect(sandboxRoutes()).to.deep.equal(sandboxRoutes(false));
-    expect(sandboxRoutes(true)).to.deep.equal([['simulate-card-transaction', 'on'], ['simulate-card-issuer-status', 'on']]);
+    expect(sandboxRoutes(true)).to.deep.equal(SANDBOX_ONLY.map((name) => [name, 'on']));
     const text = formatAuditText(auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK, sandboxMode: false }));
     expect(text).to.include('POST /api/partner/simulate/cards/:id/transactions  [simulate-card-transaction → pipeline simulate-card-transaction]  (sandbox only: off, answers 404)');
   });
