@@ -147,7 +147,7 @@ describe('e2e: inbound notifications from the upstreams', function () {
   });
 
   it('emits one transaction.created event per processing notification, in the transactions list shape', async () => {
-    const { cardKey } = await newCard();
+    const { cardKey, individualId } = await newCard();
     const t = transaction(cardKey, '12345678');
     const body = { id: id(), type: 'transaction.created', occurredAt: t.createdAt, transaction: t };
     const first = await notify('processing', body);
@@ -165,7 +165,94 @@ describe('e2e: inbound notifications from the upstreams', function () {
       status: 'PENDING',
       merchant: { name: 'Corner Shop', mcc: '5411', city: 'Berlin', country: 'DE' },
       createdAt: t.createdAt,
+      // A notification of today's shape, without the lifecycle fields, is read as a one-step transaction.
+      individualId,
+      updatedAt: t.createdAt,
+      settledAmount: null,
+      declineReason: null,
+      relatedTransactionId: null,
+      history: [{ kind: 'authorization', amount: 12.5, at: t.createdAt }],
     });
+    const detail = await api(gateway, partner, 'GET', `/transactions/${t.id}`);
+    expect(detail.body).to.deep.equal(events[0].data.transaction);
+  });
+
+  // A transaction's state after each step, as the processor notifies it (docs/upstreams.md, section 9).
+  const lifecycle = (cardKey: string) => {
+    const base = { ...transaction(cardKey, '12345678'), merchant: { name: 'Corner Shop', mcc: '5411', city: 'Berlin', country: 'DE' } };
+    const at = (s: number) => new Date(Date.parse(base.createdAt) + s * 1000).toISOString();
+    const authorization = { kind: 'authorization', amount: 50, at: at(0) };
+    const reversal = { kind: 'reversal', amount: 10, at: at(1) };
+    const clearing = { kind: 'clearing', amount: 38, at: at(2) };
+    const common = { ...base, amount: 50, authorizationId: `auth_${base.id}`, relatedTransactionId: null, declineReason: null };
+    return [
+      { ...common, status: 'PENDING', version: 1, updatedAt: at(0), settledAmount: null, history: [authorization] },
+      { ...common, status: 'PENDING', amount: 40, version: 2, updatedAt: at(1), settledAmount: null, history: [authorization, reversal] },
+      { ...common, status: 'SETTLED', amount: 40, version: 3, updatedAt: at(2), settledAmount: 38, history: [authorization, reversal, clearing] },
+    ];
+  };
+  const stepNotification = (state: Record<string, unknown>, version: number) => ({
+    id: id(),
+    type: version === 1 ? 'transaction.created' : 'transaction.updated',
+    occurredAt: (state.updatedAt as string),
+    ...(version === 1 ? {} : { change: (state.history as { kind: string }[])[version - 1].kind }),
+    transaction: state,
+  });
+  /** The transaction's events, oldest first (the event log answers newest first). */
+  const transactionEvents = async (transactionId: string) => {
+    const page = await api(gateway, partner, 'GET', '/events?limit=100');
+    return (page.body.data as any[]).filter((e) => e.data.transaction?._id === transactionId).reverse();
+  };
+
+  it('notifications arriving newest first end in the newest state, with one event per step in the history\'s order', async () => {
+    const { cardKey } = await newCard();
+    const states = lifecycle(cardKey);
+    const notifications = states.map((state, i) => stepNotification(state, i + 1));
+    const outcomes = [];
+    for (const n of [...notifications].reverse()) outcomes.push((await notify('processing', n)).body.outcome);
+    expect(outcomes, 'the clearing first, then the late reversal and authorization').to.deep.equal(['applied', 'unchanged', 'unchanged']);
+    const detail = await api(gateway, partner, 'GET', `/transactions/${states[0].id}`);
+    expect(detail.body).to.deep.include({ status: 'SETTLED', amount: 40, settledAmount: 38 });
+    expect(detail.body.history.map((s: any) => s.kind)).to.deep.equal(['authorization', 'reversal', 'clearing']);
+    const events = await transactionEvents(states[0].id);
+    expect(events.map((e) => [e.type, e.data.change ?? null, e.data.previousStatus ?? null])).to.deep.equal([
+      ['transaction.created', null, null],
+      ['transaction.updated', 'reversal', 'PENDING'],
+      ['transaction.updated', 'clearing', 'PENDING'],
+    ]);
+  });
+
+  it('a repeated notification, under its id or another, changes nothing: no second transaction, no second event', async () => {
+    const { cardKey } = await newCard();
+    const states = lifecycle(cardKey);
+    const created = stepNotification(states[0], 1);
+    expect((await notify('processing', created)).body.outcome).to.equal('applied');
+    expect((await notify('processing', created)).body).to.deep.include({ duplicate: true, outcome: 'duplicate' });
+    expect((await notify('processing', { ...created, id: id() })).body.outcome, 'the same state under another id').to.equal('unchanged');
+    const reversal = stepNotification(states[1], 2);
+    expect((await notify('processing', reversal)).body.outcome).to.equal('applied');
+    expect((await notify('processing', { ...created, id: id() })).body.outcome, 'an older state').to.equal('unchanged');
+    const list = await api(gateway, partner, 'GET', `/transactions?cardKey=${cardKey}`);
+    expect(list.body.data.map((t: any) => [t._id, t.status, t.amount])).to.deep.equal([[states[0].id, 'PENDING', 40]]);
+    expect((await transactionEvents(states[0].id)).map((e) => e.type)).to.deep.equal(['transaction.created', 'transaction.updated']);
+  });
+
+  it('refuses a transaction notification whose lifecycle fields are malformed (400), applying nothing', async () => {
+    const { cardKey } = await newCard();
+    const [first] = lifecycle(cardKey);
+    const bad: Record<string, unknown>[] = [
+      { ...first, status: 'LOST' },
+      { ...first, history: [{ kind: 'teleport', amount: 1, at: first.createdAt }] },
+      { ...first, version: 2 },
+      { ...first, history: [] },
+      { ...first, id: 'has space' },
+    ];
+    for (const t of bad) {
+      const r = await notify('processing', { id: id(), type: 'transaction.created', occurredAt: first.createdAt, transaction: t });
+      expect(r.status, JSON.stringify(t)).to.equal(400);
+    }
+    expect((await notify('processing', { id: id(), type: 'transaction.deleted', occurredAt: first.createdAt, transaction: first })).status).to.equal(400);
+    expect((await api(gateway, partner, 'GET', `/transactions?cardKey=${cardKey}`)).body.data).to.deep.equal([]);
   });
 
   it('the issuer sandbox notifies a status change it makes on its own: card.status_changed with source issuer', async () => {

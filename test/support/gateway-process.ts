@@ -113,6 +113,9 @@ function baseEnv(options: StartOptions, adminToken: string, dataDir: string): No
     // in a run where gateways share a database it would call its sandbox for other files' cards
     // (and count against their issuer-call assertions). Tests of the reconciler set their interval.
     CARD_RECONCILE_INTERVAL_MS: '3600000',
+    // Likewise the transaction reconciler reads its own processing sandbox's change feed: a file that
+    // counts that sandbox's requests must not see its passes. The shared gateway reads it every second.
+    TRANSACTION_RECONCILE_INTERVAL_MS: '3600000',
     ISSUER_URL: '',
     PROCESSING_URL: '',
     ACCOUNTS_URL: '',
@@ -292,7 +295,7 @@ export function waitForRequestLog(gateway: Gateway, requestId: string, timeoutMs
  * because every file that shares it calls the public routes from the same address; everything else
  * is the default configuration (WORKERS=1, the run's database, the sandboxes).
  */
-const SHARED_ENV: Record<string, string> = { ...HIGH_RATE_LIMITS };
+const SHARED_ENV: Record<string, string> = { ...HIGH_RATE_LIMITS, TRANSACTION_RECONCILE_INTERVAL_MS: '1000' };
 
 const SHARED_FILE = 'shared-gateway.json';
 
