@@ -66,6 +66,7 @@ export const ERROR_CATALOG = {
   internal_error: { status: 500, title: 'Internal error' },
   upstream_error: { status: 502, title: 'Upstream error' },
   database_unavailable: { status: 503, title: 'Database unavailable' },
+  decision_unavailable: { status: 503, title: 'No authorization decision before the deadline' },
   upstream_timeout: { status: 504, title: 'Upstream timeout' },
 } as const satisfies Record<string, CatalogEntry>;
 

@@ -10,6 +10,7 @@ import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
+import { decideAuthorization, type AuthorizationRequest, type DecisionChecks } from './authorizations/decide';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
 import { startRetention } from './background/retention';
@@ -18,7 +19,7 @@ import { deleteExpiredNotifications } from './inbound/apply';
 import { secretKeyringFrom } from './webhooks/secret-box';
 import { prepareSecretStorage, sealStoredSecrets, warnIfSecretsUnencrypted } from './webhooks/secret-storage';
 import { TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
-import { createGatewayServices } from './compose-services';
+import { createGatewayServices, type ComposedServices } from './compose-services';
 import { onClusterBroadcast } from './cluster/broadcast';
 import { configAdminRoutes } from './runtime/config-admin-routes';
 import { buildInitialConfig } from './runtime/config-candidate';
@@ -228,7 +229,10 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     let notifyPort: number | undefined;
     if (notifySecrets.issuer.length > 0 || notifySecrets.processing.length > 0) {
       const deps = { db, clients, log, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
-      const notifyServer = http.createServer({ headersTimeout: 20_000, requestTimeout: 30_000 }, createNotificationsApp(deps, notifySecrets));
+      // The processor's authorization requests, answered before AUTHORIZATION_DEADLINE_MS (docs/authorizations.md).
+      const decisionDeps = { db, log, checks: authorizationChecks(services) };
+      const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number) => decideAuthorization(decisionDeps, request, answerBy) };
+      const notifyServer = http.createServer({ headersTimeout: 20_000, requestTimeout: 30_000 }, createNotificationsApp(deps, notifySecrets, authorizations));
       notifyPort = await listen(notifyServer, settings.notificationsPort, settings.notificationsHost);
       cleanups.push(() => closeServer(notifyServer, 2_000));
       sandboxes?.setNotifyTarget({ url: `http://${urlHost(settings.notificationsHost)}:${notifyPort}`, issuerSecret: notifySecrets.issuer[0], processingSecret: notifySecrets.processing[0] });
@@ -247,4 +251,12 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     await cleanup();
     throw err;
   }
+}
+
+/**
+ * The checks of an authorization decision beyond the card's state (docs/authorizations.md): the
+ * spend controls and the partner's decision endpoint.
+ */
+function authorizationChecks(_services: ComposedServices['services']): DecisionChecks {
+  return {};
 }

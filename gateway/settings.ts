@@ -85,8 +85,16 @@ export interface Settings {
   webhooksSecretOverlapSeconds: number;
   /** Interface of the upstream-notification listener (`NOTIFICATIONS_HOST`, default 127.0.0.1; docs/upstreams.md). */
   notificationsHost: string;
-  /** Port of the upstream-notification listener (`NOTIFICATIONS_PORT`, default 9877; 0 picks a free port). */
+  /**
+   * Port of the upstream-notification listener (`NOTIFICATIONS_PORT`; default 9877, in sandbox mode a
+   * free port, which the embedded sandboxes are told: a second sandbox gateway on one machine starts; 0 picks a free port).
+   */
   notificationsPort: number;
+  /**
+   * How long the card processing system waits for an authorization decision (`AUTHORIZATION_DEADLINE_MS`,
+   * default 2000, 300 to 10000; docs/authorizations.md): the gateway answers before it, less its margin.
+   */
+  authorizationDeadlineMs: number;
   /**
    * Secrets the issuer signs its notifications with (`ISSUER_NOTIFY_SECRET`, at least 32 characters;
    * two, comma-separated, during the upstream's rotation). Empty outside sandbox mode: the issuer's route answers 404.
@@ -254,6 +262,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (adminToken !== undefined && adminToken.length < 32) {
     throw new Error('ADMIN_TOKEN must be at least 32 characters long');
   }
+  const sandboxMode = booleanFrom(env, 'SANDBOX_MODE', !env.ISSUER_URL && !env.PROCESSING_URL && !env.ACCOUNTS_URL);
   return {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -276,7 +285,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     transactionReconcileIntervalMs: intFrom(env, 'TRANSACTION_RECONCILE_INTERVAL_MS', 30000, 100, 86400000),
     eventRetentionDays: intFrom(env, 'WEBHOOKS_EVENT_RETENTION_DAYS', 30, 1, 3650),
     notificationRetentionDays: intFrom(env, 'NOTIFICATIONS_RETENTION_DAYS', 7, 4, 3650),
-    sandboxMode: booleanFrom(env, 'SANDBOX_MODE', !env.ISSUER_URL && !env.PROCESSING_URL && !env.ACCOUNTS_URL),
+    sandboxMode,
     webhooksAllowPrivate: booleanFrom(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
     webhooksTimeoutMs: intFrom(env, 'WEBHOOKS_TIMEOUT_MS', 10000, 100, 60000),
     webhooksRetryWindowSeconds: intFrom(env, 'WEBHOOKS_RETRY_WINDOW_SECONDS', 259200, 1, 30 * 86400),
@@ -287,7 +296,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     webhooksPollMs: intFrom(env, 'WEBHOOKS_POLL_MS', 1000, 10, 60000),
     webhooksSecretOverlapSeconds: intFrom(env, 'WEBHOOKS_SECRET_OVERLAP_SECONDS', 86400, 1, 7 * 86400),
     notificationsHost: env.NOTIFICATIONS_HOST || '127.0.0.1',
-    notificationsPort: intFrom(env, 'NOTIFICATIONS_PORT', 9877, 0, 65535),
+    notificationsPort: intFrom(env, 'NOTIFICATIONS_PORT', sandboxMode ? 0 : 9877, 0, 65535),
+    authorizationDeadlineMs: intFrom(env, 'AUTHORIZATION_DEADLINE_MS', 2000, 300, 10000),
     issuerNotifySecrets: notifySecretsFrom(env, 'ISSUER_NOTIFY_SECRET'),
     processingNotifySecrets: notifySecretsFrom(env, 'PROCESSING_NOTIFY_SECRET'),
     webhooksMaxEndpoints: intFrom(env, 'WEBHOOKS_MAX_ENDPOINTS', 16, 1, 1000),

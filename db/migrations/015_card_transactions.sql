@@ -29,8 +29,11 @@ CREATE INDEX card_transactions_partner_idx ON card_transactions (partner_id, cre
 CREATE INDEX card_transactions_card_idx ON card_transactions (partner_id, card_key, created_at DESC, id DESC);
 CREATE INDEX card_transactions_individual_idx ON card_transactions (partner_id, individual_id, created_at DESC, id DESC) WHERE individual_id IS NOT NULL;
 CREATE INDEX card_transactions_status_idx ON card_transactions (partner_id, status, created_at DESC, id DESC);
--- The processor's authorization id is one transaction (a retry of the authorization is the same one).
-CREATE UNIQUE INDEX card_transactions_authorization_idx ON card_transactions (authorization_id) WHERE authorization_id IS NOT NULL;
+-- The processor's authorization id of a transaction, found per card (not unique: a processor's
+-- authorization codes are not unique over time, and a state must never fail to be written).
+CREATE INDEX card_transactions_authorization_idx ON card_transactions (card_key, authorization_id) WHERE authorization_id IS NOT NULL;
+-- A transaction of a card that was replaced since (its old key): found through replaced_from.
+CREATE INDEX cards_replaced_from_idx ON cards (replaced_from) WHERE replaced_from IS NOT NULL;
 
 -- Where the transaction reconciler stopped reading the processor's change feed, per processor base
 -- URL (instances in front of one processor share it; the cursor is the processor's, opaque).

@@ -6,6 +6,7 @@ import { GatewayError, type ErrorCode } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { upstreamOperationId } from '../idempotency/operation-id';
 import { findTransaction, applyTransaction } from '../transactions/projection';
+import { checkTransaction } from '../transactions/validate';
 import { toPartnerTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
 import type { IssuerStatusCode, SimulatedAuthorization, SimulatedStep, SimulatedTransactionRequest, Transaction } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
@@ -36,6 +37,15 @@ function lifecycleRefusal(err: unknown): unknown {
   return refusal ? new GatewayError(refusal.code, refusal.detail, { extensions: { upstream: 'processing', upstreamCode: upstreamCode as string } }) : err;
 }
 
+/** The sandbox's answer, checked as any state of a transaction (an invalid one is the upstream's fault: 502). */
+function checkAnswer(answer: Transaction): Transaction {
+  try {
+    return checkTransaction(answer);
+  } catch {
+    throw new GatewayError('upstream_error', 'The card processing system answered a transaction the gateway cannot read', { extensions: { upstream: 'processing' } });
+  }
+}
+
 /**
  * Runs a processing sandbox call that records a transaction or a step of one, then applies the
  * state it answers to the projection (the sandbox notified it before answering; should that
@@ -55,7 +65,7 @@ async function simulate(
   const audit = { ...cardAudit(req, operation), targetId: cardKey };
   let transaction: Transaction;
   try {
-    transaction = await call();
+    transaction = checkAnswer(await call());
   } catch (err) {
     const refused = lifecycleRefusal(err);
     const reason = refused instanceof GatewayError ? refused.code : 'error';
@@ -64,7 +74,8 @@ async function simulate(
     );
     throw refused;
   }
-  await db.transaction((tx) => applyTransaction(tx, transaction, { via: 'simulation', requestId: req.requestId }));
+  const outcome = await db.transaction((tx) => applyTransaction(tx, transaction, { via: 'simulation', requestId: req.requestId }));
+  if (outcome === 'unknown_card') throw new GatewayError('not_found', 'The transaction\'s card is no longer one of yours');
   await recordAudit(db, { ...audit, outcome: 'success', details: { ...details, transactionId: transaction.id } });
   return (await findTransaction(db, req.ownership!.partnerId, transaction.id)) ?? toPartnerTransaction(transaction, req.ownership!.individualId ?? null);
 }

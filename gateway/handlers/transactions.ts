@@ -5,7 +5,8 @@ import { asyncHandler, callContext } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
 import { cursorKey, decodeTransactionCursor, encodeTransactionCursor } from '../transactions/list-cursor';
-import { findTransaction, listTransactions, type TransactionFilters, type TransactionPosition } from '../transactions/projection';
+import { instant } from '../transactions/validate';
+import { authorizationsOf, findTransaction, listTransactions, type TransactionFilters, type TransactionPosition } from '../transactions/projection';
 import type { HandlerServices } from './services';
 import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
@@ -39,8 +40,10 @@ export function listIndividualTransactions(services: HandlerServices): RequestHa
       page: page.page,
       limit: page.limit,
     });
+    // How the gateway decided each authorization is its own record, not the processor's.
+    const decided = await authorizationsOf(db, result.data.map((t) => t.id));
     res.json({
-      data: result.data.map((t) => toPartnerTransaction(t, individualId)),
+      data: result.data.map((t) => toPartnerTransaction(t, individualId, decided.get(t.id) ?? null)),
       pagination: pagination(page, result.total),
     });
   });
@@ -66,6 +69,9 @@ export function listPartnerTransactions(services: HandlerServices): RequestHandl
   const { db, partners } = services;
   return asyncHandler(async function listPartnerTransactionsHandler(req, res) {
     const { limit, cursor, ...filters } = req.query as unknown as SearchQuery;
+    for (const name of ['from', 'to'] as const) {
+      if (filters[name] !== undefined && instant(filters[name]) === undefined) throw badParam(name, 'must be an RFC 3339 date-time', `${name} is not a date-time`);
+    }
     if (filters.from !== undefined && filters.to !== undefined && Date.parse(filters.from) > Date.parse(filters.to)) {
       throw badParam('from', 'must not be after to', 'from is after to');
     }
@@ -87,9 +93,10 @@ export function listPartnerTransactions(services: HandlerServices): RequestHandl
 
 /** `GET /transactions/{id}`: one of the partner's transactions with its history (the ownership step answered 400 / 403 / 404 for the others). */
 export function getPartnerTransaction(services: HandlerServices): RequestHandler {
-  const { db } = services;
+  const { db, partners } = services;
   return asyncHandler(async function getTransactionHandler(req, res) {
-    const transaction = await findTransaction(db, req.ownership!.partnerId, req.ownership!.id);
+    // As the list: a partner without the processing system has no transactions to read.
+    const transaction = (await partners.processingEnabled(req.ownership!.partnerId)) ? await findTransaction(db, req.ownership!.partnerId, req.ownership!.id) : undefined;
     if (!transaction) throw new GatewayError('not_found', 'No transaction has this id');
     res.json(transaction);
   });

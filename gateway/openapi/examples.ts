@@ -208,6 +208,7 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
       { kind: 'authorization', amount: 42.9, at: authorizedAt },
       { kind: 'clearing', amount: 39.9, at: clearedAt },
     ],
+    authorization: { decidedBy: 'partner', partnerLatencyMs: 84 },
   };
   const deliveryMethod = { id: 'DE-DHL-STD', type: 'postal', carrier: 'DHL', name: 'DHL Brief', estimatedDays: 3, fee: 2.5, currency: 'EUR' };
   const partner = {

@@ -259,6 +259,21 @@ export const TRANSACTION = object('A card transaction: one object from its first
   declineReason: { type: ['string', 'null'], enum: [...DECLINE_REASON_CODES, null], description: 'Why it was declined (docs/transactions.md, "Decline reasons"); null unless DECLINED' },
   relatedTransactionId: { type: ['string', 'null'], description: 'On a REFUND: the purchase it refunds; null otherwise' },
   history: { type: 'array', minItems: 1, items: TRANSACTION_STEP, description: 'Every step, oldest first' },
+  authorization: {
+    oneOf: [
+      object(
+        'How the gateway decided the authorization in real time (docs/authorizations.md)',
+        {
+          decidedBy: { type: 'string', enum: ['card_state', 'spend_controls', 'partner', 'partner_default', 'approved'], description: 'What decided: the card state, the spend controls, your decision endpoint, its default decision, or nothing refused' },
+          rule: string('Which state, control or rule decided (`card.status.LOCKED`, `card.blockedMccs`, `partner.velocity.1h.maxCount`, `partner.timeout`)'),
+          partnerLatencyMs: { type: 'number', minimum: 0, description: 'How long your decision endpoint took' },
+        },
+        ['decidedBy']
+      ),
+      { type: 'null' },
+    ],
+    description: 'null when the gateway was not asked (a force-post, a refund, a processor that does not ask)',
+  },
 });
 
 /** `GET /transactions`: `{data, nextCursor}`. */

@@ -1,5 +1,6 @@
 import { CARD_KEY, OBJECT_ID } from '../ids';
 import { TRANSACTION_CURSOR_PATTERN } from '../transactions/list-cursor';
+import { RFC3339 } from '../transactions/validate';
 import { DECLINE_REASON_CODES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../upstreams/partner-transaction';
 import { COUNTRY, CURRENCY, type JsonSchema } from './common';
 
@@ -16,8 +17,8 @@ export const transactionsSearchQuery: JsonSchema = {
     individualId: { type: 'string', pattern: OBJECT_ID.source, description: 'Only the transactions of this individual\'s cards' },
     status: { type: 'string', enum: TRANSACTION_STATUSES, description: 'Only transactions in this status' },
     type: { type: 'string', enum: TRANSACTION_TYPES, description: 'Only transactions of this type' },
-    from: { type: 'string', format: 'date-time', description: 'Only transactions created at or after this instant (RFC 3339)' },
-    to: { type: 'string', format: 'date-time', description: 'Only transactions created before this instant (RFC 3339); not before `from`' },
+    from: { type: 'string', format: 'date-time', pattern: RFC3339.source, description: 'Only transactions created at or after this instant (RFC 3339, with `Z` or `±hh:mm`)' },
+    to: { type: 'string', format: 'date-time', pattern: RFC3339.source, description: 'Only transactions created before this instant (RFC 3339, with `Z` or `±hh:mm`); not before `from`' },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' },
     cursor: { type: 'string', pattern: TRANSACTION_CURSOR_PATTERN, description: 'The `nextCursor` of the previous page, with the same filters' },
   },

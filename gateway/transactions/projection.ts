@@ -15,10 +15,19 @@ import type { Transaction, TransactionStatus, TransactionStep, TransactionType }
 export type TransactionOrigin =
   | { via: 'notification'; notificationId: string }
   | { via: 'reconciler' }
-  | { via: 'simulation'; requestId: string };
+  | { via: 'simulation'; requestId: string }
+  /** The gateway's own authorization decision (gateway/authorizations/decide.ts): the transaction's first state, with how it was decided. */
+  | { via: 'decision'; authorizationId: string; authorization: TransactionAuthorization };
 
 /** What applying a state did: `applied` (newer than the row), `unchanged` (not newer), `unknown_card` (not a card of this gateway). */
 export type TransactionApplyOutcome = 'applied' | 'unchanged' | 'unknown_card';
+
+/** How the gateway decided a transaction's authorization (docs/authorizations.md). */
+export interface TransactionAuthorization {
+  decidedBy: string;
+  rule?: string;
+  partnerLatencyMs?: number;
+}
 
 interface TransactionRow {
   id: string;
@@ -37,10 +46,25 @@ interface TransactionRow {
   version: number;
   created_at: Date;
   updated_at: Date;
+  decided_by: TransactionAuthorization | null;
 }
 
 const COLUMNS =
-  'id, partner_id, card_key, individual_id, amount, currency, type, status, merchant, settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at';
+  'id, partner_id, card_key, individual_id, amount, currency, type, status, merchant, settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at, decided_by';
+
+/**
+ * Whose a transaction is: its row's owner when the gateway has it (a card replaced since keeps its
+ * transactions under the old key, and the processor goes on naming that key), else the card's, by
+ * its key or, for a card replaced since, by the key it replaced.
+ */
+async function ownerOf(tx: Queryable, id: string, cardKey: string): Promise<{ partner_id: string; individual_id: string | null; tenant_id: string | null } | undefined> {
+  type Owner = { partner_id: string; individual_id: string | null; tenant_id: string | null };
+  const row = (await tx.query<Owner>('SELECT partner_id, individual_id, tenant_id FROM card_transactions WHERE id = $1', [id])).rows[0];
+  if (row) return row;
+  const card = (await tx.query<Owner>('SELECT partner_id, individual_id, tenant_id FROM cards WHERE card_key = $1', [cardKey])).rows[0];
+  if (card) return card;
+  return (await tx.query<Owner>('SELECT partner_id, individual_id, tenant_id FROM cards WHERE replaced_from = $1 LIMIT 1', [cardKey])).rows[0];
+}
 
 /** A projected row as partners see it. */
 function toView(row: TransactionRow): PartnerTransaction {
@@ -62,7 +86,8 @@ function toView(row: TransactionRow): PartnerTransaction {
       relatedTransactionId: row.related_transaction_id,
       history: typeof row.history === 'string' ? (JSON.parse(row.history) as TransactionStep[]) : row.history,
     },
-    row.individual_id
+    row.individual_id,
+    typeof row.decided_by === 'string' ? (JSON.parse(row.decided_by) as TransactionAuthorization) : row.decided_by
   );
 }
 
@@ -77,32 +102,33 @@ function toView(row: TransactionRow): PartnerTransaction {
  */
 export async function applyTransaction(tx: Queryable, snapshot: Transaction, origin: TransactionOrigin): Promise<TransactionApplyOutcome> {
   const t = normalizeTransaction(snapshot);
-  const card = (
-    await tx.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null }>(
-      'SELECT partner_id, individual_id, tenant_id FROM cards WHERE card_key = $1',
-      [t.cardId]
-    )
-  ).rows[0];
-  if (!card) return 'unknown_card';
   // One writer per transaction id at a time: a notification, the simulation that caused it and the
   // reconciler may bring the same state at once, and only one of them may write its events.
   await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('txn:' || $1::text, 0))", [t.id]);
+  const card = await ownerOf(tx, t.id, t.cardId);
+  if (!card) return 'unknown_card';
   const existing = (
-    await tx.query<{ version: number; card_key: string; steps: number }>(
-      'SELECT version, card_key, jsonb_array_length(history) AS steps FROM card_transactions WHERE id = $1',
+    await tx.query<{ version: number; card_key: string; steps: number; status: string; decided: boolean; decided_by: TransactionAuthorization | null }>(
+      `SELECT version, card_key, jsonb_array_length(history) AS steps, status, decided_by IS NOT NULL AS decided, decided_by
+         FROM card_transactions WHERE id = $1`,
       [t.id]
     )
   ).rows[0];
+  // The processor's record of an authorization the gateway decided, at the same version but another
+  // outcome: the processor did not get the answer in time and applied its stand-in. The processor's
+  // record stands (it is what happened to the money), as one more step for the partner.
+  const overruled = existing !== undefined && existing.decided && existing.version === t.version && existing.status !== t.status && origin.via !== 'decision';
   // A transaction never moves to another card: a state that says so is not applied.
-  if (existing && (existing.version >= t.version || existing.card_key !== t.cardId)) return 'unchanged';
+  if (existing && ((existing.version >= t.version && !overruled) || existing.card_key !== t.cardId)) return 'unchanged';
   await tx.query(
     `INSERT INTO card_transactions (id, partner_id, card_key, individual_id, tenant_id, authorization_id, amount, currency, type, status, merchant,
-                                    settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+                                    settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at, decided_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
      ON CONFLICT (id) DO UPDATE SET amount = EXCLUDED.amount, status = EXCLUDED.status, settled_amount = EXCLUDED.settled_amount,
        decline_reason = EXCLUDED.decline_reason, related_transaction_id = EXCLUDED.related_transaction_id, history = EXCLUDED.history,
        version = EXCLUDED.version, updated_at = EXCLUDED.updated_at, merchant = EXCLUDED.merchant,
-       authorization_id = COALESCE(card_transactions.authorization_id, EXCLUDED.authorization_id), recorded_at = now()`,
+       authorization_id = COALESCE(card_transactions.authorization_id, EXCLUDED.authorization_id),
+       decided_by = COALESCE(card_transactions.decided_by, EXCLUDED.decided_by), recorded_at = now()`,
     [
       t.id,
       card.partner_id,
@@ -122,9 +148,11 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
       t.version,
       t.createdAt,
       t.updatedAt,
+      origin.via === 'decision' ? JSON.stringify(origin.authorization) : null,
     ]
   );
-  const seen = existing?.steps ?? 0;
+  // Overruled: the events restart from the first step that differs (the processor's last).
+  const seen = overruled ? Math.max(0, t.history.length - 1) : (existing?.steps ?? 0);
   const newSteps = t.history.slice(seen);
   await recordAudit(tx, {
     partnerId: card.partner_id,
@@ -133,12 +161,14 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
     operation: existing ? 'card.transaction.updated' : 'card.transaction.received',
     targetType: 'card',
     targetId: t.cardId,
-    requestId: origin.via === 'simulation' ? origin.requestId : origin.via === 'notification' ? `notify-${origin.notificationId}` : 'transaction-reconciler',
+    requestId:
+      origin.via === 'simulation' ? origin.requestId : origin.via === 'notification' ? `notify-${origin.notificationId}` : origin.via === 'decision' ? `authorization-${origin.authorizationId}` : 'transaction-reconciler',
     outcome: 'success',
     details: {
       source: 'processing',
       via: origin.via,
       ...(origin.via === 'notification' ? { notificationId: origin.notificationId } : {}),
+      ...(overruled ? { overruledDecision: existing!.status } : {}),
       transactionId: t.id,
       type: t.type,
       status: t.status,
@@ -146,10 +176,18 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
       steps: newSteps.map((s) => s.kind).join(','),
     },
   });
-  const transaction = toPartnerTransaction(t, card.individual_id);
+  const authorization = origin.via === 'decision' ? origin.authorization : (existing?.decided_by ?? null);
+  const transaction = toPartnerTransaction(t, card.individual_id, typeof authorization === 'string' ? (JSON.parse(authorization) as TransactionAuthorization) : authorization);
   const requestId = origin.via === 'simulation' ? origin.requestId : undefined;
   for (let i = seen; i < t.history.length; i++) {
-    if (i === 0) {
+    if (overruled) {
+      await emitEvent(tx, {
+        type: 'transaction.updated',
+        partnerId: card.partner_id,
+        cardKey: t.cardId,
+        data: { transaction, previousStatus: existing!.status as TransactionStatus, change: t.history[i].kind },
+      });
+    } else if (i === 0) {
       await emitEvent(tx, { type: 'transaction.created', partnerId: card.partner_id, cardKey: t.cardId, requestId, data: { transaction } });
     } else {
       await emitEvent(tx, {
@@ -162,6 +200,16 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
     }
   }
   return 'applied';
+}
+
+/** How the gateway decided each of these transactions' authorizations (those it decided). */
+export async function authorizationsOf(db: Queryable, ids: string[]): Promise<Map<string, TransactionAuthorization>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; decided_by: TransactionAuthorization | string }>(
+    'SELECT id, decided_by FROM card_transactions WHERE id = ANY($1::text[]) AND decided_by IS NOT NULL',
+    [ids]
+  );
+  return new Map(rows.rows.map((r) => [r.id, typeof r.decided_by === 'string' ? (JSON.parse(r.decided_by) as TransactionAuthorization) : r.decided_by]));
 }
 
 /** One of the partner's transactions, or undefined. */

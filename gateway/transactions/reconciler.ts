@@ -2,7 +2,9 @@ import { every } from '../background/every';
 import type { Database } from '../db/database';
 import type { Logger } from '../logging/logger';
 import type { ProcessingClient } from '../upstreams/processing-client';
+import { isUnavailableError } from '../db/database';
 import { applyTransaction } from './projection';
+import { checkTransaction } from './validate';
 
 /** What the transaction reconciler needs. */
 export interface TransactionReconcilerDeps {
@@ -28,18 +30,32 @@ export const FEED_PAGES_PER_PASS = 100;
  * (harmlessly) by the next. Instances may run passes at once: they apply the same states, once each.
  * Returns how many states it applied (that the projection lacked).
  */
-export async function reconcileTransactions(deps: TransactionReconcilerDeps): Promise<{ read: number; applied: number }> {
+export async function reconcileTransactions(deps: TransactionReconcilerDeps): Promise<{ read: number; applied: number; skipped: number }> {
   const { db, processing, source } = deps;
   const stored = await db.query<{ cursor: string }>('SELECT cursor FROM transaction_feed_cursors WHERE source = $1', [source]);
   let cursor: string | undefined = stored.rows[0]?.cursor;
   let read = 0;
   let applied = 0;
+  let skipped = 0;
   for (let pageNo = 0; pageNo < FEED_PAGES_PER_PASS; pageNo++) {
     const page = await processing.transactionChanges({ requestId: `transaction-reconciler-${Date.now().toString(36)}` }, cursor, FEED_PAGE);
-    for (const transaction of page.data) {
+    if (!page || !Array.isArray(page.data) || typeof page.nextCursor !== 'string' || page.nextCursor.length === 0 || page.nextCursor.length > 500) {
+      throw new Error('the change feed answered without data or nextCursor');
+    }
+    for (const item of page.data) {
       read += 1;
-      const outcome = await db.transaction((tx) => applyTransaction(tx, transaction, { via: 'reconciler' }));
-      if (outcome === 'applied') applied += 1;
+      // One state that cannot be applied (invalid, or refused by the database) is logged and passed
+      // over: it must not stop the feed for every later one. The processor's next change of that
+      // transaction, or its notification, brings it again.
+      try {
+        const transaction = checkTransaction(item, 'change');
+        const outcome = await db.transaction((tx) => applyTransaction(tx, transaction, { via: 'reconciler' }));
+        if (outcome === 'applied') applied += 1;
+      } catch (err) {
+        if (isUnavailableError(err)) throw err;
+        skipped += 1;
+        deps.log.warn({ err, transactionId: typeof (item as { id?: unknown })?.id === 'string' ? (item as { id: string }).id.slice(0, 64) : undefined }, 'transaction reconciler passed over a state it could not apply');
+      }
     }
     const moved = page.nextCursor !== cursor;
     cursor = page.nextCursor;
@@ -50,8 +66,8 @@ export async function reconcileTransactions(deps: TransactionReconcilerDeps): Pr
     );
     if (page.data.length < FEED_PAGE || !moved) break;
   }
-  if (applied > 0) deps.log.info({ read, applied }, 'transaction reconciler applied states the notifications had not brought');
-  return { read, applied };
+  if (applied > 0 || skipped > 0) deps.log.info({ read, applied, skipped }, 'transaction reconciler applied states the notifications had not brought');
+  return { read, applied, skipped };
 }
 
 /** Runs {@link reconcileTransactions} every `intervalMs` (`TRANSACTION_RECONCILE_INTERVAL_MS`). */

@@ -58,6 +58,8 @@ export interface PartnerTransaction {
   /** On a REFUND: the purchase it refunds. */
   relatedTransactionId: string | null;
   history: TransactionStep[];
+  /** How the gateway decided the authorization (docs/authorizations.md); null when it was not asked. */
+  authorization: { decidedBy: string; rule?: string; partnerLatencyMs?: number } | null;
 }
 
 /** A processor transaction with every lifecycle field present. */
@@ -135,7 +137,7 @@ export function statusAfter(history: readonly TransactionStep[], steps = history
  * fields, its authorization id, never reach the partner). The list, the detail, the events and the
  * simulations' answers all use it, so they cannot differ.
  */
-export function toPartnerTransaction(t: Transaction, individualId: string | null): PartnerTransaction {
+export function toPartnerTransaction(t: Transaction, individualId: string | null, authorization: PartnerTransaction['authorization'] = null): PartnerTransaction {
   const full = normalizeTransaction(t);
   return {
     _id: full.id,
@@ -152,5 +154,10 @@ export function toPartnerTransaction(t: Transaction, individualId: string | null
     declineReason: declineReasonOf(full.status, full.declineReason),
     relatedTransactionId: full.relatedTransactionId,
     history: full.history.map((s) => ({ kind: s.kind, amount: s.amount, at: s.at })),
+    authorization: authorization && {
+      decidedBy: authorization.decidedBy,
+      ...(authorization.rule === undefined ? {} : { rule: authorization.rule }),
+      ...(authorization.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: authorization.partnerLatencyMs }),
+    },
   };
 }

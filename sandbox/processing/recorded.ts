@@ -47,6 +47,7 @@ interface Recorded {
 
 /** What a new recorded transaction is made of (its first step included). */
 interface NewTransaction {
+  id?: string;
   cardId: string;
   accountId: string | null;
   currency: string;
@@ -123,6 +124,16 @@ function notificationOf(r: Recorded, notice: Notice): NotificationBody {
   };
 }
 
+/** A new transaction id: 24 random hex digits. */
+export function newTransactionId(): string {
+  return crypto.randomBytes(12).toString('hex');
+}
+
+/** A new authorization id: `auth_` and 24 random hex digits. */
+export function newAuthorizationId(): string {
+  return `auth_${crypto.randomBytes(12).toString('hex')}`;
+}
+
 const CURSOR = /^([0-9a-f]{16})\.(0|[1-9][0-9]{0,15})$/;
 
 /** Whether `cursor` has the syntax of a change-feed cursor (`<boot>.<seq>`), whichever boot made it. */
@@ -188,7 +199,18 @@ export class RecordedTransactions {
    * same card (the processor's retry) is that transaction, nothing recorded (`created` false); on
    * another card 409 `AUTHORIZATION_ID_REUSED`.
    */
-  authorize(input: { card: KnownCard; amount: number; currency: string; type: 'PURCHASE' | 'WITHDRAWAL'; merchant: Merchant; authorizationId?: string }): { transaction: Transaction; created: boolean } {
+  authorize(input: {
+    card: KnownCard;
+    amount: number;
+    currency: string;
+    type: 'PURCHASE' | 'WITHDRAWAL';
+    merchant: Merchant;
+    authorizationId?: string;
+    /** The transaction id the gateway was asked about (docs/upstreams.md 6.10); a new one otherwise. */
+    id?: string;
+    /** The decision was a decline (the gateway's, or the stand-in): a DECLINED transaction with this reason. */
+    declineReason?: string;
+  }): { transaction: Transaction; created: boolean } {
     if (input.authorizationId !== undefined) {
       const known = this.byAuthorization.get(input.authorizationId);
       if (known && known.cardId !== input.card.cardKey) {
@@ -196,10 +218,18 @@ export class RecordedTransactions {
       }
       if (known) return { transaction: snapshot(known), created: false };
     }
-    const authorizationId = input.authorizationId ?? `auth_${crypto.randomBytes(12).toString('hex')}`;
-    const { card, ...rest } = input;
-    const r = this.create({ ...rest, cardId: card.cardKey, accountId: card.accountId, first: 'authorization', authorizationId });
+    const authorizationId = input.authorizationId ?? newAuthorizationId();
+    const { card, declineReason, ...rest } = input;
+    const first = declineReason === undefined ? 'authorization' : 'decline';
+    const r = this.create({ ...rest, cardId: card.cardKey, accountId: card.accountId, first, authorizationId, declineReason: declineReason ?? null });
     return { transaction: snapshot(r), created: true };
+  }
+
+  /** The transaction of `authorizationId` if recorded on `cardId`; 409 `AUTHORIZATION_ID_REUSED` if on another card. */
+  ofAuthorization(authorizationId: string, cardId: string): Transaction | undefined {
+    const known = this.byAuthorization.get(authorizationId);
+    if (known && known.cardId !== cardId) throw upstreamError('AUTHORIZATION_ID_REUSED', `authorizationId ${authorizationId} is another card's authorization`);
+    return known && snapshot(known);
   }
 
   /** A transaction whose first step is a force-post clearing (SETTLED, no authorization) or a decline. */
@@ -322,7 +352,7 @@ export class RecordedTransactions {
   private create(input: NewTransaction): Recorded {
     const at = new Date().toISOString();
     const r: Recorded = {
-      id: crypto.randomBytes(12).toString('hex'),
+      id: input.id ?? newTransactionId(),
       cardId: input.cardId,
       accountId: input.accountId,
       currency: input.currency,

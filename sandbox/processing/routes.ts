@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import type { IssuedCard } from '../issuer/issuance-feed';
 import type { IssuerStatusCode } from '../issuer/status-codes';
+import { newAuthorizationId, newTransactionId } from './recorded';
 import { Ring } from '../shared/ring';
 import { queryParam, recordCap } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
@@ -218,11 +219,31 @@ export class ProcessingState {
    * `POST /__sandbox/authorizations`: a PENDING transaction on a known card (404 `CARD_NOT_FOUND`),
    * or the one of the same `authorizationId` (`created` false).
    */
-  authorize(input: AuthorizationInput): { transaction: Transaction; created: boolean } {
-    const card = this.cards.get(input.cardId);
-    if (!card) throw upstreamError('CARD_NOT_FOUND', `Card ${input.cardId} is not known`);
+  authorize(input: AuthorizationInput & { id?: string; declineReason?: string }): { transaction: Transaction; created: boolean } {
+    const card = this.cardOf(input.cardId);
     const type = input.type ?? 'PURCHASE';
-    return this.recorded.authorize({ card, amount: input.amount, currency: input.currency ?? card.currency, type, merchant: merchantOf(input.merchant, type), authorizationId: input.authorizationId });
+    return this.recorded.authorize({
+      card,
+      amount: input.amount,
+      currency: input.currency ?? card.currency,
+      type,
+      merchant: merchantOf(input.merchant, type),
+      authorizationId: input.authorizationId,
+      id: input.id,
+      declineReason: input.declineReason,
+    });
+  }
+
+  /** A known card (404 `CARD_NOT_FOUND` otherwise). */
+  cardOf(cardId: string): KnownCard {
+    const card = this.cards.get(cardId);
+    if (!card) throw upstreamError('CARD_NOT_FOUND', `Card ${cardId} is not known`);
+    return card;
+  }
+
+  /** The transaction of an authorization id already recorded on this card (a processor's retry), or undefined; 409 `AUTHORIZATION_ID_REUSED` for another card's. */
+  knownAuthorization(input: AuthorizationInput): Transaction | undefined {
+    return input.authorizationId === undefined ? undefined : this.recorded.ofAuthorization(input.authorizationId, input.cardId);
   }
 
   clear(): void {
@@ -345,8 +366,54 @@ export function mountProcessingRoutes(router: Router, state: ProcessingState): v
   });
 }
 
+/** How long the processor waits for the gateway's authorization decision (`AUTHORIZATION_DEADLINE_MS`, default 2000). */
+export function authorizationDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.AUTHORIZATION_DEADLINE_MS);
+  return Number.isInteger(value) && value >= 300 && value <= 10_000 ? value : 2000;
+}
+
+/** Where the gateway answers the processor's authorization requests (docs/upstreams.md 6.10). */
+export const AUTHORIZATION_REQUEST_PATH = '/upstream-notifications/processing/authorizations';
+
+/**
+ * Asks the gateway whether to approve an authorization (docs/upstreams.md 6.10), waiting at most
+ * the deadline. Undefined: approve (the gateway approved, or has no target or no such route: a 404,
+ * a gateway that does not decide). Otherwise the decline's reason: the gateway's, or `stand_in` when
+ * no usable answer came in time (a timeout, an error status, a body not of the contract's shape).
+ */
+async function askGateway(
+  notifier: Notifier,
+  deadlineMs: number,
+  a: { authorizationId: string; id: string; card: KnownCard; input: AuthorizationInput }
+): Promise<string | undefined> {
+  if (notifier.targetUrl === null) return undefined;
+  const at = new Date().toISOString();
+  const type = a.input.type ?? 'PURCHASE';
+  const body = {
+    id: a.authorizationId,
+    type: 'authorization.request',
+    occurredAt: at,
+    authorization: {
+      id: a.authorizationId,
+      transactionId: a.id,
+      cardId: a.card.cardKey,
+      amount: a.input.amount,
+      currency: a.input.currency ?? a.card.currency,
+      type,
+      merchant: merchantOf(a.input.merchant, type),
+      at,
+    },
+  };
+  const answer = await notifier.ask(AUTHORIZATION_REQUEST_PATH, body, deadlineMs);
+  if (answer?.status === 404) return undefined;
+  const decision = answer && answer.status === 200 ? (answer.body as { approved?: unknown; declineReason?: unknown } | undefined) : undefined;
+  if (decision?.approved === true) return undefined;
+  if (decision?.approved === false) return typeof decision.declineReason === 'string' && /^[a-z_]{1,40}$/.test(decision.declineReason) ? decision.declineReason : 'do_not_honor';
+  return 'stand_in';
+}
+
 /** Mounts the processing system's test-only routes under `/__sandbox`. */
-export function mountProcessingControlRoutes(router: Router, state: ProcessingState, keys: IdempotencyBook, notifier: Notifier): void {
+export function mountProcessingControlRoutes(router: Router, state: ProcessingState, keys: IdempotencyBook, notifier: Notifier, deadlineMs = authorizationDeadlineMs()): void {
   // Where the notifications go (the gateway's listener and this upstream's secret): docs/upstreams.md, section 9.
   mountNotifyTargetRoutes(router, 'processing', notifier);
 
@@ -376,10 +443,18 @@ export function mountProcessingControlRoutes(router: Router, state: ProcessingSt
   // reversals or expiry, and refunds of a settled purchase.
   router.post('/authorizations', dedupe, (req, res, next) => {
     const input = checkAuthorization(req.body);
-    const { transaction, created } = state.authorize(input);
-    // The processor's retry of one authorization: the same transaction, nothing new to notify.
-    if (!created) res.status(201).json(transaction);
-    else answerStep(res, next, 201, transaction, input.notify);
+    void (async () => {
+      // The processor's retry of one authorization: the same transaction, nothing new to notify.
+      const known = state.knownAuthorization(input);
+      if (known) return res.status(201).json(known);
+      const card = state.cardOf(input.cardId);
+      const authorizationId = input.authorizationId ?? newAuthorizationId();
+      const id = newTransactionId();
+      const declineReason = await askGateway(notifier, deadlineMs, { authorizationId, id, card, input });
+      const { transaction, created } = state.authorize({ ...input, authorizationId, id, declineReason });
+      if (!created) res.status(201).json(transaction);
+      else answerStep(res, next, 201, transaction, input.notify);
+    })().catch(next);
   });
   router.post('/transactions/:id/clearing', dedupe, (req, res, next) => {
     const input = checkStep(req.body);

@@ -137,6 +137,38 @@ export class Notifier {
     return delivered;
   }
 
+  /**
+   * Asks the gateway a question that needs an answer now (the processor's authorization request,
+   * docs/upstreams.md 6.10): `POST <url><path>`, signed like the notifications, waiting at most
+   * `timeoutMs`. The answer's status and parsed body (undefined when not JSON), or undefined when no
+   * answer came (no target, a timeout, a connection error). Never queued nor retried: the caller
+   * applies its stand-in.
+   */
+  async ask(path: string, body: NotificationBody, timeoutMs: number): Promise<{ status: number; body: unknown } | undefined> {
+    const target = this.target;
+    if (!target) return undefined;
+    const raw = JSON.stringify(body);
+    try {
+      const res = await fetch(`${target.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'upstream-notification-id': body.id, 'upstream-signature': upstreamSignature(target.secret, raw) },
+        body: raw,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, body: parsed };
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Drops every queued notification and the timer (the sandbox's reset and close). */
   clear(): void {
     this.queue.length = 0;

@@ -51,9 +51,9 @@ describe('e2e: sandbox simulations', function () {
       expect(simulated.body).to.deep.include({ cardKey, amount: 42.5, currency: 'EUR', type: 'PURCHASE', status: 'SETTLED' });
       expect(simulated.body.merchant).to.deep.equal({ name: 'Corner Cafe', mcc: '5814', city: 'Online', country: 'FR' });
       expect(Object.keys(simulated.body).sort()).to.deep.equal([
-        '_id', 'amount', 'cardKey', 'createdAt', 'currency', 'declineReason', 'history', 'individualId', 'merchant', 'relatedTransactionId', 'settledAmount', 'status', 'type', 'updatedAt',
+        '_id', 'amount', 'authorization', 'cardKey', 'createdAt', 'currency', 'declineReason', 'history', 'individualId', 'merchant', 'relatedTransactionId', 'settledAmount', 'status', 'type', 'updatedAt',
       ]);
-      expect(simulated.body).to.deep.include({ individualId, settledAmount: 42.5, declineReason: null, relatedTransactionId: null });
+      expect(simulated.body).to.deep.include({ individualId, settledAmount: 42.5, declineReason: null, relatedTransactionId: null, authorization: null });
       expect(simulated.body.history.map((s: any) => s.kind), 'a force-post: a clearing with no authorization before it').to.deep.equal(['clearing']);
 
       const list = await api(gateway, partner, 'GET', `/individual/accounts/${individualId}/transactions?limit=100`);

@@ -261,6 +261,8 @@ describe('e2e: transactions', function () {
         ['from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z', 'from'],
         ['from=yesterday', 'from'],
         ['to=2026-11-01', 'to'],
+        ['from=2024-06-01T00:00:00%2B05&to=2024-01-01T00:00:00Z', 'from'],
+        ['to=2024-06-30T23:59:60Z', 'to'],
         ['status=LOST', 'status'],
         ['type=CASH', 'type'],
         ['limit=0', 'limit'],
@@ -284,6 +286,28 @@ describe('e2e: transactions', function () {
     });
   });
 
+  describe('a card replaced meanwhile', function () {
+    it('a later step of the old card\'s transaction (the processor still names the old key) still reaches it, with its event', async () => {
+      const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
+      const card = (await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/physical`, { body: cardBody(individual.body.clientID) })).body;
+      const inactive = await authorize(card.cardKey, { amount: 15 });
+      expect(card.status).to.not.equal('ACTIVE');
+      expect(inactive, 'a physical card is issued not active: the gateway declines').to.deep.include({ status: 'DECLINED', authorization: { decidedBy: 'card_state', rule: `card.status.${card.status}` } });
+      expect(inactive.declineReason).to.be.oneOf(['card_locked', 'card_inactive']);
+      const activated = await api(gateway, partner, 'POST', `/cards/${card.cardKey}/activate`, { body: { expDate: card.expDate } });
+      expect(activated.status, JSON.stringify(activated.body)).to.equal(200);
+      const t = await authorize(card.cardKey, { amount: 15 });
+      expect(t.authorization).to.deep.equal({ decidedBy: 'approved' });
+      const replaced = await api(gateway, partner, 'POST', `/cards/${card.cardKey}/replace`, { body: { expDate: card.expDate } });
+      expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
+      const cleared = await sandboxControl(processing, 'POST', `/__sandbox/transactions/${t._id}/clearing`, {});
+      expect(cleared.status, JSON.stringify(cleared)).to.equal("SETTLED");
+      const after = await detail(t._id);
+      expect(after.body).to.deep.include({ status: 'SETTLED', cardKey: card.cardKey, settledAmount: 15 });
+      await receiver.waitFor(() => eventsFor(t._id).length >= 2, 20_000, 'the clearing event after the replace');
+    });
+  });
+
   describe('notifications the gateway never got', function () {
     it('a lost notification is taken over by the reconciler from the change feed, with its events', async () => {
       const { cardKey } = await newCard();
@@ -297,7 +321,7 @@ describe('e2e: transactions', function () {
       }, 10_000, 100);
       expect(seen).to.deep.include({ status: 'PENDING', amount: 33 });
       const cleared = await sandboxControl(processing, 'POST', `/__sandbox/transactions/${authorized.id}/clearing`, { amount: 30, notify: 'drop' });
-      expect(cleared.status).to.equal('SETTLED');
+      expect(cleared.status, JSON.stringify(cleared)).to.equal("SETTLED");
       const settled = await waitFor('the reconciler to take the lost clearing over', async () => {
         const r = await detail(authorized.id);
         return r.body.status === 'SETTLED' ? r.body : undefined;

@@ -172,6 +172,7 @@ describe('e2e: inbound notifications from the upstreams', function () {
       declineReason: null,
       relatedTransactionId: null,
       history: [{ kind: 'authorization', amount: 12.5, at: t.createdAt }],
+      authorization: null,
     });
     const detail = await api(gateway, partner, 'GET', `/transactions/${t.id}`);
     expect(detail.body).to.deep.equal(events[0].data.transaction);

@@ -21,6 +21,10 @@ export interface Received {
 export class Receiver {
   readonly received: Received[] = [];
   forced: number | undefined;
+  /** Authorization requests received (not notifications). */
+  readonly asked: Received[] = [];
+  /** The answer to an authorization request: a body, or `hang` (never answered). */
+  decision: Record<string, unknown> | 'hang' = { approved: true };
   private readonly server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -31,7 +35,16 @@ export class Receiver {
       const v1 = /(?:^|,)v1=([0-9a-f]+)/.exec(header)?.[1];
       const expected = t ? crypto.createHmac('sha256', this.secret).update(`${t}.${raw}`).digest('hex') : '';
       const signed = !!v1 && v1 === expected && Math.abs(Date.now() / 1000 - Number(t)) <= 300;
-      this.received.push({ path: req.url ?? '', id: req.headers['upstream-notification-id'] as string | undefined, body: JSON.parse(raw), raw, signed });
+      const received = { path: req.url ?? '', id: req.headers['upstream-notification-id'] as string | undefined, body: JSON.parse(raw), raw, signed };
+      if (received.path.endsWith('/authorizations')) {
+        // The processor's authorization request (docs/upstreams.md 6.10): answered with `decision`.
+        this.asked.push(received);
+        if (this.decision === 'hang') return;
+        res.statusCode = signed ? 200 : 401;
+        res.end(JSON.stringify(this.decision));
+        return;
+      }
+      this.received.push(received);
       res.statusCode = this.forced ?? (signed ? 200 : 401);
       res.end('{}');
     });
