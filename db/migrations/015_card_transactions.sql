@@ -29,6 +29,9 @@ CREATE INDEX card_transactions_partner_idx ON card_transactions (partner_id, cre
 CREATE INDEX card_transactions_card_idx ON card_transactions (partner_id, card_key, created_at DESC, id DESC);
 CREATE INDEX card_transactions_individual_idx ON card_transactions (partner_id, individual_id, created_at DESC, id DESC) WHERE individual_id IS NOT NULL;
 CREATE INDEX card_transactions_status_idx ON card_transactions (partner_id, status, created_at DESC, id DESC);
+-- status and type together: a combination that matches nothing (a PENDING REFUND) would otherwise walk
+-- every row of the status (285 ms at 1,000,000 transactions; 0.06 ms with it: docs/performance.md).
+CREATE INDEX card_transactions_status_type_idx ON card_transactions (partner_id, status, type, created_at DESC, id DESC);
 -- The processor's authorization id of a transaction, found per card (not unique: a processor's
 -- authorization codes are not unique over time, and a state must never fail to be written).
 CREATE INDEX card_transactions_authorization_idx ON card_transactions (card_key, authorization_id) WHERE authorization_id IS NOT NULL;
