@@ -1,0 +1,147 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { api, cardBody, individualBody } from '../support/api';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { registerPartner, type TestPartner } from '../support/partners';
+import { recordSecret } from '../support/secrets';
+
+const PROCESSING_SECRET = crypto.randomBytes(32).toString('base64url');
+const ISSUER_SECRET = crypto.randomBytes(32).toString('base64url');
+
+function sign(raw: string, t = Math.floor(Date.now() / 1000), secret = PROCESSING_SECRET): string {
+  return `t=${t},v1=${crypto.createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex')}`;
+}
+
+/**
+ * Real-time authorization decisions (docs/authorizations.md): the processor's signed authorization
+ * request on the notification listener, answered and recorded once per authorization id, on one
+ * instance and across two on one database; and the processing sandbox asking the gateway for the
+ * partner's simulated authorizations.
+ */
+describe('e2e: authorization decisions', function () {
+  this.timeout(90_000);
+  let gateway: GatewayProcess;
+  let second: GatewayProcess;
+  let partner: TestPartner;
+
+  const env = { PROCESSING_NOTIFY_SECRET: PROCESSING_SECRET, ISSUER_NOTIFY_SECRET: ISSUER_SECRET };
+  const newCard = async () => {
+    const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
+    const card = await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
+    expect(card.status, JSON.stringify(card.body)).to.equal(201);
+    return { individualId: individual.body._id as string, cardKey: card.body.cardKey as string, expDate: card.body.expDate as string };
+  };
+  const request = (cardId: string, overrides: Record<string, unknown> = {}) => {
+    const id = `auth_${crypto.randomBytes(12).toString('hex')}`;
+    const at = new Date().toISOString();
+    return {
+      id,
+      type: 'authorization.request',
+      occurredAt: at,
+      authorization: {
+        id,
+        transactionId: crypto.randomBytes(12).toString('hex'),
+        cardId,
+        amount: 25,
+        currency: 'EUR',
+        type: 'PURCHASE',
+        merchant: { name: 'Corner Shop', mcc: '5411', city: 'Berlin', country: 'DE' },
+        at,
+        ...overrides,
+      },
+    };
+  };
+  const ask = async (body: Record<string, unknown>, options: { to?: GatewayProcess; signature?: string } = {}) => {
+    const raw = JSON.stringify(body);
+    const response = await fetch(`${(options.to ?? gateway).notifyUrl}/upstream-notifications/processing/authorizations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'upstream-notification-id': String(body.id), 'upstream-signature': options.signature ?? sign(raw) },
+      body: raw,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+  const transactionsOf = async (cardKey: string) => (await api(gateway, partner, 'GET', `/transactions?cardKey=${cardKey}`)).body.data as any[];
+
+  before(async () => {
+    recordSecret('notifySecret', PROCESSING_SECRET);
+    recordSecret('notifySecret', ISSUER_SECRET);
+    gateway = await startGatewayProcess({ env, ownDatabase: true });
+    second = await startGatewayProcess({ env, databaseUrl: gateway.databaseUrl });
+    partner = await registerPartner(gateway);
+  });
+  after(async () => {
+    await second?.stop();
+    await gateway?.stop();
+  });
+
+  it('approves a purchase on an active card: the transaction is PENDING with authorization.decidedBy approved, and its event is written', async () => {
+    const { cardKey, individualId } = await newCard();
+    const body = request(cardKey);
+    const answer = await ask(body);
+    expect(answer).to.deep.equal({ status: 200, body: { approved: true } });
+    const [t] = await transactionsOf(cardKey);
+    expect(t).to.deep.include({ _id: body.authorization.transactionId, individualId, status: 'PENDING', amount: 25, authorization: { decidedBy: 'approved' } });
+    const events = (await api(gateway, partner, 'GET', '/events?type=transaction.created')).body.data.filter((e: any) => e.data.transaction._id === t._id);
+    expect(events).to.have.length(1);
+    expect(events[0].data.transaction.authorization).to.deep.equal({ decidedBy: 'approved' });
+  });
+
+  it('declines on the card\'s own state: card_locked for a locked card, card_inactive for a closed one and for a card it does not hold', async () => {
+    const locked = await newCard();
+    expect((await api(gateway, partner, 'POST', `/cards/${locked.cardKey}/lock`, { body: { expDate: locked.expDate } })).status).to.equal(200);
+    expect((await ask(request(locked.cardKey))).body).to.deep.equal({ approved: false, declineReason: 'card_locked' });
+    const [t] = await transactionsOf(locked.cardKey);
+    expect(t).to.deep.include({ status: 'DECLINED', declineReason: 'card_locked', authorization: { decidedBy: 'card_state', rule: 'card.status.LOCKED' } });
+    expect(t.history.map((s: any) => s.kind)).to.deep.equal(['decline']);
+
+    const closed = await newCard();
+    expect((await api(gateway, partner, 'POST', `/cards/${closed.cardKey}/restrict/closed`, { body: { expDate: closed.expDate } })).status).to.equal(200);
+    expect((await ask(request(closed.cardKey))).body).to.deep.equal({ approved: false, declineReason: 'card_inactive' });
+    expect((await ask(request('CKNOTACARDOFOURS00'))).body).to.deep.equal({ approved: false, declineReason: 'card_inactive' });
+  });
+
+  it('a repeat of one authorization id, sequential and concurrent, on one instance and on two, gets one decision and records one transaction', async () => {
+    const { cardKey } = await newCard();
+    const body = request(cardKey);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => ask(body, { to: i % 2 === 0 ? gateway : second })));
+    for (const a of answers) expect(a).to.deep.equal({ status: 200, body: { approved: true } });
+    expect(await ask(body, { to: second })).to.deep.equal({ status: 200, body: { approved: true } });
+    const list = await transactionsOf(cardKey);
+    expect(list.map((t) => t._id)).to.deep.equal([body.authorization.transactionId]);
+    const created = (await api(gateway, partner, 'GET', '/events?type=transaction.created&limit=100')).body.data.filter((e: any) => e.data.transaction.cardKey === cardKey);
+    expect(created, 'one event').to.have.length(1);
+
+    // A repeat after the card was locked still gets the first decision: it is the same authorization.
+    const card = (await api(gateway, partner, 'GET', `/cards/${cardKey}`)).body;
+    expect((await api(gateway, partner, 'POST', `/cards/${cardKey}/lock`, { body: { expDate: card.expDate } })).status).to.equal(200);
+    expect((await ask(body)).body).to.deep.equal({ approved: true });
+  });
+
+  it('refuses a forged, cross-upstream or stale request (401) and an invalid one (400), deciding and recording nothing', async () => {
+    const { cardKey } = await newCard();
+    const body = request(cardKey);
+    const raw = JSON.stringify(body);
+    expect((await ask(body, { signature: sign(raw, undefined, crypto.randomBytes(32).toString('base64url')) })).status).to.equal(401);
+    expect((await ask(body, { signature: sign(raw, undefined, ISSUER_SECRET) })).status, 'the issuer\'s secret').to.equal(401);
+    expect((await ask(body, { signature: sign(raw, Math.floor(Date.now() / 1000) - 301) })).status, 'stale').to.equal(401);
+    for (const bad of [{ amount: -1 }, { currency: 'euro' }, { type: 'REFUND' }, { merchant: { name: 'x', mcc: '54', city: 'y', country: 'DE' } }, { at: 'yesterday' }, { id: 'another' }]) {
+      const r = await ask({ ...body, authorization: { ...body.authorization, ...bad } });
+      expect(r.status, JSON.stringify(bad)).to.equal(400);
+    }
+    expect(await transactionsOf(cardKey)).to.deep.equal([]);
+    // The same id, well signed, is still undecided: it is decided now.
+    expect((await ask(body)).body).to.deep.equal({ approved: true });
+  });
+
+  it('the partner\'s simulated authorization goes through the decision: a locked card\'s is DECLINED card_locked, an active card\'s PENDING', async () => {
+    const { cardKey, expDate } = await newCard();
+    const approved = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/authorizations`, { body: { amount: 10 } });
+    expect(approved.status, JSON.stringify(approved.body)).to.equal(201);
+    expect(approved.body).to.deep.include({ status: 'PENDING', authorization: { decidedBy: 'approved' } });
+    expect((await api(gateway, partner, 'POST', `/cards/${cardKey}/temporary-lock`, { body: { expDate } })).status).to.equal(200);
+    const declined = await api(gateway, partner, 'POST', `/simulate/cards/${cardKey}/authorizations`, { body: { amount: 10 } });
+    expect(declined.status, JSON.stringify(declined.body)).to.equal(201);
+    expect(declined.body).to.deep.include({ status: 'DECLINED', declineReason: 'card_locked', authorization: { decidedBy: 'card_state', rule: 'card.status.TEMP_LOCKED' } });
+  });
+});
