@@ -449,3 +449,83 @@ describe('processing sandbox: a transaction\'s lifecycle (authorization, clearin
     });
   });
 });
+
+/**
+ * The processor's authorization request (docs/upstreams.md 6.10): the sandbox asks the gateway (here
+ * a stand-in for its listener) before it records an authorization, and applies the answer, or its
+ * stand-in when none comes before AUTHORIZATION_DEADLINE_MS (300 ms here).
+ */
+describe('processing sandbox: the authorization request to the gateway', function () {
+  let server: http.Server;
+  let url: string;
+  let receiver: Receiver;
+  const notifier = new Notifier('processing', { log: () => undefined });
+  const secret = crypto.randomBytes(32).toString('base64url');
+  const authorize = async (body: Record<string, unknown> = {}): Promise<Transaction> => {
+    const answer = await call<Transaction>(`${url}/__sandbox/authorizations`, { method: 'POST', body: { cardId: 'CK-AR-1', amount: 40, ...body } });
+    expect(answer.status, answer.text).to.equal(201);
+    return answer.body;
+  };
+
+  before(async () => {
+    receiver = new Receiver(secret);
+    const receiverUrl = await receiver.up();
+    const before = process.env.AUTHORIZATION_DEADLINE_MS;
+    process.env.AUTHORIZATION_DEADLINE_MS = '300';
+    try {
+      server = http.createServer(createProcessingSandbox({ notifier }));
+    } finally {
+      if (before === undefined) delete process.env.AUTHORIZATION_DEADLINE_MS;
+      else process.env.AUTHORIZATION_DEADLINE_MS = before;
+    }
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    notifier.setTarget({ url: receiverUrl, secret });
+    await call(`${url}/__sandbox/cards`, { method: 'POST', body: { cardKey: 'CK-AR-1', accountId: 'acc-ar', currency: 'EUR' } });
+  });
+  after(async () => {
+    notifier.clear();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await receiver?.close();
+  });
+  beforeEach(() => {
+    receiver.asked.length = 0;
+    receiver.decision = { approved: true };
+  });
+
+  it('asks, signed, with the authorization id, the transaction id it then records, the card, amount, currency, type, merchant and time; an approval is PENDING', async () => {
+    const t = await authorize({ merchant: { name: 'Kiosk', mcc: '5994', city: 'Vienna', country: 'AT' }, authorizationId: 'auth_ar_1' });
+    expect(receiver.asked).to.have.length(1);
+    const [asked] = receiver.asked;
+    expect(asked.signed).to.equal(true);
+    expect(asked.path).to.equal('/upstream-notifications/processing/authorizations');
+    expect(asked.id).to.equal('auth_ar_1');
+    expect(asked.body).to.deep.include({ id: 'auth_ar_1', type: 'authorization.request' });
+    expect(asked.body.authorization).to.deep.include({
+      id: 'auth_ar_1', transactionId: t.id, cardId: 'CK-AR-1', amount: 40, currency: 'EUR', type: 'PURCHASE',
+      merchant: { name: 'Kiosk', mcc: '5994', city: 'Vienna', country: 'AT' },
+    });
+    expect(t).to.deep.include({ status: 'PENDING', authorizationId: 'auth_ar_1' });
+    // The processor's retry of the same authorization asks nothing more: the same transaction.
+    expect((await authorize({ authorizationId: 'auth_ar_1' })).id).to.equal(t.id);
+    expect(receiver.asked).to.have.length(1);
+  });
+
+  it('a decline is recorded DECLINED with the gateway\'s reason', async () => {
+    receiver.decision = { approved: false, declineReason: 'mcc_blocked' };
+    const t = await authorize();
+    expect(t).to.deep.include({ status: 'DECLINED', declineReason: 'mcc_blocked' });
+    expect(t.history.map((s) => s.kind)).to.deep.equal(['decline']);
+  });
+
+  it('no answer before the deadline, or one not of the contract\'s shape, applies the stand-in: DECLINED stand_in', async () => {
+    receiver.decision = 'hang';
+    const started = Date.now();
+    const t = await authorize();
+    expect(t).to.deep.include({ status: 'DECLINED', declineReason: 'stand_in' });
+    expect(Date.now() - started, 'the stand-in applied once the 300 ms deadline passed').to.be.within(250, 5000);
+    receiver.decision = { approved: 'yes' };
+    expect(await authorize()).to.deep.include({ status: 'DECLINED', declineReason: 'stand_in' });
+  });
+});
