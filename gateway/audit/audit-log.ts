@@ -8,7 +8,8 @@ export interface AuditEntry {
   individualId?: string;
   tenantId?: string;
   operation: string;
-  targetType: 'individual' | 'card' | 'webhook-endpoint';
+  /** `partner`: a change of the partner's own settings (its default spend controls), `targetId` its id. */
+  targetType: 'individual' | 'card' | 'webhook-endpoint' | 'partner';
   targetId: string;
   requestId: string;
   outcome: 'success' | 'failure';

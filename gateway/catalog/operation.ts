@@ -14,6 +14,7 @@ export const TAGS = [
   { name: 'Card status', description: 'Lock, unlock, activate, temporarily lock and restrict a card. The gateway checks the transition first (409 `invalid_transition`); docs/cards.md has the table.' },
   { name: 'Card secrets and PIN', description: 'CVV and card number encrypted under your RSA key, and the PIN operations (PIN blocks encrypted under the issuer key). Every read is audited; nothing is logged.' },
   { name: 'Card limits', description: 'Spending and withdrawal limits of a card: dailyPurchase, monthlyPurchase, dailyWithdrawal, monthlyWithdrawal, singleTransaction.' },
+  { name: 'Spend controls', description: "What the gateway lets a card spend, checked on each authorization: merchant categories and countries allowed or blocked, a maximum per transaction and velocity over rolling windows; a card's own and your default for all your cards, both of which a purchase must pass (docs/spend-controls.md)." },
   { name: 'Fees and delivery', description: 'Card issuing and delivery fees, and the delivery methods of a country (spec 4.4).' },
   { name: 'Transactions', description: 'Your card transactions, each one object from its authorization to its clearing, reversal, expiry or refund, with its `history`; searchable across all your cards (docs/transactions.md).' },
   { name: 'Webhooks', description: 'Endpoints that receive your events, signed (`Partner-Gateway-Signature`) and retried for 3 days; their secrets, rotation and delivery attempts (docs/webhooks.md).' },

@@ -31,6 +31,7 @@ const json = (schema: ResponseSchemaName, description: string, status: 200 | 201
 const jsonArray = (schema: ResponseSchemaName, description: string): SuccessAnswer => ({ status: 200, description, body: { schema, array: true } });
 const CARD = json('Card', 'The card');
 const STATUS_RESULT = json('CardStatusResult', 'The card status result');
+const SPEND_CONTROLS = json('SpendControls', 'The spend controls');
 
 const STATUS_CHANGE = 'Checks the transition first (409 `invalid_transition`, the issuer is not called), then asks the issuer; records the status history and the audit entry.';
 const RESTRICT = (what: string) => `Restricts the card as ${what}. The card cannot be unlocked afterwards: close it, report it again, or replace / re-issue it. ${STATUS_CHANGE}`;
@@ -439,6 +440,48 @@ export const OPERATIONS = {
     schemas: { params: 'limit-params' },
     ends: issuer('GET', '/cards/{id}/limits/{limitName}/available', 'limit-available'),
     doc: { summary: 'Get available limit', tag: 'Card limits', answer: json('AvailableLimit', 'What is left of the limit') },
+  },
+
+  // Spend controls (docs/spend-controls.md): kept by the gateway, enforced on each authorization
+  'get-card-spend-controls': {
+    method: 'GET',
+    path: '/api/partner/cards/:id/spend-controls',
+    ownership: OWNS_CARD,
+    ends: LOCAL,
+    doc: { summary: "Get a card's spend controls", description: "The card's own controls; `{}` when none are set. Your default (`GET /spend-controls`) applies as well.", tag: 'Spend controls', answer: SPEND_CONTROLS },
+  },
+  'set-card-spend-controls': {
+    method: 'PUT',
+    path: '/api/partner/cards/:id/spend-controls',
+    ownership: OWNS_CARD,
+    schemas: { body: 'spend-controls' },
+    ends: LOCAL,
+    audit: 'card.spend-controls.update',
+    doc: {
+      summary: "Replace a card's spend controls",
+      description: 'Replaces the whole object; `{}` clears it. A purchase must pass these and your default. Audited; emits `card.updated` with `changed: ["spendControls"]`.',
+      tag: 'Spend controls',
+      answer: SPEND_CONTROLS,
+    },
+  },
+  'get-spend-controls': {
+    method: 'GET',
+    path: '/api/partner/spend-controls',
+    ends: LOCAL,
+    doc: { summary: 'Get your default spend controls', description: 'Your default for all your cards; `{}` when none are set.', tag: 'Spend controls', answer: SPEND_CONTROLS },
+  },
+  'set-spend-controls': {
+    method: 'PUT',
+    path: '/api/partner/spend-controls',
+    schemas: { body: 'spend-controls' },
+    ends: LOCAL,
+    audit: 'partner.spend-controls.update',
+    doc: {
+      summary: 'Replace your default spend controls',
+      description: "Your default for all your cards, checked on each card's purchases besides the card's own controls (velocity counts each card's own authorizations). Replaces the whole object; `{}` clears it. Audited.",
+      tag: 'Spend controls',
+      answer: SPEND_CONTROLS,
+    },
   },
   'get-pin-encryption-key': {
     method: 'GET',

@@ -20,6 +20,7 @@ import { healthCheck } from './health-check';
 import { createIndividual } from './individual-create';
 import { getIndividual, listIndividualAuditLogs, listIndividualCards, listIndividualCardStatusHistory, listIndividuals } from './individuals';
 import { me } from './me';
+import { getCardSpendControls, getSpendControls, setCardSpendControls, setSpendControls } from './spend-controls';
 import { simulateCardAuthorization, simulateCardIssuerStatus, simulateCardTransaction, simulateTransactionStep } from './simulations';
 import { getPartnerTransaction, listIndividualTransactions, listPartnerTransactions } from './transactions';
 import {
@@ -64,6 +65,10 @@ export const HANDLERS = {
   'list-cards': listCards,
   'set-card-nickname': setCardNickname,
   'set-card-3ds-phone': setCard3dsPhone,
+  'get-card-spend-controls': getCardSpendControls,
+  'set-card-spend-controls': setCardSpendControls,
+  'get-spend-controls': getSpendControls,
+  'set-spend-controls': setSpendControls,
   'list-events': listPartnerEvents,
   'get-event': getPartnerEvent,
   'resend-event': resendEvent,

@@ -33,6 +33,17 @@ const EXAMPLE_CIPHERTEXT =
 
 const CREATED_AT = '2026-11-22T10:00:00.000Z';
 
+/** Spend controls: no gambling, EU merchants only, 500 per purchase, 3 purchases an hour and 2,000 a week. */
+const EXAMPLE_SPEND_CONTROLS = {
+  maxAmountPerTransaction: 500,
+  blockedMccs: ['7995', '7801'],
+  allowedCountries: ['DE', 'FR', 'NL', 'AT', 'BE'],
+  velocity: [
+    { window: '1h', maxCount: 3 },
+    { window: '7d', maxAmount: 2000 },
+  ],
+};
+
 /** Example requests by schema name (`gateway/schemas` SCHEMAS). */
 export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
   const expDate = `09/${now.getUTCFullYear() + 3}`;
@@ -83,6 +94,7 @@ export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
     ],
     'limit-set': { name: 'dailyPurchase', value: 1500 },
     'limit-params': { id: EXAMPLE_IDS.cardKey, limitName: 'dailyPurchase' },
+    'spend-controls': EXAMPLE_SPEND_CONTROLS,
     'delivery-methods-query': { country: 'DE' },
     'fee-check': { CustomerType: 'Consumer Debit', ProductType: 'R001', clientId: EXAMPLE_IDS.clientID },
     'cards-list-query': { page: 1, limit: 20, status: 'ACTIVE', type: 'virtual', search: 'travel' },
@@ -251,6 +263,7 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     CardStatusResult: { cardKey: EXAMPLE_IDS.cardKey, status: 'LOCKED', statusCode: 'L1' },
     CardLimit: limit,
     AvailableLimit: { available: 1379.5 },
+    SpendControls: EXAMPLE_SPEND_CONTROLS,
     EncryptedCvv: { cvv: EXAMPLE_CIPHERTEXT },
     EncryptedCardNumber: { cardNumber: EXAMPLE_CIPHERTEXT },
     PinEncryptionKey: { keyId: 'pin-key-2026-11', algorithm: 'RSA-OAEP-256', publicKey: '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqh...\n-----END PUBLIC KEY-----\n' },

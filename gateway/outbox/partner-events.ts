@@ -52,7 +52,7 @@ export interface EventIndividual {
 export type EventTransaction = PartnerTransaction;
 
 /** The fields of a card whose change is a `card.updated` event. */
-export type UpdatedCardField = 'nickname' | 'embossedName' | 'threeDsPhone' | 'limits';
+export type UpdatedCardField = 'nickname' | 'embossedName' | 'threeDsPhone' | 'limits' | 'spendControls';
 
 /** `data` of each event type. None ever carries a 3DS answer, a PIN or a card number. */
 export interface PartnerEventData {

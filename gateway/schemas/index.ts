@@ -25,6 +25,7 @@ import type { JsonSchema } from './common';
 import { eventsQuery, webhookDeliveriesQuery, webhookEndpointCreate, webhookEndpointUpdate } from './events';
 import { individualCreate } from './individual-create';
 import { paginationQuery, transactionsQuery } from './pagination-query';
+import { spendControls } from './spend-controls';
 import { simulateAuthorization, simulateTransactionStep, transactionsSearchQuery } from './transactions';
 
 /**
@@ -51,6 +52,7 @@ export const SCHEMAS = {
   'limits-patch': limitsPatch,
   'limit-set': limitSet,
   'limit-params': limitParams,
+  'spend-controls': spendControls,
   'delivery-methods-query': deliveryMethodsQuery,
   'fee-check': feeCheck,
   'cards-list-query': cardsListQuery,

@@ -2,6 +2,7 @@ import { CARD_STATUSES } from '../cards/card-status';
 import { ERROR_CATALOG } from '../errors';
 import { EXP_DATE_PATTERN } from '../validation/keywords';
 import { ID_TYPES } from './individual-create';
+import { VELOCITY_WINDOWS } from './spend-controls';
 import { DECLINE_REASON_CODES, TRANSACTION_STATUSES, TRANSACTION_STEP_KINDS, TRANSACTION_TYPES } from '../upstreams/partner-transaction';
 
 /** applicationStatus values (docs/individuals.md). */
@@ -93,6 +94,32 @@ export const CARD_LIMIT = object('Card limit (spec 2.5)', {
 
 /** Answer of the available-limit read. */
 export const AVAILABLE_LIMIT = object('What is left of one card limit', { available: AMOUNT('max(0, value − used), in the card currency') });
+
+/** Spend controls as stored (`readSpendControls`): only the fields set, `{}` when none. */
+export const SPEND_CONTROLS = object(
+  "Spend controls: a card's own, or your default for all your cards (docs/spend-controls.md). Only the fields set; `{}` when none",
+  {
+    maxAmountPerTransaction: AMOUNT('A purchase above it is declined (`amount_exceeded`), in the card currency'),
+    allowedMccs: { type: 'array', items: string('4-digit merchant category code'), description: 'Only these merchant categories are allowed' },
+    blockedMccs: { type: 'array', items: string('4-digit merchant category code'), description: 'These merchant categories are declined' },
+    allowedCountries: { type: 'array', items: string('ISO 3166-1 alpha-2'), description: 'Only merchants in these countries are allowed' },
+    blockedCountries: { type: 'array', items: string('ISO 3166-1 alpha-2'), description: 'Merchants in these countries are declined' },
+    velocity: {
+      type: 'array',
+      description: "Rules over rolling windows of the card's approved authorizations",
+      items: object(
+        'A velocity rule',
+        {
+          window: { type: 'string', enum: Object.keys(VELOCITY_WINDOWS) },
+          maxCount: { type: 'integer', description: 'At most this many approved authorizations in the window' },
+          maxAmount: AMOUNT('At most this much authorized in the window, in the card currency'),
+        },
+        ['window']
+      ),
+    },
+  },
+  []
+);
 
 /** `{cvv}`: the CVV2 encrypted under the partner's securityKey. */
 export const ENCRYPTED_CVV = object('The CVV2, encrypted with RSA-OAEP (SHA-256) under the securityKey you sent', {
@@ -377,15 +404,15 @@ export const EVENT_CARD_STATUS_CHANGED = eventEnvelope(
   )
 );
 
-/** `card.updated`: nickname, emboss name, 3DS phone or limits changed. */
+/** `card.updated`: nickname, emboss name, 3DS phone, limits or spend controls changed. */
 export const EVENT_CARD_UPDATED = eventEnvelope(
   'card.updated',
-  "A card's nickname, emboss name, 3DS phone or limits changed. Never a 3DS answer, a PIN or card data",
+  "A card's nickname, emboss name, 3DS phone, limits or spend controls changed. Never a 3DS answer, a PIN or card data",
   object(
     'What changed',
     {
       cardKey: string(),
-      changed: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: ['nickname', 'embossedName', 'threeDsPhone', 'limits'] }, description: 'The names of the fields changed' },
+      changed: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: ['nickname', 'embossedName', 'threeDsPhone', 'limits', 'spendControls'] }, description: 'The names of the fields changed (`spendControls`: the card\'s own spend controls, read them with `GET /cards/{id}/spend-controls`)' },
       card: CARD,
       limits: {
         type: 'array',
@@ -501,6 +528,7 @@ export const RESPONSE_SCHEMAS = {
   CardStatusResult: CARD_STATUS_RESULT,
   CardLimit: CARD_LIMIT,
   AvailableLimit: AVAILABLE_LIMIT,
+  SpendControls: SPEND_CONTROLS,
   EncryptedCvv: ENCRYPTED_CVV,
   EncryptedCardNumber: ENCRYPTED_CARD_NUMBER,
   PinEncryptionKey: PIN_ENCRYPTION_KEY,

@@ -14,7 +14,16 @@ import { withSharedMetaSchema } from './shared-meta-schema';
  * - `x-date-order: [earlier, later]` on an object: the `later` date is not before `earlier`;
  * - `x-rsa-security-key: true`: base64 of an RSA public key (SPKI DER) of at least 2048 bits;
  * - `x-unique-names: true` on an array of objects: no two items share a `name`.
+ * - `x-max-decimals: n` on a number: at most `n` digits after the decimal point, as the JSON wrote
+ *   it (`19.99` passes `2`; `multipleOf: 0.01` would refuse it, a binary fraction being inexact).
  */
+/** Digits after the decimal point of a finite number as JavaScript prints it (its shortest round-trip form: what the JSON wrote). */
+export function decimalsOf(value: number): number {
+  const match = /^-?\d+(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value));
+  if (!match) return Infinity;
+  return Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0));
+}
+
 function withKeywords(ajv: Ajv): Ajv {
   addFormats(ajv, ['date', 'date-time', 'email']);
   // `keyword: true` on a string checks it with `predicate`.
@@ -40,6 +49,13 @@ function withKeywords(ajv: Ajv): Ajv {
       const names = data.map((item) => (item && typeof item === 'object' ? (item as { name?: unknown }).name : undefined));
       return new Set(names).size === names.length;
     },
+  });
+  ajv.addKeyword({
+    keyword: 'x-max-decimals',
+    type: 'number',
+    schemaType: 'number',
+    error: { message: (cxt) => `must have at most ${String(cxt.schema)} decimals` },
+    validate: (decimals: number, data: number) => decimalsOf(data) <= decimals,
   });
   ajv.addKeyword({
     keyword: 'x-date-order',

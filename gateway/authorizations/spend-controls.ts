@@ -1,0 +1,225 @@
+import type { Queryable } from '../db/database';
+import { VELOCITY_WINDOWS, type VelocityWindow } from '../schemas/spend-controls';
+
+/**
+ * Spend controls (docs/spend-controls.md): what a partner allows its cards to spend, set per card
+ * (`PUT /cards/{id}/spend-controls`) and as the partner's default for all its cards
+ * (`PUT /spend-controls`), stored in table `spend_controls` (migration 016). The authorization
+ * decision checks a purchase against both: {@link checkStaticControls} (pure) and then
+ * {@link checkVelocity} (PostgreSQL, inside the decision's transaction).
+ */
+
+/** One velocity rule: at most `maxCount` approved authorizations and/or `maxAmount` authorized over the rolling `window`. */
+export interface VelocityRule {
+  window: VelocityWindow;
+  maxCount?: number;
+  maxAmount?: number;
+}
+
+/** A spend-controls object as the partner PUTs it and reads it back; `{}` is no control. Amounts are in the card currency. */
+export interface SpendControls {
+  maxAmountPerTransaction?: number;
+  allowedMccs?: string[];
+  blockedMccs?: string[];
+  allowedCountries?: string[];
+  blockedCountries?: string[];
+  velocity?: VelocityRule[];
+}
+
+/** The two sets of controls a purchase must pass: the partner's default and the card's own. */
+export interface ApplicableSpendControls {
+  partner: SpendControls;
+  card: SpendControls;
+}
+
+/** What a purchase is checked on: its amount (card currency) and its merchant's category and country. */
+export interface PurchaseFacts {
+  amount: number;
+  mcc?: string | null;
+  country?: string | null;
+}
+
+export type StaticDeclineReason = 'mcc_blocked' | 'country_blocked' | 'amount_exceeded';
+
+/** Why a purchase is declined: the reason code, and the control that refused it (e.g. `card.blockedMccs`, `partner.velocity[0].maxCount`). */
+export interface SpendControlDecline<Reason extends string = StaticDeclineReason | 'velocity_exceeded'> {
+  declineReason: Reason;
+  rule: string;
+}
+
+type Scope = keyof ApplicableSpendControls;
+const SCOPES: readonly Scope[] = ['partner', 'card'];
+
+/** The object as stored and answered: the fields in a fixed order, only those set. */
+export function normalizeSpendControls(controls: SpendControls): SpendControls {
+  const out: SpendControls = {};
+  if (controls.maxAmountPerTransaction !== undefined) out.maxAmountPerTransaction = controls.maxAmountPerTransaction;
+  if (controls.allowedMccs !== undefined) out.allowedMccs = [...controls.allowedMccs];
+  if (controls.blockedMccs !== undefined) out.blockedMccs = [...controls.blockedMccs];
+  if (controls.allowedCountries !== undefined) out.allowedCountries = [...controls.allowedCountries];
+  if (controls.blockedCountries !== undefined) out.blockedCountries = [...controls.blockedCountries];
+  if (controls.velocity !== undefined) {
+    out.velocity = controls.velocity.map((rule) => ({
+      window: rule.window,
+      ...(rule.maxCount === undefined ? {} : { maxCount: rule.maxCount }),
+      ...(rule.maxAmount === undefined ? {} : { maxAmount: rule.maxAmount }),
+    }));
+  }
+  return out;
+}
+
+/** The WHERE clause of one scope (indexable: `IS NOT DISTINCT FROM` is not), with its parameters. */
+function scopeOf(partnerId: string, cardKey: string | null): { where: string; params: string[] } {
+  return cardKey === null ? { where: 'partner_id = $1 AND card_key IS NULL', params: [partnerId] } : { where: 'partner_id = $1 AND card_key = $2', params: [partnerId, cardKey] };
+}
+
+/** The controls of one scope: the partner's default (`cardKey` null) or one card's; `{}` when none are set. */
+export async function readSpendControls(db: Queryable, partnerId: string, cardKey: string | null): Promise<SpendControls> {
+  const { where, params } = scopeOf(partnerId, cardKey);
+  const rows = await db.query<{ controls: SpendControls }>(`SELECT controls FROM spend_controls WHERE ${where}`, params);
+  return rows.rows[0]?.controls ?? {};
+}
+
+/**
+ * Replaces the controls of one scope in `tx` (the caller's transaction, which also writes the audit
+ * entry and, for a card, the `card.updated` event): `{}` deletes the row. Returns what is stored.
+ */
+export async function saveSpendControls(tx: Queryable, partnerId: string, cardKey: string | null, controls: SpendControls): Promise<SpendControls> {
+  const stored = normalizeSpendControls(controls);
+  if (Object.keys(stored).length === 0) {
+    const { where, params } = scopeOf(partnerId, cardKey);
+    await tx.query(`DELETE FROM spend_controls WHERE ${where}`, params);
+    return stored;
+  }
+  await tx.query(
+    `INSERT INTO spend_controls (partner_id, card_key, controls) VALUES ($1, $2, $3::jsonb)
+     ON CONFLICT ON CONSTRAINT spend_controls_scope_key DO UPDATE SET controls = EXCLUDED.controls, updated_at = now()`,
+    [partnerId, cardKey, JSON.stringify(stored)]
+  );
+  return stored;
+}
+
+/** The partner's default and the card's own controls, in one query; `{}` for a scope with none. */
+export async function loadSpendControls(db: Queryable, partnerId: string, cardKey: string): Promise<ApplicableSpendControls> {
+  const rows = await db.query<{ card_key: string | null; controls: SpendControls }>(
+    'SELECT card_key, controls FROM spend_controls WHERE partner_id = $1 AND (card_key IS NULL OR card_key = $2)',
+    [partnerId, cardKey]
+  );
+  const found: ApplicableSpendControls = { partner: {}, card: {} };
+  for (const row of rows.rows) found[row.card_key === null ? 'partner' : 'card'] = row.controls;
+  return found;
+}
+
+/** An amount in ten-thousandths (the projection's numeric(20, 4)), so that comparisons are exact. */
+function units(amount: number | string): number {
+  return Math.round(Number(amount) * 10_000);
+}
+
+/** The first list check a value fails: a blocked list naming it, or an allow list not naming it. */
+function listCheck(controls: SpendControls, blocked: 'blockedMccs' | 'blockedCountries', allowed: 'allowedMccs' | 'allowedCountries', value: string): string | undefined {
+  if (controls[blocked]?.includes(value)) return blocked;
+  const allow = controls[allowed];
+  if (allow !== undefined && !allow.includes(value)) return allowed;
+  return undefined;
+}
+
+/**
+ * Checks a purchase against the controls that need no history, with no I/O: the partner's default
+ * and the card's own, both of which it must pass. First failure wins, in this order: the merchant
+ * category (`mcc_blocked`), the merchant's country (`country_blocked`), the amount
+ * (`amount_exceeded`, above `maxAmountPerTransaction`; equal passes); within each, the partner's
+ * controls before the card's, and a block list before an allow list. An allow list admits only what
+ * it names: a purchase without an MCC (or country) fails an allow list of MCCs (or countries).
+ * `rule` names the control: `partner.blockedMccs`, `card.allowedCountries`, `card.maxAmountPerTransaction`...
+ *
+ * @example checkStaticControls({ partner: {}, card: { blockedMccs: ['7995'] } }, { amount: 10, mcc: '7995', country: 'DE' })
+ *   // → { declineReason: 'mcc_blocked', rule: 'card.blockedMccs' }
+ */
+export function checkStaticControls(controls: ApplicableSpendControls, purchase: PurchaseFacts): SpendControlDecline<StaticDeclineReason> | undefined {
+  const mcc = purchase.mcc ?? '';
+  const country = (purchase.country ?? '').toUpperCase();
+  for (const scope of SCOPES) {
+    const failed = listCheck(controls[scope], 'blockedMccs', 'allowedMccs', mcc);
+    if (failed) return { declineReason: 'mcc_blocked', rule: `${scope}.${failed}` };
+  }
+  for (const scope of SCOPES) {
+    const failed = listCheck(controls[scope], 'blockedCountries', 'allowedCountries', country);
+    if (failed) return { declineReason: 'country_blocked', rule: `${scope}.${failed}` };
+  }
+  for (const scope of SCOPES) {
+    const max = controls[scope].maxAmountPerTransaction;
+    if (max !== undefined && units(purchase.amount) > units(max)) return { declineReason: 'amount_exceeded', rule: `${scope}.maxAmountPerTransaction` };
+  }
+  return undefined;
+}
+
+/** What the velocity check counts the purchase against. */
+export interface VelocityPurchase {
+  partnerId: string;
+  cardKey: string;
+  /** The purchase's amount, in the card currency. */
+  amount: number;
+  /** The purchase's time: each window is the `window` before it. */
+  at: Date;
+}
+
+/**
+ * The SQL of the velocity count over the given windows: one row with `c_<window>` (count) and
+ * `a_<window>` (sum, as text) for each. Counted: the card's approved authorizations, i.e. rows of
+ * `card_transactions` whose history starts with an `authorization` step, of type PURCHASE or
+ * WITHDRAWAL, still PENDING or SETTLED, created after the window's start. The `amount` column is
+ * what is authorized now: a partial reversal has lowered it. REVERSED and EXPIRED rows give back
+ * their count and amount; declines, force-posted clearings and refunds never counted. Served by
+ * the partial index `card_transactions_velocity_idx` (migration 016).
+ */
+export function velocityQuery(windows: readonly VelocityWindow[]): string {
+  const longest = Math.max(...windows.map((w) => VELOCITY_WINDOWS[w]));
+  const columns = windows.flatMap((w) => {
+    const since = `created_at > $3::timestamptz - interval '${VELOCITY_WINDOWS[w]} seconds'`;
+    return [`count(*) FILTER (WHERE ${since}) AS "c_${w}"`, `coalesce(sum(amount) FILTER (WHERE ${since}), 0)::text AS "a_${w}"`];
+  });
+  return `SELECT ${columns.join(', ')}
+    FROM card_transactions
+   WHERE partner_id = $1 AND card_key = $2 AND created_at > $3::timestamptz - interval '${longest} seconds'
+     AND status IN ('PENDING', 'SETTLED') AND type IN ('PURCHASE', 'WITHDRAWAL') AND (history -> 0 ->> 'kind') = 'authorization'`;
+}
+
+/**
+ * Checks the velocity rules of the partner's default and of the card's controls: would approving
+ * this purchase take the card over a rule's `maxCount` (approved authorizations in the window, this
+ * one included) or `maxAmount` (their amounts, this one's included)? Both scopes count the card's
+ * own authorizations: the partner's default is a rule for each card, not a pool across its cards.
+ * First failure wins: the partner's rules before the card's, each in its list order, `maxCount`
+ * before `maxAmount`; `rule` names it (`card.velocity[1].maxAmount`). One query, whatever the rules.
+ *
+ * What counts (decided in docs/spend-controls.md): approved authorizations (PURCHASE and
+ * WITHDRAWAL) created in the rolling window before `at`, with their current `amount`: a partial
+ * reversal gives back the reversed amount, a full reversal (REVERSED) or an expiry (EXPIRED) gives
+ * back the count and the amount, a SETTLED one keeps counting its `amount`. Declined
+ * authorizations, force-posted clearings and refunds never count.
+ *
+ * **Concurrency contract.** The count is only as good as its serialization: two decisions on one
+ * card that both count before either records its approval would both pass a `maxCount: 2` at 1.
+ * The caller therefore runs this inside the database transaction that records the decision (the
+ * approved authorization's `card_transactions` row), at READ COMMITTED (PostgreSQL's default: each
+ * statement sees what committed before it began), after taking
+ * `SELECT pg_advisory_xact_lock(hashtextextended('auth:' || $1, 0))` with the card key as `$1`
+ * in that transaction. The lock is held until commit, so a concurrent decision on the same card, in
+ * any process or instance on the same database, waits for it and then counts the row this one
+ * recorded. Decisions on different cards do not wait on each other.
+ */
+export async function checkVelocity(tx: Queryable, controls: ApplicableSpendControls, purchase: VelocityPurchase): Promise<SpendControlDecline<'velocity_exceeded'> | undefined> {
+  const rules = SCOPES.flatMap((scope) => (controls[scope].velocity ?? []).map((rule, index) => ({ scope, index, rule })));
+  if (rules.length === 0) return undefined;
+  const windows = [...new Set(rules.map((r) => r.rule.window))];
+  const rows = await tx.query<Record<string, string>>(velocityQuery(windows), [purchase.partnerId, purchase.cardKey, purchase.at.toISOString()]);
+  const counted = rows.rows[0];
+  for (const { scope, index, rule } of rules) {
+    const name = `${scope}.velocity[${index}]`;
+    if (rule.maxCount !== undefined && Number(counted[`c_${rule.window}`]) + 1 > rule.maxCount) return { declineReason: 'velocity_exceeded', rule: `${name}.maxCount` };
+    if (rule.maxAmount !== undefined && units(counted[`a_${rule.window}`]) + units(purchase.amount) > units(rule.maxAmount)) {
+      return { declineReason: 'velocity_exceeded', rule: `${name}.maxAmount` };
+    }
+  }
+  return undefined;
+}
