@@ -10,7 +10,9 @@ import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
-import { decideAuthorization, type AuthorizationRequest, type DecisionChecks } from './authorizations/decide';
+import { decideAuthorization, type AuthorizationRequest, type DecisionCard, type DecisionChecks } from './authorizations/decide';
+import { checkStaticControls, checkVelocity, loadSpendControls, type ApplicableSpendControls } from './authorizations/spend-controls';
+import type { Queryable } from './db/database';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
 import { startRetention } from './background/retention';
@@ -258,5 +260,17 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
  * spend controls and the partner's decision endpoint.
  */
 function authorizationChecks(_services: ComposedServices['services']): DecisionChecks {
-  return {};
+  // One read of the controls per decision: the static check and the velocity count both use it.
+  const loaded = new WeakMap<AuthorizationRequest, Promise<ApplicableSpendControls>>();
+  const controlsOf = (db: Queryable, card: DecisionCard, request: AuthorizationRequest) => {
+    let controls = loaded.get(request);
+    if (!controls) loaded.set(request, (controls = loadSpendControls(db, card.partnerId, card.cardKey)));
+    return controls;
+  };
+  return {
+    staticControls: async (db, card, request) =>
+      checkStaticControls(await controlsOf(db, card, request), { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country }),
+    velocity: async (tx, card, request) =>
+      checkVelocity(tx, await controlsOf(tx, card, request), { partnerId: card.partnerId, cardKey: card.cardKey, amount: request.amount, at: new Date(request.at) }),
+  };
 }

@@ -118,6 +118,44 @@ describe('e2e: authorization decisions', function () {
     expect((await ask(body)).body).to.deep.equal({ approved: true });
   });
 
+  it('declines on the spend controls, the partner\'s and the card\'s, each with its reason and rule', async () => {
+    const { cardKey } = await newCard();
+    const put = async (path: string, body: Record<string, unknown>) => {
+      const r = await api(gateway, partner, 'PUT', path, { body });
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    };
+    await put(`/cards/${cardKey}/spend-controls`, { blockedMccs: ['7995'], maxAmountPerTransaction: 100 });
+    await put('/spend-controls', { allowedCountries: ['DE', 'FR'] });
+    try {
+      const cases: [Record<string, unknown>, Record<string, unknown>][] = [
+        [{ merchant: { name: 'Casino', mcc: '7995', city: 'Berlin', country: 'DE' } }, { declineReason: 'mcc_blocked', rule: 'card.blockedMccs' }],
+        [{ merchant: { name: 'Shop', mcc: '5411', city: 'Rome', country: 'IT' } }, { declineReason: 'country_blocked', rule: 'partner.allowedCountries' }],
+        [{ amount: 100.01 }, { declineReason: 'amount_exceeded', rule: 'card.maxAmountPerTransaction' }],
+      ];
+      for (const [overrides, expected] of cases) {
+        const body = request(cardKey, overrides);
+        expect((await ask(body)).body, JSON.stringify(overrides)).to.deep.equal({ approved: false, declineReason: expected.declineReason });
+        const t = (await api(gateway, partner, 'GET', `/transactions/${body.authorization.transactionId}`)).body;
+        expect(t).to.deep.include({ status: 'DECLINED', declineReason: expected.declineReason, authorization: { decidedBy: 'spend_controls', rule: expected.rule } });
+      }
+      expect((await ask(request(cardKey, { amount: 100 }))).body, 'within every control').to.deep.equal({ approved: true });
+    } finally {
+      await put('/spend-controls', {});
+    }
+  });
+
+  it('velocity holds under concurrency on two instances: exactly maxCount of concurrent authorizations are approved', async () => {
+    const { cardKey } = await newCard();
+    expect((await api(gateway, partner, 'PUT', `/cards/${cardKey}/spend-controls`, { body: { velocity: [{ window: '1h', maxCount: 2 }] } })).status).to.equal(200);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => ask(request(cardKey, { amount: 5 }), { to: i % 2 === 0 ? gateway : second })));
+    const approved = answers.filter((a) => a.body.approved === true);
+    expect(approved, JSON.stringify(answers)).to.have.length(2);
+    for (const a of answers.filter((x) => x.body.approved === false)) expect(a.body.declineReason).to.equal('velocity_exceeded');
+    const list = await transactionsOf(cardKey);
+    expect(list.filter((t) => t.status === 'PENDING')).to.have.length(2);
+    expect(list.filter((t) => t.status === 'DECLINED' && t.authorization.rule === 'card.velocity[0].maxCount')).to.have.length(4);
+  });
+
   it('refuses a forged, cross-upstream or stale request (401) and an invalid one (400), deciding and recording nothing', async () => {
     const { cardKey } = await newCard();
     const body = request(cardKey);
