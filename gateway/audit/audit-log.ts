@@ -8,7 +8,7 @@ export interface AuditEntry {
   individualId?: string;
   tenantId?: string;
   operation: string;
-  targetType: 'individual' | 'card' | 'webhook-endpoint';
+  targetType: 'individual' | 'card' | 'webhook-endpoint' | 'authorization-endpoint';
   targetId: string;
   requestId: string;
   outcome: 'success' | 'failure';
