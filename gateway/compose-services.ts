@@ -6,6 +6,7 @@ import { listenForPartnerChanges } from './partners/change-feed';
 import { PartnerStore } from './partners/partner-store';
 import { createUpstreamClients } from './upstreams';
 import { createWebhookServices } from './webhooks';
+import { createAuthorizationEndpointServices } from './authorizations';
 import { VerifiedTokenCache } from '../policies/es512-jwt/verified-token-cache';
 import { FailedAuthLimiter, failedAuthLimitsFrom } from '../policies/es512-jwt/failed-auth-limiter';
 import { evictEverywhere } from '../policies/es512-jwt/cluster-eviction';
@@ -62,6 +63,7 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
   const rateLimits = createRateLimitStore(settings, log);
   // Its dispatcher is started by serve.ts: in-process tests build services without sending webhooks.
   const webhooks = createWebhookServices(settings, db, log);
+  const authorizationEndpoints = createAuthorizationEndpointServices(settings, db, log);
   // A change made through this process's admin API: dropped here, then in every cluster worker
   // (through the primary) before the admin call answers, then on other instances through NOTIFY.
   partners.onChange((partnerId, change) => evictEverywhere(tokenCache, partnerId, log, change));
@@ -88,12 +90,13 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
       log
     );
   }
-  const services: GatewayServices = { settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, webhooks, sandboxMode: settings.sandboxMode, tokenCache, authFailures, rateLimits: rateLimits.store };
+  const services: GatewayServices = { settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, webhooks, authorizationEndpoints, sandboxMode: settings.sandboxMode, tokenCache, authFailures, rateLimits: rateLimits.store };
   return {
     services,
     close: async () => {
       await feed?.stop();
       clients.close();
+      authorizationEndpoints.calls.close();
       await rateLimits.close();
     },
   };

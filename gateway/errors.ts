@@ -57,6 +57,8 @@ export const ERROR_CATALOG = {
   refund_not_allowed: { status: 409, title: 'Transaction cannot be refunded' },
   refund_exceeds_settled: { status: 409, title: 'Refund exceeds the settled amount' },
   authorization_id_reused: { status: 409, title: 'Authorization id used for another card' },
+  // 409: the partner's decision endpoint (docs/authorization-endpoint.md): one per partner
+  authorization_endpoint_exists: { status: 409, title: 'Authorization endpoint already registered' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   upstream_rejected: { status: 422, title: 'Upstream refused the request' },

@@ -217,6 +217,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         adminToken,
         log,
         webhookEndpoints: services.webhooks.endpoints,
+        authorizationEndpoints: services.authorizationEndpoints,
         // A claimed admin idempotency key outlives the longest status change (two issuer calls) before a retry may take it over.
         cards: { db, clients, keyLeaseSeconds: Math.ceil((2 * settings.upstreamTimeoutMs) / 1000) + 10 },
         extraRoutes: (app) => {

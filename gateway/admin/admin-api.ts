@@ -12,6 +12,7 @@ import { tokenMatches } from './admin-token';
 import { withSharedMetaSchema } from '../validation/shared-meta-schema';
 import { recordAudit } from '../audit/audit-log';
 import type { WebhookEndpointStore } from '../webhooks/endpoint-store';
+import type { AuthorizationEndpointServices } from '../authorizations';
 import type { Database } from '../db/database';
 import type { UpstreamClients } from '../upstreams';
 import { containsCardNumber } from '../upstreams/card-data';
@@ -61,6 +62,7 @@ const validators = {
     required: ['status'],
     properties: { status: { enum: ['enabled', 'disabled'] } },
   }),
+  empty: ajv.compile({ type: 'object', additionalProperties: false, maxProperties: 0 }),
   cardStatus: ajv.compile({
     type: 'object',
     additionalProperties: false,
@@ -72,6 +74,9 @@ const validators = {
     },
   }),
 };
+
+/** The audit operation of an operator disabling a partner's decision endpoint (the partner's own change is `authorization.endpoint.update`). */
+export const ADMIN_AUTHORIZATION_ENDPOINT_DISABLE = 'admin.authorization.endpoint.disable';
 
 /** The audit operation of an operator's change of a partner's webhook endpoint (the partner's own is `webhook.endpoint.update`). */
 export const ADMIN_WEBHOOK_ENDPOINT_UPDATE = 'admin.webhook.endpoint.update';
@@ -174,10 +179,12 @@ export function createAdminApi(options: {
   adminToken: string;
   log: Logger;
   webhookEndpoints?: WebhookEndpointStore;
+  /** The partners' decision endpoints and this process's health of their calls (docs/authorization-endpoint.md). */
+  authorizationEndpoints?: Pick<AuthorizationEndpointServices, 'endpoints' | 'calls'>;
   cards?: AdminCardServices;
   extraRoutes?: (app: Application) => void;
 }): Application {
-  const { partners, adminToken, log, webhookEndpoints, cards } = options;
+  const { partners, adminToken, log, webhookEndpoints, authorizationEndpoints, cards } = options;
   const app = express();
   app.disable('x-powered-by');
   app.use(requestContext(log, 'admin'));
@@ -255,6 +262,33 @@ export function createAdminApi(options: {
       log.info({ requestId: req.requestId, partnerId: id, endpointId, operation: 'webhook.endpoint.update', status }, 'admin change');
       const health = (await webhookEndpoints.health(id)).find((endpoint) => endpoint.id === endpointId);
       res.json(health ?? changed);
+    }));
+  }
+  if (authorizationEndpoints) {
+    const { endpoints, calls } = authorizationEndpoints;
+    const knownPartner = async (raw: string): Promise<string> => {
+      const id = partnerId(raw);
+      if (!(await partners.get(id))) throw new GatewayError('not_found', 'No partner has this id');
+      return id;
+    };
+    /** The endpoint (never its secret), who disabled it, and this process's health of its calls. */
+    const view = async (id: string) => {
+      const endpoint = await endpoints.adminView(id);
+      if (!endpoint) throw new GatewayError('not_found', 'The partner has no authorization endpoint');
+      return { ...endpoint, health: calls.health(id) ?? null };
+    };
+    app.get('/admin/partners/:id/authorization-endpoint', route(async (req, res) => {
+      res.json(await view(await knownPartner(req.params.id)));
+    }));
+    app.post('/admin/partners/:id/authorization-endpoint/disable', route(async (req, res) => {
+      validated<Record<string, never>>(validators.empty, req.body ?? {});
+      const id = await knownPartner(req.params.id);
+      const changed = await endpoints.update(id, { status: 'disabled' }, 'operator', (tx, endpointId) =>
+        recordAudit(tx, { partnerId: id, operation: ADMIN_AUTHORIZATION_ENDPOINT_DISABLE, targetType: 'authorization-endpoint', targetId: endpointId, requestId: req.requestId, outcome: 'success', details: { status: 'disabled' } })
+      );
+      if (!changed) throw new GatewayError('not_found', 'The partner has no authorization endpoint');
+      log.info({ requestId: req.requestId, partnerId: id, endpointId: changed.id, operation: ADMIN_AUTHORIZATION_ENDPOINT_DISABLE }, 'admin change');
+      res.json(await view(id));
     }));
   }
   if (cards) {

@@ -9,7 +9,7 @@ export interface AuditEntry {
   tenantId?: string;
   operation: string;
   /** `partner`: a change of the partner's own settings (its default spend controls), `targetId` its id. */
-  targetType: 'individual' | 'card' | 'webhook-endpoint' | 'partner';
+  targetType: 'individual' | 'card' | 'webhook-endpoint' | 'partner' | 'authorization-endpoint';
   targetId: string;
   requestId: string;
   outcome: 'success' | 'failure';

@@ -17,6 +17,7 @@ export const TAGS = [
   { name: 'Spend controls', description: "What the gateway lets a card spend, checked on each authorization: merchant categories and countries allowed or blocked, a maximum per transaction and velocity over rolling windows; a card's own and your default for all your cards, both of which a purchase must pass (docs/spend-controls.md)." },
   { name: 'Fees and delivery', description: 'Card issuing and delivery fees, and the delivery methods of a country (spec 4.4).' },
   { name: 'Transactions', description: 'Your card transactions, each one object from its authorization to its clearing, reversal, expiry or refund, with its `history`; searchable across all your cards (docs/transactions.md).' },
+  { name: 'Authorization endpoint', description: 'Your decision endpoint: the gateway asks it, signed (`Partner-Gateway-Signature`), to approve or decline each purchase of your cards while it happens, within your `timeoutMs`; otherwise your `defaultDecision` applies (docs/authorization-endpoint.md).' },
   { name: 'Webhooks', description: 'Endpoints that receive your events, signed (`Partner-Gateway-Signature`) and retried for 3 days; their secrets, rotation and delivery attempts (docs/webhooks.md).' },
   { name: 'Events', description: 'What happened to your cards and individuals, newest first, kept 30 days: each event is written with the change that causes it (docs/events.md). The `webhooks` section documents each type.' },
   { name: 'Sandbox', description: 'Sandbox mode only (elsewhere these routes answer 404): make the sandboxes authorize, clear, reverse, expire or refund a transaction, or change a card\'s status on their own, as a merchant or the issuer would, to see the events your webhooks receive (docs/sandbox.md).' },
@@ -108,6 +109,8 @@ export interface Operation {
     tag: TagName;
     /** 409 codes beyond those the pipeline implies (idempotency, upstream conflicts). */
     conflicts?: readonly ErrorCode[];
+    /** Answers 404 `not_found` without an ownership step (a resource the partner may not have, e.g. its one decision endpoint). */
+    notFound?: true;
     answer: SuccessAnswer;
   };
 }

@@ -649,6 +649,66 @@ export const OPERATIONS = {
     },
   },
 
+  // The partner's decision endpoint for real-time authorizations (docs/authorization-endpoint.md): one per partner, no id in the path.
+  'create-authorization-endpoint': {
+    method: 'POST',
+    path: '/api/partner/authorization-endpoint',
+    schemas: { body: 'authorization-endpoint-create' },
+    sensitive: true,
+    ends: LOCAL,
+    audit: 'authorization.endpoint.create',
+    doc: {
+      summary: 'Create authorization endpoint',
+      description:
+        'Registers your decision endpoint: the gateway POSTs it a signed `authorization.request` for each purchase of your cards and applies your answer. The answer carries the signing `secret`, shown only here. The URL must be https and resolve to public addresses (in sandbox mode, http and localhost are accepted); otherwise 400. One per partner: a second one is 409 `authorization_endpoint_exists`.',
+      tag: 'Authorization endpoint',
+      conflicts: ['authorization_endpoint_exists'],
+      answer: json('AuthorizationEndpointCreated', 'The endpoint and its secret', 201),
+    },
+  },
+  'get-authorization-endpoint': {
+    method: 'GET',
+    path: '/api/partner/authorization-endpoint',
+    ends: LOCAL,
+    doc: { summary: 'Get authorization endpoint', description: 'Your decision endpoint, never with its secret; 404 when you have none.', tag: 'Authorization endpoint', notFound: true, answer: json('AuthorizationEndpoint', 'The endpoint') },
+  },
+  'update-authorization-endpoint': {
+    method: 'PATCH',
+    path: '/api/partner/authorization-endpoint',
+    schemas: { body: 'authorization-endpoint-update' },
+    ends: LOCAL,
+    audit: 'authorization.endpoint.update',
+    doc: {
+      summary: 'Update authorization endpoint',
+      description: 'Changes the URL (checked as at creation), `timeoutMs`, `defaultDecision`, or enables / disables it (a disabled endpoint is not asked). 404 when you have none.',
+      tag: 'Authorization endpoint',
+      notFound: true,
+      answer: json('AuthorizationEndpoint', 'The endpoint'),
+    },
+  },
+  'delete-authorization-endpoint': {
+    method: 'DELETE',
+    path: '/api/partner/authorization-endpoint',
+    ends: LOCAL,
+    audit: 'authorization.endpoint.delete',
+    doc: { summary: 'Delete authorization endpoint', description: 'Deletes your decision endpoint and its secrets: purchases are no longer sent to you. 404 when you have none.', tag: 'Authorization endpoint', notFound: true, answer: { status: 204, description: 'Deleted' } },
+  },
+  'rotate-authorization-endpoint-secret': {
+    method: 'POST',
+    path: '/api/partner/authorization-endpoint/rotate-secret',
+    schemas: { body: 'empty-body' },
+    sensitive: true,
+    ends: LOCAL,
+    audit: 'authorization.endpoint.secret.rotate',
+    doc: {
+      summary: 'Rotate authorization endpoint secret',
+      description: 'A new signing secret, shown only here. For 24 hours requests are signed with both, so `Partner-Gateway-Signature` carries two `v1=` values (the new one first). 404 when you have no endpoint.',
+      tag: 'Authorization endpoint',
+      notFound: true,
+      answer: json('AuthorizationEndpointSecret', 'The new secret'),
+    },
+  },
+
   // Sandbox simulations (docs/sandbox.md): sandbox mode only, 404 elsewhere.
   'simulate-card-transaction': {
     method: 'POST',

@@ -1,5 +1,12 @@
 import type { RequestHandler } from 'express';
 import { apiDocsPage, openApiDocument } from './api-docs';
+import {
+  createAuthorizationEndpoint,
+  deleteAuthorizationEndpoint,
+  getAuthorizationEndpoint,
+  rotateAuthorizationEndpointSecret,
+  updateAuthorizationEndpoint,
+} from './authorization-endpoint';
 import { issueCard } from './card-issue';
 import { setCard3dsPhone, setCardNickname } from './card-local';
 import {
@@ -79,6 +86,11 @@ export const HANDLERS = {
   'delete-webhook-endpoint': deleteWebhookEndpoint,
   'rotate-webhook-secret': rotateWebhookSecret,
   'list-webhook-deliveries': listWebhookDeliveries,
+  'create-authorization-endpoint': createAuthorizationEndpoint,
+  'get-authorization-endpoint': getAuthorizationEndpoint,
+  'update-authorization-endpoint': updateAuthorizationEndpoint,
+  'delete-authorization-endpoint': deleteAuthorizationEndpoint,
+  'rotate-authorization-endpoint-secret': rotateAuthorizationEndpointSecret,
   'list-transactions': listPartnerTransactions,
   'get-transaction': getPartnerTransaction,
   // Orchestrations: they call upstreams through the typed clients and keep PostgreSQL consistent with them.

@@ -1,3 +1,4 @@
+import type { AuthorizationEndpointServices } from '../authorizations';
 import type { OwnershipInvalidation } from '../cards/card-sync';
 import type { Database } from '../db/database';
 import type { IndividualStore } from '../individuals/individual-store';
@@ -24,6 +25,8 @@ export interface HandlerServices {
   outbox: OutboxDeliverer;
   /** Webhook endpoints, their target guard and the delivery dispatcher. */
   webhooks: WebhookServices;
+  /** The partners' decision endpoints: their store, target guard and per-process call state (docs/authorization-endpoint.md). */
+  authorizationEndpoints: AuthorizationEndpointServices;
   /** Whether the upstreams are the built-in sandboxes (SANDBOX_MODE). */
   sandboxMode: boolean;
 }

@@ -312,7 +312,7 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
   };
 
   for (const route of routes) {
-    const doc: Pick<Operation['doc'], 'summary' | 'description' | 'tag' | 'conflicts'> = route.operation?.entry.doc ?? {
+    const doc: Pick<Operation['doc'], 'summary' | 'description' | 'tag' | 'conflicts' | 'notFound'> = route.operation?.entry.doc ?? {
       summary: route.name.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase()),
       tag: 'Service',
     };
@@ -417,6 +417,7 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
     if (route.validate.body || route.validate.query || route.validate.params || route.ownership || route.idempotency) statuses.add(400);
     if (route.jwt) statuses.add(401).add(503);
     if (route.ownership) statuses.add(403).add(404);
+    if (doc.notFound) statuses.add(404);
     if (upstreamCalling) statuses.add(404).add(422).add(502).add(504);
     if (route.idempotency || (doc.conflicts?.length ?? 0) > 0 || (upstreamCalling && route.method !== 'get')) statuses.add(409);
     if (hasBody) statuses.add(400).add(413).add(415);

@@ -23,6 +23,7 @@ import {
 } from './cards';
 import type { JsonSchema } from './common';
 import { eventsQuery, webhookDeliveriesQuery, webhookEndpointCreate, webhookEndpointUpdate } from './events';
+import { authorizationEndpointCreate, authorizationEndpointUpdate } from './authorization-endpoint';
 import { individualCreate } from './individual-create';
 import { paginationQuery, transactionsQuery } from './pagination-query';
 import { spendControls } from './spend-controls';
@@ -60,6 +61,8 @@ export const SCHEMAS = {
   'webhook-endpoint-create': webhookEndpointCreate,
   'webhook-endpoint-update': webhookEndpointUpdate,
   'webhook-deliveries-query': webhookDeliveriesQuery,
+  'authorization-endpoint-create': authorizationEndpointCreate,
+  'authorization-endpoint-update': authorizationEndpointUpdate,
   'simulate-transaction': simulateTransaction,
   'simulate-issuer-status': simulateIssuerStatus,
   'transactions-search-query': transactionsSearchQuery,

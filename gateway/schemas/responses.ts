@@ -496,6 +496,19 @@ export const WEBHOOK_ATTEMPT_PAGE = object('Delivery attempts, newest first', {
   data: { type: 'array', items: WEBHOOK_ATTEMPT },
   nextCursor: { type: ['string', 'null'], description: 'Pass it as `after` for the next (older) page; null on the last page' },
 });
+const AUTHORIZATION_ENDPOINT_FIELDS = {
+  id: { type: 'string', pattern: '^ae_[0-9a-f]{24}$', description: 'The endpoint id' },
+  url: string('Where authorization requests are POSTed'),
+  timeoutMs: { type: 'integer', minimum: 100, maximum: 1500, description: 'How long the gateway waits for your answer, in ms' },
+  defaultDecision: { type: 'string', enum: ['approve', 'decline'], description: 'What applies on a timeout, an error or an answer of another shape' },
+  status: { type: 'string', enum: ['enabled', 'disabled'], description: 'disabled: not asked (by you, or by an operator)' },
+  createdAt: dateTime(),
+  updatedAt: dateTime(),
+};
+/** The partner's decision endpoint: never its secret. */
+export const AUTHORIZATION_ENDPOINT = object('Your decision endpoint for real-time authorizations (its secret is answered only at creation and rotation)', AUTHORIZATION_ENDPOINT_FIELDS);
+export const AUTHORIZATION_ENDPOINT_CREATED = object('The new decision endpoint and its signing secret, shown only here', { ...AUTHORIZATION_ENDPOINT_FIELDS, secret: SECRET });
+export const AUTHORIZATION_ENDPOINT_SECRET = object('The new signing secret of the decision endpoint; the previous one also signs for 24 hours', { secret: SECRET });
 export const EVENT_RESEND = object('The event was queued again', { id: EVENT_ID, deliveries: { type: 'integer', minimum: 0, description: 'Deliveries queued: one per enabled endpoint subscribed to its type' } });
 
 /** An RFC 9457 problem as `gateway/http/problem.ts` writes it, with our extension members. */
@@ -567,6 +580,9 @@ export const RESPONSE_SCHEMAS = {
   WebhookSecret: WEBHOOK_SECRET,
   WebhookAttempt: WEBHOOK_ATTEMPT,
   WebhookAttemptPage: WEBHOOK_ATTEMPT_PAGE,
+  AuthorizationEndpoint: AUTHORIZATION_ENDPOINT,
+  AuthorizationEndpointCreated: AUTHORIZATION_ENDPOINT_CREATED,
+  AuthorizationEndpointSecret: AUTHORIZATION_ENDPOINT_SECRET,
   InvalidParam: INVALID_PARAM,
   Problem: PROBLEM,
 } satisfies Record<string, ResponseSchema>;

@@ -2,8 +2,11 @@ import type { Database, Queryable } from '../db/database';
 import { encodeCursor } from '../db/cursor';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import { newObjectId } from '../ids';
-import { sealedKeyId, SecretOpenError, type OpenFailure, type SecretKeyring } from './secret-box';
+import type { SecretKeyring } from './secret-box';
+import { insertSecret as insertSecretIn, liveSecretsIn, rotateSecretIn } from './secret-rows';
 import { newSecret } from './signature';
+
+export { SecretUnavailableError, type SecretUnavailableReason } from './secret-rows';
 
 /** An endpoint as partners read it: never its secret. */
 export interface WebhookEndpoint {
@@ -65,13 +68,9 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
 export type AlsoInTransaction = (tx: Queryable, endpointId: string) => Promise<void>;
 const noop: AlsoInTransaction = async () => undefined;
 
-/**
- * Stores a new secret of the endpoint: sealed (AES-256-GCM, bound to the endpoint id) when a key is
- * configured, in plaintext otherwise (docs/webhooks.md, "Storage of secrets").
- */
-async function insertSecret(tx: Queryable, endpointId: string, secret: string, keyring: SecretKeyring | undefined): Promise<void> {
-  if (keyring) await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, sealed_secret) VALUES ($1, $2)', [endpointId, keyring.seal(endpointId, secret)]);
-  else await tx.query('INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)', [endpointId, secret]);
+/** Stores a new secret of the endpoint (sealed when a key is configured: secret-rows.ts). */
+function insertSecret(tx: Queryable, endpointId: string, secret: string, keyring: SecretKeyring | undefined): Promise<void> {
+  return insertSecretIn(tx, 'webhook_endpoint_secrets', endpointId, secret, keyring);
 }
 
 /** The partner's webhook endpoints and their secrets, in PostgreSQL. Every query is filtered by the partner. */
@@ -154,10 +153,7 @@ export class WebhookEndpointStore {
     return this.db.transaction(async (tx) => {
       const owned = await tx.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, partnerId]);
       if (!owned.rowCount) return undefined;
-      await tx.query('DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND expires_at IS NOT NULL', [id]);
-      await tx.query('UPDATE webhook_endpoint_secrets SET expires_at = now() + make_interval(secs => $2) WHERE endpoint_id = $1 AND expires_at IS NULL', [id, this.options.secretOverlapSeconds]);
-      const secret = newSecret();
-      await insertSecret(tx, id, secret, this.options.keyring);
+      const secret = await rotateSecretIn(tx, 'webhook_endpoint_secrets', id, this.options.secretOverlapSeconds, this.options.keyring);
       await alsoInTransaction(tx, id);
       return secret;
     });
@@ -220,47 +216,14 @@ export class WebhookEndpointStore {
   }
 }
 
-/** Why an endpoint's signing secrets cannot be read: a sealed one that does not open, one sealed without a key configured, or none at all. */
-export type SecretUnavailableReason = OpenFailure | 'no_key' | 'no_secret';
-
-/**
- * The endpoint's signing secrets cannot all be read: its delivery is held (retried), never sent
- * unsigned or signed with fewer secrets than the receiver may hold. Names the row and key id, never a secret.
- */
-export class SecretUnavailableError extends Error {
-  constructor(
-    readonly reason: SecretUnavailableReason,
-    readonly secretId: string | undefined,
-    readonly keyId: string | undefined
-  ) {
-    super(`webhook signing secret unavailable: ${reason}`);
-    this.name = 'SecretUnavailableError';
-  }
-}
-
 /**
  * The secrets that sign a delivery to the endpoint now: the current one first, then one still in
  * its overlap. Sealed ones are opened with `keyring`. Throws a {@link SecretUnavailableError} when
  * there is none, or one cannot be read (sealed while no key is configured, under a key not
  * configured, or not authentic).
  */
-export async function liveSecrets(db: Queryable, endpointId: string, keyring: SecretKeyring | undefined): Promise<string[]> {
-  const rows = await db.query<{ id: string; secret: string | null; sealed_secret: string | null }>(
-    'SELECT id, secret, sealed_secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > now()) ORDER BY id DESC',
-    [endpointId]
-  );
-  if (rows.rows.length === 0) throw new SecretUnavailableError('no_secret', undefined, undefined);
-  return rows.rows.map((row) => {
-    if (row.secret !== null) return row.secret;
-    const sealed = row.sealed_secret!;
-    if (!keyring) throw new SecretUnavailableError('no_key', row.id, sealedKeyId(sealed));
-    try {
-      return keyring.open(endpointId, sealed);
-    } catch (err) {
-      if (err instanceof SecretOpenError) throw new SecretUnavailableError(err.reason, row.id, err.keyId);
-      throw err;
-    }
-  });
+export function liveSecrets(db: Queryable, endpointId: string, keyring: SecretKeyring | undefined): Promise<string[]> {
+  return liveSecretsIn(db, 'webhook_endpoint_secrets', endpointId, keyring);
 }
 
 /**

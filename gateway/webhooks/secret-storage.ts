@@ -1,10 +1,12 @@
 import type { Database } from '../db/database';
 import type { Logger } from '../logging/logger';
 import { SecretOpenError, type SecretKeyring } from './secret-box';
+import { SECRET_TABLES, type SecretTable } from './secret-rows';
 
 /**
- * How webhook endpoint secrets are kept at rest, checked and converged at start (docs/webhooks.md,
- * "Storage of secrets"):
+ * How webhook endpoint secrets, and the authorization endpoints' secrets stored in the same form
+ * (secret-rows.ts, docs/authorization-endpoint.md), are kept at rest, checked and converged at
+ * start (docs/webhooks.md, "Storage of secrets"):
  * - with `WEBHOOKS_SECRET_KEY`: every plaintext secret and every secret sealed under the previous
  *   key is (re-)sealed under the current key, at start and then every 10 minutes;
  * - a secret sealed under a key that is not configured refuses the start (the key was removed, or
@@ -37,12 +39,18 @@ export interface SealPass {
  */
 export async function sealStoredSecrets(db: Database, keyring: SecretKeyring, log: Logger): Promise<SealPass> {
   const pass: SealPass = { sealed: 0, resealed: 0, unreadable: 0 };
+  // Both tables of signing secrets (secret-rows.ts): the webhook endpoints' and the authorization endpoints'.
+  for (const table of SECRET_TABLES) await sealTable(db, table, keyring, log, pass);
+  return pass;
+}
+
+async function sealTable(db: Database, table: SecretTable, keyring: SecretKeyring, log: Logger, pass: SealPass): Promise<void> {
   const current = `v1:${keyring.currentId}:`;
   let afterId = '0';
   for (;;) {
     const more = await db.transaction(async (tx) => {
       const rows = await tx.query<{ id: string; endpoint_id: string; secret: string | null; sealed_secret: string | null }>(
-        `SELECT id, endpoint_id, secret, sealed_secret FROM webhook_endpoint_secrets
+        `SELECT id, endpoint_id, secret, sealed_secret FROM ${table}
           WHERE (secret IS NOT NULL OR NOT starts_with(sealed_secret, $1)) AND id > $2
           ORDER BY id LIMIT $3
           FOR UPDATE SKIP LOCKED`,
@@ -57,7 +65,7 @@ export async function sealStoredSecrets(db: Database, keyring: SecretKeyring, lo
         } catch (err) {
           if (!(err instanceof SecretOpenError)) throw err;
           pass.unreadable++;
-          log.error({ secretId: row.id, endpointId: row.endpoint_id, keyId: err.keyId, reason: err.reason }, 'webhook secret does not open: left as it is; deliveries to its endpoint are held until it is rotated out');
+          log.error({ table, secretId: row.id, endpointId: row.endpoint_id, keyId: err.keyId, reason: err.reason }, 'webhook secret does not open: left as it is; deliveries to its endpoint are held until it is rotated out');
           continue;
         }
         if (row.secret === null) pass.resealed++;
@@ -67,7 +75,7 @@ export async function sealStoredSecrets(db: Database, keyring: SecretKeyring, lo
       }
       if (ids.length) {
         await tx.query(
-          `UPDATE webhook_endpoint_secrets s SET secret = NULL, sealed_secret = v.sealed
+          `UPDATE ${table} s SET secret = NULL, sealed_secret = v.sealed
              FROM unnest($1::bigint[], $2::text[]) AS v(id, sealed) WHERE s.id = v.id`,
           [ids, sealed]
         );
@@ -75,7 +83,7 @@ export async function sealStoredSecrets(db: Database, keyring: SecretKeyring, lo
       if (rows.rows.length) afterId = rows.rows[rows.rows.length - 1].id;
       return rows.rows.length === SEAL_BATCH;
     });
-    if (!more) return pass;
+    if (!more) return;
   }
 }
 
@@ -86,8 +94,10 @@ export async function sealStoredSecrets(db: Database, keyring: SecretKeyring, lo
  * `WEBHOOKS_SECRET_KEY_PREVIOUS`: the message names the variables and key ids, never a key.
  */
 export async function prepareSecretStorage(db: Database, keyring: SecretKeyring | undefined, log: Logger): Promise<void> {
+  // Counted over both tables of signing secrets (webhook and authorization endpoints): one key seals both.
+  const sealedRows = SECRET_TABLES.map((table) => `SELECT sealed_secret FROM ${table} WHERE sealed_secret IS NOT NULL`).join(' UNION ALL ');
   const byKey = await db.query<{ key_id: string; n: number }>(
-    "SELECT split_part(sealed_secret, ':', 2) AS key_id, count(*)::int AS n FROM webhook_endpoint_secrets WHERE sealed_secret IS NOT NULL GROUP BY 1 ORDER BY 1"
+    `SELECT split_part(sealed_secret, ':', 2) AS key_id, count(*)::int AS n FROM (${sealedRows}) s GROUP BY 1 ORDER BY 1`
   );
   const describe = (rows: { key_id: string; n: number }[]) => rows.map((row) => `${row.n} under key id ${row.key_id}`).join(', ');
   if (!keyring) {

@@ -9,6 +9,18 @@ export interface SendResult {
   durationMs: number;
 }
 
+/**
+ * A `lookup` for node:http(s) that answers only `target.address`, the one the target guard vetted:
+ * the connection goes there whatever the name resolves to meanwhile (DNS rebinding); TLS still
+ * checks the certificate against the URL's host name.
+ */
+export function pinnedLookup(target: { address: string; family: number }): LookupFunction {
+  return (_host, options, callback) => {
+    if (options.all) (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+}
+
 /** What an attempt reads of the receiver's answer at most; the rest is not waited for. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -20,10 +32,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 export function sendWebhook(target: { url: URL; address: string; family: number }, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendResult> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-  const lookup: LookupFunction = (_host, options, callback) => {
-    if (options.all) (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  };
+  const lookup = pinnedLookup(target);
   const client = target.url.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let done = false;

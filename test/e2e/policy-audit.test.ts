@@ -92,7 +92,7 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(result.code, result.stdout + result.stderr).to.equal(0);
     expect(result.stdout).to.include('GET /api/partner/cards/:id/cvv  [get-card-cvv → pipeline get-card-cvv]');
     expect(result.stdout).to.include('es512-jwt → rate-limit → ownership → sensitive-data → validate → operation');
-    expect(result.stdout).to.match(/70 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
+    expect(result.stdout).to.match(/75 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
   });
 
   it('explains the public-route rule: the public routes marked, their exact shapes, what else is CRITICAL', async function () {
@@ -160,11 +160,11 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(result.code).to.equal(0);
     const report = JSON.parse(result.stdout);
     expect(report).to.have.all.keys('routes', 'findings', 'summary', 'publicRouteRule');
-    expect(report.routes).to.have.length(70);
+    expect(report.routes).to.have.length(75);
     expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies', 'public');
     expect(report.findings.every((f: Yaml) => f.severity === 'INFO')).to.equal(true);
     expect(report.findings[0]).to.have.all.keys('severity', 'rule', 'where', 'message');
-    expect(report.summary).to.deep.equal({ routes: 70, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
+    expect(report.summary).to.deep.equal({ routes: 75, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
   });
 
   // ADMIN_HOST is read from the environment by the CLI: that row runs the CLI (the JSON report of a

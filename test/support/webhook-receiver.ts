@@ -10,12 +10,18 @@ export interface Received {
 }
 
 /** How the receiver answers the next requests. */
-export type Behaviour = { kind: 'ok' } | { kind: 'status'; status: number; times: number } | { kind: 'hang' } | { kind: 'slow'; ms: number };
+export type Behaviour =
+  | { kind: 'ok' }
+  | { kind: 'status'; status: number; times: number }
+  | { kind: 'hang' }
+  | { kind: 'slow'; ms: number }
+  /** Answers every request with this status, body and headers (a decision endpoint's answer), after `delayMs`. */
+  | { kind: 'respond'; status: number; body: string | Buffer; headers?: Record<string, string>; delayMs?: number };
 
 /**
- * A real HTTP receiver on 127.0.0.1 for the webhook tests: records every request (raw body and
- * headers), answers as told (`ok`, a status some times, `hang`, `slow`), and can go down and come
- * back up on the same port.
+ * A real HTTP receiver on 127.0.0.1 for the webhook and decision-endpoint tests: records every
+ * request (raw body and headers), answers as told (`ok`, a status some times, `hang`, `slow`, a
+ * given answer), and can go down and come back up on the same port.
  */
 export class TestReceiver {
   readonly received: Received[] = [];
@@ -42,6 +48,12 @@ export class TestReceiver {
         if (b.kind === 'status' && b.times > 0) {
           b.times--;
           res.writeHead(b.status).end();
+          return;
+        }
+        if (b.kind === 'respond') {
+          const send = () => res.writeHead(b.status, b.headers ?? { 'Content-Type': 'application/json' }).end(b.body);
+          if (b.delayMs) setTimeout(send, b.delayMs);
+          else send();
           return;
         }
         if (b.kind === 'slow') {

@@ -8,8 +8,8 @@ import upstreamProxy from '../../../../policies/proxy';
 const entries = OPERATION_NAMES.map((name) => [name, OPERATIONS[name] as Operation] as const);
 
 describe('unit: the operation catalog (gateway/catalog)', function () {
-  it('declares every partner operation once: 70, each at its own method and path', function () {
-    expect(entries).to.have.length(70);
+  it('declares every partner operation once: 75, each at its own method and path', function () {
+    expect(entries).to.have.length(75);
     const routes = entries.map(([, o]) => `${o.method} ${o.path}`);
     expect(new Set(routes).size).to.equal(routes.length);
     for (const [name, o] of entries) expect(o.path, name).to.match(/^\/api\/partner\/[a-z0-9/:.-]+$/i);

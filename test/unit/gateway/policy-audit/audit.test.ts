@@ -85,6 +85,8 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       'get-pin-encryption-key',
       'create-webhook-endpoint',
       'rotate-webhook-secret',
+      'create-authorization-endpoint',
+      'rotate-authorization-endpoint-secret',
     ]);
   });
 

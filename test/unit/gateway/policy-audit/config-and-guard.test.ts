@@ -110,7 +110,7 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
 
   it('refuses an idempotency step on a route whose answer carries a secret (its replay store would keep it in clear)', function () {
     const steps = [{ action: { ttlHours: 168 } }, { action: { ttlHours: 168 }, condition: { name: 'method', methods: ['POST'] } }, { action: { ttlHours: 1 }, condition: { name: 'not', condition: { name: 'never' } } }];
-    for (const [pipeline, step] of ['create-webhook-endpoint', 'rotate-webhook-secret', 'get-card-cvv', 'get-card-pan'].flatMap((p) => steps.map((s) => [p, s] as const))) {
+    for (const [pipeline, step] of ['create-webhook-endpoint', 'rotate-webhook-secret', 'create-authorization-endpoint', 'rotate-authorization-endpoint-secret', 'get-card-cvv', 'get-card-pan'].flatMap((p) => steps.map((s) => [p, s] as const))) {
       const config = changed((c) => c.pipelines[pipeline].policies.splice(-1, 0, { idempotency: [step] }));
       const problems = checkGatewayConfig(config, systemConfig, context());
       expect(problems.map((p) => p.message).join('\n'), `${pipeline} ${JSON.stringify(step)}`).to.match(/\[policy audit: secret-replay-store\]/);

@@ -71,6 +71,25 @@ describe('unit: webhook secrets at rest in PostgreSQL (gateway/webhooks/secret-s
     await own?.drop();
   });
 
+  it('seals the decision endpoints\' secrets too (authorization_endpoint_secrets, migration 017), bound to their endpoint id, and counts them at start', async function () {
+    const id = `ae_${'a'.repeat(24)}`;
+    const secret = newSecret();
+    recordSecret('webhookSecret', secret);
+    await db.query("INSERT INTO authorization_endpoints (id, partner_id, url) VALUES ($1, $2, 'https://x.example/decide')", [id, partnerId]);
+    await db.query('INSERT INTO authorization_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)', [id, secret]);
+    try {
+      const keyring = new SecretKeyring(newKey());
+      expect(await sealStoredSecrets(db, keyring, silent)).to.deep.equal({ sealed: 1, resealed: 0, unreadable: 0 });
+      const row = (await db.query<{ secret: string | null; sealed_secret: string }>('SELECT secret, sealed_secret FROM authorization_endpoint_secrets WHERE endpoint_id = $1', [id])).rows[0];
+      expect(row.secret).to.equal(null);
+      expect(keyring.open(id, row.sealed_secret)).to.equal(secret);
+      expect(() => keyring.open(`we_${'a'.repeat(24)}`, row.sealed_secret)).to.throw(/not_authentic/);
+      await expectRejected(prepareSecretStorage(db, undefined, silent), `webhook endpoint secrets are stored encrypted (1 under key id ${keyring.currentId}) but WEBHOOKS_SECRET_KEY is not set`);
+    } finally {
+      await db.query('DELETE FROM authorization_endpoints WHERE id = $1', [id]);
+    }
+  });
+
   it('two passes at once on two pools seal every row exactly once (4,000 rows, batches of 500) and each row opens to its secret', async function () {
     const { ids, secrets } = await plaintextEndpoints(4000);
     const keyring = new SecretKeyring(newKey());

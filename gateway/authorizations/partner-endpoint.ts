@@ -1,0 +1,357 @@
+import http from 'node:http';
+import https from 'node:https';
+import { newObjectId } from '../ids';
+import type { Logger } from '../logging/logger';
+import type { EventCard } from '../outbox/partner-events';
+import { SecretUnavailableError } from '../webhooks/secret-rows';
+import { pinnedLookup } from '../webhooks/sender';
+import { signatureHeader } from '../webhooks/signature';
+import type { TargetCheck } from '../webhooks/target-guard';
+import type { AuthorizationEndpointStore, AuthorizationEndpointTarget } from './endpoint-store';
+
+/**
+ * The partner's decision endpoint, asked during an authorization (docs/authorization-endpoint.md):
+ * one signed POST of an `authorization.request`, with a timeout of min(the endpoint's `timeoutMs`,
+ * the caller's budget), a keep-alive connection, no redirect followed, at most
+ * {@link MAX_ANSWER_BYTES} of the answer read, and no database transaction held while it waits.
+ * Whatever goes wrong gives the endpoint's default decision; nothing here throws for the partner's
+ * behaviour.
+ */
+
+/** The answer is read up to this size; past it the call stops reading and the default decision applies. */
+export const MAX_ANSWER_BYTES = 4 * 1024;
+/** Calls in flight to one partner's endpoint in one process; past it: the default decision, reason `overloaded`, at once. */
+export const MAX_IN_FLIGHT_PER_PARTNER = 32;
+/** The longest `declineReason` a partner may answer (a longer one makes the answer invalid: default decision). */
+export const MAX_DECLINE_REASON_LENGTH = 200;
+
+/** The merchant of an authorization, as the processor tells it. */
+export interface AuthorizationMerchant {
+  name: string;
+  mcc: string;
+  city?: string | null;
+  country: string;
+}
+
+/** What the partner is asked about: the authorization and the card as events carry it (never a card number, CVV or PIN). */
+export interface AuthorizationRequestData {
+  authorization: { id: string; amount: number; currency: string; type: string; merchant: AuthorizationMerchant };
+  card: EventCard;
+}
+
+/** How the partner's error came about, for health and logs (never the answer's content). */
+export type PartnerCallError = 'connection' | 'http_status' | 'redirect' | 'invalid_answer' | 'answer_too_large' | 'target_refused' | 'secret_unavailable';
+
+/** What the partner decided, or what applied instead. */
+export type PartnerDecision =
+  | { kind: 'answered'; approved: boolean; declineReason?: string; latencyMs: number }
+  | {
+      kind: 'default';
+      /** timeout: no answer within min(timeoutMs, budget); error: see `error`; disabled: an operator disabled the endpoint; overloaded: the partner's in-flight cap was reached. */
+      reason: 'timeout' | 'error' | 'disabled' | 'overloaded';
+      /** The endpoint's `defaultDecision`. */
+      approved: boolean;
+      latencyMs: number;
+      /** With reason `error`: what failed. */
+      error?: PartnerCallError;
+    }
+  /** No endpoint, or the partner disabled it: the partner is not asked. */
+  | { kind: 'none' };
+
+/** One partner's calls as this process saw them (the admin API's health; since the process started). */
+export interface PartnerCallHealth {
+  inFlight: number;
+  calls: number;
+  answered: number;
+  approved: number;
+  declined: number;
+  timeouts: number;
+  errors: number;
+  overloaded: number;
+  /** Counts by error kind. */
+  errorKinds: Partial<Record<PartnerCallError, number>>;
+  lastAnswerAt: string | null;
+  lastFailure: { at: string; reason: 'timeout' | 'error'; error: PartnerCallError | null } | null;
+  /** Latency of the last (up to 100) answered calls, in ms. */
+  latencyMs: { p50: number; p99: number; max: number } | null;
+}
+
+const LATENCY_WINDOW = 100;
+
+interface PartnerState {
+  inFlight: number;
+  health: Omit<PartnerCallHealth, 'inFlight' | 'latencyMs'>;
+  latencies: number[];
+}
+
+/**
+ * The per-process state of the decision calls: each partner's calls in flight (the isolation cap)
+ * and health, and the keep-alive agents. One per gateway process (createAuthorizationServices).
+ */
+export class PartnerCallState {
+  private readonly partners = new Map<string, PartnerState>();
+  readonly agents = {
+    // Keep-alive: a decision does not pay a TCP and TLS handshake each time. maxSockets is not
+    // limited here: the per-partner in-flight cap bounds each partner's sockets.
+    // An idle socket is closed after 4 s, before the usual 5 s of a Node server's keep-alive.
+    http: new http.Agent({ keepAlive: true, keepAliveMsecs: 1000, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4_000 }),
+    https: new https.Agent({ keepAlive: true, keepAliveMsecs: 1000, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4_000 }),
+  };
+
+  constructor(readonly maxInFlightPerPartner = MAX_IN_FLIGHT_PER_PARTNER) {}
+
+  private state(partnerId: string): PartnerState {
+    let state = this.partners.get(partnerId);
+    if (!state) {
+      state = {
+        inFlight: 0,
+        health: { calls: 0, answered: 0, approved: 0, declined: 0, timeouts: 0, errors: 0, overloaded: 0, errorKinds: {}, lastAnswerAt: null, lastFailure: null },
+        latencies: [],
+      };
+      this.partners.set(partnerId, state);
+    }
+    return state;
+  }
+
+  /** Takes a slot of the partner's cap; false when it is full. */
+  acquire(partnerId: string): boolean {
+    const state = this.state(partnerId);
+    if (state.inFlight >= this.maxInFlightPerPartner) {
+      state.health.overloaded++;
+      return false;
+    }
+    state.inFlight++;
+    state.health.calls++;
+    return true;
+  }
+
+  release(partnerId: string): void {
+    this.state(partnerId).inFlight--;
+  }
+
+  record(partnerId: string, decision: PartnerDecision): void {
+    const { health, latencies } = this.state(partnerId);
+    const now = new Date().toISOString();
+    if (decision.kind === 'answered') {
+      health.answered++;
+      if (decision.approved) health.approved++;
+      else health.declined++;
+      health.lastAnswerAt = now;
+      latencies.push(decision.latencyMs);
+      if (latencies.length > LATENCY_WINDOW) latencies.shift();
+    } else if (decision.kind === 'default' && (decision.reason === 'timeout' || decision.reason === 'error')) {
+      if (decision.reason === 'timeout') health.timeouts++;
+      else {
+        health.errors++;
+        if (decision.error) health.errorKinds[decision.error] = (health.errorKinds[decision.error] ?? 0) + 1;
+      }
+      health.lastFailure = { at: now, reason: decision.reason, error: decision.error ?? null };
+    }
+  }
+
+  /** The partner's health in this process; undefined when it was never asked here. */
+  health(partnerId: string): PartnerCallHealth | undefined {
+    const state = this.partners.get(partnerId);
+    if (!state) return undefined;
+    const sorted = [...state.latencies].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+    return {
+      inFlight: state.inFlight,
+      ...state.health,
+      errorKinds: { ...state.health.errorKinds },
+      latencyMs: sorted.length ? { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] } : null,
+    };
+  }
+
+  /** Closes the idle keep-alive sockets (at shutdown). */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+}
+
+/** What {@link askPartner} uses. */
+export interface PartnerEndpointDeps {
+  endpoints: AuthorizationEndpointStore;
+  /** The target guard of webhooks, with this gateway's allowance of private addresses (gateway/webhooks/target-guard.ts). */
+  checkTarget(url: string): Promise<TargetCheck>;
+  calls: PartnerCallState;
+  log?: Logger;
+}
+
+/** The body sent: an `authorization.request`, in the envelope of partner events. */
+export interface AuthorizationRequestEnvelope {
+  id: string;
+  type: 'authorization.request';
+  createdAt: string;
+  partnerId: string;
+  data: AuthorizationRequestData;
+}
+
+/** The id of one request to the partner: `areq_` and an object id (a new one per call). */
+export function newAuthorizationRequestId(): string {
+  return `areq_${newObjectId()}`;
+}
+
+/**
+ * Asks the partner's decision endpoint about one authorization. Never throws for the partner's
+ * behaviour, and answers within `budgetMs` of the call's start plus the endpoint's lookup: a
+ * database failure of that lookup throws (the caller's database error).
+ *
+ * - no endpoint, or the partner disabled it: `{kind: 'none'}`;
+ * - an operator disabled it (admin API): its default decision, reason `disabled`;
+ * - the partner's cap of calls in flight in this process is reached: its default, `overloaded`, at once;
+ * - otherwise one signed POST; a 2xx `{approved: true}` or `{approved: false, declineReason?}` is
+ *   `answered`; a timeout (min(timeoutMs, what is left of `budgetMs`)) is `timeout`; a connection
+ *   failure, a non-2xx, a redirect (not followed), an answer of another shape or over 4 KiB, a URL
+ *   the target guard now refuses or a secret that cannot be read is `error`.
+ *
+ * @example
+ * const decision = await askPartner(services.authorizations, { partnerId, request: { authorization, card }, budgetMs: 1500 });
+ */
+export async function askPartner(deps: PartnerEndpointDeps, input: { partnerId: string; request: AuthorizationRequestData; budgetMs: number }): Promise<PartnerDecision> {
+  const started = process.hrtime.bigint();
+  const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+  const target = await deps.endpoints.target(input.partnerId);
+  if (!target || (target.status === 'disabled' && target.disabledBy !== 'operator')) return { kind: 'none' };
+  const approvedByDefault = target.defaultDecision === 'approve';
+  if (target.status === 'disabled') return { kind: 'default', reason: 'disabled', approved: approvedByDefault, latencyMs: 0 };
+  if (!deps.calls.acquire(input.partnerId)) return { kind: 'default', reason: 'overloaded', approved: approvedByDefault, latencyMs: 0 };
+  let decision: PartnerDecision;
+  try {
+    const timeoutMs = Math.min(target.timeoutMs, input.budgetMs - elapsed());
+    decision = await call(deps, target, input, timeoutMs);
+  } finally {
+    deps.calls.release(input.partnerId);
+  }
+  deps.calls.record(input.partnerId, decision);
+  if (decision.kind === 'default') {
+    // The endpoint id and the failure's kind: never the answer, the URL's query or a secret.
+    deps.log?.info({ partnerId: input.partnerId, endpointId: target.id, authorizationId: input.request.authorization.id, reason: decision.reason, error: decision.error, latencyMs: decision.latencyMs }, 'partner decision endpoint: default decision applied');
+  }
+  return decision;
+}
+
+type CallOutcome = { kind: 'answer'; approved: boolean; declineReason?: string } | { kind: 'timeout' } | { kind: 'error'; error: PartnerCallError };
+
+async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarget, input: { partnerId: string; request: AuthorizationRequestData }, timeoutMs: number): Promise<PartnerDecision> {
+  const started = process.hrtime.bigint();
+  const latency = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+  const approvedByDefault = target.defaultDecision === 'approve';
+  const decide = (outcome: CallOutcome): PartnerDecision => {
+    if (outcome.kind === 'answer') {
+      return { kind: 'answered', approved: outcome.approved, ...(outcome.declineReason === undefined ? {} : { declineReason: outcome.declineReason }), latencyMs: latency() };
+    }
+    if (outcome.kind === 'timeout') return { kind: 'default', reason: 'timeout', approved: approvedByDefault, latencyMs: latency() };
+    return { kind: 'default', reason: 'error', error: outcome.error, approved: approvedByDefault, latencyMs: latency() };
+  };
+  if (timeoutMs <= 0) return decide({ kind: 'timeout' });
+  let secrets: string[];
+  try {
+    secrets = deps.endpoints.openSecrets(target);
+  } catch (err) {
+    if (!(err instanceof SecretUnavailableError)) throw err;
+    // Never sent unsigned, nor signed with fewer secrets than the partner may hold.
+    deps.log?.error({ partnerId: input.partnerId, endpointId: target.id, secretId: err.secretId, keyId: err.keyId, reason: err.reason }, 'partner decision endpoint not asked: a signing secret cannot be read');
+    return decide({ kind: 'error', error: 'secret_unavailable' });
+  }
+  const deadline = Date.now() + timeoutMs;
+  // The target guard at each call (its DNS lookup counts in the timeout): https to public
+  // addresses (sandbox mode, WEBHOOKS_ALLOW_PRIVATE: http and loopback too).
+  let timer: NodeJS.Timeout | undefined;
+  const checked = await Promise.race([
+    deps.checkTarget(target.url),
+    new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (checked === 'timeout') return decide({ kind: 'timeout' });
+  if (!checked.ok) return decide({ kind: 'error', error: 'target_refused' });
+  const envelope: AuthorizationRequestEnvelope = {
+    id: newAuthorizationRequestId(),
+    type: 'authorization.request',
+    createdAt: new Date().toISOString(),
+    partnerId: input.partnerId,
+    data: { authorization: input.request.authorization, card: input.request.card },
+  };
+  const body = JSON.stringify(envelope);
+  const headers = {
+    'Partner-Gateway-Event-Id': envelope.id,
+    'Partner-Gateway-Event-Type': envelope.type,
+    'Partner-Gateway-Signature': signatureHeader(secrets, Math.floor(Date.now() / 1000), body),
+  };
+  let outcome = await post(checked, body, headers, Math.max(1, deadline - Date.now()), deps.calls.agents);
+  // A kept-alive socket the partner's server closed meanwhile: once more on a fresh one, within the same deadline.
+  if (outcome.kind === 'stale_socket' && deadline - Date.now() > 0) outcome = await post(checked, body, headers, deadline - Date.now(), deps.calls.agents);
+  return decide(outcome.kind === 'stale_socket' ? { kind: 'error', error: 'connection' } : outcome);
+}
+
+/**
+ * One POST to the vetted address, reading at most {@link MAX_ANSWER_BYTES} of the answer. The
+ * timeout covers connecting, the headers and the body; on any end the request is destroyed (a
+ * timed-out or oversized answer's socket is not reused).
+ */
+function post(target: { url: URL; address: string; family: number }, body: string, headers: Record<string, string>, timeoutMs: number, agents: { http: http.Agent; https: https.Agent }): Promise<CallOutcome | { kind: 'stale_socket' }> {
+  const secure = target.url.protocol === 'https:';
+  const client = secure ? https : http;
+  return new Promise((resolve) => {
+    let done = false;
+    let answered = false;
+    const finish = (outcome: CallOutcome | { kind: 'stale_socket' }, destroy: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (destroy) req.destroy();
+      resolve(outcome);
+    };
+    const req = client.request(
+      target.url,
+      {
+        method: 'POST',
+        lookup: pinnedLookup(target),
+        agent: secure ? agents.https : agents.http,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'PartnerGateway-Authorizations/1.0', ...headers },
+      },
+      (res) => {
+        answered = true;
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400) return finish({ kind: 'error', error: 'redirect' }, true);
+        if (status < 200 || status >= 300) return finish({ kind: 'error', error: 'http_status' }, true);
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > MAX_ANSWER_BYTES) return finish({ kind: 'error', error: 'answer_too_large' }, true);
+        const chunks: Buffer[] = [];
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) return finish({ kind: 'error', error: 'answer_too_large' }, true);
+          chunks.push(chunk);
+        });
+        // A fully read answer leaves its socket to the keep-alive agent.
+        res.on('end', () => finish(parseAnswer(Buffer.concat(chunks).toString('utf8')), false));
+        res.on('error', () => finish({ kind: 'error', error: 'connection' }, true));
+      }
+    );
+    const timer = setTimeout(() => finish({ kind: 'timeout' }, true), timeoutMs);
+    // An error before any answer on a reused keep-alive socket: the server closed it while idle.
+    req.on('error', () => finish(req.reusedSocket && !answered ? { kind: 'stale_socket' } : { kind: 'error', error: 'connection' }, true));
+    req.end(body);
+  });
+}
+
+/** `{approved: true}` or `{approved: false, declineReason?}` (other members are ignored); anything else is invalid. */
+export function parseAnswer(text: string): CallOutcome {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return { kind: 'error', error: 'invalid_answer' };
+  }
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return { kind: 'error', error: 'invalid_answer' };
+  const { approved, declineReason } = answer as { approved?: unknown; declineReason?: unknown };
+  if (typeof approved !== 'boolean') return { kind: 'error', error: 'invalid_answer' };
+  if (approved) return { kind: 'answer', approved: true };
+  if (declineReason === undefined || declineReason === null) return { kind: 'answer', approved: false };
+  if (typeof declineReason !== 'string' || declineReason.length > MAX_DECLINE_REASON_LENGTH) return { kind: 'error', error: 'invalid_answer' };
+  return { kind: 'answer', approved: false, declineReason };
+}

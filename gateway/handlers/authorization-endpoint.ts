@@ -1,0 +1,86 @@
+import type { Request, RequestHandler } from 'express';
+import { recordAudit } from '../audit/audit-log';
+import type { AuthorizationEndpointChange, DefaultDecision } from '../authorizations/endpoint-store';
+import type { Queryable } from '../db/database';
+import { GatewayError } from '../errors';
+import { asyncHandler } from '../http/async-handler';
+import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+
+/**
+ * The partner's decision endpoint (docs/authorization-endpoint.md): one per partner, at
+ * `/authorization-endpoint` (no id in the path: every query is the caller's own partner's).
+ */
+
+/**
+ * The audit entry of a change of the partner's decision endpoint, written in the change's
+ * transaction. `details` never holds a secret: the settings a change sets, nothing for a rotation.
+ */
+function auditEndpoint(req: Request, operation: string, details?: Record<string, string | number | null>) {
+  return async (tx: Queryable, endpointId: string): Promise<void> =>
+    recordAudit(tx, { partnerId: req.partner!._id, operation, targetType: 'authorization-endpoint', targetId: endpointId, requestId: req.requestId, outcome: 'success', ...(details ? { details } : {}) });
+}
+
+function endpointDetails(body: AuthorizationEndpointChange): Record<string, string | number | null> {
+  return { url: body.url ?? null, timeoutMs: body.timeoutMs ?? null, defaultDecision: body.defaultDecision ?? null, status: body.status ?? null };
+}
+
+/** Answers 400 on `url` when the target guard refuses it (registration and change; each call checks again). */
+async function checkedUrl(services: HandlerServices, url: string | undefined): Promise<void> {
+  if (url === undefined) return;
+  const check = await services.authorizationEndpoints.checkTarget(url);
+  if (!check.ok) throw new GatewayError('validation_failed', 'The authorization endpoint URL is not allowed', { invalidParams: [{ name: 'url', reason: check.reason }] });
+}
+
+const none = () => new GatewayError('not_found', 'You have no authorization endpoint');
+
+/** `POST /authorization-endpoint`: 201 with the secret, the only answer but a rotation's that carries it. */
+export function createAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
+  return asyncHandler(async function createAuthorizationEndpointHandler(req, res) {
+    const body = req.body as { url: string; timeoutMs?: number; defaultDecision?: DefaultDecision };
+    await checkedUrl(services, body.url);
+    const created = await services.authorizationEndpoints.endpoints.create(req.partner!._id, body, auditEndpoint(req, operation, endpointDetails(body)));
+    if (!created) throw new GatewayError('authorization_endpoint_exists', 'You have an authorization endpoint already: change it with PATCH /authorization-endpoint, or delete it first');
+    res.status(201).json(created);
+  });
+}
+
+/** `GET /authorization-endpoint`: never the secret. */
+export function getAuthorizationEndpoint(services: HandlerServices): RequestHandler {
+  return asyncHandler(async function getAuthorizationEndpointHandler(req, res) {
+    const endpoint = await services.authorizationEndpoints.endpoints.get(req.partner!._id);
+    if (!endpoint) throw none();
+    res.json(endpoint);
+  });
+}
+
+/** `PATCH /authorization-endpoint`. */
+export function updateAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
+  return asyncHandler(async function updateAuthorizationEndpointHandler(req, res) {
+    const change = req.body as AuthorizationEndpointChange;
+    await checkedUrl(services, change.url);
+    const endpoint = await services.authorizationEndpoints.endpoints.update(req.partner!._id, change, 'partner', auditEndpoint(req, operation, endpointDetails(change)));
+    if (!endpoint) throw none();
+    res.json(endpoint);
+  });
+}
+
+/** `DELETE /authorization-endpoint`: 204. */
+export function deleteAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
+  return asyncHandler(async function deleteAuthorizationEndpointHandler(req, res) {
+    if (!(await services.authorizationEndpoints.endpoints.delete(req.partner!._id, auditEndpoint(req, operation)))) throw none();
+    res.status(204).end();
+  });
+}
+
+/** `POST /authorization-endpoint/rotate-secret`: the new secret, shown only here; the previous one signs for 24 h more. */
+export function rotateAuthorizationEndpointSecret(services: HandlerServices, build: HandlerBuild): RequestHandler {
+  const operation = auditActionOf(build);
+  return asyncHandler(async function rotateAuthorizationEndpointSecretHandler(req, res) {
+    const secret = await services.authorizationEndpoints.endpoints.rotateSecret(req.partner!._id, auditEndpoint(req, operation));
+    if (!secret) throw none();
+    res.json({ secret });
+  });
+}
