@@ -12,6 +12,8 @@ import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
 import { decideAuthorization, type AuthorizationRequest, type DecisionCard, type DecisionChecks } from './authorizations/decide';
 import { checkStaticControls, checkVelocity, loadSpendControls, type ApplicableSpendControls } from './authorizations/spend-controls';
+import { askPartner } from './authorizations/partner-endpoint';
+import { findCard } from './cards/card-store';
 import type { Queryable } from './db/database';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
@@ -260,7 +262,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
  * The checks of an authorization decision beyond the card's state (docs/authorizations.md): the
  * spend controls and the partner's decision endpoint.
  */
-function authorizationChecks(_services: ComposedServices['services']): DecisionChecks {
+function authorizationChecks(services: ComposedServices['services']): DecisionChecks {
   // One read of the controls per decision: the static check and the velocity count both use it.
   const loaded = new WeakMap<AuthorizationRequest, Promise<ApplicableSpendControls>>();
   const controlsOf = (db: Queryable, card: DecisionCard, request: AuthorizationRequest) => {
@@ -273,5 +275,17 @@ function authorizationChecks(_services: ComposedServices['services']): DecisionC
       checkStaticControls(await controlsOf(db, card, request), { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country }),
     velocity: async (tx, card, request) =>
       checkVelocity(tx, await controlsOf(tx, card, request), { partnerId: card.partnerId, cardKey: card.cardKey, amount: request.amount, at: new Date(request.at) }),
+    askPartner: async (card, request, budgetMs) => {
+      const started = Date.now();
+      // The card as events carry it (no card number, CVV or PIN).
+      const eventCard = await findCard(services.db, card.cardKey);
+      if (!eventCard) return { kind: 'none' };
+      const { id, amount, currency, type, merchant } = request;
+      return askPartner(services.authorizationEndpoints, {
+        partnerId: card.partnerId,
+        request: { authorization: { id, amount, currency, type, merchant }, card: eventCard },
+        budgetMs: budgetMs - (Date.now() - started),
+      });
+    },
   };
 }

@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { verifySignature } from '../../gateway/webhooks/signature';
 import { api, cardBody, individualBody } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
@@ -154,6 +157,120 @@ describe('e2e: authorization decisions', function () {
     const list = await transactionsOf(cardKey);
     expect(list.filter((t) => t.status === 'PENDING')).to.have.length(2);
     expect(list.filter((t) => t.status === 'DECLINED' && t.authorization.rule === 'card.velocity[0].maxCount')).to.have.length(4);
+  });
+
+  describe('the partner\'s decision endpoint', function () {
+    /** A real decision endpoint: answers as `behaviour` says and keeps what it received. */
+    type Behaviour = { kind: 'answer'; body: unknown } | { kind: 'hang' } | { kind: 'status'; status: number } | { kind: 'garbage' };
+    class DecisionEndpoint {
+      readonly received: { raw: string; body: any; signature: string }[] = [];
+      behaviour: Behaviour = { kind: 'answer', body: { approved: true } };
+      private readonly server = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          this.received.push({ raw, body: JSON.parse(raw), signature: String(req.headers['partner-gateway-signature'] ?? '') });
+          const b = this.behaviour;
+          if (b.kind === 'hang') return;
+          if (b.kind === 'status') return void res.writeHead(b.status).end();
+          if (b.kind === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"approved": "maybe"');
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(b.body));
+        });
+      });
+      async up(): Promise<string> {
+        await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+        return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/decide`;
+      }
+      async close(): Promise<void> {
+        this.server.closeAllConnections();
+        await new Promise((resolve) => this.server.close(resolve));
+      }
+    }
+    let enrolled: TestPartner;
+    let bystander: TestPartner;
+    let endpoint: DecisionEndpoint;
+    let bystanderEndpoint: DecisionEndpoint;
+    let secret: string;
+    let cardKey: string;
+
+    before(async () => {
+      enrolled = await registerPartner(gateway);
+      bystander = await registerPartner(gateway);
+      endpoint = new DecisionEndpoint();
+      bystanderEndpoint = new DecisionEndpoint();
+      const created = await api(gateway, enrolled, 'POST', '/authorization-endpoint', { body: { url: await endpoint.up(), timeoutMs: 400, defaultDecision: 'decline' } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      secret = created.body.secret;
+      recordSecret('webhookSecret', secret);
+      const other = await api(gateway, bystander, 'POST', '/authorization-endpoint', { body: { url: await bystanderEndpoint.up() } });
+      expect(other.status, JSON.stringify(other.body)).to.equal(201);
+      recordSecret('webhookSecret', other.body.secret);
+      const individual = await api(gateway, enrolled, 'POST', '/individual/accounts', { body: individualBody() });
+      const card = await api(gateway, enrolled, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
+      cardKey = card.body.cardKey;
+    });
+    after(async () => {
+      await endpoint?.close();
+      await bystanderEndpoint?.close();
+    });
+    beforeEach(() => {
+      endpoint.behaviour = { kind: 'answer', body: { approved: true } };
+    });
+    const decided = async (body: ReturnType<typeof request>) => (await api(gateway, enrolled, 'GET', `/transactions/${body.authorization.transactionId}`)).body;
+
+    it('asks the endpoint with a signed authorization.request (no card number, CVV or PIN) and applies its approval', async () => {
+      const body = request(cardKey, { amount: 31.5 });
+      expect((await ask(body)).body).to.deep.equal({ approved: true });
+      const [received] = endpoint.received.filter((r) => r.body.data.authorization.id === body.id);
+      expect(verifySignature(received.signature, received.raw, [secret], 300), 'Partner-Gateway-Signature verifies under the endpoint secret').to.equal(true);
+      expect(received.body).to.deep.include({ type: 'authorization.request', partnerId: enrolled.id });
+      expect(received.body.data.authorization).to.deep.include({ id: body.id, amount: 31.5, currency: 'EUR', type: 'PURCHASE' });
+      expect(received.body.data.card.cardKey).to.equal(cardKey);
+      expect(received.raw).to.not.match(/cardNumber|"cvv"|"pin"/i);
+      const t = await decided(body);
+      expect(t.authorization.decidedBy).to.equal('partner');
+      expect(t.authorization.partnerLatencyMs).to.be.a('number');
+      expect(bystanderEndpoint.received, 'another partner never receives these requests').to.deep.equal([]);
+    });
+
+    it('a decline is partner_declined (the partner\'s reason kept in the audit entry only); a repeat of the id asks the partner once', async () => {
+      endpoint.behaviour = { kind: 'answer', body: { approved: false, declineReason: 'balance too low' } };
+      const body = request(cardKey);
+      expect((await ask(body)).body).to.deep.equal({ approved: false, declineReason: 'partner_declined' });
+      expect((await ask(body, { to: second })).body).to.deep.equal({ approved: false, declineReason: 'partner_declined' });
+      expect(endpoint.received.filter((r) => r.body.data.authorization.id === body.id)).to.have.length(1);
+      expect((await decided(body)).authorization).to.include({ decidedBy: 'partner' });
+    });
+
+    for (const [name, behaviour, reason] of [
+      ['hangs', { kind: 'hang' }, 'partner_timeout'],
+      ['answers 500', { kind: 'status', status: 500 }, 'partner_error'],
+      ['sends garbage', { kind: 'garbage' }, 'partner_error'],
+    ] as const) {
+      it(`an endpoint that ${name} gives its default decision (decline: ${reason}), and the processor has the answer before the deadline`, async () => {
+        endpoint.behaviour = behaviour as Behaviour;
+        const body = request(cardKey);
+        const started = Date.now();
+        const answer = await ask(body);
+        const tookMs = Date.now() - started;
+        expect(answer).to.deep.equal({ status: 200, body: { approved: false, declineReason: reason } });
+        expect(tookMs, 'within AUTHORIZATION_DEADLINE_MS (2000)').to.be.below(2000);
+        expect((await decided(body)).authorization).to.include({ decidedBy: 'partner_default' });
+      });
+    }
+
+    it('with defaultDecision approve, a hanging endpoint approves (partner_default)', async () => {
+      expect((await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { defaultDecision: 'approve' } })).status).to.equal(200);
+      try {
+        endpoint.behaviour = { kind: 'hang' };
+        const body = request(cardKey);
+        expect((await ask(body)).body).to.deep.equal({ approved: true });
+        expect((await decided(body)).authorization).to.include({ decidedBy: 'partner_default', rule: 'partner.timeout' });
+      } finally {
+        await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { defaultDecision: 'decline' } });
+      }
+    });
   });
 
   it('refuses a forged, cross-upstream or stale request (401) and an invalid one (400), deciding and recording nothing', async () => {
