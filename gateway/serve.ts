@@ -30,7 +30,7 @@ import { buildInitialConfig } from './runtime/config-candidate';
 import { ConfigReloader } from './runtime/config-reloader';
 import { createNotificationsApp } from './inbound/notifications-app';
 import { notificationSecrets } from './inbound/secrets';
-import { metricsRoute, recordConfigReload, trackGatewayState, trackWebhookBacklog } from './metrics';
+import { metricsRoute, recordConfigReload, recordPartnerDecision, trackGatewayState, trackWebhookBacklog } from './metrics';
 import type { UpstreamUrls } from './upstreams';
 import type { Settings } from './settings';
 import type { Sandboxes } from '../sandbox';
@@ -281,11 +281,13 @@ function authorizationChecks(services: ComposedServices['services']): DecisionCh
       const eventCard = await findCard(services.db, card.cardKey);
       if (!eventCard) return { kind: 'none' };
       const { id, amount, currency, type, merchant } = request;
-      return askPartner(services.authorizationEndpoints, {
+      const outcome = await askPartner(services.authorizationEndpoints, {
         partnerId: card.partnerId,
         request: { authorization: { id, amount, currency, type, merchant }, card: eventCard },
         budgetMs: budgetMs - (Date.now() - started),
       });
+      if (outcome.kind !== 'none') recordPartnerDecision(outcome.kind === 'answered' ? 'answered' : outcome.reason, outcome.latencyMs / 1000);
+      return outcome;
     },
   };
 }

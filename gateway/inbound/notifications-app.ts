@@ -1,4 +1,5 @@
 import express, { type Request, type RequestHandler } from 'express';
+import { recordAuthorizationDecision } from '../metrics';
 import { ANSWER_MARGIN_MS, DecisionTooLate, type AuthorizationDecision, type AuthorizationRequest } from '../authorizations/decide';
 import type { SyncDeps } from '../cards/card-sync';
 import { GatewayError } from '../errors';
@@ -128,10 +129,13 @@ function checkAuthorizationRequest(body: Record<string, unknown>): Authorization
  */
 function answerAuthorizations(secrets: readonly string[], answering: AuthorizationAnswering, log: SyncDeps['log']): RequestHandler {
   return function answerAuthorization(req, res, next) {
-    const answerBy = Date.now() + answering.deadlineMs - ANSWER_MARGIN_MS;
+    const arrived = Date.now();
+    const answerBy = arrived + answering.deadlineMs - ANSWER_MARGIN_MS;
+    const took = () => (Date.now() - arrived) / 1000;
     let answered = false;
     const timer = setTimeout(() => {
       answered = true;
+      recordAuthorizationDecision('unavailable', 'none', took());
       next(new GatewayError('decision_unavailable', 'No decision could be recorded before the deadline: apply the stand-in'));
     }, Math.max(0, answerBy - Date.now()));
     void (async () => {
@@ -139,11 +143,14 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
       const request = checkAuthorizationRequest(body);
       const decision = await answering.decide(request, answerBy);
       if (answered) return;
+      recordAuthorizationDecision(decision.approved ? 'approved' : 'declined', decision.decidedBy, took());
       log.info({ authorizationId: request.id, approved: decision.approved, decidedBy: decision.decidedBy, requestId: req.requestId }, 'authorization decided');
       res.status(200).json(decision.approved ? { approved: true } : { approved: false, declineReason: decision.declineReason });
     })()
       .catch((err: unknown) => {
         if (answered) return;
+        // A refused request (signature, body) is no decision; an error past them is the stand-in's.
+        if (!(err instanceof GatewayError && err.status < 500)) recordAuthorizationDecision('unavailable', 'none', took());
         next(err instanceof DecisionTooLate ? new GatewayError('decision_unavailable', 'No decision could be recorded before the deadline: apply the stand-in') : err);
       })
       .finally(() => {

@@ -4,6 +4,7 @@
  * `/admin/metrics` route of the admin API.
  */
 export { registry, METRIC_NAMES, LATENCY_BUCKETS, rateLimitFallbackTotal, rateLimitFallbackActive } from './registry';
+export { recordAuthorizationDecision, recordPartnerDecision } from './recorders';
 export {
   requestMetrics,
   routeLabel,

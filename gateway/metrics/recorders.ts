@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Counter, Histogram } from 'prom-client';
 import { ERROR_CATALOG } from '../errors';
-import { configReloads, jwtRefusals, requestDuration, requestsTotal, upstreamDuration, upstreamErrors, webhookAttemptDuration, webhookDeliveries, webhookDeliveryLag } from './registry';
+import { authorizationDecisionDuration, authorizationDecisions, partnerDecisionDuration, configReloads, jwtRefusals, requestDuration, requestsTotal, upstreamDuration, upstreamErrors, webhookAttemptDuration, webhookDeliveries, webhookDeliveryLag } from './registry';
 
 // Every recorder keeps the prom-client children it made (one per label combination, made on
 // first use), so a request costs a few Map lookups and no label objects.
@@ -172,4 +172,15 @@ export function recordWebhookAttempt(outcome: WebhookAttemptOutcome, error: stri
   counter.inc();
   if (timing.seconds !== undefined) webhookAttemptDuration.observe(timing.seconds);
   if (timing.lagSeconds !== undefined) webhookDeliveryLag.observe(timing.lagSeconds);
+}
+
+/** Counts an authorization decision answered to the processor (`unavailable`: the 503 that lets its stand-in apply) and observes its duration. */
+export function recordAuthorizationDecision(outcome: 'approved' | 'declined' | 'unavailable', decidedBy: string, seconds: number): void {
+  authorizationDecisions.labels(outcome, decidedBy).inc();
+  authorizationDecisionDuration.observe(seconds);
+}
+
+/** Observes one call to a partner's decision endpoint, by result (`answered`, `timeout`, `error`, `overloaded`, `disabled`). */
+export function recordPartnerDecision(result: string, seconds: number): void {
+  partnerDecisionDuration.labels(result).observe(seconds);
 }

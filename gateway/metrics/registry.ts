@@ -105,6 +105,31 @@ export const webhookDeliveryLag = new Histogram({
   registers: [registry],
 });
 
+/** Authorization decisions the gateway answered the processor, by outcome and who decided. */
+export const authorizationDecisions = new Counter({
+  name: 'authorization_decisions_total',
+  help: 'Authorization decisions answered to the card processing system, by outcome (approved, declined, unavailable: 503, the processor applies its stand-in) and decided_by (card_state, spend_controls, partner, partner_default, approved; none for unavailable). A repeat of an id already decided counts again, with the labels of the first decision.',
+  labelNames: ['outcome', 'decided_by'] as const,
+  registers: [registry],
+});
+
+/** The gateway's own time to decide, from the request's arrival to its answer (the partner's wait included). */
+export const authorizationDecisionDuration = new Histogram({
+  name: 'authorization_decision_duration_seconds',
+  help: "Time from the processor's authorization request to the gateway's answer in seconds, the partner endpoint's wait included; AUTHORIZATION_DEADLINE_MS less 300 ms bounds it.",
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+/** Calls to partners' decision endpoints: how long they took and how they ended. */
+export const partnerDecisionDuration = new Histogram({
+  name: 'partner_decision_duration_seconds',
+  help: "Duration of a call to a partner's decision endpoint in seconds, by result (answered, timeout, error, overloaded, disabled); the endpoint's timeoutMs and the decision's budget bound it.",
+  labelNames: ['result'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
 /** The metric names this module exports (documentation and tests). */
 export const METRIC_NAMES = {
   requests: 'http_requests_total',
@@ -127,4 +152,7 @@ export const METRIC_NAMES = {
   webhookDeliveryLag: 'webhook_delivery_lag_seconds',
   webhookBacklog: 'webhook_backlog',
   webhookBacklogTotal: 'webhook_backlog_total',
+  authorizationDecisions: 'authorization_decisions_total',
+  authorizationDecisionDuration: 'authorization_decision_duration_seconds',
+  partnerDecisionDuration: 'partner_decision_duration_seconds',
 } as const;

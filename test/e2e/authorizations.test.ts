@@ -273,6 +273,26 @@ describe('e2e: authorization decisions', function () {
     });
   });
 
+  describe('operators', function () {
+  it('shows decisions by outcome and who decided, their duration, and the partner endpoints\' calls on /admin/metrics', async () => {
+    const text = await (await fetch(`${gateway.adminUrl}/admin/metrics`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).text();
+    const sample = (name: string, labels: Record<string, string> = {}) => {
+      const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort().join(',');
+      for (const line of text.split('\n')) {
+        const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+        if (match && match[1] === name && (match[2] ?? '').split(',').filter(Boolean).sort().join(',') === wanted) return Number(match[3]);
+      }
+      return undefined;
+    };
+    expect(sample('authorization_decisions_total', { outcome: 'approved', decided_by: 'approved' })).to.be.at.least(1);
+    expect(sample('authorization_decisions_total', { outcome: 'declined', decided_by: 'card_state' })).to.be.at.least(1);
+    expect(sample('authorization_decisions_total', { outcome: 'declined', decided_by: 'partner_default' })).to.be.at.least(1);
+    expect(sample('authorization_decision_duration_seconds_count')).to.be.at.least(5);
+    expect(sample('partner_decision_duration_seconds_count', { result: 'timeout' })).to.be.at.least(1);
+    expect(sample('partner_decision_duration_seconds_count', { result: 'answered' })).to.be.at.least(1);
+  });
+  });
+
   it('refuses a forged, cross-upstream or stale request (401) and an invalid one (400), deciding and recording nothing', async () => {
     const { cardKey } = await newCard();
     const body = request(cardKey);
