@@ -7,6 +7,7 @@ import { api, cardBody, individualBody } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 const PROCESSING_SECRET = crypto.randomBytes(32).toString('base64url');
 const ISSUER_SECRET = crypto.randomBytes(32).toString('base64url');
@@ -24,7 +25,9 @@ function sign(raw: string, t = Math.floor(Date.now() / 1000), secret = PROCESSIN
 describe('e2e: authorization decisions', function () {
   this.timeout(90_000);
   let gateway: GatewayProcess;
+  /** A second instance on the same database, reached through a link a test can cut. */
   let second: GatewayProcess;
+  let link: TcpProxy;
   let partner: TestPartner;
 
   const env = { PROCESSING_NOTIFY_SECRET: PROCESSING_SECRET, ISSUER_NOTIFY_SECRET: ISSUER_SECRET };
@@ -70,11 +73,17 @@ describe('e2e: authorization decisions', function () {
     recordSecret('notifySecret', PROCESSING_SECRET);
     recordSecret('notifySecret', ISSUER_SECRET);
     gateway = await startGatewayProcess({ env, ownDatabase: true });
-    second = await startGatewayProcess({ env, databaseUrl: gateway.databaseUrl });
+    const direct = new URL(gateway.databaseUrl!);
+    link = await startTcpProxy({ host: decodeURIComponent(direct.hostname), port: Number(direct.port || 5432) });
+    const viaLink = new URL(direct.toString());
+    viaLink.hostname = '127.0.0.1';
+    viaLink.port = String(link.port);
+    second = await startGatewayProcess({ env, databaseUrl: viaLink.toString() });
     partner = await registerPartner(gateway);
   });
   after(async () => {
     await second?.stop();
+    await link?.close();
     await gateway?.stop();
   });
 
@@ -291,6 +300,23 @@ describe('e2e: authorization decisions', function () {
     expect(sample('partner_decision_duration_seconds_count', { result: 'timeout' })).to.be.at.least(1);
     expect(sample('partner_decision_duration_seconds_count', { result: 'answered' })).to.be.at.least(1);
   });
+  });
+
+  it('with the database unreachable, answers 503 at once (the processor\'s stand-in applies without waiting), and decides the same id once it is back', async () => {
+    const { cardKey } = await newCard();
+    const body = request(cardKey);
+    await link.cut();
+    try {
+      const started = Date.now();
+      const down = await ask(body, { to: second });
+      expect(down.status, JSON.stringify(down.body)).to.equal(503);
+      expect(down.body.code).to.be.oneOf(['database_unavailable', 'decision_unavailable']);
+      expect(Date.now() - started, 'well before AUTHORIZATION_DEADLINE_MS (2000)').to.be.below(1700);
+    } finally {
+      await link.restore();
+    }
+    expect((await ask(body)).body).to.deep.equal({ approved: true });
+    expect((await transactionsOf(cardKey)).map((t) => t._id)).to.deep.equal([body.authorization.transactionId]);
   });
 
   it('refuses a forged, cross-upstream or stale request (401) and an invalid one (400), deciding and recording nothing', async () => {

@@ -475,7 +475,7 @@ describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
       const tx = all.body.data[0];
       // The spec's fields, and the lifecycle's (docs/transactions.md): a generated history item is read
       // as the processor derives it from its status.
-      expect(tx).to.have.keys(['_id', 'cardKey', 'individualId', 'amount', 'currency', 'type', 'status', 'merchant', 'createdAt', 'updatedAt', 'settledAmount', 'declineReason', 'relatedTransactionId', 'history']);
+      expect(tx).to.have.keys(['_id', 'cardKey', 'individualId', 'amount', 'currency', 'type', 'status', 'merchant', 'createdAt', 'updatedAt', 'settledAmount', 'declineReason', 'relatedTransactionId', 'history', 'authorization']);
       for (const t of all.body.data) {
         expect(t.individualId).to.equal(ada._id);
         const kinds = t.history.map((step: { kind: string }) => step.kind);

@@ -13,6 +13,19 @@ describe('unit: settings', function () {
     expect(s.issuerUrl).to.equal(undefined);
   });
 
+  it('listens for notifications on 9877 with real upstreams, on a free port in sandbox mode (a second sandbox gateway on one machine starts), NOTIFICATIONS_PORT over both', function () {
+    expect(readSettings({ ISSUER_URL: 'https://i.example', PROCESSING_URL: 'https://p.example', ACCOUNTS_URL: 'https://a.example' }).notificationsPort).to.equal(9877);
+    expect(readSettings({}).notificationsPort).to.equal(0);
+    expect(readSettings({ SANDBOX_MODE: 'false' }).notificationsPort).to.equal(9877);
+    expect(readSettings({ NOTIFICATIONS_PORT: '7000' }).notificationsPort).to.equal(7000);
+  });
+
+  it('reads AUTHORIZATION_DEADLINE_MS (default 2000, 300 to 10000)', function () {
+    expect(readSettings({}).authorizationDeadlineMs).to.equal(2000);
+    expect(readSettings({ AUTHORIZATION_DEADLINE_MS: '1500' }).authorizationDeadlineMs).to.equal(1500);
+    expect(() => readSettings({ AUTHORIZATION_DEADLINE_MS: '100' })).to.throw(/AUTHORIZATION_DEADLINE_MS/);
+  });
+
   it('reads every variable', function () {
     const s = readSettings({
       PORT: '9000',
