@@ -13,14 +13,8 @@
  * is `VACUUM (ANALYZE) cards` so the planner has statistics and index-only counts work at once.
  */
 import crypto from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { Database } from '../gateway/db/database';
-import { migrate } from '../gateway/db/migrate';
-import { createLogger } from '../gateway/logging/logger';
-
-const USAGE = 'usage: npm run -s seed:cards -- --partner ID --count N [--database-url URL] [--batch N]';
-
-class UsageError extends Error {}
+import { seedCli } from './seed-cli';
 
 /** What to seed. */
 export interface SeedOptions {
@@ -166,50 +160,4 @@ export async function seedCards(db: Database, options: SeedOptions): Promise<See
   return { cards: inserted, individuals, tenants };
 }
 
-function positiveInteger(value: string | undefined, what: string): number {
-  const n = Number(value);
-  if (!value || !Number.isInteger(n) || n < 1) throw new UsageError(`${what} must be a positive integer`);
-  return n;
-}
-
-async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      partner: { type: 'string' },
-      count: { type: 'string' },
-      batch: { type: 'string' },
-      'database-url': { type: 'string' },
-    },
-  });
-  const partnerId = values.partner ?? '';
-  if (!/^[0-9a-f]{24}$/.test(partnerId)) throw new UsageError('--partner must be a partner id (24 lower-case hex characters)');
-  const count = positiveInteger(values.count, '--count');
-  const batchSize = values.batch === undefined ? 100_000 : positiveInteger(values.batch, '--batch');
-  const url = values['database-url'] || process.env.DATABASE_URL;
-  if (!url) throw new UsageError('no database: pass --database-url or set DATABASE_URL');
-
-  const log = createLogger({ level: 'warn' });
-  const db = new Database(url, { max: 1, log });
-  try {
-    await migrate(db, log);
-    const started = Date.now();
-    const result = await seedCards(db, {
-      partnerId,
-      count,
-      batchSize,
-      progress: (n) => process.stderr.write(`\r${n} / ${count} cards`),
-    });
-    process.stderr.write('\n');
-    process.stdout.write(`${JSON.stringify({ partnerId, ...result, seconds: (Date.now() - started) / 1000 })}\n`);
-  } finally {
-    await db.close();
-  }
-}
-
-if (require.main === module) {
-  main(process.argv.slice(2)).catch((err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${err instanceof UsageError ? `${USAGE}\n` : ''}`);
-    process.exit(err instanceof UsageError ? 2 : 1);
-  });
-}
+if (require.main === module) seedCli('seed:cards', 'cards', seedCards);

@@ -1,7 +1,7 @@
 import { CARD_STATUSES } from '../cards/card-status';
 import { COUNTRY, CURRENCY, EMBOSS_NAME, EXP_DATE, type JsonSchema } from './common';
 import { PAGINATION_PROPERTIES } from './pagination-query';
-import { DECLINE_REASON } from './transactions';
+import { DECLINE_REASON, SIMULATED_MERCHANT } from './transactions';
 
 const id = (name: string) => `https://partner-gateway.dev/schemas/${name}.json`;
 const REASON = { type: 'string', maxLength: 500, description: 'Free-form reason, kept in the audit log and status history' } as const;
@@ -216,16 +216,7 @@ export const simulateTransaction: JsonSchema = {
     amount: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'Amount in `currency`' },
     currency: CURRENCY,
     type: { type: 'string', enum: ['authorization', 'clearing', 'decline'], description: 'authorization (PENDING, the default), clearing (SETTLED) or decline (DECLINED)' },
-    merchant: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        name: { type: 'string', minLength: 1, maxLength: 100 },
-        mcc: { type: 'string', pattern: '^[0-9]{4}$', description: 'Merchant category code' },
-        city: { type: 'string', minLength: 1, maxLength: 100 },
-        country: COUNTRY,
-      },
-    },
+    merchant: SIMULATED_MERCHANT,
     declineReason: DECLINE_REASON,
   },
 };

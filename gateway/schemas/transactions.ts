@@ -5,7 +5,7 @@ import { DECLINE_REASON_CODES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '.
 import { COUNTRY, CURRENCY, type JsonSchema } from './common';
 
 const id = (name: string) => `https://partner-gateway.dev/schemas/${name}.json`;
-const AMOUNT = { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01, description: 'In the card currency, at most 2 decimals' } as const;
+const AMOUNT = { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, 'x-max-decimals': 2, description: 'In the card currency, at most 2 decimals' } as const;
 
 /** Query of `GET /transactions` (docs/transactions.md). */
 export const transactionsSearchQuery: JsonSchema = {
@@ -24,7 +24,8 @@ export const transactionsSearchQuery: JsonSchema = {
   },
 };
 
-const MERCHANT = {
+/** A simulated merchant: each field optional, the sandbox's defaults fill the rest. */
+export const SIMULATED_MERCHANT = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -45,7 +46,7 @@ export const simulateAuthorization: JsonSchema = {
     amount: AMOUNT,
     currency: { ...CURRENCY, description: 'The card currency when left out' },
     type: { type: 'string', enum: ['PURCHASE', 'WITHDRAWAL'], description: 'PURCHASE (the default) or WITHDRAWAL' },
-    merchant: MERCHANT,
+    merchant: SIMULATED_MERCHANT,
     authorizationId: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: "The processor's id of the authorization; the same one again is its retry: the same transaction" },
   },
 };

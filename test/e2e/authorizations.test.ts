@@ -8,6 +8,7 @@ import { startGatewayProcess, type GatewayProcess } from '../support/gateway-pro
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { metricSample } from '../support/metrics';
 
 const PROCESSING_SECRET = crypto.randomBytes(32).toString('base64url');
 const ISSUER_SECRET = crypto.randomBytes(32).toString('base64url');
@@ -285,14 +286,7 @@ describe('e2e: authorization decisions', function () {
   describe('operators', function () {
   it('shows decisions by outcome and who decided, their duration, and the partner endpoints\' calls on /admin/metrics', async () => {
     const text = await (await fetch(`${gateway.adminUrl}/admin/metrics`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).text();
-    const sample = (name: string, labels: Record<string, string> = {}) => {
-      const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort().join(',');
-      for (const line of text.split('\n')) {
-        const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-        if (match && match[1] === name && (match[2] ?? '').split(',').filter(Boolean).sort().join(',') === wanted) return Number(match[3]);
-      }
-      return undefined;
-    };
+    const sample = (name: string, labels: Record<string, string> = {}) => metricSample(text, name, labels);
     expect(sample('authorization_decisions_total', { outcome: 'approved', decided_by: 'approved' })).to.be.at.least(1);
     expect(sample('authorization_decisions_total', { outcome: 'declined', decided_by: 'card_state' })).to.be.at.least(1);
     expect(sample('authorization_decisions_total', { outcome: 'declined', decided_by: 'partner_default' })).to.be.at.least(1);

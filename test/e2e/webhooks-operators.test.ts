@@ -5,18 +5,9 @@ import { FAST_WEBHOOKS, startGatewayProcess, type GatewayProcess } from '../supp
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { TestReceiver } from '../support/webhook-receiver';
+import { metricSample } from '../support/metrics';
 
-/** The value of one sample of the Prometheus text (labels matched in full), or undefined. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort().join(',');
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const got = (match[2] ?? '').split(',').filter(Boolean).sort().join(',');
-    if (got === wanted) return Number(match[3]);
-  }
-  return undefined;
-}
+const sample = metricSample;
 
 /**
  * What operators see of webhooks: the admin API's endpoint list with delivery health and its
