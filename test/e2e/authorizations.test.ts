@@ -250,6 +250,11 @@ describe('e2e: authorization decisions', function () {
       expect((await ask(body)).body).to.deep.equal({ approved: false, declineReason: 'partner_declined' });
       expect((await ask(body, { to: second })).body).to.deep.equal({ approved: false, declineReason: 'partner_declined' });
       expect(endpoint.received.filter((r) => r.body.data.authorization.id === body.id)).to.have.length(1);
+      // Concurrent repeats on two instances: one call of the partner too.
+      const concurrent = request(cardKey);
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => ask(concurrent, { to: i % 2 === 0 ? gateway : second })));
+      for (const a of answers) expect(a.body).to.deep.equal({ approved: false, declineReason: 'partner_declined' });
+      expect(endpoint.received.filter((r) => r.body.data.authorization.id === concurrent.id)).to.have.length(1);
       expect((await decided(body)).authorization).to.include({ decidedBy: 'partner' });
     });
 
