@@ -20,10 +20,15 @@ if (file) {
     count += 1;
     return original.apply(this, args);
   };
-  fs.writeFileSync(file, '0');
+  // Written to a temporary file and renamed: a reader never sees a truncated count.
+  const write = (value: number) => {
+    fs.writeFileSync(`${file}.tmp`, String(value));
+    fs.renameSync(`${file}.tmp`, file);
+  };
+  write(0);
   setInterval(() => {
     if (count === written) return;
     written = count;
-    fs.writeFileSync(file, String(count));
+    write(count);
   }, 25).unref();
 }
