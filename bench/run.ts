@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --smoke] [--duration 10] [--requests N] [--connections 50] [--cards 1000000] [--rss-requests 1000000]`
+ * `npm run bench [-- --smoke] [--duration 10] [--requests N] [--connections 50] [--cards 1000000] [--rss-requests 1000000] [--authorization-rate 200]`
  *
  * Starts, in one run and on this machine: the sandbox upstreams, our gateway (one worker, then a
  * cluster of two), and the baselines (a) the upstream called directly, (b) a bare Node keep-alive
@@ -12,6 +12,11 @@
  * After S5, a webhook phase: a loopback receiver in this process, an endpoint for `card.updated`,
  * nickname changes one at a time (change answered → event received: p50/p99) and then a burst
  * (deliveries per second, the gateway's CPU per change and delivery).
+ * After the memory figure, an authorization phase (issue 21, bench/authorizations.ts): the
+ * processor's signed authorization requests on cards with spend controls, decisions per second at
+ * saturation in rounds alternating with S1 (CPU per decision beside S1's, PostgreSQL's CPU and the
+ * statements per decision), then p50/p99 at a fixed `--authorization-rate` (default 200 decisions/s),
+ * controls only and with a loopback partner decision endpoint.
  * `--profile S1` (or another gateway scenario) records a V8 CPU profile of the gateway over that
  * scenario only, in bench/results/profiles/ (`node dist/bench/profile-summary.js <file>` sums it up).
  */
@@ -26,6 +31,7 @@ import autocannon from 'autocannon';
 import { compactVerify } from 'jose';
 import { Client } from 'pg';
 import { signPartnerToken } from '../scripts/token';
+import { authorizationPhase, LATENCY_RATE, type AuthorizationResult } from './authorizations';
 import { cpuTimeMs, peakRssMb, startNode, type BenchProcess } from './processes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -53,6 +59,8 @@ interface Options {
   connections: number;
   cards: number;
   rssRequests: number;
+  /** Decisions per second of the authorization phase's latency measurements (`--authorization-rate`, default 200: the issue's target). */
+  authorizationRate: number;
   serverUrl: string;
   /** The gateway scenario (S1 to S5) whose CPU profile is recorded (`--profile`). */
   profile?: string;
@@ -68,11 +76,14 @@ function options(): Options {
       cards: { type: 'string' },
       'rss-requests': { type: 'string' },
       profile: { type: 'string' },
+      'authorization-rate': { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
   const requests = values.requests === undefined ? undefined : Number(values.requests);
   if (requests !== undefined && !(Number.isInteger(requests) && requests > 0)) throw new Error(`--requests must be a positive integer, not ${values.requests}`);
+  const authorizationRate = Number(values['authorization-rate'] ?? LATENCY_RATE);
+  if (!(Number.isInteger(authorizationRate) && authorizationRate > 0 && authorizationRate <= 5000)) throw new Error(`--authorization-rate must be an integer from 1 to 5000, not ${values['authorization-rate']}`);
   return {
     smoke,
     duration: Number(values.duration ?? 10),
@@ -80,6 +91,7 @@ function options(): Options {
     connections: Number(values.connections ?? (smoke ? '10' : '50')),
     cards: Number(values.cards ?? (smoke ? 1000 : 1_000_000)),
     rssRequests: Number(values['rss-requests'] ?? (smoke ? 300 : 1_000_000)),
+    authorizationRate,
     serverUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     ...(values.profile ? { profile: values.profile } : {}),
   };
@@ -244,6 +256,10 @@ async function main(): Promise<void> {
     processes.push(sandbox);
     const issuer = sandbox.ready.issuer as string;
     const adminToken = crypto.randomBytes(24).toString('base64url');
+    // The processing system's secret: the notifications listener, and with it the authorization
+    // requests' route, is up (the authorization phase signs its requests with it).
+    const processingSecret = crypto.randomBytes(32).toString('base64url');
+    const queryCountFile = path.join(fs.mkdtempSync(path.join(ROOT, '.data-bench-')), 'queries');
     const gatewayEnv = (workers: number) => ({
       DATABASE_URL: dbUrl.toString(),
       ISSUER_URL: issuer,
@@ -257,8 +273,11 @@ async function main(): Promise<void> {
       WORKERS: String(workers),
       LOG_LEVEL: 'info',
       // As npm start and the container run it: a bounded V8 heap (docs/performance.md).
-      NODE_OPTIONS: `--max-old-space-size=160${profileFile && workers === 1 ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}`,
+      // One worker: the statement counter of the authorization phase (bench/count-queries).
+      NODE_OPTIONS: `--max-old-space-size=160${profileFile && workers === 1 ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}${workers === 1 ? ` --require ${path.join(DIST, 'bench', 'count-queries.js')}` : ''}`,
       ...(profileFile && workers === 1 ? { BENCH_PROFILE_FILE: profileFile } : {}),
+      ...(workers === 1 ? { BENCH_QUERY_COUNT_FILE: queryCountFile } : {}),
+      PROCESSING_NOTIFY_SECRET: processingSecret,
       // The bench measures throughput, not the rate limiter: limits far above any rate reached here.
       RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
       RATE_LIMIT_READS_PER_MINUTE: '100000000',
@@ -440,6 +459,33 @@ async function main(): Promise<void> {
     await autocannon({ url: `${base}/api/partner${statusPath}`, headers: await auth(), connections: o.connections, amount: o.rssRequests, sampleInt: AMOUNT_SAMPLE_MS });
     const singleRss = peakRssMb(gateway.child.pid!).process;
 
+    // After the memory figure (its peak is S1's alone), before the cluster replaces this gateway.
+    log('authorizations (issue 21)...');
+    const authorizations: AuthorizationResult = await authorizationPhase({
+      gateway,
+      partnerApi: `${base}/api/partner`,
+      notifyBase: `http://127.0.0.1:${String(gateway.ready.notifyPort)}`,
+      auth,
+      newCard: async () =>
+        (
+          await json(`${base}/api/partner/individual/accounts/${individual._id}/cards/virtual`, {
+            method: 'POST',
+            headers: await auth(),
+            body: JSON.stringify({ expDate, clientCode: individual.clientID, currency: 'EUR', productCode: 'P-STD', embossedName: 'BENCH.RUNNER' }),
+          })
+        ).cardKey as string,
+      dbUrl: dbUrl.toString(),
+      secret: processingSecret,
+      queryCountFile,
+      smoke: o.smoke,
+      ...(o.requests !== undefined ? { requests: o.requests } : {}),
+      duration,
+      connections: o.connections,
+      rate: o.authorizationRate,
+      s1Round: async () => run('S1-auth-round', 'S1 round of the authorization phase', { ...common, url: `${base}/api/partner${statusPath}`, headers: await auth() }, gateway),
+      log,
+    });
+
     log('cluster of 2 workers, S1...');
     await gateway.stop();
     const cluster = await startNode(path.join(DIST, 'gateway', 'main.js'), gatewayEnv(2), (l) => l.msg === 'gateway ready');
@@ -472,6 +518,7 @@ async function main(): Promise<void> {
       results,
       ratios,
       webhooks,
+      authorizations,
       targets: {
         'S1 >= 1.0x express-gateway proxy': ratios.s1VsEgProxy >= 1,
         'S1 >= 40% of bare proxy': ratios.s1VsBareProxy >= 0.4,
@@ -482,6 +529,14 @@ async function main(): Promise<void> {
         'cluster of 2 >= 1.6x one worker': ratios.cluster2VsOne >= 1.6,
         'peak RSS per worker <= 200 MB': Math.max(singleRss, s1cluster.peakRssMb ?? 0) <= 200,
         'no error or non-2xx answer': results.every((r) => r.errors === 0 && r.non2xx === 0),
+        [`authorizations: p99 <= 20 ms at ${o.authorizationRate}/s, controls only`]: authorizations.latencyControlsOnly.p99Ms <= 20,
+        [`authorizations: p99 <= 20 ms at ${o.authorizationRate}/s, loopback partner endpoint`]: authorizations.latencyWithEndpoint.p99Ms <= 20,
+        'authorizations: >= 500 decisions/s per worker, controls only': authorizations.decisionsPerSecond >= 500,
+        'authorizations: every decision answered 200 and recorded':
+          [...authorizations.rounds, ...(authorizations.saturationWithEndpoint ? [authorizations.saturationWithEndpoint] : [])].every((r) => r.errors === 0) &&
+          authorizations.latencyControlsOnly.errors === 0 &&
+          authorizations.latencyWithEndpoint.errors === 0 &&
+          authorizations.unrecorded === 0,
       },
     };
 
@@ -496,6 +551,7 @@ async function main(): Promise<void> {
       `CPU per request (serving process): S1 / express-gateway proxy ${ratios.s1CpuVsEgProxyCpu}x   S2 / one ES512 verification ${ratios.s2CpuVsEs512}x`,
       `S6 added latency at 1,000 req/s: p50 ${ratios.s6AddedP50Ms} ms, p99 ${ratios.s6AddedP99Ms} ms   cluster of 2 / one worker: ${ratios.cluster2VsOne}x`,
       `webhooks: ${webhooks.deliveriesPerSecond} deliveries/s (${webhooks.deliveries} nickname changes on ${webhooks.cards} cards), CPU ${webhooks.cpuUsPerChangeAndDelivery} µs per change and delivery (${webhooks.addedCpuUsPerDelivery} µs above S4); change to receiver: p50 ${webhooks.addedLatencyP50Ms} ms, p99 ${webhooks.addedLatencyP99Ms} ms (${webhooks.latencySamples} changes, one at a time)`,
+      authorizationLines(authorizations),
       ...Object.entries(report.targets).map(([target, met]) => `${met ? 'met   ' : 'MISSED'} ${target}`),
     ].join('\n');
     process.stdout.write(`${table}\n`);
@@ -510,6 +566,24 @@ async function main(): Promise<void> {
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
   }
+}
+
+/** The authorization phase's lines of the printed summary. */
+function authorizationLines(a: AuthorizationResult): string {
+  const mix = Object.entries(a.mix.saturation ?? {})
+    .filter(([k]) => !k.startsWith('decidedBy:'))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  const e = a.latencyWithEndpoint;
+  return [
+    `authorizations (${a.cards} cards with spend controls, ${a.connections} connections, ${a.rounds.length} rounds alternating with S1): ${a.decisionsPerSecond} decisions/s per worker; CPU ${a.cpuUsPerDecision} µs per decision (S1 ${a.s1CpuUsPerRequest} µs: ${a.cpuVsS1}x), PostgreSQL ${a.postgresCpuUsPerDecision} µs, ${a.queriesPerDecision} statements per decision; p50 ${a.rounds[0]?.p50Ms} ms, p99 ${a.rounds[0]?.p99Ms} ms (round 1)`,
+    `  mix at saturation: ${mix}`,
+    `  at ${a.latencyControlsOnly.rate}/s, controls only: p50 ${a.latencyControlsOnly.p50Ms} ms, p99 ${a.latencyControlsOnly.p99Ms} ms, max ${a.latencyControlsOnly.maxMs} ms (${a.latencyControlsOnly.samples} decisions, CPU ${a.latencyControlsOnly.cpuUsPerDecision} µs each)`,
+    `  at ${e.rate}/s, loopback partner endpoint: p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms, max ${e.maxMs} ms (${e.samples} decisions, CPU ${e.cpuUsPerDecision} µs each); partner latency as recorded p50 ${e.partnerLatencyP50Ms} ms, p99 ${e.partnerLatencyP99Ms} ms; endpoint's own handling p50 ${e.endpointHandlingP50Ms} ms, p99 ${e.endpointHandlingP99Ms} ms`,
+    ...(a.saturationWithEndpoint
+      ? [`  with the endpoint at saturation: ${a.saturationWithEndpoint.decisionsPerSecond} decisions/s, CPU ${a.saturationWithEndpoint.cpuUsPerDecision} µs per decision, ${a.saturationWithEndpoint.queriesPerDecision} statements`]
+      : []),
+  ].join('\n');
 }
 
 main().catch((err: unknown) => {

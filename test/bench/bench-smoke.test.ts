@@ -53,6 +53,24 @@ describe(`bench harness (smoke: ${REQUESTS} requests per scenario)`, function ()
     expect(report.webhooks.addedLatencyP50Ms, 'change to receiver p50').to.be.greaterThan(0);
     expect(report.webhooks.addedLatencyP99Ms, 'change to receiver p99 >= p50').to.be.at.least(report.webhooks.addedLatencyP50Ms);
     expect(stdout).to.match(/webhooks: \d+ deliveries\/s/);
+    // The authorization phase (issue 21): signed processor requests, each answered and recorded once.
+    const a = report.authorizations;
+    expect(a.rounds, 'one round in the smoke').to.have.length(1);
+    expect(a.rounds[0]).to.include({ decisions: REQUESTS, errors: 0 });
+    expect(a.decisionsPerSecond, 'decisions per second').to.be.greaterThan(0);
+    expect(a.cpuUsPerDecision, 'gateway CPU per decision').to.be.greaterThan(0);
+    expect(a.s1CpuUsPerRequest, 'S1 CPU per request beside it').to.be.greaterThan(0);
+    expect(a.queriesPerDecision, 'statements per decision').to.be.greaterThan(5);
+    expect(a.unrecorded, 'every decision answered recorded its transaction').to.equal(0);
+    for (const latency of [a.latencyControlsOnly, a.latencyWithEndpoint]) {
+      expect(latency).to.include({ errors: 0, rate: 200 });
+      expect(latency.samples).to.be.greaterThan(0);
+      expect(latency.p99Ms).to.be.at.least(latency.p50Ms);
+    }
+    expect(a.latencyWithEndpoint.endpointCalls, 'the loopback endpoint was asked for each decision it could approve').to.be.greaterThan(0);
+    expect(a.mix.saturation, 'approvals and spend-control declines').to.include.keys('approved', 'mcc_blocked', 'country_blocked', 'amount_exceeded');
+    expect(a.mix.endpoint['decidedBy:partner'], 'decided by the loopback endpoint').to.be.greaterThan(0);
+    expect(stdout).to.match(/authorizations \(\d+ cards with spend controls.*\): \d+ decisions\/s per worker/);
     expect(stdout).to.match(/CPU per request \(serving process\): S1 \/ express-gateway proxy [\d.]+x/);
   });
 });

@@ -1,0 +1,431 @@
+/**
+ * The authorization phase of `npm run bench` (issue 21, "Speed"; docs/performance.md, "Authorization
+ * decisions (issue 21)"). The processor's signed authorization request
+ * (`POST <notifications listener>/upstream-notifications/processing/authorizations`, docs/upstreams.md
+ * 6.10) against the bench's single-worker gateway, on cards that carry spend controls (MCC allow and
+ * block lists, country allow and block lists, a maximum per transaction and two velocity rules with
+ * limits no run reaches), each request with its own authorization and transaction id:
+ *
+ * 1. saturation, controls only, in rounds that alternate with S1 on the same gateway: decisions per
+ *    second, the gateway's CPU per decision beside S1's CPU per request, PostgreSQL's CPU per decision
+ *    (the backends of the bench database), and the statements the gateway sent per decision
+ *    (bench/count-queries, preloaded). autocannon, whose `setupRequest` builds and signs each body;
+ * 2. a fixed 200 decisions/s, controls only, then with a loopback partner decision endpoint (a
+ *    node:http server in this process answering `{approved: true}` at once): latency at the client
+ *    p50/p99, from a small open-loop client (node:http, keep-alive agent, a request sent every 5 ms
+ *    whatever the earlier ones are doing), so that no slow answer delays the next request. With
+ *    the endpoint: the partner's latency as the gateway recorded it (`authorization.partnerLatencyMs`)
+ *    and the endpoint's own handling time;
+ * 3. one more saturation round with the endpoint enrolled (informative; not in the smoke).
+ *
+ * The mix of outcomes is read back from the transactions the decisions recorded.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { cpuTimeMs, type BenchProcess } from './processes';
+
+const PATH = '/upstream-notifications/processing/authorizations';
+/** The fixed rate of the latency measurements by default (issue 21's target is stated at it; `--authorization-rate`). */
+export const LATENCY_RATE = 200;
+
+export interface AuthorizationPhaseInput {
+  gateway: BenchProcess;
+  /** The partner API, e.g. `http://127.0.0.1:<port>/api/partner`. */
+  partnerApi: string;
+  /** The notifications listener, `http://127.0.0.1:<notifyPort>`. */
+  notifyBase: string;
+  auth: () => Promise<Record<string, string>>;
+  /** Issues one more card for the bench partner; its card key. */
+  newCard: () => Promise<string>;
+  /** The bench database (its backends' CPU, the recorded transactions). */
+  dbUrl: string;
+  /** PROCESSING_NOTIFY_SECRET of the gateway. */
+  secret: string;
+  /** Where bench/count-queries writes the gateway's statement count. */
+  queryCountFile: string;
+  smoke: boolean;
+  requests?: number;
+  duration: number;
+  connections: number;
+  /** Decisions per second of the latency measurements (default {@link LATENCY_RATE}). */
+  rate?: number;
+  /** One S1 round on the same gateway: its CPU per request (µs). */
+  s1Round: () => Promise<{ cpuUsPerRequest?: number }>;
+  log: (message: string) => void;
+}
+
+/** The spend controls every bench card carries. */
+export const BENCH_CONTROLS = {
+  maxAmountPerTransaction: 500,
+  allowedMccs: ['5411', '5812', '5942', '4111', '5999'],
+  blockedMccs: ['7995'],
+  allowedCountries: ['DE', 'FR', 'NL', 'AT', 'BE', 'ES', 'IT'],
+  blockedCountries: ['RU'],
+  velocity: [
+    { window: '1h', maxCount: 1_000_000 },
+    { window: '24h', maxAmount: 1_000_000_000 },
+  ],
+};
+
+export interface LatencyFigures {
+  samples: number;
+  rate: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  errors: number;
+  /** Gateway CPU per decision at this rate (µs): higher than at saturation, where work batches. */
+  cpuUsPerDecision: number;
+}
+
+export interface SaturationRound {
+  decisions: number;
+  decisionsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  cpuUsPerDecision: number;
+  postgresCpuUsPerDecision: number;
+  queriesPerDecision: number;
+  /** S1's CPU per request in the round before this one, same gateway. */
+  s1CpuUsPerRequest?: number;
+}
+
+export interface AuthorizationResult {
+  cards: number;
+  connections: number;
+  controls: typeof BENCH_CONTROLS;
+  rounds: SaturationRound[];
+  /** Medians over the rounds. */
+  decisionsPerSecond: number;
+  cpuUsPerDecision: number;
+  s1CpuUsPerRequest: number;
+  cpuVsS1: number;
+  postgresCpuUsPerDecision: number;
+  queriesPerDecision: number;
+  latencyControlsOnly: LatencyFigures;
+  latencyWithEndpoint: LatencyFigures & {
+    /** What the gateway recorded as the partner's latency (`authorization.partnerLatencyMs`, whole ms). */
+    partnerLatencyP50Ms: number;
+    partnerLatencyP99Ms: number;
+    /** The endpoint's own time, from its request event to its answer written. */
+    endpointHandlingP50Ms: number;
+    endpointHandlingP99Ms: number;
+    endpointCalls: number;
+  };
+  /** Not in the smoke. */
+  saturationWithEndpoint?: SaturationRound;
+  /** Recorded transactions by stage: `approved` and each `declineReason`, and `decidedBy`. */
+  mix: Record<string, Record<string, number>>;
+  /** Requests answered 200 less the transactions recorded (0: each approved or declined answer recorded its transaction, and nothing more). */
+  unrecorded: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+};
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** `Upstream-Signature` of the processing system (docs/upstreams.md, section 9). */
+export function sign(secret: string, raw: string, t = Math.floor(Date.now() / 1000)): string {
+  return `t=${t},v1=${crypto.createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex')}`;
+}
+
+async function putJson(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<any> {
+  const response = await fetch(url, { method, headers, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url} → ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+export async function authorizationPhase(input: AuthorizationPhaseInput): Promise<AuthorizationResult> {
+  const { gateway, notifyBase, secret, log } = input;
+  const rate = input.rate ?? LATENCY_RATE;
+  /** Requests answered 200 (each must have recorded its transaction). */
+  let answered = 0;
+  const pg = new Client({ connectionString: input.dbUrl });
+  await pg.connect();
+  const endpoint = await startDecisionEndpoint();
+  try {
+    // Cards: one decision lock and one velocity count per card, so the load spreads over several.
+    const cardCount = input.smoke ? 2 : 32;
+    log(`authorizations: ${cardCount} cards with spend controls...`);
+    const cards: string[] = [];
+    for (let i = 0; i < cardCount; i++) {
+      const cardKey = await input.newCard();
+      await putJson(`${input.partnerApi}/cards/${cardKey}/spend-controls`, 'PUT', await input.auth(), BENCH_CONTROLS);
+      cards.push(cardKey);
+    }
+
+    const run = crypto.randomBytes(4).toString('hex');
+    let seq = 0;
+    /**
+     * The next request body: a distinct authorization and transaction id, the cards in turn, and one
+     * purchase in 20 each outside the MCC lists, the country lists and the maximum amount.
+     */
+    const nextBody = (stage: string): string => {
+      const i = seq++;
+      const id = `auth_${run}_${i}`;
+      const kind = i % 20;
+      const at = new Date().toISOString();
+      return JSON.stringify({
+        id,
+        type: 'authorization.request',
+        occurredAt: at,
+        authorization: {
+          id,
+          transactionId: `bt${run}${i}`,
+          cardId: cards[i % cards.length],
+          amount: kind === 3 ? 750 : 10 + (i % 90) + 0.5,
+          currency: 'EUR',
+          type: 'PURCHASE',
+          merchant: { name: `bench ${stage}`, mcc: kind === 1 ? '7995' : '5411', city: 'Berlin', country: kind === 2 ? 'US' : 'DE' },
+          at,
+        },
+      });
+    };
+    const signedHeaders = (raw: string) => ({
+      'content-type': 'application/json',
+      'upstream-notification-id': (JSON.parse(raw) as { id: string }).id,
+      'upstream-signature': sign(secret, raw),
+    });
+
+    // The bench database's backends (the gateway's pool and its background work), not this client.
+    const backendCpu = async (): Promise<Map<number, number>> => {
+      const pids = (await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
+      const cpu = new Map<number, number>();
+      for (const pid of pids) {
+        try {
+          cpu.set(pid, cpuTimeMs(pid));
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      return cpu;
+    };
+    const backendCpuSince = async (before: Map<number, number>): Promise<number> => {
+      let total = 0;
+      for (const [pid, ms] of await backendCpu()) total += ms - (before.get(pid) ?? 0);
+      return total;
+    };
+    /** The gateway's statement count, once bench/count-queries has written it (every 50 ms). */
+    const queries = async (): Promise<number> => {
+      await sleep(60);
+      return Number(fs.readFileSync(input.queryCountFile, 'utf8')) || 0;
+    };
+
+    const amount = input.requests ?? (input.smoke ? 200 : undefined);
+    const load = amount !== undefined ? { amount } : { duration: input.duration };
+    const saturate = async (stage: string): Promise<SaturationRound> => {
+      const connections = Math.min(input.connections, amount ?? Infinity);
+      const queriesBefore = await queries();
+      const pgBefore = await backendCpu();
+      const cpuBefore = cpuTimeMs(gateway.child.pid!);
+      const result = await autocannon({
+        url: notifyBase,
+        connections,
+        ...load,
+        ...(amount !== undefined ? { sampleInt: 100 } : {}),
+        requests: [
+          {
+            method: 'POST',
+            path: PATH,
+            setupRequest: (request: any) => {
+              const raw = nextBody(stage);
+              request.body = raw;
+              request.headers = { ...request.headers, ...signedHeaders(raw) };
+              return request;
+            },
+          },
+        ],
+      });
+      const cpuMs = cpuTimeMs(gateway.child.pid!) - cpuBefore;
+      const pgMs = await backendCpuSince(pgBefore);
+      const sent = (await queries()) - queriesBefore;
+      answered += result['2xx'];
+      const decisions = Math.max(1, result.requests.total);
+      return {
+        decisions: result.requests.total,
+        decisionsPerSecond: Math.round((result.requests.average * 1000) / (amount !== undefined ? 100 : 1000)),
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        errors: result.errors + result.timeouts + result.non2xx,
+        cpuUsPerDecision: Math.round((cpuMs * 1000) / decisions),
+        postgresCpuUsPerDecision: Math.round((pgMs * 1000) / decisions),
+        queriesPerDecision: round2(sent / decisions),
+      };
+    };
+
+    /** `count` decisions at `rate` per second, open loop: latency at the client, ms. */
+    const fixedRate = async (stage: string, count: number): Promise<LatencyFigures> => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+      const url = new URL(`${notifyBase}${PATH}`);
+      const latencies: number[] = [];
+      let errors = 0;
+      const send = (): Promise<void> =>
+        new Promise((resolve) => {
+          const raw = nextBody(stage);
+          const started = performance.now();
+          const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: signedHeaders(raw) }, (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode === 200) latencies.push(performance.now() - started);
+              else errors += 1;
+              resolve();
+            });
+          });
+          req.on('error', () => {
+            errors += 1;
+            resolve();
+          });
+          req.end(raw);
+        });
+      const cpuBefore = cpuTimeMs(gateway.child.pid!);
+      const pending: Promise<void>[] = [];
+      const began = performance.now();
+      for (let i = 0; i < count; i++) {
+        const wait = began + (i * 1000) / rate - performance.now();
+        if (wait > 0) await sleep(wait);
+        pending.push(send());
+      }
+      await Promise.all(pending);
+      const cpuMs = cpuTimeMs(gateway.child.pid!) - cpuBefore;
+      agent.destroy();
+      answered += latencies.length;
+      latencies.sort((a, b) => a - b);
+      return {
+        samples: latencies.length,
+        rate,
+        p50Ms: round2(percentile(latencies, 50)),
+        p99Ms: round2(percentile(latencies, 99)),
+        maxMs: round2(latencies[latencies.length - 1] ?? 0),
+        errors,
+        cpuUsPerDecision: Math.round((cpuMs * 1000) / Math.max(1, count)),
+      };
+    };
+
+    // Not measured: the route's first requests compile its code paths (as S1's warm-up in run.ts).
+    // The smoke (not a measurement) skips it, and the informative saturation with the endpoint.
+    const warmup = input.smoke ? 0 : Math.min(amount ?? 1000, 1000);
+    if (warmup > 0) log(`authorizations: warm-up (${warmup} decisions)...`);
+    if (warmup > 0) answered += (await autocannon({
+      url: notifyBase,
+      connections: Math.min(input.connections, warmup),
+      amount: warmup,
+      sampleInt: 100,
+      requests: [{ method: 'POST', path: PATH, setupRequest: (request: any) => ((request.body = nextBody('warm-up')), (request.headers = { ...request.headers, ...signedHeaders(request.body) }), request) }],
+    }))['2xx'];
+
+    const roundCount = input.smoke ? 1 : 3;
+    const rounds: SaturationRound[] = [];
+    for (let r = 0; r < roundCount; r++) {
+      log(`authorizations: round ${r + 1} of ${roundCount}, S1 then decisions at saturation (controls only)...`);
+      const s1 = await input.s1Round();
+      const round = await saturate('saturation');
+      rounds.push({ ...round, ...(s1.cpuUsPerRequest === undefined ? {} : { s1CpuUsPerRequest: s1.cpuUsPerRequest }) });
+    }
+
+    const samples = input.smoke ? Math.min(input.requests ?? 20, 20) : Math.min(input.requests ?? rate * input.duration, 3000);
+    log(`authorizations: ${samples} decisions at ${rate}/s, controls only...`);
+    const latencyControlsOnly = await fixedRate('controls-only', samples);
+
+    log(`authorizations: loopback decision endpoint, ${samples} decisions at ${rate}/s...`);
+    await putJson(`${input.partnerApi}/authorization-endpoint`, 'POST', await input.auth(), { url: endpoint.url, timeoutMs: 1000 });
+    // The gateway's keep-alive sockets to the endpoint, opened before the measurement.
+    if (!input.smoke) await fixedRate('warm-up', 100);
+    const callsBefore = endpoint.handling.length;
+    const withEndpoint = await fixedRate('endpoint', samples);
+    const handling = endpoint.handling.slice(callsBefore).sort((a, b) => a - b);
+    const partnerLatencies = (
+      await pg.query<{ ms: number }>(
+        "SELECT (decided_by->>'partnerLatencyMs')::float8 AS ms FROM card_transactions WHERE authorization_id LIKE $1 AND merchant->>'name' = 'bench endpoint' AND decided_by ? 'partnerLatencyMs' ORDER BY 1",
+        [`auth\\_${run}\\_%`]
+      )
+    ).rows.map((r) => r.ms);
+    let saturationWithEndpoint: SaturationRound | undefined;
+    if (!input.smoke) {
+      log('authorizations: saturation with the loopback endpoint...');
+      saturationWithEndpoint = await saturate('saturation-endpoint');
+    }
+
+    // What was recorded, by stage: the transactions the decisions wrote.
+    const rows = (
+      await pg.query<{ stage: string; outcome: string; decided_by: string; n: number }>(
+        `SELECT substr(merchant->>'name', 7) AS stage, coalesce(decline_reason, 'approved') AS outcome, decided_by->>'decidedBy' AS decided_by, count(*)::int AS n
+           FROM card_transactions WHERE authorization_id LIKE $1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+        [`auth\\_${run}\\_%`]
+      )
+    ).rows;
+    const mix: Record<string, Record<string, number>> = {};
+    let recorded = 0;
+    for (const row of rows) {
+      const stage = (mix[row.stage] ??= {});
+      stage[row.outcome] = (stage[row.outcome] ?? 0) + row.n;
+      stage[`decidedBy:${row.decided_by}`] = (stage[`decidedBy:${row.decided_by}`] ?? 0) + row.n;
+      recorded += row.n;
+    }
+
+    const s1Cpu = median(rounds.flatMap((r) => (r.s1CpuUsPerRequest === undefined ? [] : [r.s1CpuUsPerRequest])));
+    const cpu = median(rounds.map((r) => r.cpuUsPerDecision));
+    return {
+      cards: cards.length,
+      connections: Math.min(input.connections, amount ?? Infinity),
+      controls: BENCH_CONTROLS,
+      rounds,
+      decisionsPerSecond: Math.round(median(rounds.map((r) => r.decisionsPerSecond))),
+      cpuUsPerDecision: Math.round(cpu),
+      s1CpuUsPerRequest: Math.round(s1Cpu),
+      cpuVsS1: round2(cpu / Math.max(1, s1Cpu)),
+      postgresCpuUsPerDecision: Math.round(median(rounds.map((r) => r.postgresCpuUsPerDecision))),
+      queriesPerDecision: median(rounds.map((r) => r.queriesPerDecision)),
+      latencyControlsOnly,
+      latencyWithEndpoint: {
+        ...withEndpoint,
+        partnerLatencyP50Ms: percentile(partnerLatencies, 50),
+        partnerLatencyP99Ms: percentile(partnerLatencies, 99),
+        endpointHandlingP50Ms: round2(percentile(handling, 50)),
+        endpointHandlingP99Ms: round2(percentile(handling, 99)),
+        endpointCalls: handling.length,
+      },
+      ...(saturationWithEndpoint ? { saturationWithEndpoint } : {}),
+      mix,
+      unrecorded: answered - recorded,
+    };
+  } finally {
+    await endpoint.close();
+    await pg.end();
+  }
+}
+
+/** A loopback partner decision endpoint: answers `{approved: true}` at once; keeps its own handling time per call (ms). */
+async function startDecisionEndpoint(): Promise<{ url: string; handling: number[]; close: () => Promise<void> }> {
+  const handling: number[] = [];
+  const answer = Buffer.from('{"approved":true}');
+  const server = http.createServer((req, res) => {
+    const started = performance.now();
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer);
+      handling.push(performance.now() - started);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/decide`,
+    handling,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
