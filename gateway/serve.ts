@@ -275,6 +275,10 @@ function authorizationChecks(services: ComposedServices['services']): DecisionCh
       checkStaticControls(await controlsOf(db, card, request), { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country }),
     velocity: async (tx, card, request) =>
       checkVelocity(tx, await controlsOf(tx, card, request), { partnerId: card.partnerId, cardKey: card.cardKey, amount: request.amount, at: new Date(request.at) }),
+    partnerEnrolled: async (card) => {
+      const target = await services.authorizationEndpoints.endpoints.target(card.partnerId);
+      return target !== undefined && !(target.status === 'disabled' && target.disabledBy !== 'operator');
+    },
     askPartner: async (card, request, budgetMs) => {
       const started = Date.now();
       // The card as events carry it (no card number, CVV or PIN).

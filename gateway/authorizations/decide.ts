@@ -72,6 +72,8 @@ export interface DecisionChecks {
   staticControls?(db: Queryable, card: DecisionCard, request: AuthorizationRequest): Promise<Refusal | undefined>;
   /** The velocity rules, counted in `tx` (the recording transaction) under the card's decision lock. */
   velocity?(tx: Queryable, card: DecisionCard, request: AuthorizationRequest): Promise<Refusal | undefined>;
+  /** Whether the card's partner has a decision endpoint to ask (enabled, or disabled by an operator: its default applies). */
+  partnerEnrolled?(card: DecisionCard): Promise<boolean>;
   /** Asks the partner's decision endpoint, within `budgetMs`. */
   askPartner?(card: DecisionCard, request: AuthorizationRequest, budgetMs: number): Promise<PartnerOutcome>;
 }
@@ -142,11 +144,12 @@ async function decideForCard(deps: DecisionDeps, card: DecisionCard, request: Au
   const { checks, db } = deps;
   const staticRefusal = await checks.staticControls?.(db, card, request);
   if (staticRefusal) return { approved: false, decidedBy: 'spend_controls', ...staticRefusal };
-  // Velocity is read once before the partner is asked (a purchase over the limit is not sent to
-  // the partner), and counted again in the recording transaction, which is what holds.
+  // Without a decision endpoint, velocity is counted once, in the recording transaction.
+  if (!checks.askPartner || (checks.partnerEnrolled && !(await checks.partnerEnrolled(card)))) return { approved: true, decidedBy: 'approved' };
+  // Velocity is read before the partner is asked (a purchase over a limit is not sent to the
+  // partner), and counted again in the recording transaction, which is what holds.
   const velocityRefusal = checks.velocity && (await db.transaction((tx) => checks.velocity!(tx, card, request)));
   if (velocityRefusal) return { approved: false, decidedBy: 'spend_controls', ...velocityRefusal };
-  if (!checks.askPartner) return { approved: true, decidedBy: 'approved' };
   const budgetMs = answerBy - Date.now() - RECORDING_RESERVE_MS;
   const outcome = budgetMs > 0 ? await checks.askPartner(card, request, budgetMs) : ({ kind: 'default', reason: 'timeout', approved: false, latencyMs: 0 } as const);
   switch (outcome.kind) {
@@ -231,7 +234,8 @@ async function record(deps: DecisionDeps, card: DecisionCard | undefined, reques
         authorizationId: request.id,
         history: [{ kind: decision.approved ? 'authorization' : 'decline', amount: request.amount, at: request.at }],
       };
-      await applyTransaction(tx, transaction, { via: 'decision', authorizationId: request.id, authorization: authorizationOf(decision) });
+      const owner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
+      await applyTransaction(tx, transaction, { via: 'decision', authorizationId: request.id, authorization: authorizationOf(decision), owner });
       await recordAudit(tx, {
         partnerId: card.partnerId,
         individualId: card.individualId ?? undefined,

@@ -17,10 +17,17 @@ export type TransactionOrigin =
   | { via: 'reconciler' }
   | { via: 'simulation'; requestId: string }
   /** The gateway's own authorization decision (gateway/authorizations/decide.ts): the transaction's first state, with how it was decided. */
-  | { via: 'decision'; authorizationId: string; authorization: TransactionAuthorization };
+  | { via: 'decision'; authorizationId: string; authorization: TransactionAuthorization; owner: TransactionOwner };
 
 /** What applying a state did: `applied` (newer than the row), `unchanged` (not newer), `unknown_card` (not a card of this gateway). */
 export type TransactionApplyOutcome = 'applied' | 'unchanged' | 'unknown_card';
+
+/** Whose a transaction is (its card's partner, and the individual or tenant the card sits under). */
+export interface TransactionOwner {
+  partner_id: string;
+  individual_id: string | null;
+  tenant_id: string | null;
+}
 
 /** How the gateway decided a transaction's authorization (docs/authorizations.md). */
 export interface TransactionAuthorization {
@@ -52,18 +59,11 @@ interface TransactionRow {
 const COLUMNS =
   'id, partner_id, card_key, individual_id, amount, currency, type, status, merchant, settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at, decided_by';
 
-/**
- * Whose a transaction is: its row's owner when the gateway has it (a card replaced since keeps its
- * transactions under the old key, and the processor goes on naming that key), else the card's, by
- * its key or, for a card replaced since, by the key it replaced.
- */
-async function ownerOf(tx: Queryable, id: string, cardKey: string): Promise<{ partner_id: string; individual_id: string | null; tenant_id: string | null } | undefined> {
-  type Owner = { partner_id: string; individual_id: string | null; tenant_id: string | null };
-  const row = (await tx.query<Owner>('SELECT partner_id, individual_id, tenant_id FROM card_transactions WHERE id = $1', [id])).rows[0];
-  if (row) return row;
-  const card = (await tx.query<Owner>('SELECT partner_id, individual_id, tenant_id FROM cards WHERE card_key = $1', [cardKey])).rows[0];
+/** The owner of a card by its key or, for a card replaced since, by the key it replaced. */
+async function cardOwner(tx: Queryable, cardKey: string): Promise<TransactionOwner | undefined> {
+  const card = (await tx.query<TransactionOwner>('SELECT partner_id, individual_id, tenant_id FROM cards WHERE card_key = $1', [cardKey])).rows[0];
   if (card) return card;
-  return (await tx.query<Owner>('SELECT partner_id, individual_id, tenant_id FROM cards WHERE replaced_from = $1 LIMIT 1', [cardKey])).rows[0];
+  return (await tx.query<TransactionOwner>('SELECT partner_id, individual_id, tenant_id FROM cards WHERE replaced_from = $1 LIMIT 1', [cardKey])).rows[0];
 }
 
 /** A projected row as partners see it. */
@@ -105,15 +105,16 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
   // One writer per transaction id at a time: a notification, the simulation that caused it and the
   // reconciler may bring the same state at once, and only one of them may write its events.
   await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('txn:' || $1::text, 0))", [t.id]);
-  const card = await ownerOf(tx, t.id, t.cardId);
-  if (!card) return 'unknown_card';
+  // The row as it stands (its owner too: a card replaced since keeps its transactions under the old key).
   const existing = (
-    await tx.query<{ version: number; card_key: string; steps: number; status: string; decided: boolean; decided_by: TransactionAuthorization | null }>(
-      `SELECT version, card_key, jsonb_array_length(history) AS steps, status, decided_by IS NOT NULL AS decided, decided_by
+    await tx.query<TransactionOwner & { version: number; card_key: string; steps: number; status: string; decided: boolean; decided_by: TransactionAuthorization | null }>(
+      `SELECT partner_id, individual_id, tenant_id, version, card_key, jsonb_array_length(history) AS steps, status, decided_by IS NOT NULL AS decided, decided_by
          FROM card_transactions WHERE id = $1`,
       [t.id]
     )
   ).rows[0];
+  const card = existing ?? (origin.via === 'decision' ? origin.owner : await cardOwner(tx, t.cardId));
+  if (!card) return 'unknown_card';
   // The processor's record of an authorization the gateway decided, at the same version but another
   // outcome: the processor did not get the answer in time and applied its stand-in. The processor's
   // record stands (it is what happened to the money), as one more step for the partner.
@@ -154,7 +155,8 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
   // Overruled: the events restart from the first step that differs (the processor's last).
   const seen = overruled ? Math.max(0, t.history.length - 1) : (existing?.steps ?? 0);
   const newSteps = t.history.slice(seen);
-  await recordAudit(tx, {
+  // A decision writes its own audit entry (card.authorization.decided), with the transaction's facts.
+  if (origin.via !== 'decision') await recordAudit(tx, {
     partnerId: card.partner_id,
     individualId: card.individual_id ?? undefined,
     tenantId: card.tenant_id ?? undefined,
@@ -162,7 +164,7 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
     targetType: 'card',
     targetId: t.cardId,
     requestId:
-      origin.via === 'simulation' ? origin.requestId : origin.via === 'notification' ? `notify-${origin.notificationId}` : origin.via === 'decision' ? `authorization-${origin.authorizationId}` : 'transaction-reconciler',
+      origin.via === 'simulation' ? origin.requestId : origin.via === 'notification' ? `notify-${origin.notificationId}` : 'transaction-reconciler',
     outcome: 'success',
     details: {
       source: 'processing',
