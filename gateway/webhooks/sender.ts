@@ -25,46 +25,93 @@ export function pinnedLookup(target: { address: string; family: number }): Looku
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
+ * Keep-alive agents, one per vetted address (protocol, address, host): a pooled connection is only
+ * ever reused for the address the target guard vetted for this attempt, never for another the name
+ * resolves to later. Idle connections close after {@link IDLE_MS} (below the 5 s of Node's and
+ * many servers' keep-alive timeout, so the gateway rarely writes on a socket the receiver is
+ * closing); the map keeps the {@link MAX_AGENTS} most recently used.
+ */
+const agents = new Map<string, http.Agent>();
+const IDLE_MS = 4000;
+const MAX_AGENTS = 256;
+
+function agentFor(target: { url: URL; address: string; family: number }): http.Agent {
+  const key = `${target.url.protocol}//${target.url.host}@${target.address}`;
+  let agent = agents.get(key);
+  if (agent) {
+    agents.delete(key);
+    agents.set(key, agent);
+    return agent;
+  }
+  const options = { keepAlive: true, timeout: IDLE_MS, maxFreeSockets: 64, scheduling: 'lifo' as const };
+  agent = target.url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+  agents.set(key, agent);
+  if (agents.size > MAX_AGENTS) {
+    const [oldestKey, oldest] = agents.entries().next().value as [string, http.Agent];
+    agents.delete(oldestKey);
+    oldest.destroy();
+  }
+  return agent;
+}
+
+/**
  * One POST of `body` to `url`, connecting only to `address` (the one the target guard vetted; TLS
- * still checks the certificate against the URL's host name). The timeout covers connecting, the
- * headers and the answer's body. A redirect is not followed: it is a failed attempt.
+ * still checks the certificate against the URL's host name), on a kept-alive connection to that
+ * address when one is idle. The timeout covers connecting, the headers and the answer's body. A
+ * redirect is not followed: it is a failed attempt. A reused connection that the receiver had
+ * closed (reset or closed before any answer) is retried once at once on a new connection, within
+ * the same timeout: it is not the receiver failing.
  */
 export function sendWebhook(target: { url: URL; address: string; family: number }, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendResult> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
   const lookup = pinnedLookup(target);
   const client = target.url.protocol === 'https:' ? https : http;
+  const agent = agentFor(target);
   return new Promise((resolve) => {
     let done = false;
-    const finish = (result: Omit<SendResult, 'durationMs'>) => {
+    let req: http.ClientRequest;
+    const finish = (result: Omit<SendResult, 'durationMs'>, keepSocket = false) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      req.destroy();
+      if (!keepSocket) req.destroy();
       resolve({ ...result, durationMs: elapsed() });
     };
-    const req = client.request(
-      target.url,
-      {
-        method: 'POST',
-        lookup,
-        agent: false,
-        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'PartnerGateway-Webhooks/1.0', ...headers },
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_ANSWER_BYTES) finish(outcome(status));
-        });
-        res.on('end', () => finish(outcome(status)));
-        res.on('error', () => finish(outcome(status)));
-      }
-    );
+    const attempt = (retried: boolean) => {
+      req = client.request(
+        target.url,
+        {
+          method: 'POST',
+          lookup,
+          agent,
+          headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'PartnerGateway-Webhooks/1.0', ...headers },
+        },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          let read = 0;
+          res.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > MAX_ANSWER_BYTES) finish(outcome(status));
+          });
+          // Read to its end: the connection goes back to the pool.
+          res.on('end', () => finish(outcome(status), true));
+          res.on('error', () => finish(outcome(status)));
+        }
+      );
+      const sent = req;
+      sent.on('error', (err: NodeJS.ErrnoException) => {
+        if (done || sent !== req) return;
+        if (!retried && sent.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE' || err.message === 'socket hang up')) {
+          attempt(true);
+          return;
+        }
+        finish({ error: 'connection' });
+      });
+      sent.end(body);
+    };
     const timer = setTimeout(() => finish({ error: 'timeout' }), timeoutMs);
-    req.on('error', () => finish({ error: 'connection' }));
-    req.end(body);
+    attempt(false);
   });
 }
 
