@@ -46,7 +46,9 @@ async function run(argv: string[], noun: string, seed: (db: Database, request: S
   if (!url) throw new UsageError('no database: pass --database-url or set DATABASE_URL');
 
   const log = createLogger({ level: 'warn' });
-  const db = new Database(url, { max: 1, log });
+  // No query timeout: one batch, the onboardings of a million cards or the final VACUUM can take
+  // longer than the gateway's 15 s on a busy machine.
+  const db = new Database(url, { max: 1, log, queryTimeoutMs: 0 });
   try {
     await migrate(db, log);
     const started = Date.now();

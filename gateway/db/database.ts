@@ -52,7 +52,12 @@ export class Database implements Queryable {
   readonly pool: Pool;
   private readonly log: Logger;
 
-  constructor(connectionString: string, options: { max: number; log: Logger }) {
+  /**
+   * @param options.queryTimeoutMs how long a query may run before the client gives up on it (15 s,
+   *   the gateway's); 0 for none (bulk work such as the seed scripts, which a loaded machine can
+   *   take longer than that over).
+   */
+  constructor(connectionString: string, options: { max: number; log: Logger; queryTimeoutMs?: number }) {
     this.log = options.log;
     this.pool = new Pool({
       connectionString,
@@ -60,7 +65,7 @@ export class Database implements Queryable {
       connectionTimeoutMillis: 3000,
       idleTimeoutMillis: 30000,
       // A query that runs longer than this is a bug or a stuck database: fail it.
-      query_timeout: 15000,
+      ...(options.queryTimeoutMs === 0 ? {} : { query_timeout: options.queryTimeoutMs ?? 15000 }),
     });
     // An idle client losing its connection emits 'error' on the pool; without a listener Node
     // would crash the process. The next query simply gets a fresh connection.

@@ -1,0 +1,411 @@
+/**
+ * `npm run bench:cards [-- --smoke] [--count 1000000] [--requests 200] [--database URL [--partner ID]] [--keep] [--only NAME,NAME]`
+ *
+ * The partner-wide card list, `GET /api/partner/cards`, for one partner holding `--count` cards
+ * (1,000,000 by default; docs/performance.md, issue 22, "S5: the card list at 1,000,000 cards,
+ * every mix"). Built like bench/transactions.ts: creates `pgw_bench_cards_<time>` (dropped at the
+ * end unless `--keep`), seeds it with scripts/seed-cards (the partner is created there, without a
+ * key), starts the sandbox upstreams and the real gateway (`dist/gateway/main.js`, one worker),
+ * adds an ES512 key to the seeded partner through the admin API, then for each filter mix sends
+ * `--requests` requests one after the other (one client, one keep-alive connection, one token
+ * reused while it is valid) after a few unmeasured ones, and reports p50 / p95 / p99 / max in ms.
+ * For every mix it also runs the queries the route runs (gateway/cards/card-search.ts, recorded
+ * on a real connection) under `EXPLAIN (ANALYZE, BUFFERS)`, and reports each one's executor time
+ * and the indexes it walks.
+ *
+ * The route allows `page`, `limit`, `status`, `type` and `search` (schema `cards-list-query`):
+ * there is no currency, owner or sort parameter. Every mix is held to p95 ≤ 50 ms except those
+ * marked informative (pages at the edge of the 10,000-card window).
+ *
+ * `--database URL` measures an existing database instead (seeded only when it has no card, never
+ * dropped); `--partner` names the partner, else the one with the most cards. `--smoke`: 2,000
+ * cards, 20 requests per mix: proves the harness works.
+ */
+import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, type QueryResultRow } from 'pg';
+import { searchCards, type CardListFilter } from '../gateway/cards/card-search';
+import { signPartnerToken } from '../scripts/token';
+import { startNode, type BenchProcess } from './processes';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const DIST = path.join(ROOT, 'dist');
+/** S5 of issue 22: p95 of every mix, through HTTP, one sequential client. */
+const TARGET_P95_MS = 50;
+
+interface Options {
+  smoke: boolean;
+  count: number;
+  requests: number;
+  database?: string;
+  partner?: string;
+  keep: boolean;
+  only?: string[];
+  serverUrl: string;
+}
+
+function positive(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${what} must be a positive integer, not ${value}`);
+  return n;
+}
+
+function options(): Options {
+  const { values } = parseArgs({
+    options: {
+      smoke: { type: 'boolean', default: false },
+      count: { type: 'string' },
+      requests: { type: 'string' },
+      database: { type: 'string' },
+      partner: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      only: { type: 'string' },
+    },
+  });
+  const smoke = values.smoke ?? false;
+  if (values.partner !== undefined && !/^[0-9a-f]{24}$/.test(values.partner)) throw new Error('--partner must be a partner id (24 lower-case hex characters)');
+  return {
+    smoke,
+    count: positive(values.count, '--count') ?? (smoke ? 2000 : 1_000_000),
+    requests: positive(values.requests, '--requests') ?? (smoke ? 20 : 200),
+    ...(values.database ? { database: values.database } : {}),
+    ...(values.partner ? { partner: values.partner } : {}),
+    keep: values.keep ?? false,
+    ...(values.only ? { only: values.only.split(',') } : {}),
+    serverUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  };
+}
+
+/** One filter mix: the query string the client sends (the route's own parameters). */
+interface Mix {
+  name: string;
+  query: Record<string, string>;
+  /** Held to p95 ≤ 50 ms. */
+  target: boolean;
+}
+
+const SEARCHES: [string, string][] = [
+  ['nickname word', 'travel'],
+  ['name word (3 letters)', 'ada'],
+  ['embossed surname', 'lovelace'],
+  ['company', 'acme'],
+  ['nickname with number', 'Marketing 52'],
+  ['last 4 digits', '1234'],
+  ['mask prefix, 85 %', '5355 70'],
+  ['mask prefix, 15 %', '4921'],
+  ['matches nothing', 'zzzz'],
+  ['no trigram, matches nothing', 'z.z'],
+];
+
+function mixes(): Mix[] {
+  const list: Mix[] = [
+    { name: 'none', query: {}, target: true },
+    { name: 'status=ACTIVE', query: { status: 'ACTIVE' }, target: true },
+    { name: 'status=FRAUD', query: { status: 'FRAUD' }, target: true },
+    { name: 'type=physical', query: { type: 'physical' }, target: true },
+    { name: 'status=ACTIVE&type=virtual', query: { status: 'ACTIVE', type: 'virtual' }, target: true },
+    { name: 'status=FRAUD&type=physical', query: { status: 'FRAUD', type: 'physical' }, target: true },
+  ];
+  for (const [, search] of SEARCHES) list.push({ name: `search=${search}`, query: { search }, target: true });
+  const combos: Record<string, string>[] = [
+    { search: 'travel', status: 'ACTIVE' },
+    { search: 'ada', type: 'physical' },
+    { search: 'travel', type: 'virtual' },
+    { search: 'lovelace', status: 'ACTIVE' },
+    { search: 'ada', status: 'LOCKED' },
+    { search: 'travel', status: 'FRAUD' },
+    { search: 'acme', status: 'ACTIVE', type: 'physical' },
+    { search: 'ada', type: 'physical', status: 'LOST' },
+    { search: '1234', status: 'ACTIVE' },
+    { search: '1234', type: 'physical' },
+    { search: '4921', status: 'ACTIVE' },
+    { search: '5355 70', type: 'virtual', status: 'ACTIVE' },
+    { search: 'zzzz', status: 'ACTIVE' },
+  ];
+  for (const q of combos) list.push({ name: new URLSearchParams(q).toString(), query: q, target: true });
+  const paged: Record<string, string>[] = [
+    {},
+    { status: 'ACTIVE' },
+    { type: 'physical' },
+    { search: 'travel' },
+    { search: 'ada' },
+    { search: '4921' },
+    { search: 'travel', status: 'ACTIVE' },
+    { search: 'ada', type: 'physical' },
+    { search: '1234', status: 'ACTIVE' },
+  ];
+  for (const q of paged) list.push({ name: new URLSearchParams({ ...q, page: '3' }).toString(), query: { ...q, page: '3' }, target: true });
+  list.push({ name: 'search=travel&status=ACTIVE&limit=100', query: { search: 'travel', status: 'ACTIVE', limit: '100' }, target: true });
+  list.push({ name: 'search=ada&type=physical&limit=100&page=3', query: { search: 'ada', type: 'physical', limit: '100', page: '3' }, target: true });
+  // The window's last page (informative: a deep page, docs/card-search.md).
+  for (const q of [{}, { search: 'travel' }, { search: 'ada', type: 'physical' }] as Record<string, string>[]) {
+    list.push({ name: new URLSearchParams({ ...q, page: '500' }).toString(), query: { ...q, page: '500' }, target: false });
+  }
+  return list;
+}
+
+interface Recorded {
+  text: string;
+  values: unknown[];
+}
+
+interface MixResult {
+  name: string;
+  target: boolean;
+  requests: number;
+  total: number;
+  capped: boolean;
+  firstPageItems: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /** Each query the route ran, explained: executor ms and the indexes (or seq scan) it read. */
+  plans: { executionMs: number; indexes: string[]; text: string }[];
+  met?: boolean;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+function get(agent: http.Agent, url: string, token: string): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = http.get(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers, ms: performance.now() - started }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The queries searchCards runs for a request, on a real connection (the answers steer which ones). */
+async function routeQueries(pg: Client, partnerId: string, query: Record<string, string>): Promise<Recorded[]> {
+  const recorded: Recorded[] = [];
+  const recorder = {
+    query: async (text: string, values?: unknown[]) => {
+      recorded.push({ text, values: values ?? [] });
+      return pg.query(text, values);
+    },
+  };
+  const filter: CardListFilter = {
+    partnerId,
+    ...(query.status ? { status: query.status as CardListFilter['status'] } : {}),
+    ...(query.type ? { type: query.type as CardListFilter['type'] } : {}),
+    ...(query.search ? { search: query.search } : {}),
+  };
+  await searchCards(recorder as never, filter, { page: Number(query.page ?? 1), limit: Number(query.limit ?? 20) });
+  return recorded;
+}
+
+async function explain(pg: Client, query: Recorded): Promise<MixResult['plans'][number]> {
+  await pg.query(`EXPLAIN (ANALYZE, BUFFERS) ${query.text}`, query.values);
+  const rows = await pg.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${query.text}`, query.values);
+  const text = rows.rows.map((r) => r['QUERY PLAN']).join('\n');
+  const indexes = [...new Set([...text.matchAll(/(?:Index|Index Only|Bitmap Index) Scan(?: Backward)? (?:using|on) (\S+)/g)].map((m) => m[1]!))];
+  const seq = /Seq Scan on cards/.test(text) ? ['(seq scan)'] : [];
+  const execution = /Execution Time: ([\d.]+) ms/.exec(text);
+  return { indexes: [...indexes, ...seq], executionMs: execution ? Number(execution[1]) : NaN, text };
+}
+
+async function one<T extends QueryResultRow>(pg: Client, text: string, params: unknown[] = []): Promise<T> {
+  const rows = await pg.query<T>(text, params);
+  if (!rows.rows[0]) throw new Error(`no row: ${text}`);
+  return rows.rows[0];
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  const started = new Date();
+  const log = (message: string) => process.stderr.write(`bench:cards: ${message}\n`);
+  const created = o.database ? undefined : `pgw_bench_cards_${Date.now().toString(36)}`;
+  const admin = new Client({ connectionString: o.serverUrl });
+  await admin.connect();
+  let dbUrl: string;
+  if (created) {
+    await admin.query(`CREATE DATABASE ${created}`);
+    const url = new URL(o.serverUrl);
+    url.pathname = `/${created}`;
+    dbUrl = url.toString();
+  } else {
+    dbUrl = o.database!;
+  }
+  const pg = new Client({ connectionString: dbUrl });
+  const processes: BenchProcess[] = [];
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-cards-'));
+  try {
+    await pg.connect();
+    let partnerId = o.partner;
+    if (!partnerId && !created) {
+      const biggest = await pg
+        .query<{ partner_id: string }>('SELECT partner_id FROM cards GROUP BY partner_id ORDER BY count(*) DESC LIMIT 1')
+        .catch(() => ({ rows: [] as { partner_id: string }[] }));
+      partnerId = biggest.rows[0]?.partner_id.trim();
+    }
+    partnerId ??= crypto.randomBytes(12).toString('hex');
+    const existing = await pg
+      .query<{ n: string }>('SELECT count(*) AS n FROM cards WHERE partner_id = $1', [partnerId])
+      .then((r) => Number(r.rows[0]!.n))
+      .catch(() => 0);
+    let seed: Record<string, unknown> | undefined;
+    if (existing === 0) {
+      log(`seeding ${o.count.toLocaleString('en')} cards for partner ${partnerId}...`);
+      const out = execFileSync(process.execPath, [path.join(DIST, 'scripts', 'seed-cards.js'), '--partner', partnerId, '--count', String(o.count), '--database-url', dbUrl], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', o.smoke ? 'ignore' : 'inherit'],
+      });
+      seed = JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
+      log(`seeded in ${String(seed.seconds)} s`);
+    } else {
+      log(`reusing ${existing.toLocaleString('en')} cards of partner ${partnerId}`);
+    }
+    const cards = existing || o.count;
+    const partner = await one<{ issuer: string }>(pg, 'SELECT issuer FROM partners WHERE id = $1', [partnerId]);
+
+    log('sandbox and gateway...');
+    const sandbox = await startNode(path.join(DIST, 'sandbox', 'main.js'), {}, (l) => typeof l.issuer === 'string');
+    processes.push(sandbox);
+    const adminToken = crypto.randomBytes(24).toString('base64url');
+    const gateway = await startNode(
+      path.join(DIST, 'gateway', 'main.js'),
+      {
+        DATABASE_URL: dbUrl,
+        ISSUER_URL: sandbox.ready.issuer as string,
+        PROCESSING_URL: sandbox.ready.processing as string,
+        ACCOUNTS_URL: sandbox.ready.accounts as string,
+        PORT: '0',
+        ADMIN_PORT: '0',
+        NOTIFICATIONS_PORT: '0',
+        ADMIN_TOKEN: adminToken,
+        WORKERS: '1',
+        LOG_LEVEL: 'info',
+        NODE_OPTIONS: '--max-old-space-size=160',
+        RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
+        RATE_LIMIT_READS_PER_MINUTE: '100000000',
+        RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
+        DATA_DIR: dataDir,
+      },
+      (l) => l.msg === 'gateway ready'
+    );
+    processes.push(gateway);
+    const base = `http://127.0.0.1:${String(gateway.ready.port)}`;
+    const adminBase = `http://127.0.0.1:${String(gateway.ready.adminPort)}`;
+
+    const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' });
+    const added = await fetch(`${adminBase}/admin/partners/${partnerId}/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ publicKey: publicKey.export({ type: 'spki', format: 'pem' }) }),
+    });
+    if (added.status !== 201) throw new Error(`adding a key to partner ${partnerId}: ${added.status} ${await added.text()}`);
+    const { kid } = (await added.json()) as { kid: string };
+    let token = { value: '', signedAt: 0 };
+    const currentToken = async () => {
+      if (Date.now() - token.signedAt > 240_000) {
+        token = { value: await signPartnerToken({ partnerId: partnerId!, issuer: partner.issuer, privateKey, kid, ttlSeconds: 300 }), signedAt: Date.now() };
+      }
+      return token.value;
+    };
+
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const loadAtStart = os.loadavg()[0]!;
+    const results: MixResult[] = [];
+    const warmup = Math.min(20, Math.max(3, Math.ceil(o.requests / 10)));
+    const selected = mixes().filter((m) => !o.only || o.only.includes(m.name));
+    for (const mix of selected) {
+      const qs = new URLSearchParams(mix.query).toString();
+      const url = `${base}/api/partner/cards${qs ? `?${qs}` : ''}`;
+      let first: { total: number; capped: boolean; items: number } | undefined;
+      const send = async (): Promise<number> => {
+        const answer = await get(agent, url, await currentToken());
+        if (answer.status !== 200) throw new Error(`GET ${url} → ${answer.status} ${answer.body.slice(0, 500)}`);
+        if (!first) {
+          const page = JSON.parse(answer.body) as { data: unknown[]; pagination: { total: number } };
+          first = { total: page.pagination.total, capped: answer.headers['x-total-capped'] === 'true', items: page.data.length };
+        }
+        return answer.ms;
+      };
+      for (let i = 0; i < warmup; i++) await send();
+      const latencies: number[] = [];
+      for (let i = 0; i < o.requests; i++) latencies.push(await send());
+      latencies.sort((a, b) => a - b);
+      const plans = [];
+      for (const q of await routeQueries(pg, partnerId, mix.query)) plans.push(await explain(pg, q));
+      const p95 = percentile(latencies, 95);
+      const result: MixResult = {
+        name: mix.name,
+        target: mix.target,
+        requests: latencies.length,
+        total: first!.total,
+        capped: first!.capped,
+        firstPageItems: first!.items,
+        p50: round2(percentile(latencies, 50)),
+        p95: round2(p95),
+        p99: round2(percentile(latencies, 99)),
+        max: round2(latencies[latencies.length - 1] ?? 0),
+        plans,
+        ...(mix.target ? { met: p95 <= TARGET_P95_MS } : {}),
+      };
+      results.push(result);
+      log(`${mix.name}: p50 ${result.p50} p95 ${result.p95} p99 ${result.p99} ms; queries ${plans.map((p) => `${p.indexes.join('+')} ${p.executionMs}`).join(' | ')}`);
+    }
+    agent.destroy();
+
+    const report = {
+      date: started.toISOString(),
+      machine: {
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model,
+        node: process.version,
+        postgres: (await one<{ v: string }>(pg, 'SELECT version() AS v')).v,
+        note: 'the client, the gateway, the sandbox and PostgreSQL share the cores',
+        loadAverage: { start: round2(loadAtStart), end: round2(os.loadavg()[0]!) },
+      },
+      options: o,
+      cards,
+      seed,
+      partnerId,
+      targetP95Ms: TARGET_P95_MS,
+      results,
+      allTargetsMet: results.filter((r) => r.target).every((r) => r.met),
+    };
+    const table = [
+      `GET /api/partner/cards, ${cards.toLocaleString('en')} cards, ${o.requests} sequential requests per mix`,
+      '| mix | total | p50 ms | p95 ms | p99 ms | queries (indexes, executor ms) | p95 ≤ 50 |',
+      '|---|---|---|---|---|---|---|',
+      ...results.map(
+        (r) =>
+          `| ${r.name} | ${r.total}${r.capped ? '+' : ''} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.plans.map((p) => `${p.indexes.join(' + ')} ${p.executionMs}`).join('; ')} | ${r.target ? (r.met ? 'met' : 'MISSED') : '-'} |`
+      ),
+    ].join('\n');
+    process.stdout.write(`${table}\n`);
+    const resultsDir = path.join(ROOT, 'bench', 'results');
+    fs.mkdirSync(resultsDir, { recursive: true });
+    const file = path.join(resultsDir, `cards-${started.toISOString().replace(/[:.]/g, '-').slice(0, 19)}${o.smoke ? '-smoke' : ''}.json`);
+    fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`written ${path.relative(ROOT, file)}\n`);
+  } finally {
+    for (const p of processes.reverse()) await p.stop().catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    await pg.end().catch(() => undefined);
+    if (created && !o.keep) await admin.query(`DROP DATABASE IF EXISTS ${created} WITH (FORCE)`).catch(() => undefined);
+    else if (created) log(`kept the database: ${dbUrl}`);
+    await admin.end();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:cards failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
