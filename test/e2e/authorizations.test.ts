@@ -309,8 +309,9 @@ describe('e2e: authorization decisions', function () {
       const started = Date.now();
       const down = await ask(body, { to: second });
       expect(down.status, JSON.stringify(down.body)).to.equal(503);
-      expect(down.body.code).to.be.oneOf(['database_unavailable', 'decision_unavailable']);
-      expect(Date.now() - started, 'well before AUTHORIZATION_DEADLINE_MS (2000)').to.be.below(1700);
+      // database_unavailable: the pool's own refusal, not the deadline's timer (decision_unavailable).
+      expect(down.body.code, 'refused by the database layer, not at the deadline').to.equal('database_unavailable');
+      expect(Date.now() - started, 'before AUTHORIZATION_DEADLINE_MS (2000)').to.be.below(2000);
     } finally {
       await link.restore();
     }
