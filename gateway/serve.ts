@@ -10,7 +10,7 @@ import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
-import { decideAuthorization, type AuthorizationRequest, type DecisionCard, type DecisionChecks } from './authorizations/decide';
+import { decideAuthorization, deleteExpiredDecisions, type AuthorizationRequest, type DecisionCard, type DecisionChecks } from './authorizations/decide';
 import { checkStaticControls, checkVelocity, loadSpendControls, type ApplicableSpendControls } from './authorizations/spend-controls';
 import { askPartner } from './authorizations/partner-endpoint';
 import { findCard } from './cards/card-store';
@@ -176,6 +176,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         { what: 'partner events', message: 'expired partner events deleted', run: async () => ({ deleted: await deleteExpiredEvents(db, settings.eventRetentionDays) }), fields: { retentionDays: settings.eventRetentionDays } },
         { what: 'deleted webhook endpoints', message: 'deleted webhook endpoints past retention removed', run: () => deleteExpiredEndpoints(db, settings.eventRetentionDays), fields: { retentionDays: settings.eventRetentionDays } },
         { what: 'upstream notifications', message: 'expired upstream notifications deleted', run: async () => ({ deleted: await deleteExpiredNotifications(db, settings.notificationRetentionDays) }), fields: { retentionDays: settings.notificationRetentionDays } },
+        { what: 'authorization decisions', message: 'expired authorization decisions deleted', run: async () => ({ deleted: await deleteExpiredDecisions(db, settings.notificationRetentionDays) }), fields: { retentionDays: settings.notificationRetentionDays } },
       ],
       { intervalMs: 10 * 60_000 }
     );

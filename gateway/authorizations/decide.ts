@@ -1,5 +1,6 @@
 import { recordAudit } from '../audit/audit-log';
 import type { Database, Queryable } from '../db/database';
+import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import type { Logger } from '../logging/logger';
 import { applyTransaction } from '../transactions/projection';
 import type { DeclineReason } from '../upstreams/partner-transaction';
@@ -271,4 +272,22 @@ export function authorizationOf(decision: AuthorizationDecision): { decidedBy: D
     ...(decision.rule === undefined ? {} : { rule: decision.rule }),
     ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
   };
+}
+
+/**
+ * Forgets the decisions made more than `retentionDays` ago (`NOTIFICATIONS_RETENTION_DAYS`, the
+ * processor's retry window with a margin, as for its notifications), in batches; returns how many
+ * went. A repeat of an authorization id comes within the processor's retry window; past it the id
+ * would be decided again (the transaction's row stays, so no second transaction is recorded).
+ * Claims still `deciding` are left to their lease. Idempotent; safe on several instances.
+ */
+export async function deleteExpiredDecisions(db: Queryable, retentionDays: number, batch = RETENTION_BATCH): Promise<number> {
+  return deleteInBatches(
+    db,
+    `DELETE FROM authorization_decisions WHERE authorization_id IN (
+       SELECT authorization_id FROM authorization_decisions WHERE created_at < now() - make_interval(days => $1) AND state = 'decided'
+        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [retentionDays],
+    batch
+  );
 }

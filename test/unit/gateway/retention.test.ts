@@ -4,6 +4,7 @@ import { Database } from '../../../gateway/db/database';
 import { applyIssuerNotification, applyProcessingNotification, deleteExpiredNotifications, type ProcessingNotification } from '../../../gateway/inbound/apply';
 import { createLogger } from '../../../gateway/logging/logger';
 import { deleteExpiredEvents } from '../../../gateway/outbox/event-log';
+import { deleteExpiredDecisions } from '../../../gateway/authorizations/decide';
 import { emitEvent } from '../../../gateway/outbox/partner-events';
 import { readSettings } from '../../../gateway/settings';
 import { deleteExpiredEndpoints } from '../../../gateway/webhooks/endpoint-store';
@@ -104,6 +105,24 @@ describe('retention: upstream notifications and deleted webhook endpoints', func
       const replay = { id, type: 'card.status_changed' as const, occurredAt: new Date().toISOString(), cardKey: 'CK-RET', previousStatusCode: '00', statusCode: 'S5', reason: null };
       const outcome = await applyIssuerNotification({ db: services.db, clients: services.clients, log: createLogger({ level: 'silent' }), deliver: async () => undefined }, replay);
       expect(outcome).to.equal(undefined);
+    });
+
+    it('authorization decisions: the decided ones older than the period go, recent ones and claims still deciding stay', async () => {
+      await services.db.query('DELETE FROM authorization_decisions');
+      const insert = (id: string, state: 'deciding' | 'decided', ageDays: number) =>
+        services.db.query(
+          `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, decision, lease_until, created_at)
+           VALUES ($1, $1, 'CK-RET', $2, CASE WHEN $2 = 'decided' THEN '{"approved":true,"decidedBy":"approved"}'::jsonb END, now(), now() - make_interval(days => $3))`,
+          [id, state, ageDays]
+        );
+      await insert('auth_old_1', 'decided', 8);
+      await insert('auth_old_2', 'decided', 30);
+      await insert('auth_recent', 'decided', 6);
+      await insert('auth_stuck', 'deciding', 9);
+      expect(await deleteExpiredDecisions(services.db, 7)).to.equal(2);
+      const left = (await services.db.query<{ authorization_id: string }>('SELECT authorization_id FROM authorization_decisions ORDER BY 1')).rows.map((r) => r.authorization_id);
+      expect(left).to.deep.equal(['auth_recent', 'auth_stuck']);
+      expect(await deleteExpiredDecisions(services.db, 7), 'idempotent').to.equal(0);
     });
 
     it('in batches, from several instances at once: every old row goes exactly once, no recent one', async () => {
