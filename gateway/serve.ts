@@ -10,7 +10,7 @@ import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
-import { decideAuthorization, deleteExpiredDecisions, type AuthorizationRequest, type DecisionCard, type DecisionChecks } from './authorizations/decide';
+import { decideAuthorization, deleteExpiredDecisions, type AuthorizationRequest, type DecisionCard, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
 import { checkStaticControls, checkVelocity, loadSpendControls, type ApplicableSpendControls } from './authorizations/spend-controls';
 import { askPartner } from './authorizations/partner-endpoint';
 import { findCard } from './cards/card-store';
@@ -237,7 +237,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       const deps = { db, clients, log, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
       // The processor's authorization requests, answered before AUTHORIZATION_DEADLINE_MS (docs/authorizations.md).
       const decisionDeps = { db, log, checks: authorizationChecks(services) };
-      const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number) => decideAuthorization(decisionDeps, request, answerBy) };
+      const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number, progress: DecisionProgress) => decideAuthorization(decisionDeps, request, answerBy, progress) };
       const notifyServer = http.createServer({ headersTimeout: 20_000, requestTimeout: 30_000 }, createNotificationsApp(deps, notifySecrets, authorizations));
       notifyPort = await listen(notifyServer, settings.notificationsPort, settings.notificationsHost);
       cleanups.push(() => closeServer(notifyServer, 2_000));

@@ -92,7 +92,7 @@ export interface Settings {
   notificationsPort: number;
   /**
    * How long the card processing system waits for an authorization decision (`AUTHORIZATION_DEADLINE_MS`,
-   * default 2000, 300 to 10000; docs/authorizations.md): the gateway answers before it, less its margin.
+   * default 2000, 1000 to 10000: below it the 300 ms margin and the recording leave the checks nothing; docs/authorizations.md): the gateway answers before it, less its margin.
    */
   authorizationDeadlineMs: number;
   /**
@@ -297,7 +297,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     webhooksSecretOverlapSeconds: intFrom(env, 'WEBHOOKS_SECRET_OVERLAP_SECONDS', 86400, 1, 7 * 86400),
     notificationsHost: env.NOTIFICATIONS_HOST || '127.0.0.1',
     notificationsPort: intFrom(env, 'NOTIFICATIONS_PORT', sandboxMode ? 0 : 9877, 0, 65535),
-    authorizationDeadlineMs: intFrom(env, 'AUTHORIZATION_DEADLINE_MS', 2000, 300, 10000),
+    authorizationDeadlineMs: intFrom(env, 'AUTHORIZATION_DEADLINE_MS', 2000, 1000, 10000),
     issuerNotifySecrets: notifySecretsFrom(env, 'ISSUER_NOTIFY_SECRET'),
     processingNotifySecrets: notifySecretsFrom(env, 'PROCESSING_NOTIFY_SECRET'),
     webhooksMaxEndpoints: intFrom(env, 'WEBHOOKS_MAX_ENDPOINTS', 16, 1, 1000),

@@ -7,6 +7,9 @@ CREATE TABLE authorization_decisions (
   transaction_id    text NOT NULL,
   card_key          text NOT NULL,
   state             text NOT NULL CHECK (state IN ('deciding', 'decided')),
+  -- The claim's holder: a takeover (the lease ran out) gives the claim a new token, and only the
+  -- holder of the current token may record the decision.
+  claim_token       text NOT NULL,
   decision          jsonb,
   lease_until       timestamptz NOT NULL,
   created_at        timestamptz NOT NULL DEFAULT now(),

@@ -1,9 +1,11 @@
+import crypto from 'node:crypto';
 import { recordAudit } from '../audit/audit-log';
+import { GatewayError } from '../errors';
 import type { Database, Queryable } from '../db/database';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import type { Logger } from '../logging/logger';
 import { applyTransaction } from '../transactions/projection';
-import type { DeclineReason } from '../upstreams/partner-transaction';
+import { declineReasonOf, type DeclineReason } from '../upstreams/partner-transaction';
 import type { Transaction } from '../upstreams/types';
 
 /**
@@ -89,8 +91,15 @@ export interface DecisionDeps {
 export const ANSWER_MARGIN_MS = 300;
 /** Kept for recording the decision (one database transaction) out of the partner's share of the budget. */
 export const RECORDING_RESERVE_MS = 150;
+/** Kept before the deadline for the recording's commit: past `answerBy` less this, nothing is committed. */
+export const COMMIT_RESERVE_MS = 50;
 /** How often a repeat waits for the first request's decision. */
 const WAIT_STEP_MS = 10;
+
+/** Where a decision stands: `committing` once its commit is sent (the caller then waits for it, rather than answering over it). */
+export interface DecisionProgress {
+  committing: boolean;
+}
 
 /** The budget ran out before the decision was recorded: nothing is recorded, the processor applies its stand-in. */
 export class DecisionTooLate extends Error {
@@ -118,10 +127,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * instance, waits for that decision and answers it, without asking the partner or counting again.
  * No database transaction is open while the partner is asked.
  */
-export async function decideAuthorization(deps: DecisionDeps, request: AuthorizationRequest, answerBy: number): Promise<AuthorizationDecision> {
+export async function decideAuthorization(deps: DecisionDeps, request: AuthorizationRequest, answerBy: number, progress: DecisionProgress = { committing: false }): Promise<AuthorizationDecision> {
   const { db } = deps;
-  const claimed = await claim(db, request, answerBy);
-  if (!claimed) return waitForDecision(db, request.id, answerBy);
+  const token = await claimOrWait(db, request, answerBy);
+  if (typeof token !== 'string') return token;
 
   const card = (
     await db.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null; status: string }>(
@@ -138,7 +147,7 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   } else {
     decision = await decideForCard(deps, decisionCard, request, answerBy);
   }
-  return record(deps, decisionCard, request, decision, answerBy);
+  return record(deps, decisionCard, request, decision, answerBy, token, progress);
 }
 
 async function decideForCard(deps: DecisionDeps, card: DecisionCard, request: AuthorizationRequest, answerBy: number): Promise<AuthorizationDecision> {
@@ -152,7 +161,8 @@ async function decideForCard(deps: DecisionDeps, card: DecisionCard, request: Au
   const velocityRefusal = checks.velocity && (await db.transaction((tx) => checks.velocity!(tx, card, request)));
   if (velocityRefusal) return { approved: false, decidedBy: 'spend_controls', ...velocityRefusal };
   const budgetMs = answerBy - Date.now() - RECORDING_RESERVE_MS;
-  const outcome = budgetMs > 0 ? await checks.askPartner(card, request, budgetMs) : ({ kind: 'default', reason: 'timeout', approved: false, latencyMs: 0 } as const);
+  // An exhausted budget still gets the endpoint's default decision (the call returns it at once).
+  const outcome = await checks.askPartner(card, request, Math.max(0, budgetMs));
   switch (outcome.kind) {
     case 'none':
       return { approved: true, decidedBy: 'approved' };
@@ -173,31 +183,49 @@ async function decideForCard(deps: DecisionDeps, card: DecisionCard, request: Au
   }
 }
 
-/** Claims the authorization id for this request (or takes over a claim whose lease ran out); false when another holds or decided it. */
-async function claim(db: Database, request: AuthorizationRequest, answerBy: number): Promise<boolean> {
-  const leaseUntil = new Date(answerBy + ANSWER_MARGIN_MS).toISOString();
+/**
+ * Claims the authorization id for this request and returns the claim's token, or returns the
+ * decision another request recorded for it. A claim whose lease ran out (its holder died, or missed
+ * its deadline without recording) is taken over by whichever repeat sees it first, with a new token
+ * (the old holder's late recording then finds its token gone and rolls back). The lease is counted
+ * on the database's clock. A repeat naming another card than the claim is refused: an authorization
+ * id is one card's. {@link DecisionTooLate} when `answerBy` comes first.
+ */
+async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy: number): Promise<string | AuthorizationDecision> {
+  const token = newClaimToken();
+  const leaseMs = Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now());
   const inserted = await db.query(
-    `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, lease_until)
-     VALUES ($1, $2, $3, 'deciding', $4) ON CONFLICT (authorization_id) DO NOTHING`,
-    [request.id, request.transactionId, request.cardId, leaseUntil]
+    `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, lease_until)
+     VALUES ($1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)) ON CONFLICT (authorization_id) DO NOTHING`,
+    [request.id, request.transactionId, request.cardId, token, leaseMs]
   );
-  if ((inserted.rowCount ?? 0) > 0) return true;
-  // A claim whose holder died (or missed its deadline) without deciding: this request decides.
-  const taken = await db.query(
-    `UPDATE authorization_decisions SET lease_until = $2 WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now()`,
-    [request.id, leaseUntil]
-  );
-  return (taken.rowCount ?? 0) > 0;
-}
-
-/** The decision of the request that claimed the id, once recorded; {@link DecisionTooLate} past `answerBy`. */
-async function waitForDecision(db: Database, authorizationId: string, answerBy: number): Promise<AuthorizationDecision> {
+  if ((inserted.rowCount ?? 0) > 0) return token;
   for (;;) {
-    const row = (await db.query<{ state: string; decision: AuthorizationDecision | string | null }>('SELECT state, decision FROM authorization_decisions WHERE authorization_id = $1', [authorizationId])).rows[0];
+    const row = (
+      await db.query<{ state: string; card_key: string; decision: AuthorizationDecision | string | null; expired: boolean }>(
+        'SELECT state, card_key, decision, lease_until < now() AS expired FROM authorization_decisions WHERE authorization_id = $1',
+        [request.id]
+      )
+    ).rows[0];
+    if (row && row.card_key !== request.cardId) {
+      throw new GatewayError('validation_failed', 'The authorization id is another card\'s', { invalidParams: [{ name: 'authorization.id', reason: 'is already another card\'s authorization' }] });
+    }
     if (row?.state === 'decided' && row.decision) return typeof row.decision === 'string' ? (JSON.parse(row.decision) as AuthorizationDecision) : row.decision;
+    if (row?.state === 'deciding' && row.expired) {
+      const taken = await db.query(
+        `UPDATE authorization_decisions SET claim_token = $2, transaction_id = $3, lease_until = now() + make_interval(secs => $4::double precision / 1000)
+          WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now()`,
+        [request.id, token, request.transactionId, Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now())]
+      );
+      if ((taken.rowCount ?? 0) > 0) return token;
+    }
     if (Date.now() + WAIT_STEP_MS >= answerBy) throw new DecisionTooLate();
     await sleep(WAIT_STEP_MS);
   }
+}
+
+function newClaimToken(): string {
+  return crypto.randomBytes(12).toString('hex');
 }
 
 /**
@@ -207,10 +235,21 @@ async function waitForDecision(db: Database, authorizationId: string, answerBy: 
  * and its `transaction.created` event, and the decision row. Rolled back, and {@link DecisionTooLate},
  * when the budget ran out meanwhile: a decision the processor did not get in time must not stand.
  */
-async function record(deps: DecisionDeps, card: DecisionCard | undefined, request: AuthorizationRequest, first: AuthorizationDecision, answerBy: number): Promise<AuthorizationDecision> {
+async function record(
+  deps: DecisionDeps,
+  card: DecisionCard | undefined,
+  request: AuthorizationRequest,
+  first: AuthorizationDecision,
+  answerBy: number,
+  token: string,
+  progress: DecisionProgress
+): Promise<AuthorizationDecision> {
   const { db, checks } = deps;
-  return db.transaction(async (tx) => {
+  try {
+    return await db.transaction(async (tx) => {
     let decision = first;
+    // Waiting for the card's lock (a burst on one card, a stalled holder) must not outlast the budget.
+    await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${Math.max(1, answerBy - COMMIT_RESERVE_MS - Date.now())}ms`]);
     if (card) {
       await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('auth:' || $1::text, 0))", [card.cardKey]);
       if (decision.approved && checks.velocity) {
@@ -236,8 +275,11 @@ async function record(deps: DecisionDeps, card: DecisionCard | undefined, reques
         history: [{ kind: decision.approved ? 'authorization' : 'decline', amount: request.amount, at: request.at }],
       };
       const owner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
-      await applyTransaction(tx, transaction, { via: 'decision', authorizationId: request.id, authorization: authorizationOf(decision), owner });
-      await recordAudit(tx, {
+      const outcome = await applyTransaction(tx, transaction, { via: 'decision', authorizationId: request.id, authorization: authorizationOf(decision), owner });
+      // The transaction exists already (a stand-in recorded first, or the id decided again past
+      // retention): the answer is what stands, not a new decision.
+      if (outcome !== 'applied') decision = await standing(tx, request.transactionId, decision);
+      else await recordAudit(tx, {
         partnerId: card.partnerId,
         individualId: card.individualId ?? undefined,
         tenantId: card.tenantId ?? undefined,
@@ -259,10 +301,31 @@ async function record(deps: DecisionDeps, card: DecisionCard | undefined, reques
       });
     }
     const { partnerReason: _kept, ...answered } = decision;
-    await tx.query(`UPDATE authorization_decisions SET state = 'decided', decision = $2, decided_at = now() WHERE authorization_id = $1`, [request.id, JSON.stringify(answered)]);
-    if (Date.now() > answerBy) throw new DecisionTooLate();
+    const fenced = await tx.query(
+      `UPDATE authorization_decisions SET state = 'decided', decision = $3, decided_at = now() WHERE authorization_id = $1 AND claim_token = $2 AND state = 'deciding'`,
+      [request.id, token, JSON.stringify(answered)]
+    );
+    // Another request took the claim over (this one's lease ran out): its decision stands, not this one.
+    if ((fenced.rowCount ?? 0) === 0) throw new DecisionTooLate();
+    // Past this check the commit is sent; the caller waits for it rather than answering 503 over it.
+    if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
+    progress.committing = true;
     return answered;
-  });
+    });
+  } catch (err) {
+    progress.committing = false;
+    // lock_not_available: the card's lock was not had within the budget.
+    if ((err as { code?: unknown } | null)?.code === '55P03') throw new DecisionTooLate();
+    throw err;
+  }
+}
+
+/** The decision a transaction already recorded stands for (its status and decline reason). */
+async function standing(tx: Queryable, transactionId: string, fallback: AuthorizationDecision): Promise<AuthorizationDecision> {
+  const row = (await tx.query<{ status: string; decline_reason: string | null }>('SELECT status, decline_reason FROM card_transactions WHERE id = $1', [transactionId])).rows[0];
+  if (!row) return fallback;
+  if (row.status !== 'DECLINED') return { approved: true, decidedBy: fallback.approved ? fallback.decidedBy : 'approved' };
+  return { approved: false, declineReason: declineReasonOf('DECLINED', row.decline_reason) ?? 'do_not_honor', decidedBy: fallback.approved ? 'approved' : fallback.decidedBy };
 }
 
 /** The transaction's `authorization` field: how it was decided. */
@@ -279,13 +342,14 @@ export function authorizationOf(decision: AuthorizationDecision): { decidedBy: D
  * processor's retry window with a margin, as for its notifications), in batches; returns how many
  * went. A repeat of an authorization id comes within the processor's retry window; past it the id
  * would be decided again (the transaction's row stays, so no second transaction is recorded).
- * Claims still `deciding` are left to their lease. Idempotent; safe on several instances.
+ * An abandoned claim (`deciding`, its lease over) of that age goes too; a live one is left to its
+ * lease. Idempotent; safe on several instances.
  */
 export async function deleteExpiredDecisions(db: Queryable, retentionDays: number, batch = RETENTION_BATCH): Promise<number> {
   return deleteInBatches(
     db,
     `DELETE FROM authorization_decisions WHERE authorization_id IN (
-       SELECT authorization_id FROM authorization_decisions WHERE created_at < now() - make_interval(days => $1) AND state = 'decided'
+       SELECT authorization_id FROM authorization_decisions WHERE created_at < now() - make_interval(days => $1) AND (state = 'decided' OR lease_until < now())
         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
     [retentionDays],
     batch

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { recordAuthorizationDecision } from '../metrics';
-import { ANSWER_MARGIN_MS, DecisionTooLate, type AuthorizationDecision, type AuthorizationRequest } from '../authorizations/decide';
+import { ANSWER_MARGIN_MS, DecisionTooLate, type AuthorizationDecision, type AuthorizationRequest, type DecisionProgress } from '../authorizations/decide';
 import type { SyncDeps } from '../cards/card-sync';
 import { GatewayError } from '../errors';
 import { notFound, problemHandler } from '../http/problem';
@@ -87,7 +87,7 @@ function receive(upstream: NotifyingUpstream, secrets: readonly string[], deps: 
 
 /** What the listener needs to answer the processor's authorization requests (docs/authorizations.md). */
 export interface AuthorizationAnswering {
-  decide(request: AuthorizationRequest, answerBy: number): Promise<AuthorizationDecision>;
+  decide(request: AuthorizationRequest, answerBy: number, progress: DecisionProgress): Promise<AuthorizationDecision>;
   /** `AUTHORIZATION_DEADLINE_MS`: the gateway answers by it less {@link ANSWER_MARGIN_MS}, counted from the request's arrival. */
   deadlineMs: number;
 }
@@ -133,7 +133,11 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
     const answerBy = arrived + answering.deadlineMs - ANSWER_MARGIN_MS;
     const took = () => (Date.now() - arrived) / 1000;
     let answered = false;
+    const progress: DecisionProgress = { committing: false };
     const timer = setTimeout(() => {
+      // A decision whose commit is on its way is answered when it lands (the margin absorbs it): a
+      // 503 over a committed decision would leave a decision standing that the processor never got.
+      if (progress.committing) return;
       answered = true;
       recordAuthorizationDecision('unavailable', 'none', took());
       next(new GatewayError('decision_unavailable', 'No decision could be recorded before the deadline: apply the stand-in'));
@@ -141,7 +145,7 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
     void (async () => {
       const body = verifiedBody(req, secrets);
       const request = checkAuthorizationRequest(body);
-      const decision = await answering.decide(request, answerBy);
+      const decision = await answering.decide(request, answerBy, progress);
       if (answered) return;
       recordAuthorizationDecision(decision.approved ? 'approved' : 'declined', decision.decidedBy, took());
       log.info({ authorizationId: request.id, approved: decision.approved, decidedBy: decision.decidedBy, requestId: req.requestId }, 'authorization decided');

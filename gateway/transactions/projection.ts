@@ -107,8 +107,8 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
   await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('txn:' || $1::text, 0))", [t.id]);
   // The row as it stands (its owner too: a card replaced since keeps its transactions under the old key).
   const existing = (
-    await tx.query<TransactionOwner & { version: number; card_key: string; steps: number; status: string; decided: boolean; decided_by: TransactionAuthorization | null }>(
-      `SELECT partner_id, individual_id, tenant_id, version, card_key, jsonb_array_length(history) AS steps, status, decided_by IS NOT NULL AS decided, decided_by
+    await tx.query<TransactionOwner & { version: number; card_key: string; steps: number; status: string; decline_reason: string | null; decided: boolean; decided_by: TransactionAuthorization | null }>(
+      `SELECT partner_id, individual_id, tenant_id, version, card_key, jsonb_array_length(history) AS steps, status, decline_reason, decided_by IS NOT NULL AS decided, decided_by
          FROM card_transactions WHERE id = $1`,
       [t.id]
     )
@@ -118,7 +118,8 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
   // The processor's record of an authorization the gateway decided, at the same version but another
   // outcome: the processor did not get the answer in time and applied its stand-in. The processor's
   // record stands (it is what happened to the money), as one more step for the partner.
-  const overruled = existing !== undefined && existing.decided && existing.version === t.version && existing.status !== t.status && origin.via !== 'decision';
+  const overruled =
+    existing !== undefined && existing.decided && existing.version === t.version && origin.via !== 'decision' && (existing.status !== t.status || existing.decline_reason !== t.declineReason);
   // A transaction never moves to another card: a state that says so is not applied.
   if (existing && ((existing.version >= t.version && !overruled) || existing.card_key !== t.cardId)) return 'unchanged';
   await tx.query(
@@ -129,7 +130,7 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
        decline_reason = EXCLUDED.decline_reason, related_transaction_id = EXCLUDED.related_transaction_id, history = EXCLUDED.history,
        version = EXCLUDED.version, updated_at = EXCLUDED.updated_at, merchant = EXCLUDED.merchant,
        authorization_id = COALESCE(card_transactions.authorization_id, EXCLUDED.authorization_id),
-       decided_by = COALESCE(card_transactions.decided_by, EXCLUDED.decided_by), recorded_at = now()`,
+       decided_by = CASE WHEN $20 THEN NULL ELSE COALESCE(card_transactions.decided_by, EXCLUDED.decided_by) END, recorded_at = now()`,
     [
       t.id,
       card.partner_id,
@@ -150,6 +151,8 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
       t.createdAt,
       t.updatedAt,
       origin.via === 'decision' ? JSON.stringify(origin.authorization) : null,
+      // An overruled decision did not stand: the transaction no longer says the gateway decided it.
+      overruled,
     ]
   );
   // Overruled: the events restart from the first step that differs (the processor's last).
@@ -178,7 +181,7 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
       steps: newSteps.map((s) => s.kind).join(','),
     },
   });
-  const authorization = origin.via === 'decision' ? origin.authorization : (existing?.decided_by ?? null);
+  const authorization = origin.via === 'decision' ? origin.authorization : overruled ? null : (existing?.decided_by ?? null);
   const transaction = toPartnerTransaction(t, card.individual_id, typeof authorization === 'string' ? (JSON.parse(authorization) as TransactionAuthorization) : authorization);
   const requestId = origin.via === 'simulation' ? origin.requestId : undefined;
   for (let i = seen; i < t.history.length; i++) {

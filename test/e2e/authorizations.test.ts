@@ -7,6 +7,8 @@ import { api, cardBody, individualBody } from '../support/api';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
+import { Database } from '../../gateway/db/database';
+import { createLogger } from '../../gateway/logging/logger';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { metricSample } from '../support/metrics';
 
@@ -317,6 +319,36 @@ describe('e2e: authorization decisions', function () {
     }
     expect((await ask(body)).body).to.deep.equal({ approved: true });
     expect((await transactionsOf(cardKey)).map((t) => t._id)).to.deep.equal([body.authorization.transactionId]);
+  });
+
+  it('a claim whose holder died is taken over once its lease ran out; a live one is waited for; an id is one card\'s', async () => {
+    const { cardKey } = await newCard();
+    const other = await newCard();
+    const db = new Database(gateway.databaseUrl!, { max: 1, log: createLogger({ level: 'silent' }) });
+    try {
+      const claim = (id: string, leaseSeconds: number) =>
+        db.query(
+          `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, lease_until)
+           VALUES ($1, 'dead0000000000000000dead', $2, 'deciding', 'a-dead-holder', now() + make_interval(secs => $3))`,
+          [id, cardKey, leaseSeconds]
+        );
+      const dead = request(cardKey);
+      await claim(dead.id, -1);
+      expect((await ask(dead)).body, 'the expired claim is taken over and decided').to.deep.equal({ approved: true });
+      expect((await transactionsOf(cardKey)).map((t) => t._id)).to.deep.equal([dead.authorization.transactionId]);
+      const live = request(cardKey);
+      await claim(live.id, 30);
+      const waited = await ask(live);
+      expect(waited.status, 'a live claim is waited for until the deadline: the stand-in applies').to.equal(503);
+      expect(waited.body.code).to.equal('decision_unavailable');
+    } finally {
+      await db.close();
+    }
+    const first = request(cardKey);
+    expect((await ask(first)).status).to.equal(200);
+    const reused = await ask({ ...first, authorization: { ...first.authorization, cardId: other.cardKey } });
+    expect(reused.status, 'the same authorization id for another card').to.equal(400);
+    expect(await transactionsOf(other.cardKey)).to.deep.equal([]);
   });
 
   it('refuses a forged, cross-upstream or stale request (401) and an invalid one (400), deciding and recording nothing', async () => {

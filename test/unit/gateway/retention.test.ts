@@ -107,21 +107,23 @@ describe('retention: upstream notifications and deleted webhook endpoints', func
       expect(outcome).to.equal(undefined);
     });
 
-    it('authorization decisions: the decided ones older than the period go, recent ones and claims still deciding stay', async () => {
+    it('authorization decisions: the decided ones and abandoned claims older than the period go; recent ones and live claims stay', async () => {
       await services.db.query('DELETE FROM authorization_decisions');
-      const insert = (id: string, state: 'deciding' | 'decided', ageDays: number) =>
+      const insert = (id: string, state: 'deciding' | 'decided', ageDays: number, leaseHours = -24) =>
         services.db.query(
-          `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, decision, lease_until, created_at)
-           VALUES ($1, $1, 'CK-RET', $2, CASE WHEN $2 = 'decided' THEN '{"approved":true,"decidedBy":"approved"}'::jsonb END, now(), now() - make_interval(days => $3))`,
-          [id, state, ageDays]
+          `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, decision, lease_until, created_at)
+           VALUES ($1, $1, 'CK-RET', $2, 'token', CASE WHEN $2 = 'decided' THEN '{"approved":true,"decidedBy":"approved"}'::jsonb END,
+                   now() + make_interval(hours => $4), now() - make_interval(days => $3))`,
+          [id, state, ageDays, leaseHours]
         );
       await insert('auth_old_1', 'decided', 8);
       await insert('auth_old_2', 'decided', 30);
       await insert('auth_recent', 'decided', 6);
-      await insert('auth_stuck', 'deciding', 9);
-      expect(await deleteExpiredDecisions(services.db, 7)).to.equal(2);
+      await insert('auth_abandoned', 'deciding', 9);
+      await insert('auth_live', 'deciding', 9, 1);
+      expect(await deleteExpiredDecisions(services.db, 7)).to.equal(3);
       const left = (await services.db.query<{ authorization_id: string }>('SELECT authorization_id FROM authorization_decisions ORDER BY 1')).rows.map((r) => r.authorization_id);
-      expect(left).to.deep.equal(['auth_recent', 'auth_stuck']);
+      expect(left).to.deep.equal(['auth_live', 'auth_recent']);
       expect(await deleteExpiredDecisions(services.db, 7), 'idempotent').to.equal(0);
     });
 
