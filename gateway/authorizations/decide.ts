@@ -140,13 +140,11 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   ).rows[0];
   const decisionCard: DecisionCard | undefined = card && { cardKey: request.cardId, partnerId: card.partner_id, individualId: card.individual_id, tenantId: card.tenant_id, status: card.status };
 
-  let decision: AuthorizationDecision;
+  // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
   const stateRefusal = cardStateRefusal(decisionCard);
-  if (stateRefusal || !decisionCard) {
-    decision = { approved: false, decidedBy: 'card_state', ...(stateRefusal ?? { declineReason: 'card_inactive', rule: 'card.unknown' }) };
-  } else {
-    decision = await decideForCard(deps, decisionCard, request, answerBy);
-  }
+  const decision: AuthorizationDecision = stateRefusal
+    ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
+    : await decideForCard(deps, decisionCard!, request, answerBy);
   return record(deps, decisionCard, request, decision, answerBy, token, progress);
 }
 
@@ -193,11 +191,12 @@ async function decideForCard(deps: DecisionDeps, card: DecisionCard, request: Au
  */
 async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy: number): Promise<string | AuthorizationDecision> {
   const token = newClaimToken();
-  const leaseMs = Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now());
+  // The lease lasts until this request's answer is due, with the margin: counted on the database's clock.
+  const leaseMs = () => Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now());
   const inserted = await db.query(
     `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, lease_until)
      VALUES ($1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)) ON CONFLICT (authorization_id) DO NOTHING`,
-    [request.id, request.transactionId, request.cardId, token, leaseMs]
+    [request.id, request.transactionId, request.cardId, token, leaseMs()]
   );
   if ((inserted.rowCount ?? 0) > 0) return token;
   for (;;) {
@@ -215,7 +214,7 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
       const taken = await db.query(
         `UPDATE authorization_decisions SET claim_token = $2, transaction_id = $3, lease_until = now() + make_interval(secs => $4::double precision / 1000)
           WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now()`,
-        [request.id, token, request.transactionId, Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now())]
+        [request.id, token, request.transactionId, leaseMs()]
       );
       if ((taken.rowCount ?? 0) > 0) return token;
     }

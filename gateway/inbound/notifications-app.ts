@@ -8,7 +8,7 @@ import { requestContext } from '../http/request-context';
 import { verifySignature } from '../webhooks/signature';
 import type { NotifySecrets } from './secrets';
 import { TRANSACTION_ID } from '../ids';
-import { checkTransaction, instant } from '../transactions/validate';
+import { checkTransaction, instant, isObject, UPSTREAM_CARD_KEY } from '../transactions/validate';
 import { applyIssuerNotification, applyProcessingNotification, type IssuerNotification, type NotifyingUpstream, type ProcessingNotification } from './apply';
 
 /** How far a notification's `t` may be from the gateway's clock, in seconds (either way). */
@@ -16,20 +16,18 @@ export const NOTIFICATION_TOLERANCE_SECONDS = 300;
 
 
 const ID = /^[\x21-\x7e]{1,100}$/;
-const CARD_KEY = /^[\x21-\x7e]{1,64}$/;
 const STATUS_CODE = /^[0-9A-Z]{2}$/;
 
 function invalid(name: string, reason: string): GatewayError {
   return new GatewayError('validation_failed', `The notification is invalid: ${name} ${reason}`, { invalidParams: [{ name, reason }] });
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isString = (v: unknown, max = 200): v is string => typeof v === 'string' && v.length >= 1 && v.length <= max;
 const isInstant = (v: unknown): v is string => instant(v) !== undefined;
 
 function checkIssuer(body: Record<string, unknown>): IssuerNotification {
   if (body.type !== 'card.status_changed') throw invalid('type', 'must be card.status_changed');
-  if (!isString(body.cardKey) || !CARD_KEY.test(body.cardKey)) throw invalid('cardKey', 'must be a card key');
+  if (!isString(body.cardKey) || !UPSTREAM_CARD_KEY.test(body.cardKey)) throw invalid('cardKey', 'must be a card key');
   if (!isString(body.statusCode) || !STATUS_CODE.test(body.statusCode)) throw invalid('statusCode', 'must be an issuer status code');
   if (body.previousStatusCode !== null && body.previousStatusCode !== undefined && !(isString(body.previousStatusCode) && STATUS_CODE.test(body.previousStatusCode))) {
     throw invalid('previousStatusCode', 'must be an issuer status code or null');
@@ -100,11 +98,13 @@ function checkAuthorizationRequest(body: Record<string, unknown>): Authorization
   if (!isObject(a)) throw invalid('authorization', 'must be an object');
   if (a.id !== body.id) throw invalid('authorization.id', 'must equal the body id');
   if (!isString(a.transactionId, 64) || !TRANSACTION_ID.test(a.transactionId)) throw invalid('authorization.transactionId', 'must be 1 to 64 of A-Z a-z 0-9 _ -');
-  if (!isString(a.cardId, 64) || !CARD_KEY.test(a.cardId)) throw invalid('authorization.cardId', 'must be a card key');
+  if (!isString(a.cardId, 64) || !UPSTREAM_CARD_KEY.test(a.cardId)) throw invalid('authorization.cardId', 'must be a card key');
   if (!(typeof a.amount === 'number' && Number.isFinite(a.amount) && a.amount > 0 && a.amount <= 1e12)) throw invalid('authorization.amount', 'must be a positive number');
   if (!isString(a.currency, 3) || !/^[A-Z]{3}$/.test(a.currency)) throw invalid('authorization.currency', 'must be an ISO 4217 code');
   if (!AUTHORIZATION_TYPES.includes(a.type as string)) throw invalid('authorization.type', 'must be PURCHASE or WITHDRAWAL');
-  if (!isInstant(a.at)) throw invalid('authorization.at', 'must be a date-time');
+  // Stored and echoed as UTC ISO, as every date of a transaction (checkTransaction).
+  const at = instant(a.at);
+  if (at === undefined) throw invalid('authorization.at', 'must be an RFC 3339 date-time');
   const m = a.merchant;
   if (!isObject(m) || !['name', 'city'].every((k) => typeof m[k] === 'string' && (m[k] as string).length <= 200) || !(typeof m.mcc === 'string' && /^[0-9]{4}$/.test(m.mcc)) || !(typeof m.country === 'string' && /^[A-Z]{2}$/.test(m.country))) {
     throw invalid('authorization.merchant', 'must hold name, mcc (4 digits), city and country (ISO 3166-1 alpha-2)');
@@ -117,7 +117,7 @@ function checkAuthorizationRequest(body: Record<string, unknown>): Authorization
     currency: a.currency,
     type: a.type as AuthorizationRequest['type'],
     merchant: { name: m.name as string, mcc: m.mcc, city: m.city as string, country: m.country },
-    at: a.at as string,
+    at,
   };
 }
 

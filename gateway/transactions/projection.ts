@@ -66,6 +66,11 @@ async function cardOwner(tx: Queryable, cardKey: string): Promise<TransactionOwn
   return (await tx.query<TransactionOwner>('SELECT partner_id, individual_id, tenant_id FROM cards WHERE replaced_from = $1 LIMIT 1', [cardKey])).rows[0];
 }
 
+/** A jsonb column as pg answers it: parsed already, or its text (PGlite, some drivers). */
+function fromJson<T>(value: T | string): T {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
+}
+
 /** A projected row as partners see it. */
 function toView(row: TransactionRow): PartnerTransaction {
   return toPartnerTransaction(
@@ -84,10 +89,10 @@ function toView(row: TransactionRow): PartnerTransaction {
       settledAmount: row.settled_amount === null ? null : Number(row.settled_amount),
       declineReason: row.decline_reason,
       relatedTransactionId: row.related_transaction_id,
-      history: typeof row.history === 'string' ? (JSON.parse(row.history) as TransactionStep[]) : row.history,
+      history: fromJson<TransactionStep[]>(row.history),
     },
     row.individual_id,
-    typeof row.decided_by === 'string' ? (JSON.parse(row.decided_by) as TransactionAuthorization) : row.decided_by
+    row.decided_by && fromJson<TransactionAuthorization>(row.decided_by)
   );
 }
 
@@ -182,7 +187,7 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
     },
   });
   const authorization = origin.via === 'decision' ? origin.authorization : overruled ? null : (existing?.decided_by ?? null);
-  const transaction = toPartnerTransaction(t, card.individual_id, typeof authorization === 'string' ? (JSON.parse(authorization) as TransactionAuthorization) : authorization);
+  const transaction = toPartnerTransaction(t, card.individual_id, authorization && fromJson<TransactionAuthorization>(authorization));
   const requestId = origin.via === 'simulation' ? origin.requestId : undefined;
   for (let i = seen; i < t.history.length; i++) {
     if (overruled) {
@@ -214,7 +219,7 @@ export async function authorizationsOf(db: Queryable, ids: string[]): Promise<Ma
     'SELECT id, decided_by FROM card_transactions WHERE id = ANY($1::text[]) AND decided_by IS NOT NULL',
     [ids]
   );
-  return new Map(rows.rows.map((r) => [r.id, typeof r.decided_by === 'string' ? (JSON.parse(r.decided_by) as TransactionAuthorization) : r.decided_by]));
+  return new Map(rows.rows.map((r) => [r.id, fromJson<TransactionAuthorization>(r.decided_by)]));
 }
 
 /** One of the partner's transactions, or undefined. */

@@ -21,14 +21,15 @@ export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\
 const STATUSES: readonly string[] = TRANSACTION_STATUSES;
 const TYPES: readonly string[] = TRANSACTION_TYPES;
 const STEP_KINDS: readonly string[] = TRANSACTION_STEP_KINDS;
-const CARD_KEY = /^[\x21-\x7e]{1,64}$/;
+/** A card key as the upstreams send it: 1 to 64 visible ASCII characters (the issuer's keys are a subset). */
+export const UPSTREAM_CARD_KEY = /^[\x21-\x7e]{1,64}$/;
 
 /** A GatewayError naming the invalid field (`validation_failed`). */
 export function invalidField(name: string, reason: string): GatewayError {
   return new GatewayError('validation_failed', `The transaction is invalid: ${name} ${reason}`, { invalidParams: [{ name, reason }] });
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isString = (v: unknown, max: number): v is string => typeof v === 'string' && v.length >= 1 && v.length <= max;
 
 /** An RFC 3339 instant as a UTC ISO string, or undefined when `v` is not one. */
@@ -68,7 +69,7 @@ export function checkTransaction(t: unknown, path = 'transaction'): Transaction 
   if (!isObject(t)) throw invalidField(path, 'must be an object');
   for (const name of ['id', 'cardId', 'type', 'status'] as const) if (!isString(t[name], 64)) throw invalidField(`${path}.${name}`, 'must be a string');
   if (!TRANSACTION_ID.test(t.id as string)) throw invalidField(`${path}.id`, 'must be 1 to 64 of A-Z a-z 0-9 _ -');
-  if (!CARD_KEY.test(t.cardId as string)) throw invalidField(`${path}.cardId`, 'must be a card key');
+  if (!UPSTREAM_CARD_KEY.test(t.cardId as string)) throw invalidField(`${path}.cardId`, 'must be a card key');
   if (!(typeof t.currency === 'string' && /^[A-Z]{3}$/.test(t.currency))) throw invalidField(`${path}.currency`, 'must be an ISO 4217 code');
   if (!TYPES.includes(t.type as string)) throw invalidField(`${path}.type`, `must be one of ${TYPES.join(', ')}`);
   if (!STATUSES.includes(t.status as string)) throw invalidField(`${path}.status`, `must be one of ${STATUSES.join(', ')}`);
