@@ -12,7 +12,7 @@ import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
 import { decideAuthorization, deleteExpiredDecisions, type AuthorizationRequest, type DecisionCard, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
 import { checkStaticControls, checkVelocity, loadSpendControls, type ApplicableSpendControls } from './authorizations/spend-controls';
-import { askPartner } from './authorizations/partner-endpoint';
+import { askPartner, enrolled } from './authorizations/partner-endpoint';
 import { findCard } from './cards/card-store';
 import type { Queryable } from './db/database';
 import { deleteExpiredEvents } from './outbox/event-log';
@@ -276,23 +276,27 @@ function authorizationChecks(services: ComposedServices['services']): DecisionCh
       checkStaticControls(await controlsOf(db, card, request), { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country }),
     velocity: async (tx, card, request) =>
       checkVelocity(tx, await controlsOf(tx, card, request), { partnerId: card.partnerId, cardKey: card.cardKey, amount: request.amount, at: new Date(request.at) }),
-    partnerEnrolled: async (card) => {
-      const target = await services.authorizationEndpoints.endpoints.target(card.partnerId);
-      return target !== undefined && !(target.status === 'disabled' && target.disabledBy !== 'operator');
-    },
-    askPartner: async (card, request, budgetMs) => {
-      const started = Date.now();
-      // The card as events carry it (no card number, CVV or PIN).
-      const eventCard = await findCard(services.db, card.cardKey);
-      if (!eventCard) return { kind: 'none' };
-      const { id, amount, currency, type, merchant } = request;
-      const outcome = await askPartner(services.authorizationEndpoints, {
-        partnerId: card.partnerId,
-        request: { authorization: { id, amount, currency, type, merchant }, card: eventCard },
-        budgetMs: budgetMs - (Date.now() - started),
-      });
-      if (outcome.kind !== 'none') recordPartnerDecision(outcome.kind === 'answered' ? 'answered' : outcome.reason, outcome.latencyMs / 1000);
-      return outcome;
+    partnerEndpoint: async (card) => {
+      const { authorizationEndpoints } = services;
+      const target = await authorizationEndpoints.endpoints.target(card.partnerId);
+      if (!enrolled(target)) return undefined;
+      return {
+        ask: async (request, budgetMs) => {
+          const started = Date.now();
+          // The card as events carry it (no card number, CVV or PIN).
+          const eventCard = await findCard(services.db, card.cardKey);
+          if (!eventCard) return { kind: 'none' };
+          const { id, amount, currency, type, merchant } = request;
+          const outcome = await askPartner(authorizationEndpoints, {
+            partnerId: card.partnerId,
+            request: { authorization: { id, amount, currency, type, merchant }, card: eventCard },
+            budgetMs: budgetMs - (Date.now() - started),
+            target,
+          });
+          if (outcome.kind !== 'none') recordPartnerDecision(outcome.kind === 'answered' ? 'answered' : outcome.reason, outcome.latencyMs / 1000);
+          return outcome;
+        },
+      };
     },
   };
 }

@@ -75,10 +75,11 @@ export interface DecisionChecks {
   staticControls?(db: Queryable, card: DecisionCard, request: AuthorizationRequest): Promise<Refusal | undefined>;
   /** The velocity rules, counted in `tx` (the recording transaction) under the card's decision lock. */
   velocity?(tx: Queryable, card: DecisionCard, request: AuthorizationRequest): Promise<Refusal | undefined>;
-  /** Whether the card's partner has a decision endpoint to ask (enabled, or disabled by an operator: its default applies). */
-  partnerEnrolled?(card: DecisionCard): Promise<boolean>;
-  /** Asks the partner's decision endpoint, within `budgetMs`. */
-  askPartner?(card: DecisionCard, request: AuthorizationRequest, budgetMs: number): Promise<PartnerOutcome>;
+  /**
+   * The partner's decision endpoint, when the card's partner has one to ask (enabled, or disabled by
+   * an operator: its default applies): `ask` asks it within `budgetMs`. Undefined: not enrolled.
+   */
+  partnerEndpoint?(card: DecisionCard): Promise<{ ask(request: AuthorizationRequest, budgetMs: number): Promise<PartnerOutcome> } | undefined>;
 }
 
 export interface DecisionDeps {
@@ -153,14 +154,15 @@ async function decideForCard(deps: DecisionDeps, card: DecisionCard, request: Au
   const staticRefusal = await checks.staticControls?.(db, card, request);
   if (staticRefusal) return { approved: false, decidedBy: 'spend_controls', ...staticRefusal };
   // Without a decision endpoint, velocity is counted once, in the recording transaction.
-  if (!checks.askPartner || (checks.partnerEnrolled && !(await checks.partnerEnrolled(card)))) return { approved: true, decidedBy: 'approved' };
+  const endpoint = await checks.partnerEndpoint?.(card);
+  if (!endpoint) return { approved: true, decidedBy: 'approved' };
   // Velocity is read before the partner is asked (a purchase over a limit is not sent to the
   // partner), and counted again in the recording transaction, which is what holds.
   const velocityRefusal = checks.velocity && (await db.transaction((tx) => checks.velocity!(tx, card, request)));
   if (velocityRefusal) return { approved: false, decidedBy: 'spend_controls', ...velocityRefusal };
   const budgetMs = answerBy - Date.now() - RECORDING_RESERVE_MS;
   // An exhausted budget still gets the endpoint's default decision (the call returns it at once).
-  const outcome = await checks.askPartner(card, request, Math.max(0, budgetMs));
+  const outcome = await endpoint.ask(request, Math.max(0, budgetMs));
   switch (outcome.kind) {
     case 'none':
       return { approved: true, decidedBy: 'approved' };

@@ -209,11 +209,23 @@ export function newAuthorizationRequestId(): string {
  * @example
  * const decision = await askPartner(services.authorizations, { partnerId, request: { authorization, card }, budgetMs: 1500 });
  */
-export async function askPartner(deps: PartnerEndpointDeps, input: { partnerId: string; request: AuthorizationRequestData; budgetMs: number }): Promise<PartnerDecision> {
+/**
+ * Whether a partner with this endpoint (or none) is asked: an enabled endpoint, or one an operator
+ * disabled (its default decision then applies); one the partner disabled itself is not enrolled.
+ */
+export function enrolled(target: AuthorizationEndpointTarget | undefined): target is AuthorizationEndpointTarget {
+  return target !== undefined && !(target.status === 'disabled' && target.disabledBy !== 'operator');
+}
+
+export async function askPartner(
+  deps: PartnerEndpointDeps,
+  input: { partnerId: string; request: AuthorizationRequestData; budgetMs: number; target?: AuthorizationEndpointTarget }
+): Promise<PartnerDecision> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-  const target = await deps.endpoints.target(input.partnerId);
-  if (!target || (target.status === 'disabled' && target.disabledBy !== 'operator')) return { kind: 'none' };
+  // A target the caller read already (to know whether to ask at all) is not read again.
+  const target = input.target ?? (await deps.endpoints.target(input.partnerId));
+  if (!enrolled(target)) return { kind: 'none' };
   const approvedByDefault = target.defaultDecision === 'approve';
   if (target.status === 'disabled') return { kind: 'default', reason: 'disabled', approved: approvedByDefault, latencyMs: 0 };
   if (!deps.calls.acquire(input.partnerId)) return { kind: 'default', reason: 'overloaded', approved: approvedByDefault, latencyMs: 0 };
