@@ -63,7 +63,7 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
   const rateLimits = createRateLimitStore(settings, log);
   // Its dispatcher is started by serve.ts: in-process tests build services without sending webhooks.
   const webhooks = createWebhookServices(settings, db, log);
-  const authorizationEndpoints = createAuthorizationEndpointServices(settings, db, log);
+  const authorizationEndpoints = createAuthorizationEndpointServices(settings, db, log, webhooks);
   // A change made through this process's admin API: dropped here, then in every cluster worker
   // (through the primary) before the admin call answers, then on other instances through NOTIFY.
   partners.onChange((partnerId, change) => evictEverywhere(tokenCache, partnerId, log, change));

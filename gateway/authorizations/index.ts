@@ -1,8 +1,7 @@
 import type { Database } from '../db/database';
 import type { Logger } from '../logging/logger';
 import type { Settings } from '../settings';
-import { secretKeyringFrom } from '../webhooks/secret-box';
-import { checkTarget, type Resolver, type TargetCheck } from '../webhooks/target-guard';
+import type { WebhookServices } from '../webhooks';
 import { AuthorizationEndpointStore } from './endpoint-store';
 import { MAX_IN_FLIGHT_PER_PARTNER, PartnerCallState, type PartnerEndpointDeps } from './partner-endpoint';
 
@@ -11,19 +10,23 @@ import { MAX_IN_FLIGHT_PER_PARTNER, PartnerCallState, type PartnerEndpointDeps }
  * webhook target guard with this gateway's allowance, and the per-process call state (in-flight
  * caps, health, keep-alive agents). It is what `askPartner` takes.
  */
-export interface AuthorizationEndpointServices extends PartnerEndpointDeps {
-  endpoints: AuthorizationEndpointStore;
-  /** Whether a URL may be a decision endpoint here (the webhooks' guard: sandbox mode and WEBHOOKS_ALLOW_PRIVATE admit http and private addresses). */
-  checkTarget(url: string): Promise<TargetCheck>;
-  calls: PartnerCallState;
-}
+export type AuthorizationEndpointServices = PartnerEndpointDeps;
 
-export function createAuthorizationEndpointServices(settings: Settings, db: Database, log: Logger, options: { resolve?: Resolver; maxInFlightPerPartner?: number } = {}): AuthorizationEndpointServices {
-  const allowPrivate = settings.webhooksAllowPrivate || settings.sandboxMode;
+/**
+ * Builds them on the webhooks' services: the same target guard (sandbox mode and
+ * WEBHOOKS_ALLOW_PRIVATE admit http and private addresses) and the same keyring (secrets sealed
+ * under WEBHOOKS_SECRET_KEY, rotated with the webhooks' overlap, 24 h by default).
+ */
+export function createAuthorizationEndpointServices(
+  settings: Settings,
+  db: Database,
+  log: Logger,
+  webhooks: Pick<WebhookServices, 'checkTarget' | 'keyring'>,
+  options: { maxInFlightPerPartner?: number } = {}
+): AuthorizationEndpointServices {
   return {
-    // Secrets sealed under WEBHOOKS_SECRET_KEY and rotated with the webhooks' overlap (24 h by default).
-    endpoints: new AuthorizationEndpointStore(db, { secretOverlapSeconds: settings.webhooksSecretOverlapSeconds, keyring: secretKeyringFrom(settings) }),
-    checkTarget: (url) => checkTarget(url, { allowPrivate, resolve: options.resolve }),
+    endpoints: new AuthorizationEndpointStore(db, { secretOverlapSeconds: settings.webhooksSecretOverlapSeconds, keyring: webhooks.keyring }),
+    checkTarget: webhooks.checkTarget,
     calls: new PartnerCallState(options.maxInFlightPerPartner ?? MAX_IN_FLIGHT_PER_PARTNER),
     log,
   };

@@ -211,13 +211,8 @@ export class RecordedTransactions {
     /** The decision was a decline (the gateway's, or the stand-in): a DECLINED transaction with this reason. */
     declineReason?: string;
   }): { transaction: Transaction; created: boolean } {
-    if (input.authorizationId !== undefined) {
-      const known = this.byAuthorization.get(input.authorizationId);
-      if (known && known.cardId !== input.card.cardKey) {
-        throw upstreamError('AUTHORIZATION_ID_REUSED', `authorizationId ${input.authorizationId} is another card's authorization`);
-      }
-      if (known) return { transaction: snapshot(known), created: false };
-    }
+    const known = input.authorizationId === undefined ? undefined : this.ofAuthorization(input.authorizationId, input.card.cardKey);
+    if (known) return { transaction: known, created: false };
     const authorizationId = input.authorizationId ?? newAuthorizationId();
     const { card, declineReason, ...rest } = input;
     const first = declineReason === undefined ? 'authorization' : 'decline';
