@@ -27,6 +27,8 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { cpuTimeMs, type BenchProcess } from './processes';
+import { upstreamSignature } from '../sandbox/shared/notifier';
+import { json, percentile, round2 } from './stats';
 
 const PATH = '/upstream-notifications/processing/authorizations';
 /** The fixed rate of the latency measurements by default (issue 21's target is stated at it; `--authorization-rate`). */
@@ -130,22 +132,8 @@ const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
 };
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-const round2 = (n: number) => Math.round(n * 100) / 100;
 
-/** `Upstream-Signature` of the processing system (docs/upstreams.md, section 9). */
-export function sign(secret: string, raw: string, t = Math.floor(Date.now() / 1000)): string {
-  return `t=${t},v1=${crypto.createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex')}`;
-}
 
-async function putJson(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<any> {
-  const response = await fetch(url, { method, headers, body: JSON.stringify(body) });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${url} → ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 export async function authorizationPhase(input: AuthorizationPhaseInput): Promise<AuthorizationResult> {
   const { gateway, notifyBase, secret, log } = input;
@@ -162,7 +150,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     const cards: string[] = [];
     for (let i = 0; i < cardCount; i++) {
       const cardKey = await input.newCard();
-      await putJson(`${input.partnerApi}/cards/${cardKey}/spend-controls`, 'PUT', await input.auth(), BENCH_CONTROLS);
+      await json(`${input.partnerApi}/cards/${cardKey}/spend-controls`, { method: 'PUT', headers: await input.auth(), body: JSON.stringify(BENCH_CONTROLS) });
       cards.push(cardKey);
     }
 
@@ -196,7 +184,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     const signedHeaders = (raw: string) => ({
       'content-type': 'application/json',
       'upstream-notification-id': (JSON.parse(raw) as { id: string }).id,
-      'upstream-signature': sign(secret, raw),
+      'upstream-signature': upstreamSignature(secret, raw),
     });
 
     // The bench database's backends (the gateway's pool and its background work), not this client.
@@ -339,7 +327,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     const latencyControlsOnly = await fixedRate('controls-only', samples);
 
     log(`authorizations: loopback decision endpoint, ${samples} decisions at ${rate}/s...`);
-    await putJson(`${input.partnerApi}/authorization-endpoint`, 'POST', await input.auth(), { url: endpoint.url, timeoutMs: 1000 });
+    await json(`${input.partnerApi}/authorization-endpoint`, { method: 'POST', headers: await input.auth(), body: JSON.stringify({ url: endpoint.url, timeoutMs: 1000 }) });
     // The gateway's keep-alive sockets to the endpoint, opened before the measurement.
     if (!input.smoke) await fixedRate('warm-up', 100);
     const callsBefore = endpoint.handling.length;

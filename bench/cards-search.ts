@@ -32,6 +32,7 @@ import { Client, type QueryResultRow } from 'pg';
 import { searchCards, type CardListFilter } from '../gateway/cards/card-search';
 import { signPartnerToken } from '../scripts/token';
 import { startNode, type BenchProcess } from './processes';
+import { percentile, round2 } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -171,11 +172,7 @@ interface MixResult {
   met?: boolean;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
-}
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
 
 function get(agent: http.Agent, url: string, token: string): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders; ms: number }> {
   return new Promise((resolve, reject) => {

@@ -85,7 +85,8 @@ export function startNode(script: string, env: NodeJS.ProcessEnv, isReady: (line
   });
 }
 
-function childrenOf(pid: number): number[] {
+/** The child processes of `pid` (a cluster primary's workers), read from /proc. */
+export function childrenOf(pid: number): number[] {
   try {
     return fs
       .readdirSync(`/proc/${pid}/task`)

@@ -33,6 +33,7 @@ import { Client } from 'pg';
 import { signPartnerToken } from '../scripts/token';
 import { authorizationPhase, LATENCY_RATE, type AuthorizationResult } from './authorizations';
 import { cpuTimeMs, peakRssMb, startNode, type BenchProcess } from './processes';
+import { json, percentile } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -168,12 +169,6 @@ async function es512Ceiling(seconds: number): Promise<number> {
   return Math.round(count / (Number(process.hrtime.bigint() - started) / 1e9));
 }
 
-async function json(url: string, init: RequestInit = {}): Promise<any> {
-  const response = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url} → ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 /** What the webhook phase measured (`report.webhooks`). */
 interface WebhookResult {
@@ -224,9 +219,6 @@ async function startReceiver(): Promise<{ url: string; received: () => number; n
   };
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
 
 async function main(): Promise<void> {
   const o = options();

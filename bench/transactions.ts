@@ -37,6 +37,7 @@ import { Client, type QueryResultRow } from 'pg';
 import { listTransactions, type TransactionFilters, type TransactionPosition } from '../gateway/transactions/projection';
 import { signPartnerToken } from '../scripts/token';
 import { cpuTimeMs, startNode, type BenchProcess } from './processes';
+import { percentile, round2 } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -129,11 +130,7 @@ interface MixResult {
   met?: boolean;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
-}
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
 
 function queryString(mix: Mix, limit: number | undefined): string {
   const params = new URLSearchParams();

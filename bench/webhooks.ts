@@ -32,6 +32,8 @@ import { Client } from 'pg';
 import { emitEvent, type EventCard } from '../gateway/outbox/partner-events';
 import { signPartnerToken } from '../scripts/token';
 import { cpuTimeMs, startNode, type BenchProcess } from './processes';
+import { childrenOf } from './processes';
+import { json } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -50,20 +52,9 @@ const { values: args } = parseArgs({
 
 const log = (message: string) => process.stderr.write(`bench:webhooks: ${message}\n`);
 
-function childPids(pid: number): number[] {
-  try {
-    return fs
-      .readdirSync(`/proc/${pid}/task`)
-      .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/))
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
 
 /** CPU ms of a process and its children (the gateway's primary and its worker). */
-const treeCpuMs = (pid: number): number => [pid, ...childPids(pid)].reduce((sum, p) => sum + safeCpu(p), 0);
+const treeCpuMs = (pid: number): number => [pid, ...childrenOf(pid)].reduce((sum, p) => sum + safeCpu(p), 0);
 function safeCpu(pid: number): number {
   try {
     return cpuTimeMs(pid);
@@ -72,12 +63,6 @@ function safeCpu(pid: number): number {
   }
 }
 
-async function json(url: string, init: RequestInit = {}): Promise<any> {
-  const response = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url} → ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 /** The receiver: answers 200 at once; records the first arrival of each event and checks per-card order. */
 class Receiver {
@@ -223,7 +208,7 @@ async function main(): Promise<void> {
       .then(() => true)
       .catch(() => false);
 
-    const workerPid = childPids(gateway.child.pid!)[0];
+    const workerPid = childrenOf(gateway.child.pid!)[0];
     let written = 0;
     if (warmup > 0) {
       log(`warm-up: ${warmup} events over ${cards} cards...`);
