@@ -1,8 +1,7 @@
 import type { Database, Queryable } from '../db/database';
 import { newObjectId } from '../ids';
 import type { SecretKeyring } from '../webhooks/secret-box';
-import { insertSecret, openSecrets, rotateSecretIn, type SecretRow } from '../webhooks/secret-rows';
-import { newSecret } from '../webhooks/signature';
+import { addNewSecret, openSecrets, rotateSecretIn, type SecretRow } from '../webhooks/secret-rows';
 
 /** The secrets' table (secret-rows.ts): the same form, sealing and rotation as the webhook endpoints'. */
 const SECRETS = 'authorization_endpoint_secrets';
@@ -102,8 +101,7 @@ export class AuthorizationEndpointStore {
         [id, partnerId, input.url, input.timeoutMs ?? AUTHORIZATION_TIMEOUT_MS.default, input.defaultDecision ?? 'decline']
       );
       if (!rows.rowCount) return undefined;
-      const secret = newSecret();
-      await insertSecret(tx, SECRETS, id, secret, this.options.keyring);
+      const secret = await addNewSecret(tx, SECRETS, id, this.options.keyring);
       await alsoInTransaction(tx, id);
       return { ...toEndpoint(rows.rows[0]), secret };
     });

@@ -3,8 +3,7 @@ import { encodeCursor } from '../db/cursor';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import { newObjectId } from '../ids';
 import type { SecretKeyring } from './secret-box';
-import { insertSecret as insertSecretIn, liveSecretsIn, rotateSecretIn } from './secret-rows';
-import { newSecret } from './signature';
+import { addNewSecret, liveSecretsIn, rotateSecretIn } from './secret-rows';
 
 export { SecretUnavailableError, type SecretUnavailableReason } from './secret-rows';
 
@@ -68,10 +67,6 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
 export type AlsoInTransaction = (tx: Queryable, endpointId: string) => Promise<void>;
 const noop: AlsoInTransaction = async () => undefined;
 
-/** Stores a new secret of the endpoint (sealed when a key is configured: secret-rows.ts). */
-function insertSecret(tx: Queryable, endpointId: string, secret: string, keyring: SecretKeyring | undefined): Promise<void> {
-  return insertSecretIn(tx, 'webhook_endpoint_secrets', endpointId, secret, keyring);
-}
 
 /** The partner's webhook endpoints and their secrets, in PostgreSQL. Every query is filtered by the partner. */
 export class WebhookEndpointStore {
@@ -95,8 +90,7 @@ export class WebhookEndpointStore {
         `INSERT INTO webhook_endpoints (id, partner_id, url, events, description) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
         [id, partnerId, input.url, input.events ?? ['*'], input.description ?? null]
       );
-      const secret = newSecret();
-      await insertSecret(tx, id, secret, this.options.keyring);
+      const secret = await addNewSecret(tx, 'webhook_endpoint_secrets', id, this.options.keyring);
       await alsoInTransaction(tx, id);
       return { ...toEndpoint(rows.rows[0]), secret };
     });

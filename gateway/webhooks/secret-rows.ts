@@ -14,12 +14,15 @@ export const SECRET_TABLES = ['webhook_endpoint_secrets', 'authorization_endpoin
 export type SecretTable = (typeof SECRET_TABLES)[number];
 
 /**
- * Stores a new secret of the endpoint: sealed (AES-256-GCM, bound to the endpoint id) when a key is
- * configured, in plaintext otherwise (docs/webhooks.md, "Storage of secrets").
+ * Makes a new secret of the endpoint and stores it: sealed (AES-256-GCM, bound to the endpoint id)
+ * when a key is configured, in plaintext otherwise (docs/webhooks.md, "Storage of secrets").
+ * Returns the secret, for the one answer that shows it.
  */
-export async function insertSecret(tx: Queryable, table: SecretTable, endpointId: string, secret: string, keyring: SecretKeyring | undefined): Promise<void> {
+export async function addNewSecret(tx: Queryable, table: SecretTable, endpointId: string, keyring: SecretKeyring | undefined): Promise<string> {
+  const secret = newSecret();
   if (keyring) await tx.query(`INSERT INTO ${table} (endpoint_id, sealed_secret) VALUES ($1, $2)`, [endpointId, keyring.seal(endpointId, secret)]);
   else await tx.query(`INSERT INTO ${table} (endpoint_id, secret) VALUES ($1, $2)`, [endpointId, secret]);
+  return secret;
 }
 
 /**
@@ -30,9 +33,7 @@ export async function insertSecret(tx: Queryable, table: SecretTable, endpointId
 export async function rotateSecretIn(tx: Queryable, table: SecretTable, endpointId: string, overlapSeconds: number, keyring: SecretKeyring | undefined): Promise<string> {
   await tx.query(`DELETE FROM ${table} WHERE endpoint_id = $1 AND expires_at IS NOT NULL`, [endpointId]);
   await tx.query(`UPDATE ${table} SET expires_at = now() + make_interval(secs => $2) WHERE endpoint_id = $1 AND expires_at IS NULL`, [endpointId, overlapSeconds]);
-  const secret = newSecret();
-  await insertSecret(tx, table, endpointId, secret, keyring);
-  return secret;
+  return addNewSecret(tx, table, endpointId, keyring);
 }
 
 /** Why an endpoint's signing secrets cannot be read: a sealed one that does not open, one sealed without a key configured, or none at all. */
