@@ -28,7 +28,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { cpuTimeMs, type BenchProcess } from './processes';
 import { upstreamSignature } from '../sandbox/shared/notifier';
-import { json, percentile, round2 } from './stats';
+import { json, percentile, QUERY_COUNT_EVERY_MS, round2 } from './stats';
 
 const PATH = '/upstream-notifications/processing/authorizations';
 /** The fixed rate of the latency measurements by default (issue 21's target is stated at it; `--authorization-rate`). */
@@ -57,6 +57,8 @@ export interface AuthorizationPhaseInput {
   rate?: number;
   /** One S1 round on the same gateway: its CPU per request (µs). */
   s1Round: () => Promise<{ cpuUsPerRequest?: number }>;
+  /** Starts (true) or stops (false) the gateway's CPU profile: around the first controls-only saturation round (`--profile A`). */
+  profile?: (on: boolean) => Promise<void>;
   log: (message: string) => void;
 }
 
@@ -205,9 +207,9 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       for (const [pid, ms] of await backendCpu()) total += ms - (before.get(pid) ?? 0);
       return total;
     };
-    /** The gateway's statement count, once bench/count-queries has written it (every 50 ms). */
+    /** The gateway's statement count, once bench/count-queries has written it (every QUERY_COUNT_EVERY_MS). */
     const queries = async (): Promise<number> => {
-      await sleep(60);
+      await sleep(QUERY_COUNT_EVERY_MS + 50);
       return Number(fs.readFileSync(input.queryCountFile, 'utf8')) || 0;
     };
 
@@ -318,7 +320,9 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     for (let r = 0; r < roundCount; r++) {
       log(`authorizations: round ${r + 1} of ${roundCount}, S1 then decisions at saturation (controls only)...`);
       const s1 = await input.s1Round();
+      if (r === 0) await input.profile?.(true);
       const round = await saturate('saturation');
+      if (r === 0) await input.profile?.(false);
       rounds.push({ ...round, ...(s1.cpuUsPerRequest === undefined ? {} : { s1CpuUsPerRequest: s1.cpuUsPerRequest }) });
     }
 

@@ -2,12 +2,15 @@
  * Preloaded into the bench's single-worker gateway (`node --require`): counts the statements the
  * process sends to PostgreSQL (every `pg` `Client#query`, which `Pool#query` goes through once, and
  * `BEGIN`/`COMMIT` included: each is one round trip) and writes the running total to
- * `$BENCH_QUERY_COUNT_FILE` at most every 25 ms, when it changed. The bench's authorization phase
+ * `$BENCH_QUERY_COUNT_FILE` at most every 200 ms, when it changed (a write and a rename are two
+ * system calls that the serving process's CPU figure would carry: every 25 ms they were about 3 % of a
+ * decision's CPU in a saturation round's profile). The bench's authorization phase
  * reads it before and after a round: queries per decision. A counter and a wrapper call per query:
  * far below the clock-tick resolution of the CPU figures. S1 sends no query (the token and
  * ownership caches), so its figures do not carry it.
  */
 import fs from 'node:fs';
+import { QUERY_COUNT_EVERY_MS } from './stats';
 
 const file = process.env.BENCH_QUERY_COUNT_FILE;
 if (file) {
@@ -30,5 +33,5 @@ if (file) {
     if (count === written) return;
     written = count;
     write(count);
-  }, 25).unref();
+  }, QUERY_COUNT_EVERY_MS).unref();
 }

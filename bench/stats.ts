@@ -15,3 +15,6 @@ export async function json(url: string, init: RequestInit = {}): Promise<any> {
   if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url} → ${response.status} ${text}`);
   return text ? JSON.parse(text) : null;
 }
+
+/** How often bench/count-queries writes the gateway's statement count (when it changed); a reader waits a little longer. */
+export const QUERY_COUNT_EVERY_MS = 200;

@@ -10,11 +10,9 @@ import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
-import { decideAuthorization, deleteExpiredDecisions, type AuthorizationRequest, type DecisionCard, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
-import { checkStaticControls, checkVelocity, loadSpendControls, type ApplicableSpendControls } from './authorizations/spend-controls';
+import { decideAuthorization, deleteExpiredDecisions, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
 import { askPartner, enrolled } from './authorizations/partner-endpoint';
 import { findCard } from './cards/card-store';
-import type { Queryable } from './db/database';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
 import { startRetention } from './background/retention';
@@ -261,21 +259,10 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
 
 /**
  * The checks of an authorization decision beyond the card's state (docs/authorizations.md): the
- * spend controls and the partner's decision endpoint.
+ * partner's decision endpoint (the decision reads the spend controls itself).
  */
 function authorizationChecks(services: ComposedServices['services']): DecisionChecks {
-  // One read of the controls per decision: the static check and the velocity count both use it.
-  const loaded = new WeakMap<AuthorizationRequest, Promise<ApplicableSpendControls>>();
-  const controlsOf = (db: Queryable, card: DecisionCard, request: AuthorizationRequest) => {
-    let controls = loaded.get(request);
-    if (!controls) loaded.set(request, (controls = loadSpendControls(db, card.partnerId, card.cardKey)));
-    return controls;
-  };
   return {
-    staticControls: async (db, card, request) =>
-      checkStaticControls(await controlsOf(db, card, request), { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country }),
-    velocity: async (tx, card, request) =>
-      checkVelocity(tx, await controlsOf(tx, card, request), { partnerId: card.partnerId, cardKey: card.cardKey, amount: request.amount, at: new Date(request.at) }),
     partnerEndpoint: async (card) => {
       const { authorizationEndpoints } = services;
       const target = await authorizationEndpoints.endpoints.target(card.partnerId);

@@ -29,24 +29,28 @@ export interface AuditLogItem {
   createdAt: string;
 }
 
+/** The columns an audit entry is written with, in {@link auditValues}' order. */
+export const AUDIT_COLUMNS = 'public_id, partner_id, individual_id, tenant_id, operation, target_type, target_id, request_id, outcome, details';
+
+/** An entry's values for {@link AUDIT_COLUMNS} (10 parameters; `details` as JSON text). */
+export function auditValues(entry: AuditEntry): unknown[] {
+  return [
+    newObjectId(),
+    entry.partnerId,
+    entry.individualId ?? null,
+    entry.tenantId ?? null,
+    entry.operation,
+    entry.targetType,
+    entry.targetId,
+    entry.requestId,
+    entry.outcome,
+    JSON.stringify(entry.details ?? {}),
+  ];
+}
+
 /** Writes an audit entry; call it with the transaction of the change it records. */
 export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<void> {
-  await db.query(
-    `INSERT INTO audit_log (public_id, partner_id, individual_id, tenant_id, operation, target_type, target_id, request_id, outcome, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb)`,
-    [
-      newObjectId(),
-      entry.partnerId,
-      entry.individualId ?? null,
-      entry.tenantId ?? null,
-      entry.operation,
-      entry.targetType,
-      entry.targetId,
-      entry.requestId,
-      entry.outcome,
-      JSON.stringify(entry.details ?? {}),
-    ]
-  );
+  await db.query(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb)`, auditValues(entry));
 }
 
 /** A page of an individual's audit entries, newest first, and the total. */

@@ -1,12 +1,14 @@
 import crypto from 'node:crypto';
-import { recordAudit } from '../audit/audit-log';
+import { AUDIT_COLUMNS, auditValues, type AuditEntry } from '../audit/audit-log';
 import { GatewayError } from '../errors';
-import type { Database, Queryable } from '../db/database';
+import { escapeLiteral, type Database, type Queryable } from '../db/database';
+import { StatementParams } from '../db/statement-params';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import type { Logger } from '../logging/logger';
-import { applyTransaction } from '../transactions/projection';
+import { decidedTransactionStatement } from '../transactions/projection';
 import { declineReasonOf, type DeclineReason } from '../upstreams/partner-transaction';
 import type { Transaction } from '../upstreams/types';
+import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocity, type ApplicableSpendControls } from './spend-controls';
 
 /**
  * Real-time authorization decisions (docs/authorizations.md): the card processing system asks, for
@@ -67,18 +69,11 @@ export type PartnerOutcome =
   | { kind: 'default'; reason: 'timeout' | 'error' | 'disabled' | 'overloaded'; approved: boolean; latencyMs: number };
 
 /**
- * The checks a decision runs beside the card's state; each is optional (a gateway without spend
- * controls or decision endpoints approves what the card state allows).
+ * What a decision asks beyond the card's state and its spend controls (which it reads itself): the
+ * partner's decision endpoint, when the card's partner has one (enabled, or disabled by an
+ * operator: its default applies); `ask` asks it within `budgetMs`. Undefined: not enrolled.
  */
 export interface DecisionChecks {
-  /** The spend controls that need no count (MCC and country lists, the maximum per transaction). */
-  staticControls?(db: Queryable, card: DecisionCard, request: AuthorizationRequest): Promise<Refusal | undefined>;
-  /** The velocity rules, counted in `tx` (the recording transaction) under the card's decision lock. */
-  velocity?(tx: Queryable, card: DecisionCard, request: AuthorizationRequest): Promise<Refusal | undefined>;
-  /**
-   * The partner's decision endpoint, when the card's partner has one to ask (enabled, or disabled by
-   * an operator: its default applies): `ask` asks it within `budgetMs`. Undefined: not enrolled.
-   */
   partnerEndpoint?(card: DecisionCard): Promise<{ ask(request: AuthorizationRequest, budgetMs: number): Promise<PartnerOutcome> } | undefined>;
 }
 
@@ -129,36 +124,33 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * No database transaction is open while the partner is asked.
  */
 export async function decideAuthorization(deps: DecisionDeps, request: AuthorizationRequest, answerBy: number, progress: DecisionProgress = { committing: false }): Promise<AuthorizationDecision> {
-  const { db } = deps;
-  const token = await claimOrWait(db, request, answerBy);
-  if (typeof token !== 'string') return token;
-
-  const card = (
-    await db.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null; status: string }>(
-      'SELECT partner_id, individual_id, tenant_id, status FROM cards WHERE card_key = $1',
-      [request.cardId]
-    )
-  ).rows[0];
-  const decisionCard: DecisionCard | undefined = card && { cardKey: request.cardId, partnerId: card.partner_id, individualId: card.individual_id, tenantId: card.tenant_id, status: card.status };
-
+  const claim = await claimOrWait(deps.db, request, answerBy);
+  if (!('token' in claim)) return claim;
+  const { token, card, controls, hasEndpoint } = claim;
   // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
-  const stateRefusal = cardStateRefusal(decisionCard);
+  const stateRefusal = cardStateRefusal(card);
   const decision: AuthorizationDecision = stateRefusal
     ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
-    : await decideForCard(deps, decisionCard!, request, answerBy);
-  return record(deps, decisionCard, request, decision, answerBy, token, progress);
+    : await decideForCard(deps, card!, controls, hasEndpoint, request, answerBy);
+  return record(deps, card, controls, request, decision, answerBy, token, progress);
 }
 
-async function decideForCard(deps: DecisionDeps, card: DecisionCard, request: AuthorizationRequest, answerBy: number): Promise<AuthorizationDecision> {
-  const { checks, db } = deps;
-  const staticRefusal = await checks.staticControls?.(db, card, request);
+async function decideForCard(
+  deps: DecisionDeps,
+  card: DecisionCard,
+  controls: ApplicableSpendControls,
+  hasEndpoint: boolean,
+  request: AuthorizationRequest,
+  answerBy: number
+): Promise<AuthorizationDecision> {
+  const staticRefusal = checkStaticControls(controls, { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country });
   if (staticRefusal) return { approved: false, decidedBy: 'spend_controls', ...staticRefusal };
   // Without a decision endpoint, velocity is counted once, in the recording transaction.
-  const endpoint = await checks.partnerEndpoint?.(card);
+  const endpoint = hasEndpoint ? await deps.checks.partnerEndpoint?.(card) : undefined;
   if (!endpoint) return { approved: true, decidedBy: 'approved' };
   // Velocity is read before the partner is asked (a purchase over a limit is not sent to the
   // partner), and counted again in the recording transaction, which is what holds.
-  const velocityRefusal = checks.velocity && (await db.transaction((tx) => checks.velocity!(tx, card, request)));
+  const velocityRefusal = await checkVelocity(deps.db, controls, velocityPurchase(card, request));
   if (velocityRefusal) return { approved: false, decidedBy: 'spend_controls', ...velocityRefusal };
   const budgetMs = answerBy - Date.now() - RECORDING_RESERVE_MS;
   // An exhausted budget still gets the endpoint's default decision (the call returns it at once).
@@ -183,6 +175,42 @@ async function decideForCard(deps: DecisionDeps, card: DecisionCard, request: Au
   }
 }
 
+function velocityPurchase(card: DecisionCard, request: AuthorizationRequest) {
+  return { partnerId: card.partnerId, cardKey: card.cardKey, amount: request.amount, at: new Date(request.at) };
+}
+
+/** A claim this request holds, with what the decision reads beside it (in the claim's statement). */
+interface Claimed {
+  token: string;
+  /** Undefined: no card of this gateway has the key. */
+  card: DecisionCard | undefined;
+  controls: ApplicableSpendControls;
+  /** The card's partner has a decision endpoint (enabled or not): only then is it read. */
+  hasEndpoint: boolean;
+}
+
+/**
+ * Runs a claim (`claimSql`: an INSERT or UPDATE of `authorization_decisions` … `RETURNING 1`) and,
+ * in the same statement, reads the card (`$cardParam`), its spend controls and whether its partner
+ * has a decision endpoint: one round trip. Undefined when the claim changed no row.
+ */
+async function claimAndRead(db: Queryable, claimSql: string, params: unknown[], cardParam: number, token: string): Promise<Claimed | undefined> {
+  const row = (
+    await db.query<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null }>(
+      `WITH claim AS (${claimSql})
+       SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status,
+              ${applicableControlsColumn('c')} AS controls,
+              EXISTS (SELECT 1 FROM authorization_endpoints e WHERE e.partner_id = c.partner_id) AS has_endpoint
+         FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}`,
+      params
+    )
+  ).rows[0];
+  if (Number(row.claimed) === 0) return undefined;
+  const card: DecisionCard | undefined =
+    row.partner_id === null ? undefined : { cardKey: params[cardParam - 1] as string, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status! };
+  return { token, card, controls: applicableControlsOf(row.controls), hasEndpoint: row.has_endpoint === true };
+}
+
 /**
  * Claims the authorization id for this request and returns the claim's token, or returns the
  * decision another request recorded for it. A claim whose lease ran out (its holder died, or missed
@@ -191,16 +219,19 @@ async function decideForCard(deps: DecisionDeps, card: DecisionCard, request: Au
  * on the database's clock. A repeat naming another card than the claim is refused: an authorization
  * id is one card's. {@link DecisionTooLate} when `answerBy` comes first.
  */
-async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy: number): Promise<string | AuthorizationDecision> {
+async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy: number): Promise<Claimed | AuthorizationDecision> {
   const token = newClaimToken();
   // The lease lasts until this request's answer is due, with the margin: counted on the database's clock.
   const leaseMs = () => Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now());
-  const inserted = await db.query(
+  const inserted = await claimAndRead(
+    db,
     `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, lease_until)
-     VALUES ($1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)) ON CONFLICT (authorization_id) DO NOTHING`,
-    [request.id, request.transactionId, request.cardId, token, leaseMs()]
+     VALUES ($1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)) ON CONFLICT (authorization_id) DO NOTHING RETURNING 1`,
+    [request.id, request.transactionId, request.cardId, token, leaseMs()],
+    3,
+    token
   );
-  if ((inserted.rowCount ?? 0) > 0) return token;
+  if (inserted) return inserted;
   for (;;) {
     const row = (
       await db.query<{ state: string; card_key: string; decision: AuthorizationDecision | string | null; expired: boolean }>(
@@ -213,12 +244,15 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
     }
     if (row?.state === 'decided' && row.decision) return typeof row.decision === 'string' ? (JSON.parse(row.decision) as AuthorizationDecision) : row.decision;
     if (row?.state === 'deciding' && row.expired) {
-      const taken = await db.query(
+      const taken = await claimAndRead(
+        db,
         `UPDATE authorization_decisions SET claim_token = $2, transaction_id = $3, lease_until = now() + make_interval(secs => $4::double precision / 1000)
-          WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now()`,
-        [request.id, token, request.transactionId, leaseMs()]
+          WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now() RETURNING 1`,
+        [request.id, token, request.transactionId, leaseMs(), request.cardId],
+        5,
+        token
       );
-      if ((taken.rowCount ?? 0) > 0) return token;
+      if (taken) return taken;
     }
     if (Date.now() + WAIT_STEP_MS >= answerBy) throw new DecisionTooLate();
     await sleep(WAIT_STEP_MS);
@@ -239,86 +273,125 @@ function newClaimToken(): string {
 async function record(
   deps: DecisionDeps,
   card: DecisionCard | undefined,
+  controls: ApplicableSpendControls,
   request: AuthorizationRequest,
   first: AuthorizationDecision,
   answerBy: number,
   token: string,
   progress: DecisionProgress
 ): Promise<AuthorizationDecision> {
-  const { db, checks } = deps;
+  const { db } = deps;
+  // Sent with the BEGIN, in its round trip: waiting for the card's lock (a burst on one card, a
+  // stalled holder) must not outlast the budget; the lock is held before the velocity count's
+  // statement takes its snapshot, so the count sees what the previous holder committed.
+  const begin = [
+    `SET LOCAL lock_timeout = '${Math.max(1, answerBy - COMMIT_RESERVE_MS - Date.now())}ms'`,
+    ...(card ? [`SELECT pg_advisory_xact_lock(hashtextextended('auth:' || ${escapeLiteral(card.cardKey)}, 0))`] : []),
+  ].join('; ');
   try {
-    return await db.transaction(async (tx) => {
-    let decision = first;
-    // Waiting for the card's lock (a burst on one card, a stalled holder) must not outlast the budget.
-    await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${Math.max(1, answerBy - COMMIT_RESERVE_MS - Date.now())}ms`]);
-    if (card) {
-      await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('auth:' || $1::text, 0))", [card.cardKey]);
-      if (decision.approved && checks.velocity) {
-        const refusal = await checks.velocity(tx, card, request);
-        if (refusal) decision = { approved: false, decidedBy: 'spend_controls', ...refusal };
-      }
-      const transaction: Transaction = {
-        id: request.transactionId,
-        cardId: request.cardId,
-        accountId: null,
-        amount: request.amount,
-        currency: request.currency,
-        type: request.type,
-        status: decision.approved ? 'PENDING' : 'DECLINED',
-        merchant: request.merchant,
-        createdAt: request.at,
-        updatedAt: request.at,
-        version: 1,
-        settledAmount: null,
-        declineReason: decision.approved ? null : (decision.declineReason ?? 'do_not_honor'),
-        relatedTransactionId: null,
-        authorizationId: request.id,
-        history: [{ kind: decision.approved ? 'authorization' : 'decline', amount: request.amount, at: request.at }],
-      };
-      const owner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
-      const outcome = await applyTransaction(tx, transaction, { via: 'decision', authorizationId: request.id, authorization: authorizationOf(decision), owner });
-      // The transaction exists already (a stand-in recorded first, or the id decided again past
-      // retention): the answer is what stands, not a new decision.
-      if (outcome !== 'applied') decision = await standing(tx, request.transactionId, decision);
-      else await recordAudit(tx, {
-        partnerId: card.partnerId,
-        individualId: card.individualId ?? undefined,
-        tenantId: card.tenantId ?? undefined,
-        operation: 'card.authorization.decided',
-        targetType: 'card',
-        targetId: card.cardKey,
-        requestId: `authorization-${request.id}`,
-        outcome: 'success',
-        details: {
-          authorizationId: request.id,
-          transactionId: request.transactionId,
-          approved: decision.approved,
-          decidedBy: decision.decidedBy,
-          declineReason: decision.declineReason ?? null,
-          rule: decision.rule ?? null,
-          partnerLatencyMs: decision.partnerLatencyMs ?? null,
-          partnerReason: decision.partnerReason?.slice(0, 200) ?? null,
-        },
-      });
-    }
-    const { partnerReason: _kept, ...answered } = decision;
-    const fenced = await tx.query(
-      `UPDATE authorization_decisions SET state = 'decided', decision = $3, decided_at = now() WHERE authorization_id = $1 AND claim_token = $2 AND state = 'deciding'`,
-      [request.id, token, JSON.stringify(answered)]
+    return await db.transaction(
+      async (tx) => {
+        let decision = first;
+        /** Whether the claim was still this request's when marked decided; undefined: not marked yet. */
+        let fenced: boolean | undefined;
+        if (card) {
+          if (decision.approved) {
+            const refusal = await checkVelocity(tx, controls, velocityPurchase(card, request));
+            if (refusal) decision = { approved: false, decidedBy: 'spend_controls', ...refusal };
+          }
+          const transaction: Transaction = {
+            id: request.transactionId,
+            cardId: request.cardId,
+            accountId: null,
+            amount: request.amount,
+            currency: request.currency,
+            type: request.type,
+            status: decision.approved ? 'PENDING' : 'DECLINED',
+            merchant: request.merchant,
+            createdAt: request.at,
+            updatedAt: request.at,
+            version: 1,
+            settledAmount: null,
+            declineReason: decision.approved ? null : (decision.declineReason ?? 'do_not_honor'),
+            relatedTransactionId: null,
+            authorizationId: request.id,
+            history: [{ kind: decision.approved ? 'authorization' : 'decline', amount: request.amount, at: request.at }],
+          };
+          const owner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
+          const audit: AuditEntry = {
+            partnerId: card.partnerId,
+            individualId: card.individualId ?? undefined,
+            tenantId: card.tenantId ?? undefined,
+            operation: 'card.authorization.decided',
+            targetType: 'card',
+            targetId: card.cardKey,
+            requestId: `authorization-${request.id}`,
+            outcome: 'success',
+            details: {
+              authorizationId: request.id,
+              transactionId: request.transactionId,
+              approved: decision.approved,
+              decidedBy: decision.decidedBy,
+              declineReason: decision.declineReason ?? null,
+              rule: decision.rule ?? null,
+              partnerLatencyMs: decision.partnerLatencyMs ?? null,
+              partnerReason: decision.partnerReason?.slice(0, 200) ?? null,
+            },
+          };
+          // One round trip: the transaction with its event, the claim marked decided (fenced by its
+          // token) and the audit entry, each only when the transaction is new.
+          const params = new StatementParams();
+          const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params);
+          const fence = fenceSql(params, request, token, answeredOf(decision));
+          const row = (
+            await tx.query<{ inserted: string; fenced: string }>(
+              `WITH ${written.ctes}, fenced AS (${fence} AND EXISTS (SELECT 1 FROM ins) RETURNING 1), audited AS (
+                 INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM fenced RETURNING 1
+               ) SELECT ${written.columns}, (SELECT count(*) FROM fenced) AS fenced, (SELECT count(*) FROM audited) AS audited`,
+              params.values
+            )
+          ).rows[0];
+          // The transaction exists already (a stand-in recorded first, or the id decided again past
+          // retention): the answer is what stands, not a new decision.
+          if (Number(row.inserted) === 0) decision = await standing(tx, request.transactionId, decision);
+          else fenced = Number(row.fenced) > 0;
+        }
+        const answered = answeredOf(decision);
+        fenced ??= await finish(tx, request, token, answered);
+        // Another request took the claim over (this one's lease ran out): its decision stands, not this one.
+        if (!fenced) throw new DecisionTooLate();
+        // Past this check the commit is sent; the caller waits for it rather than answering 503 over it.
+        if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
+        progress.committing = true;
+        return answered;
+      },
+      { begin }
     );
-    // Another request took the claim over (this one's lease ran out): its decision stands, not this one.
-    if ((fenced.rowCount ?? 0) === 0) throw new DecisionTooLate();
-    // Past this check the commit is sent; the caller waits for it rather than answering 503 over it.
-    if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
-    progress.committing = true;
-    return answered;
-    });
   } catch (err) {
     progress.committing = false;
     // lock_not_available: the card's lock was not had within the budget.
     if ((err as { code?: unknown } | null)?.code === '55P03') throw new DecisionTooLate();
     throw err;
   }
+}
+
+/** The decision as answered and kept: without the partner's own reason (the audit entry keeps it). */
+function answeredOf(decision: AuthorizationDecision): AuthorizationDecision {
+  const { partnerReason: _kept, ...answered } = decision;
+  return answered;
+}
+
+/** The UPDATE that marks the claim decided, only while it is still this request's (its token), without `RETURNING`. */
+function fenceSql(params: StatementParams, request: AuthorizationRequest, token: string, answered: AuthorizationDecision): string {
+  return `UPDATE authorization_decisions SET state = 'decided', decision = ${params.add(JSON.stringify(answered))}, decided_at = now()
+           WHERE authorization_id = ${params.add(request.id)} AND claim_token = ${params.add(token)} AND state = 'deciding'`;
+}
+
+/** Marks the claim decided (fenced by its token); false: another request took it over. */
+async function finish(tx: Queryable, request: AuthorizationRequest, token: string, answered: AuthorizationDecision): Promise<boolean> {
+  const params = new StatementParams();
+  const result = await tx.query(fenceSql(params, request, token, answered), params.values);
+  return (result.rowCount ?? 0) > 0;
 }
 
 /** The decision a transaction already recorded stands for (its status and decline reason). */

@@ -99,15 +99,35 @@ export async function saveSpendControls(tx: Queryable, partnerId: string, cardKe
   return stored;
 }
 
+/** A `spend_controls` row of a card's partner or of the card itself. */
+interface ScopeRow {
+  card_key: string | null;
+  controls: SpendControls;
+}
+
+/**
+ * The partner's default and the card's own controls as a scalar subquery of a statement that reads
+ * the card (`card`: its alias, with `partner_id` and `card_key`): a jsonb array of `{card_key,
+ * controls}` (null when neither is set), for {@link applicableControlsOf}. The authorization
+ * decision reads them in its first statement, beside the card and its claim.
+ */
+export function applicableControlsColumn(card: string): string {
+  return `(SELECT jsonb_agg(jsonb_build_object('card_key', s.card_key, 'controls', s.controls)) FROM spend_controls s
+            WHERE s.partner_id = ${card}.partner_id AND (s.card_key IS NULL OR s.card_key = ${card}.card_key))`;
+}
+
+/** The controls of {@link applicableControlsColumn}'s rows (or of the table's); `{}` for a scope with none. */
+export function applicableControlsOf(rows: readonly ScopeRow[] | string | null): ApplicableSpendControls {
+  const list: readonly ScopeRow[] = typeof rows === 'string' ? (JSON.parse(rows) as ScopeRow[]) : (rows ?? []);
+  const found: ApplicableSpendControls = { partner: {}, card: {} };
+  for (const row of list) found[row.card_key === null ? 'partner' : 'card'] = row.controls;
+  return found;
+}
+
 /** The partner's default and the card's own controls, in one query; `{}` for a scope with none. */
 export async function loadSpendControls(db: Queryable, partnerId: string, cardKey: string): Promise<ApplicableSpendControls> {
-  const rows = await db.query<{ card_key: string | null; controls: SpendControls }>(
-    'SELECT card_key, controls FROM spend_controls WHERE partner_id = $1 AND (card_key IS NULL OR card_key = $2)',
-    [partnerId, cardKey]
-  );
-  const found: ApplicableSpendControls = { partner: {}, card: {} };
-  for (const row of rows.rows) found[row.card_key === null ? 'partner' : 'card'] = row.controls;
-  return found;
+  const rows = await db.query<ScopeRow>('SELECT card_key, controls FROM spend_controls WHERE partner_id = $1 AND (card_key IS NULL OR card_key = $2)', [partnerId, cardKey]);
+  return applicableControlsOf(rows.rows);
 }
 
 /** An amount in ten-thousandths (the projection's numeric(20, 4)), so that comparisons are exact. */

@@ -1,4 +1,4 @@
-import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from './pg';
+import { escapeLiteral, Pool, type PoolClient, type QueryResult, type QueryResultRow } from './pg';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
 
@@ -48,6 +48,8 @@ function translate(err: unknown): unknown {
  * one. Connection failures surface as `GatewayError('database_unavailable')`; the pool reconnects
  * by itself when the database is back, so service resumes without a restart.
  */
+export { escapeLiteral };
+
 export class Database implements Queryable {
   readonly pool: Pool;
   private readonly log: Logger;
@@ -84,8 +86,12 @@ export class Database implements Queryable {
    * Runs `work` inside one transaction on one connection; commits when it resolves, rolls back
    * when it throws. Never call an upstream or a second connection from inside `work`: on the
    * embedded database every other query waits while a transaction is open.
+   *
+   * `options.begin`: statements sent with the `BEGIN`, in the same round trip (the simple query
+   * protocol: no parameters, so any value in them is a literal made with {@link escapeLiteral}),
+   * e.g. a `SET LOCAL` and a lock that the work's first statement must already see.
    */
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: Queryable) => Promise<T>, options: { begin?: string } = {}): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -101,7 +107,7 @@ export class Database implements Queryable {
     };
     client.on('error', onClientError);
     try {
-      await client.query('BEGIN');
+      await client.query(options.begin === undefined ? 'BEGIN' : `BEGIN; ${options.begin}`);
       const result = await work(client);
       await client.query('COMMIT');
       return result;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database';
+import { StatementParams } from '../db/statement-params';
 import { newObjectId } from '../ids';
 import type { PartnerTransaction } from '../upstreams/partner-transaction';
 import type { TransactionStatus, TransactionStepKind } from '../upstreams/types';
@@ -96,6 +97,9 @@ export function newEventId(now = Date.now()): string {
   return `evt_${newObjectId(now)}`;
 }
 
+/** The channel a NOTIFY on which wakes the webhook dispatchers of every instance (sent on commit). */
+export const PARTNER_EVENTS_CHANNEL = 'partner_events';
+
 /**
  * Writes a partner event in `tx`, the transaction of the change that causes it: a rollback removes
  * both. With a `cardKey`, a transaction-scoped advisory lock of (partner, card) is taken first, so
@@ -107,9 +111,25 @@ export function newEventId(now = Date.now()): string {
  * @example await db.transaction(async (tx) => { await insertCard(tx, …); await emitEvent(tx, { type: 'card.created', … }); });
  */
 export async function emitEvent<T extends PartnerEventType>(tx: Queryable, event: NewPartnerEvent<T>): Promise<{ id: string; seq: string; deliveries: number }> {
-  if (event.cardKey !== undefined) {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('evt:' || $1::text || ':' || $2::text, 0))", [event.partnerId, event.cardKey]);
-  }
+  const params = new StatementParams();
+  const emitted = eventStatement(event, params);
+  const rows = await tx.query<{ event_seq: string; deliveries: string }>(`WITH ${emitted.ctes} SELECT ${emitted.columns}`, params.values);
+  return { id: emitted.id, seq: rows.rows[0].event_seq, deliveries: Number(rows.rows[0].deliveries) };
+}
+
+/**
+ * {@link emitEvent} as CTEs of a larger statement (the authorization decision writes its
+ * transaction, event and audit entry in one round trip): `ordering`, `ev`, `queued` and `woken`,
+ * and `columns` for the statement's `SELECT` (`event_seq`, `deliveries`, `woken`), which must be
+ * selected: a CTE no part of the statement reads is not run. With `guard` (the name of an earlier
+ * CTE), the event is written only when that CTE has a row.
+ *
+ * The lock is a CTE the insert reads from, so it is held before the sequence number is drawn; the
+ * deliveries read the inserted row from the insert's `RETURNING` (a statement does not see its own
+ * inserts through the table); `pg_notify` runs only when a delivery was queued (the NOTIFY is sent
+ * on commit).
+ */
+export function eventStatement<T extends PartnerEventType>(event: NewPartnerEvent<T>, params: StatementParams, guard?: string): { id: string; ctes: string; columns: string } {
   const envelope: PartnerEventEnvelope<T> = {
     id: newEventId(),
     type: event.type,
@@ -118,18 +138,28 @@ export async function emitEvent<T extends PartnerEventType>(tx: Queryable, event
     data: event.data,
     ...(event.requestId === undefined ? {} : { requestId: event.requestId }),
   };
-  const rows = await tx.query<{ seq: string }>(
-    `INSERT INTO partner_events (id, partner_id, type, ordering_key, payload, request_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq`,
-    [envelope.id, envelope.partnerId, envelope.type, event.cardKey ?? null, JSON.stringify(envelope), event.requestId ?? null, envelope.createdAt]
-  );
-  const seq = rows.rows[0].seq;
-  const deliveries = await fanOut(tx, seq, { resend: false });
-  return { id: envelope.id, seq, deliveries };
+  const partnerId = params.add(envelope.partnerId);
+  const cardKey = params.add(event.cardKey ?? null);
+  const from = guard ?? '(SELECT 1) AS always';
+  const ctes = `ordering AS (
+    SELECT pg_advisory_xact_lock(hashtextextended('evt:' || ${partnerId}::text || ':' || ${cardKey}::text, 0)) FROM ${from} WHERE ${cardKey}::text IS NOT NULL
+  ), ev AS (
+    INSERT INTO partner_events (id, partner_id, type, ordering_key, payload, request_id, created_at)
+    SELECT ${params.add(envelope.id)}::text, ${partnerId}::text, ${params.add(envelope.type)}::text, ${cardKey}::text, ${params.add(JSON.stringify(envelope))}::text,
+           ${params.add(event.requestId ?? null)}::text, ${params.add(envelope.createdAt)}::timestamptz
+      FROM ${from}, (SELECT count(*) FROM ordering) AS locked
+    RETURNING seq, partner_id, type, ordering_key
+  ), queued AS (
+    INSERT INTO webhook_deliveries (event_seq, endpoint_id, ordering_key, state, resend)
+    SELECT ev.seq, e.id, ev.ordering_key, 'pending', false
+      FROM ev JOIN webhook_endpoints e ON e.partner_id = ev.partner_id
+     WHERE e.status = 'enabled' AND e.deleted_at IS NULL AND ('*' = ANY (e.events) OR ev.type = ANY (e.events))
+    RETURNING 1
+  ), woken AS (
+    SELECT pg_notify('${PARTNER_EVENTS_CHANNEL}', '') FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM queued)) AS any_queued
+  )`;
+  return { id: envelope.id, ctes, columns: '(SELECT seq FROM ev) AS event_seq, (SELECT count(*) FROM queued) AS deliveries, (SELECT count(*) FROM woken) AS woken' };
 }
-
-/** The channel a NOTIFY on which wakes the webhook dispatchers of every instance (sent on commit). */
-export const PARTNER_EVENTS_CHANNEL = 'partner_events';
 
 /**
  * Queues a delivery of the event `seq` to every enabled endpoint of its partner subscribed to its

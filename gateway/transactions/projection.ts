@@ -1,7 +1,8 @@
 import { recordAudit } from '../audit/audit-log';
 import type { Queryable } from '../db/database';
-import { emitEvent } from '../outbox/partner-events';
-import { normalizeTransaction, statusAfter, toPartnerTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
+import type { StatementParams } from '../db/statement-params';
+import { emitEvent, eventStatement } from '../outbox/partner-events';
+import { normalizeTransaction, statusAfter, toPartnerTransaction, type FullTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
 import type { Transaction, TransactionStatus, TransactionStep, TransactionType } from '../upstreams/types';
 
 /**
@@ -15,9 +16,7 @@ import type { Transaction, TransactionStatus, TransactionStep, TransactionType }
 export type TransactionOrigin =
   | { via: 'notification'; notificationId: string }
   | { via: 'reconciler' }
-  | { via: 'simulation'; requestId: string }
-  /** The gateway's own authorization decision (gateway/authorizations/decide.ts): the transaction's first state, with how it was decided. */
-  | { via: 'decision'; authorizationId: string; authorization: TransactionAuthorization; owner: TransactionOwner };
+  | { via: 'simulation'; requestId: string };
 
 /** What applying a state did: `applied` (newer than the row), `unchanged` (not newer), `unknown_card` (not a card of this gateway). */
 export type TransactionApplyOutcome = 'applied' | 'unchanged' | 'unknown_card';
@@ -96,6 +95,66 @@ function toView(row: TransactionRow): PartnerTransaction {
   );
 }
 
+/** The columns a projected row is written with, in {@link rowValues}' order. */
+const INSERT_COLUMNS =
+  'id, partner_id, card_key, individual_id, tenant_id, authorization_id, amount, currency, type, status, merchant, settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at, decided_by';
+
+/** A state's values for {@link INSERT_COLUMNS} ($1 to $19). */
+function rowValues(t: FullTransaction, card: TransactionOwner, authorization: TransactionAuthorization | null): unknown[] {
+  return [
+    t.id,
+    card.partner_id,
+    t.cardId,
+    card.individual_id,
+    card.tenant_id,
+    t.authorizationId,
+    t.amount,
+    t.currency,
+    t.type,
+    t.status,
+    JSON.stringify({ name: t.merchant.name, mcc: t.merchant.mcc, city: t.merchant.city, country: t.merchant.country }),
+    t.settledAmount,
+    t.declineReason,
+    t.relatedTransactionId,
+    JSON.stringify(t.history.map((s) => ({ kind: s.kind, amount: s.amount, at: s.at }))),
+    t.version,
+    t.createdAt,
+    t.updatedAt,
+    authorization === null ? null : JSON.stringify(authorization),
+  ];
+}
+
+/**
+ * The gateway's own authorization decision's transaction (gateway/authorizations/decide.ts: its
+ * first state, one step), as CTEs of the decision's recording statement: `locked` (the
+ * transaction's lock), `ins` (the row, only when the id is new) and {@link eventStatement}'s
+ * `transaction.created` event, written only when the row was; `columns` (`inserted` and the
+ * event's) must be selected. The lock is a CTE the insert reads from, so it is held before the
+ * insert: a notification of the same id waits for the decision's commit and then sees the row, as
+ * the general path's lock guarantees. A row that exists already (a stand-in recorded first, or the
+ * id decided again past retention) is left as it is (`inserted` 0), as {@link applyTransaction}
+ * leaves a state that is not newer.
+ */
+export function decidedTransactionStatement(
+  snapshot: Transaction,
+  decided: { authorization: TransactionAuthorization; owner: TransactionOwner },
+  params: StatementParams
+): { ctes: string; columns: string } {
+  const t = normalizeTransaction(snapshot);
+  const values = rowValues(t, decided.owner, decided.authorization);
+  const id = params.add(t.id);
+  const transaction = toPartnerTransaction(t, decided.owner.individual_id, decided.authorization);
+  const event = eventStatement({ type: 'transaction.created', partnerId: decided.owner.partner_id, cardKey: t.cardId, data: { transaction } }, params, 'ins');
+  const ctes = `locked AS (
+    SELECT pg_advisory_xact_lock(hashtextextended('txn:' || ${id}::text, 0))
+  ), ins AS (
+    INSERT INTO card_transactions (${INSERT_COLUMNS})
+    SELECT ${id}, ${params.list(values.slice(1))} FROM (SELECT count(*) FROM locked) AS txn_locked
+    ON CONFLICT (id) DO NOTHING RETURNING id
+  ), ${event.ctes}`;
+  return { ctes, columns: `(SELECT count(*) FROM ins) AS inserted, ${event.columns}` };
+}
+
 /**
  * Applies one state of a transaction, in `tx` (the caller's database transaction: a notification's
  * dedupe row commits with it). A state whose `version` is not newer than the row's changes nothing,
@@ -118,53 +177,30 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
       [t.id]
     )
   ).rows[0];
-  const card = existing ?? (origin.via === 'decision' ? origin.owner : await cardOwner(tx, t.cardId));
+  const card = existing ?? (await cardOwner(tx, t.cardId));
   if (!card) return 'unknown_card';
   // The processor's record of an authorization the gateway decided, at the same version but another
   // outcome: the processor did not get the answer in time and applied its stand-in. The processor's
   // record stands (it is what happened to the money), as one more step for the partner.
   const overruled =
-    existing !== undefined && existing.decided && existing.version === t.version && origin.via !== 'decision' && (existing.status !== t.status || existing.decline_reason !== t.declineReason);
+    existing !== undefined && existing.decided && existing.version === t.version && (existing.status !== t.status || existing.decline_reason !== t.declineReason);
   // A transaction never moves to another card: a state that says so is not applied.
   if (existing && ((existing.version >= t.version && !overruled) || existing.card_key !== t.cardId)) return 'unchanged';
   await tx.query(
-    `INSERT INTO card_transactions (id, partner_id, card_key, individual_id, tenant_id, authorization_id, amount, currency, type, status, merchant,
-                                    settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at, decided_by)
+    `INSERT INTO card_transactions (${INSERT_COLUMNS})
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
      ON CONFLICT (id) DO UPDATE SET amount = EXCLUDED.amount, status = EXCLUDED.status, settled_amount = EXCLUDED.settled_amount,
        decline_reason = EXCLUDED.decline_reason, related_transaction_id = EXCLUDED.related_transaction_id, history = EXCLUDED.history,
        version = EXCLUDED.version, updated_at = EXCLUDED.updated_at, merchant = EXCLUDED.merchant,
        authorization_id = COALESCE(card_transactions.authorization_id, EXCLUDED.authorization_id),
        decided_by = CASE WHEN $20 THEN NULL ELSE COALESCE(card_transactions.decided_by, EXCLUDED.decided_by) END, recorded_at = now()`,
-    [
-      t.id,
-      card.partner_id,
-      t.cardId,
-      card.individual_id,
-      card.tenant_id,
-      t.authorizationId,
-      t.amount,
-      t.currency,
-      t.type,
-      t.status,
-      JSON.stringify({ name: t.merchant.name, mcc: t.merchant.mcc, city: t.merchant.city, country: t.merchant.country }),
-      t.settledAmount,
-      t.declineReason,
-      t.relatedTransactionId,
-      JSON.stringify(t.history.map((s) => ({ kind: s.kind, amount: s.amount, at: s.at }))),
-      t.version,
-      t.createdAt,
-      t.updatedAt,
-      origin.via === 'decision' ? JSON.stringify(origin.authorization) : null,
-      // An overruled decision did not stand: the transaction no longer says the gateway decided it.
-      overruled,
-    ]
+    // An overruled decision did not stand: the transaction no longer says the gateway decided it.
+    [...rowValues(t, card, null), overruled]
   );
   // Overruled: the events restart from the first step that differs (the processor's last).
   const seen = overruled ? Math.max(0, t.history.length - 1) : (existing?.steps ?? 0);
   const newSteps = t.history.slice(seen);
-  // A decision writes its own audit entry (card.authorization.decided), with the transaction's facts.
-  if (origin.via !== 'decision') await recordAudit(tx, {
+  await recordAudit(tx, {
     partnerId: card.partner_id,
     individualId: card.individual_id ?? undefined,
     tenantId: card.tenant_id ?? undefined,
@@ -186,7 +222,7 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
       steps: newSteps.map((s) => s.kind).join(','),
     },
   });
-  const authorization = origin.via === 'decision' ? origin.authorization : overruled ? null : (existing?.decided_by ?? null);
+  const authorization = overruled ? null : (existing?.decided_by ?? null);
   const transaction = toPartnerTransaction(t, card.individual_id, authorization && fromJson<TransactionAuthorization>(authorization));
   const requestId = origin.via === 'simulation' ? origin.requestId : undefined;
   for (let i = seen; i < t.history.length; i++) {

@@ -116,6 +116,52 @@ describe('e2e: authorization decisions', function () {
     expect((await ask(request('CKNOTACARDOFOURS00'))).body).to.deep.equal({ approved: false, declineReason: 'card_inactive' });
   });
 
+  it('a transaction the processor recorded first (its stand-in) stands: the decision answers it, with no second transaction, event or audit entry', async () => {
+    const { cardKey, individualId } = await newCard();
+    const body = request(cardKey);
+    const a = body.authorization;
+    const standIn = {
+      id: a.transactionId,
+      cardId: cardKey,
+      accountId: null,
+      amount: a.amount,
+      currency: a.currency,
+      type: a.type,
+      status: 'DECLINED',
+      merchant: a.merchant,
+      createdAt: a.at,
+      updatedAt: a.at,
+      version: 1,
+      settledAmount: null,
+      declineReason: 'stand_in',
+      relatedTransactionId: null,
+      authorizationId: a.id,
+      history: [{ kind: 'decline', amount: a.amount, at: a.at }],
+    };
+    const raw = JSON.stringify({ id: `ntf_${crypto.randomBytes(8).toString('hex')}`, type: 'transaction.created', occurredAt: a.at, transaction: standIn });
+    const notified = await fetch(`${gateway.notifyUrl}/upstream-notifications/processing`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'upstream-notification-id': JSON.parse(raw).id, 'upstream-signature': sign(raw) },
+      body: raw,
+    });
+    expect(notified.status).to.equal(200);
+    expect(await ask(body)).to.deep.equal({ status: 200, body: { approved: false, declineReason: 'stand_in' } });
+    const transactions = await transactionsOf(cardKey);
+    expect(transactions).to.have.length(1);
+    expect(transactions[0]).to.deep.include({ _id: a.transactionId, status: 'DECLINED', declineReason: 'stand_in' });
+    expect(transactions[0].authorization, 'the processor recorded it: the gateway did not decide it').to.equal(null);
+    const events = (await api(gateway, partner, 'GET', '/events?type=transaction.created')).body.data.filter((e: any) => e.data.transaction._id === a.transactionId);
+    expect(events, 'the notification\'s event only').to.have.length(1);
+    // The repeat gets the same answer from the decision row.
+    expect(await ask(body)).to.deep.equal({ status: 200, body: { approved: false, declineReason: 'stand_in' } });
+    // A decision of its own on the card is audited; the one that found the stand-in was not.
+    expect((await ask(request(cardKey))).body).to.deep.equal({ approved: true });
+    const audit = (await api(gateway, partner, 'GET', `/individual/accounts/${individualId}/audit-logs?limit=100`)).body.data as any[];
+    const decided = audit.filter((e) => e.operation === 'card.authorization.decided').map((e) => e.details.transactionId);
+    expect(decided).to.have.length(1);
+    expect(decided).to.not.include(a.transactionId);
+  });
+
   it('a repeat of one authorization id, sequential and concurrent, on one instance and on two, gets one decision and records one transaction', async () => {
     const { cardKey } = await newCard();
     const body = request(cardKey);
