@@ -42,7 +42,7 @@ export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> =
     paths: ['gateway/audit/', 'gateway/authorizations/', 'gateway/cards/', 'gateway/individuals/', 'gateway/partners/', 'gateway/outbox/', 'gateway/idempotency/', 'gateway/schemas/', 'gateway/transactions/', 'gateway/upstreams/', 'gateway/webhooks/'],
   },
   { name: 'http', paths: ['gateway/http/'] },
-  { name: 'catalog and policy contracts', paths: ['gateway/catalog/', 'policies/policy-schema.ts', 'policies/*/schema.ts'] },
+  { name: 'catalog, route model and policy contracts', paths: ['gateway/catalog/', 'gateway/route-model/', 'policies/policy-schema.ts', 'policies/*/schema.ts'] },
   { name: 'features', paths: ['gateway/handlers/', 'gateway/inbound/', 'gateway/openapi/', 'gateway/policy-audit/', 'gateway/boot/', 'gateway/admin/'] },
   { name: 'policies', paths: ['policies/'] },
   { name: 'runtime', paths: ['gateway/runtime/', 'plugins/'] },
