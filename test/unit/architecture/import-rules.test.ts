@@ -6,7 +6,7 @@ import { expect } from 'chai';
  * The import rules of docs/architecture.md ("Layers"), held by reading every import of the
  * gateway's source (static, dynamic and `require`, type-only ones included: a type is a
  * dependency too). A file may import its own layer or a lower one, never a higher one, and no two
- * folders import each other, directly or round a longer circle.
+ * folders (nor two files) import each other, directly or round a longer circle.
  */
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -251,5 +251,10 @@ describe('unit: architecture import rules (docs/architecture.md, "Layers")', () 
       return `${members.join(' ↔ ')}: ${edges.map(([, reason]) => reason).join('; ')}`;
     });
     expect(found).to.deep.equal([]);
+  });
+
+  it('no files import each other, directly or round a circle, within a folder too (runtime/express-gateway.ts and config-candidate.ts did)', function () {
+    const graph = new Map([...imports].map(([file, targets]) => [file, new Set(targets)]));
+    expect(circles(graph).map((members) => members.join(' ↔ '))).to.deep.equal([]);
   });
 });

@@ -132,6 +132,9 @@ describe('unit: outside sandbox mode the sandbox-only pipelines are not mounted 
     expect(Object.keys(served.pipelines)).to.deep.equal(Object.keys(config.pipelines).filter((name) => !sandboxOnly.includes(name)));
     expect(Object.keys(served.apiEndpoints)).to.deep.equal(Object.keys(config.apiEndpoints).filter((name) => !sandboxOnly.includes(name)));
     expect(config.pipelines, 'the checked config is not changed').to.include.keys(sandboxOnly);
+    const model = routeModelOf(served);
+    expect([...model.pipelines.keys()], 'its route model, remembered with it, is the model without them').to.deep.equal(Object.keys(served.pipelines));
+    expect([...model.apiEndpoints.keys()]).to.deep.equal(Object.keys(served.apiEndpoints));
   });
 
   it('decides by the operation a pipeline ends in, not by its name or path', function () {
