@@ -7,6 +7,7 @@ import { RESPONSE_SCHEMAS, type ResponseSchemaName } from '../schemas/responses'
 import { EXAMPLE_IDS, requestExamples, responseExamples } from './examples';
 import { TAGS, type Operation, type SuccessAnswer } from '../catalog';
 import { PARTNER_BASE, POLICY_NAMES, routeTable, type Route } from './route-table';
+import { routeModelOf } from '../route-model';
 
 /** Version of the Partner Card-Management API (spec section 9). */
 export const API_VERSION = '1.0.0';
@@ -282,7 +283,8 @@ function pipelineLine(route: Route): string {
 }
 
 /**
- * Builds the OpenAPI 3.1 document of a gateway configuration: every route of its apiEndpoints
+ * Builds the OpenAPI 3.1 document of a gateway configuration (read through its route model, the one
+ * the boot's rules checked when it is the object they read): every route of its apiEndpoints
  * (method and path), with what its pipeline implies (authentication, ownership, the request
  * schemas of its validate steps, idempotency, upstream calls) and the answer of its terminal step.
  * Request schemas come from `gateway/schemas` (SCHEMAS, the validate policy's), response schemas
@@ -291,7 +293,7 @@ function pipelineLine(route: Route): string {
  * @example buildOpenApiDocument(YAML.parse(fs.readFileSync('config/gateway.config.yml', 'utf8')))
  */
 export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date } = {}): OpenApiDocument {
-  const routes = routeTable(gatewayConfig);
+  const routes = routeTable(routeModelOf(gatewayConfig));
   const requestExample = requestExamples(options.now);
   const responseExample = responseExamples(options.now);
   const componentOf = new Map<unknown, string>(Object.entries(RESPONSE_SCHEMAS).map(([name, schema]) => [schema, name]));

@@ -3,6 +3,7 @@ import type { SchemaName } from '../schemas';
 import { schema as jwtSchema } from '../../policies/es512-jwt/schema';
 import { schema as idempotencySchema } from '../../policies/idempotency/schema';
 import { POLICY } from '../policy-audit/route-facts';
+import { EVERY_METHOD, type Params, type Pipeline, type RouteModel } from '../route-model';
 
 /** Base path of every partner route; the OpenAPI document's server URL. */
 export const PARTNER_BASE = PARTNER_BASE_PATH;
@@ -57,15 +58,9 @@ export interface Route {
 
 type Json = Record<string, any>;
 
-function asArray<T>(value: T | T[] | undefined | null): T[] {
-  if (value === undefined || value === null) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-/** The action params of every step of a policy in a pipeline (`- policy: [ {action}, ... ]`). */
-function actionsOf(step: Json): Json[] {
-  const name = Object.keys(step)[0];
-  return asArray<Json>(step[name]).map((entry) => (entry && typeof entry === 'object' ? (entry.action ?? {}) : {}));
+/** A number param, or its default (the boot's rules refuse a param of another type). */
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' ? value : fallback;
 }
 
 const IDEMPOTENCY_TTL_DEFAULT = (idempotencySchema.properties as Json).ttlHours.default as number;
@@ -86,57 +81,54 @@ export function openApiPath(routePath: string): { path: string; pathParams: stri
   return { path, pathParams };
 }
 
-function methodsOf(endpointName: string, methods: unknown): HttpMethod[] {
-  const list = (Array.isArray(methods) ? methods : typeof methods === 'string' ? methods.split(',') : [])
-    .map((m) => String(m).trim().toLowerCase())
-    .filter((m) => m !== '');
-  if (list.length === 0 || list.includes('*')) {
+/** The lower-case methods of an apiEndpoint entry (the route model's reading); throws for every method or an unknown one. */
+function methodsOf(endpointName: string, methods: readonly string[]): HttpMethod[] {
+  if (methods.includes(EVERY_METHOD)) {
     throw new Error(`apiEndpoint "${endpointName}": list its methods explicitly so that the OpenAPI document can describe each operation`);
   }
+  const list = methods.map((m) => m.toLowerCase());
   for (const method of list) {
     if (!(HTTP_METHODS as readonly string[]).includes(method)) throw new Error(`apiEndpoint "${endpointName}": unknown method "${method}"`);
   }
   return list as HttpMethod[];
 }
 
-function describePipeline(pipelineName: string, pipeline: Json): Omit<Route, 'name' | 'method' | 'routePath' | 'path' | 'pathParams'> {
-  const steps = asArray<Json>(pipeline.policies ?? pipeline.policy).filter((step) => step && typeof step === 'object');
-  const policies = steps.map((step) => Object.keys(step)[0]);
+function describePipeline(pipeline: Pipeline): Omit<Route, 'name' | 'method' | 'routePath' | 'path' | 'pathParams'> {
+  const policies = pipeline.steps.map((step) => step.policy);
   const route: Omit<Route, 'name' | 'method' | 'routePath' | 'path' | 'pathParams'> = {
-    pipeline: pipelineName,
+    pipeline: pipeline.name,
     policies,
     validate: {},
     rateLimited: policies.includes(RATE_LIMIT_POLICY),
   };
-  for (const step of steps) {
-    const name = Object.keys(step)[0];
-    const actions = actionsOf(step);
-    const first = actions[0] ?? {};
-    switch (name) {
+  for (const step of pipeline.steps) {
+    const actions: Params[] = step.actions.map((a) => a.params);
+    const first: Params = actions[0] ?? {};
+    switch (step.policy) {
       case POLICY_NAMES.jwt:
         route.jwt = {
-          clockSkewSeconds: first.clockSkewSeconds ?? JWT_DEFAULTS.clockSkewSeconds,
-          maxLifetimeSeconds: first.maxLifetimeSeconds ?? JWT_DEFAULTS.maxLifetimeSeconds,
+          clockSkewSeconds: numberOr(first.clockSkewSeconds, JWT_DEFAULTS.clockSkewSeconds),
+          maxLifetimeSeconds: numberOr(first.maxLifetimeSeconds, JWT_DEFAULTS.maxLifetimeSeconds),
         };
         break;
       case POLICY_NAMES.ownership:
         route.ownership = {
-          resource: first.resource,
-          param: first.param ?? 'id',
+          resource: first.resource as NonNullable<Route['ownership']>['resource'],
+          param: typeof first.param === 'string' ? first.param : 'id',
           in: first.in === 'body' ? 'body' : 'path',
-          checks: actions.map((a) => (a.in === 'body' ? `${a.resource} in body.${a.param ?? 'id'}` : String(a.resource))),
+          checks: actions.map((a) => (a.in === 'body' ? `${String(a.resource)} in body.${typeof a.param === 'string' ? a.param : 'id'}` : String(a.resource))),
         };
         break;
       case POLICY_NAMES.validate:
         // Several validate steps (or actions) add up.
         for (const action of actions) {
-          for (const where of ['body', 'query', 'params'] as const) if (action[where]) route.validate[where] = action[where];
+          for (const where of ['body', 'query', 'params'] as const) if (action[where]) route.validate[where] = action[where] as SchemaName;
         }
         break;
       case POLICY_NAMES.idempotency:
         // A replay-only step (before ownership) adds nothing: the route's ordinary step documents the header.
         if (first.replayOnly === true) break;
-        route.idempotency = { ttlHours: first.ttlHours ?? IDEMPOTENCY_TTL_DEFAULT };
+        route.idempotency = { ttlHours: numberOr(first.ttlHours, IDEMPOTENCY_TTL_DEFAULT) };
         break;
       case POLICY_NAMES.operation: {
         const entry = operationNamed(first.name);
@@ -151,31 +143,23 @@ function describePipeline(pipelineName: string, pipeline: Json): Omit<Route, 'na
 }
 
 /**
- * The route table of a gateway configuration (`gateway.config.yml`, as express-gateway loaded
- * it): one {@link Route} per apiEndpoint path and method, with what its pipeline does. Like
- * express-gateway, an apiEndpoint served by several pipelines is served by the last one.
- * Throws when an apiEndpoint does not list its methods (`*` or none): such a route cannot be
- * documented operation by operation.
+ * The route table of a configuration's route model: one {@link Route} per apiEndpoint path and
+ * method, with what its pipeline does. Like express-gateway, an apiEndpoint served by several
+ * pipelines is served by the last one. Throws when an apiEndpoint does not list its methods (`*`,
+ * `all` or none): such a route cannot be documented operation by operation.
  *
- * @example routeTable(require('express-gateway/lib/config').gatewayConfig)
+ * @example routeTable(readRouteModel(YAML.parse(fs.readFileSync('config/gateway.config.yml', 'utf8'))))
  */
-export function routeTable(gatewayConfig: Json): Route[] {
-  const apiEndpoints: Json = gatewayConfig.apiEndpoints ?? {};
-  const pipelines: Json = gatewayConfig.pipelines ?? {};
-  const servedBy = new Map<string, string>();
-  for (const [pipelineName, pipeline] of Object.entries(pipelines) as [string, Json][]) {
-    for (const endpoint of asArray<string>(pipeline?.apiEndpoints ?? pipeline?.apiEndpoint)) servedBy.set(endpoint, pipelineName);
-  }
+export function routeTable(model: RouteModel): Route[] {
   const routes: Route[] = [];
-  for (const [name, definition] of Object.entries(apiEndpoints) as [string, Json][]) {
-    const pipelineName = servedBy.get(name);
-    if (!pipelineName) continue; // express-gateway mounts nothing for it (and the boot guard refuses it)
-    const pipeline = describePipeline(pipelineName, pipelines[pipelineName]);
-    for (const entry of asArray<Json>(definition)) {
-      for (const routePath of asArray<string>(entry.paths ?? entry.path)) {
+  for (const { endpoint, pipeline: served } of model.routes) {
+    if (!served) continue; // express-gateway mounts nothing for it (and the boot refuses it)
+    const pipeline = describePipeline(served);
+    for (const entry of endpoint.entries) {
+      for (const routePath of entry.paths) {
         const { path, pathParams } = openApiPath(routePath);
-        for (const method of methodsOf(name, entry.methods)) {
-          routes.push({ name, method, routePath, path, pathParams, ...pipeline, validate: { ...pipeline.validate } });
+        for (const method of methodsOf(endpoint.name, entry.methods)) {
+          routes.push({ name: endpoint.name, method, routePath, path, pathParams, ...pipeline, validate: { ...pipeline.validate } });
         }
       }
     }

@@ -18,44 +18,11 @@ import {
 } from './route-facts';
 // The path-to-regexp express-gateway mounts every apiEndpoint path with: a path matches here as there.
 import { mountPathToRegexp as pathToRegexp } from '../runtime/mount-paths';
+import type { Action, EndpointEntry, Params, Pipeline, RouteModel, Step } from '../route-model';
+import { finding, isReported, SEVERITIES, type AuditFinding, type AuditRule } from './rules';
+import { bootFindings, type BootInput } from './boot-rules';
 
-/** Finding severities, most severe first. */
-export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-
-/** Every rule of the audit and its severity (docs/policy-audit.md explains each). */
-export const AUDIT_RULES = {
-  'jwt-missing': 'CRITICAL',
-  'jwt-not-first': 'CRITICAL',
-  'public-route-shape': 'CRITICAL',
-  'proxy-path-contract': 'CRITICAL',
-  'ownership-missing': 'CRITICAL',
-  'expression-policy': 'CRITICAL',
-  'expression-condition': 'CRITICAL',
-  'body-rewriting-condition': 'CRITICAL',
-  'secret-replay-store': 'CRITICAL',
-  'stock-admin-api': 'CRITICAL',
-  'admin-api-exposed': 'CRITICAL',
-  'admin-token-missing': 'CRITICAL',
-  'validation-missing': 'HIGH',
-  'sensitive-data-missing': 'HIGH',
-  'proxy-timeout-missing': 'HIGH',
-  'builtin-policy': 'HIGH',
-  'route-unauditable': 'HIGH',
-  'rate-limit-missing': 'MEDIUM',
-  'pipeline-ambiguous': 'MEDIUM',
-  'route-unserved': 'LOW',
-  'public-route': 'INFO',
-} as const satisfies Record<string, Severity>;
-export type AuditRule = keyof typeof AUDIT_RULES;
-
-/** One finding: its severity, rule, where in the configuration, and what is wrong. */
-export interface AuditFinding {
-  severity: Severity;
-  rule: AuditRule;
-  where: string;
-  message: string;
-}
+export { AUDIT_RULES, SEVERITIES, type AuditFinding, type AuditRule, type RuleSpec, type Severity } from './rules';
 
 /** One route (apiEndpoint) and the chain of policies it runs. */
 export interface AuditedRoute {
@@ -80,9 +47,9 @@ export interface AuditedRoute {
   sandbox?: 'on' | 'off';
 }
 
-/** What the audit reads: the loaded gateway config (env vars substituted) and the admin listener's settings. */
+/** What the audit reads: the route model of a configuration (env vars substituted) and the admin listener's settings. */
 export interface AuditInput {
-  gatewayConfig: object;
+  model: RouteModel;
   /** `ADMIN_HOST` of our admin API. */
   adminHost: string;
   /** True when the admin API has a bearer token (ADMIN_TOKEN, or the generated token file). */
@@ -96,57 +63,19 @@ export interface AuditResult {
   findings: AuditFinding[];
 }
 
-type Json = Record<string, any>;
-
-/** One pipeline step: a policy and its actions (each with params and an optional condition). */
-interface Step {
-  policy: string;
-  actions: { params: Json; condition?: Json }[];
+/** The step's actions that run on every request (no condition, or `always`). */
+function alwaysRun(step: Step): readonly Action[] {
+  return step.actions.filter((a) => a.unconditional);
 }
 
-function asArray<T>(value: T | T[] | undefined | null): T[] {
-  if (value === undefined || value === null) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-function stepsOf(pipeline: Json | undefined): Step[] {
-  const steps: Step[] = [];
-  for (const entry of asArray<Json>(pipeline?.policies ?? pipeline?.policy)) {
-    if (!entry || typeof entry !== 'object') continue;
-    const policy = Object.keys(entry)[0];
-    if (policy === undefined) continue;
-    const actions = asArray<Json>(entry[policy]).filter((a) => a && typeof a === 'object');
-    steps.push({
-      policy,
-      actions: (actions.length === 0 ? [{}] : actions).map((a) => ({ params: (a.action as Json | undefined) ?? {}, condition: a.condition as Json | undefined })),
-    });
-  }
-  return steps;
-}
-
-/** express-gateway fills `condition: {name: always}` in; only that, or no condition, runs every time. */
-function unconditional(action: Step['actions'][number]): boolean {
-  return action.condition === undefined || action.condition === null || action.condition.name === 'always';
-}
-
-/** The step's actions that run on every request. */
-function alwaysRun(step: Step): Step['actions'] {
-  return step.actions.filter(unconditional);
-}
-
-function runs(steps: Step[], policy: string, accept: (params: Json) => boolean = () => true): boolean {
+function runs(steps: readonly Step[], policy: string, accept: (params: Params) => boolean = () => true): boolean {
   return steps.some((s) => s.policy === policy && alwaysRun(s).some((a) => accept(a.params)));
 }
 
 /** Names of every condition in a (possibly nested: allOf, oneOf, not) condition. */
-function conditionNames(condition: unknown): string[] {
-  if (!condition || typeof condition !== 'object') return [];
-  const c = condition as Json;
-  return [
-    ...(typeof c.name === 'string' ? [c.name] : []),
-    ...asArray<unknown>(c.conditions).flatMap(conditionNames),
-    ...conditionNames(c.condition),
-  ];
+function conditionNames(condition: Action['condition']): string[] {
+  if (!condition) return [];
+  return [...(condition.name !== undefined ? [condition.name] : []), ...condition.nested.flatMap(conditionNames)];
 }
 
 /**
@@ -168,16 +97,15 @@ function publicPathsAnswered(pattern: string | RegExp): string[] {
 }
 
 /** The mount patterns of one apiEndpoint entry, as express-gateway builds them. */
-function mountPatterns(entry: Json): (string | RegExp)[] {
-  if (entry.pathRegex !== undefined && entry.pathRegex !== null) {
+function mountPatterns(entry: EndpointEntry): (string | RegExp)[] {
+  if (entry.pathRegex !== undefined) {
     try {
-      return [new RegExp(String(entry.pathRegex))];
+      return [new RegExp(entry.pathRegex)];
     } catch {
       return [];
     }
   }
-  const paths = asArray<unknown>(entry.paths ?? entry.path).map(String);
-  return paths.length > 0 ? paths : ['*'];
+  return entry.paths.length > 0 ? [...entry.paths] : ['*'];
 }
 
 /**
@@ -206,7 +134,7 @@ export const PUBLIC_ROUTE_RULE = [
  * Where a route answers a public path: that path, and how the route differs from its public shape
  * (PUBLIC_ROUTES; an empty list: exactly the shape). Null when the route answers no public path.
  */
-function publicShapeOf(entries: Json[], servers: { name: string; steps: Step[] }[]): { path: string; deviations: string[] } | null {
+function publicShapeOf(entries: readonly EndpointEntry[], servers: readonly Pipeline[]): { path: string; deviations: string[] } | null {
   const answered = new Set<string>();
   const deviations: string[] = [];
   const otherPaths: string[] = [];
@@ -229,7 +157,7 @@ function publicShapeOf(entries: Json[], servers: { name: string; steps: Step[] }
   const exactPath = deviations.length === 0;
 
   for (const entry of entries) {
-    const methods = methodsOf(entry);
+    const { methods } = entry;
     if (methods.includes('*')) deviations.push('it answers every method (no methods listed)');
     const others = methods.filter((m) => m !== '*' && !PUBLIC_ROUTE_METHODS.has(m));
     if (others.length > 0) deviations.push(`it answers ${others.join(', ')}`);
@@ -246,7 +174,7 @@ function publicShapeOf(entries: Json[], servers: { name: string; steps: Step[] }
     }
     for (const step of steps) {
       if (step.actions.length !== 1) deviations.push(`${at}its ${step.policy} step has ${step.actions.length} actions`);
-      if (!step.actions.every(unconditional)) deviations.push(`${at}its ${step.policy} step runs under a condition`);
+      if (!step.actions.every((a) => a.unconditional)) deviations.push(`${at}its ${step.policy} step runs under a condition`);
       if (step.policy === POLICY.operation) {
         const others = step.actions.map((a) => String(a.params.name)).filter((name) => name !== shape.operation);
         if (others.length > 0) deviations.push(`${at}its operation is ${others.map((name) => `"${name}"`).join(', ')}, not "${shape.operation}"`);
@@ -306,28 +234,24 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
-function describeCondition(steps: Step[], policy: string): string {
+function describeCondition(steps: readonly Step[], policy: string): string {
   return steps.some((s) => s.policy === policy) ? ` (its ${policy} step runs only under a condition)` : '';
 }
 
 /**
- * Audits a gateway configuration: lists every route (apiEndpoint) with its pipeline's policy chain,
- * and finds what a security reviewer would flag, by severity (rules: `AUDIT_RULES`,
- * docs/policy-audit.md). Pure: it reads nothing but its input. A step under a condition other than
- * `always` does not count as run.
- *
- * The gateway runs it at boot and on every reload (`checkGatewayConfig`) and refuses CRITICAL
- * findings; `npm run audit:policies` prints it and fails on HIGH or CRITICAL.
- *
- * @example auditGatewayConfig({ gatewayConfig: YAML.parse(text), adminHost: '127.0.0.1', adminTokenConfigured: true })
+ * The one rule set over a route model (`AUDIT_RULES`, docs/policy-audit.md): every route
+ * (apiEndpoint) with its pipeline's policy chain, and every finding in two lists: the policy audit's
+ * (by severity, as `npm run audit:policies` prints them) and, with the runtime's facts, the boot's
+ * own rules (in the order the boot lists them), when `boot` is given. Pure: it reads nothing but its input. A step under
+ * a condition other than `always` does not count as run.
  */
-export function auditGatewayConfig(input: AuditInput): AuditResult {
-  const config = (input.gatewayConfig ?? {}) as Json;
+export function auditRouteModel(input: AuditInput, boot?: BootInput): AuditResult & { bootFindings: AuditFinding[] } {
+  const { model } = input;
   const findings: AuditFinding[] = [];
-  const add = (rule: AuditRule, where: string, message: string) => findings.push({ severity: AUDIT_RULES[rule], rule, where, message });
+  const add = (rule: AuditRule, where: string, message: string) => findings.push(finding(rule, where, message));
 
   // The admin side: our admin API's listener and token, and express-gateway's stock admin API.
-  if (config.admin !== undefined && config.admin !== null) {
+  if (model.adminSection) {
     add('stock-admin-api', 'gateway.config.yml admin', "express-gateway's admin API has no authentication and can run code: remove the admin section (use ADMIN_HOST/ADMIN_PORT/ADMIN_TOKEN)");
   }
   if (!isLoopbackHost(input.adminHost)) {
@@ -336,29 +260,24 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
   if (!input.adminTokenConfigured) add('admin-token-missing', 'ADMIN_TOKEN', 'the admin API has no bearer token');
 
   // The whitelist: expression runs code; the other built-ins are not used by any route.
-  for (const name of asArray<string>(config.policies)) {
+  for (const name of model.policies) {
     if (name === 'expression') add('expression-policy', `policies "${name}"`, 'the expression policy runs code from configuration and is never allowed');
     else if (name in BUILTIN_POLICIES && !PLUGIN_POLICY_NAMES.has(name)) {
       add(
         'builtin-policy',
         `policies "${name}"`,
-        `express-gateway's built-in ${name} policy is whitelisted${BUILTIN_POLICIES[name].runsCode ? ' (it evaluates code from configuration)' : ''}; no route needs it: remove it`
+        `express-gateway's built-in ${name} policy is whitelisted${BUILTIN_POLICIES[name]!.runsCode ? ' (it evaluates code from configuration)' : ''}; no route needs it: remove it`
       );
     }
   }
 
   // Pipelines: conditions that run code; operations calling an upstream straight without their own
   // timeout, or (the catalog's entry) outside the upstream's contract.
-  const pipelines: Json = config.pipelines && typeof config.pipelines === 'object' ? config.pipelines : {};
-  const servedBy = new Map<string, string[]>();
-  for (const [pipelineName, pipeline] of Object.entries(pipelines) as [string, Json][]) {
-    for (const endpoint of asArray<string>(pipeline?.apiEndpoints ?? pipeline?.apiEndpoint)) {
-      servedBy.set(endpoint, [...(servedBy.get(endpoint) ?? []), pipelineName]);
-    }
-    for (const step of stepsOf(pipeline)) {
-      const at = `pipeline "${pipelineName}", policy "${step.policy}"`;
-      step.actions.forEach((action, index) => {
-        const stepAt = step.actions.length > 1 ? `${at} (step ${index + 1})` : at;
+  for (const pipeline of model.pipelines.values()) {
+    for (const step of pipeline.steps) {
+      const at = `pipeline "${pipeline.name}", policy "${step.policy}"`;
+      for (const action of step.actions) {
+        const stepAt = step.declaredActions > 1 ? `${at} (step ${action.position})` : at;
         const conditions = conditionNames(action.condition);
         if (conditions.includes(CODE_CONDITION)) {
           add('expression-condition', stepAt, 'the expression condition runs code from configuration and is never allowed');
@@ -374,21 +293,17 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
           const problem = upstreamPathProblem(ends.upstream, ends.path);
           if (problem) add('proxy-path-contract', stepAt, `operation "${String(action.params.name)}": ${problem}`);
         }
-      });
+      }
     }
   }
 
   // Routes: each apiEndpoint and the pipeline express-gateway mounts for it (the last declaring it).
   const routes: AuditedRoute[] = [];
-  const apiEndpoints: Json = config.apiEndpoints && typeof config.apiEndpoints === 'object' ? config.apiEndpoints : {};
-  for (const [name, definition] of Object.entries(apiEndpoints) as [string, Json][]) {
-    const entries = asArray<Json>(definition).filter((e) => e && typeof e === 'object');
-    const methods = [...new Set(entries.flatMap(methodsOf))];
-    const paths = [...new Set(entries.flatMap((e) => asArray<string>(e.paths ?? e.path).map(String)))];
-    const servers = servedBy.get(name) ?? [];
-    const pipelineName = servers.length > 0 ? servers[servers.length - 1] : null;
-    const steps = pipelineName === null ? [] : stepsOf(pipelines[pipelineName]);
-    const route: AuditedRoute = { name, methods, paths, pipeline: pipelineName, policies: steps.map((s) => s.policy), public: false };
+  for (const { endpoint, pipeline, servedBy: servers } of model.routes) {
+    const { name, entries, methods, paths } = endpoint;
+    const pipelineName = pipeline?.name ?? null;
+    const steps = pipeline?.steps ?? [];
+    const route: AuditedRoute = { name, methods: [...methods], paths: [...paths], pipeline: pipelineName, policies: steps.map((s) => s.policy), public: false };
     if (steps.some((s) => operationsOf(s).some((o) => o.sandboxOnly))) route.sandbox = input.sandboxMode ? 'on' : 'off';
     routes.push(route);
 
@@ -399,15 +314,14 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
       continue;
     }
     if (servers.length > 1) {
-      add('pipeline-ambiguous', where, `served by pipelines ${servers.map((s) => `"${s}"`).join(', ')}: only the last one runs; keep one`);
+      add('pipeline-ambiguous', where, `served by pipelines ${servers.map((s) => `"${s.name}"`).join(', ')}: only the last one runs; keep one`);
     }
     if (entries.some((e) => e.pathRegex !== undefined) || paths.length === 0 || paths.some((p) => /[*(]/.test(p))) {
       add('route-unauditable', where, 'list explicit paths (no pathRegex, wildcard or regular expression): the route\'s protection cannot be checked');
     }
 
     // Public routes: judged by what every pipeline serving them runs, never by their path alone.
-    const servingSteps = servers.map((server) => ({ name: server, steps: stepsOf(pipelines[server]) }));
-    const publicShape = publicShapeOf(entries, servingSteps);
+    const publicShape = publicShapeOf(entries, servers);
     if (publicShape && publicShape.deviations.length > 0) {
       add(
         'public-route-shape',
@@ -416,11 +330,11 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
       );
     }
     const isPublic = publicShape !== null && publicShape.deviations.length === 0;
-    route.public = isPublic && servingSteps.some((s) => s.steps[0]?.policy !== POLICY.jwt);
+    route.public = isPublic && servers.some((s) => s.steps[0]?.policy !== POLICY.jwt);
 
     // Authentication: es512-jwt first, unconditionally, on every pipeline serving the route, except
     // a public route in its exact public shape.
-    for (const server of servingSteps) {
+    for (const server of servers) {
       const serverWhere = `apiEndpoint "${name}" (pipeline "${server.name}")`;
       const jwtIndex = server.steps.findIndex((s) => s.policy === POLICY.jwt && alwaysRun(s).length === s.actions.length);
       if (jwtIndex === 0) continue;
@@ -434,7 +348,7 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
     }
 
     // An upstream path's {parameters} are the route's own.
-    for (const server of servingSteps) {
+    for (const server of servers) {
       for (const step of server.steps) {
         for (const action of step.actions) {
           const ends = upstreamCallOf(step, action.params);
@@ -494,23 +408,24 @@ export function auditGatewayConfig(input: AuditInput): AuditResult {
   }
 
   findings.sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity));
-  return { routes, findings };
+  const publicRoutes = new Set(routes.filter((r) => r.public).map((r) => r.name));
+  return { routes, findings, bootFindings: boot ? bootFindings(model, boot, publicRoutes) : [] };
 }
 
-/** Upper-case methods of one apiEndpoint entry, as express-gateway splits them; `*` when none are listed. */
-function methodsOf(entry: Json): string[] {
-  if (entry.methods === undefined || entry.methods === null || entry.methods === '*') return ['*'];
-  const methods = asArray<string>(entry.methods)
-    .flatMap((m) => String(m).split(','))
-    .map((m) => m.trim().toUpperCase())
-    .filter(Boolean)
-    // `all` mounts express's router.all: every method.
-    .map((m) => (m === 'ALL' ? '*' : m));
-  return methods.length > 0 ? [...new Set(methods)] : ['*'];
+/**
+ * The policy audit's report of a configuration: every route with its policy chain, and the findings
+ * of the rules `npm run audit:policies` lists, by severity. Run by the CLI; the boot runs the whole
+ * rule set (`auditRouteModel` with the runtime's facts) and refuses CRITICAL findings.
+ *
+ * @example auditGatewayConfig({ model: readRouteModel(YAML.parse(text)), adminHost: '127.0.0.1', adminTokenConfigured: true })
+ */
+export function auditGatewayConfig(input: AuditInput): AuditResult {
+  const { routes, findings } = auditRouteModel(input);
+  return { routes, findings: findings.filter((f) => isReported(f.rule)) };
 }
 
 /** Body schemas the route's `validate` steps check (`validate: { body: <schema> }`). */
-function bodySchemasOf(steps: Step[]): string[] {
+function bodySchemasOf(steps: readonly Step[]): string[] {
   return steps.filter((s) => s.policy === POLICY.validate).flatMap((s) => s.actions.map((a) => a.params.body).filter((b): b is string => typeof b === 'string'));
 }
 
@@ -521,7 +436,7 @@ function operationsOf(step: Step): Operation[] {
 }
 
 /** The upstream call of an `operation` step's action, when its operation calls an upstream straight. */
-function upstreamCallOf(step: Step, params: Json): Extract<Operation['ends'], { kind: 'upstream' }> | undefined {
+function upstreamCallOf(step: Step, params: Params): Extract<Operation['ends'], { kind: 'upstream' }> | undefined {
   if (step.policy !== POLICY.operation) return undefined;
   const ends = operationNamed(params.name)?.ends;
   return ends?.kind === 'upstream' ? ends : undefined;

@@ -1,10 +1,13 @@
 /**
  * The policy audit (docs/policy-audit.md): every route's chain of policies and the security
- * findings on it. Run at boot and on reload by `checkGatewayConfig` (CRITICAL refuses), and by
- * `npm run audit:policies` (HIGH or CRITICAL fails).
+ * findings on it, over the route model (gateway/route-model). One rule set: the boot and every
+ * reload run all of it (`checkGatewayConfig`: CRITICAL refuses), `npm run audit:policies` prints the
+ * rules it reports (HIGH or CRITICAL fails).
  */
-export { auditGatewayConfig, isLoopbackHost, publicShapeText, AUDIT_RULES, PUBLIC_ROUTE_RULE, SEVERITIES } from './audit';
-export type { AuditFinding, AuditInput, AuditResult, AuditRule, AuditedRoute, Severity } from './audit';
+export { auditGatewayConfig, auditRouteModel, isLoopbackHost, publicShapeText, PUBLIC_ROUTE_RULE } from './audit';
+export type { AuditInput, AuditResult, AuditedRoute } from './audit';
+export { AUDIT_RULES, SEVERITIES, refusalOf, type AuditFinding, type AuditRule, type RuleSpec, type Severity } from './rules';
+export { ALLOWED_BUILTIN_POLICIES, contradictionsWithCatalog, type BootInput, type RuntimeFacts } from './boot-rules';
 export { readGatewayConfigFile, substituteEnv } from './config-file';
 export { auditReport, formatAuditText, summarize, FAILING_SEVERITIES, type AuditSummary } from './report';
 export { PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS, PUBLIC_ROUTES, POLICY, PLUGIN_POLICY_NAMES, BUILTIN_POLICIES, UPSTREAM_CONTRACT_PATHS } from './route-facts';

@@ -1,27 +1,16 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Router } from 'express';
-import { checkGatewayConfig, ConfigRefusedError, servedPipelines, type ConfigProblem } from '../boot/config-guards';
+import { checkGatewayConfig, ConfigRefusedError, type RefusalStage } from '../boot/config-guards';
+import { routeModelOf, type RouteModel } from '../route-model';
 import { envReplace } from './env-substitution';
 import type { GatewayServices } from '../../policies';
-import type { GatewayRuntime } from './express-gateway';
+import type { GatewayRuntime } from './gateway-runtime';
 import { yamlErrorDetail } from './gateway-yaml';
+import { servedPipelines } from './served-pipelines';
 
-/** Where building a candidate stopped. */
-export type RejectionStage = 'read' | 'yaml' | 'schema' | 'guards' | 'pipelines';
-
-/** A candidate gateway.config.yml was refused; `reason` says why in one line. */
-export class ConfigRejectedError extends Error {
-  constructor(
-    readonly stage: RejectionStage,
-    readonly reason: string,
-    /** The guards' problems (stage `guards`), else one problem naming the file. */
-    readonly problems: ConfigProblem[]
-  ) {
-    super(reason);
-    this.name = 'ConfigRejectedError';
-  }
-}
+/** Where building a candidate stopped (a reload never stops at `load`: that is the boot's loading of express-gateway). */
+export type RejectionStage = RefusalStage;
 
 /** gateway.config.yml as read once: the hash and the build come from the same bytes. */
 export interface ConfigSource {
@@ -36,6 +25,8 @@ export interface CheckedConfig {
   source: ConfigSource;
   /** The parsed, schema-validated configuration (a candidate's own object, never express-gateway's singleton). */
   gatewayConfig: Record<string, any>;
+  /** Its route model, read once (what the rules checked; the OpenAPI document reads it too). */
+  model: RouteModel;
   /** `${VAR}` references with no such variable and no default: replaced by "null", as express-gateway does. */
   unknownVariables: string[];
 }
@@ -51,7 +42,7 @@ export function configHash(bytes: Buffer | string): string {
 }
 
 /**
- * Reads gateway.config.yml once. Throws {@link ConfigRejectedError} (stage `read`) when it cannot be read.
+ * Reads gateway.config.yml once. Throws {@link ConfigRefusedError} (stage `read`) when it cannot be read.
  */
 export function readConfigSource(path: string): ConfigSource {
   let bytes: Buffer;
@@ -59,7 +50,7 @@ export function readConfigSource(path: string): ConfigSource {
     bytes = fs.readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new ConfigRejectedError('read', `cannot read ${path} (${code})`, [{ where: 'gateway.config.yml', message: `cannot be read (${code})` }]);
+    throw new ConfigRefusedError('read', [{ where: 'gateway.config.yml', message: `cannot be read (${code})` }], `cannot read ${path} (${code})`);
   }
   return { path, text: bytes.toString('utf8'), hash: configHash(bytes) };
 }
@@ -72,21 +63,22 @@ function parseYaml(text: string, path: string, runtime: GatewayRuntime): Record<
     parsed = runtime.parseYaml(text, path);
   } catch (err) {
     const detail = yamlErrorDetail(err);
-    throw new ConfigRejectedError('yaml', detail, [{ where: 'gateway.config.yml', message: detail }]);
+    throw new ConfigRefusedError('yaml', [{ where: 'gateway.config.yml', message: detail }], detail);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     const detail = 'is not a YAML mapping';
-    throw new ConfigRejectedError('yaml', `gateway.config.yml ${detail}`, [{ where: 'gateway.config.yml', message: detail }]);
+    throw new ConfigRefusedError('yaml', [{ where: 'gateway.config.yml', message: detail }], `gateway.config.yml ${detail}`);
   }
   return parsed as Record<string, any>;
 }
 
 /**
  * Checks a configuration the way the gateway boots, without touching what serves: `${VAR}`
- * substitution, YAML, express-gateway's gateway.config schema, then every boot guard
- * (`checkGatewayConfig`, with the runtime's guard context, the policy audit included).
+ * substitution, YAML, express-gateway's gateway.config schema; the configuration is then read once
+ * into its route model, and checked by the whole rule set of the policy audit, the boot's own rules
+ * included (`checkGatewayConfig`, with the runtime's guard context).
  *
- * Throws {@link ConfigRejectedError} naming the stage and the reason.
+ * Throws {@link ConfigRefusedError} naming the stage and the reason.
  */
 export function checkConfig(source: ConfigSource, runtime: GatewayRuntime, env: NodeJS.ProcessEnv = process.env): CheckedConfig {
   const unknownVariables: string[] = [];
@@ -94,34 +86,35 @@ export function checkConfig(source: ConfigSource, runtime: GatewayRuntime, env: 
   const schemaError = runtime.schemaError(gatewayConfig);
   if (schemaError !== undefined) {
     const detail = `express-gateway's gateway.config schema refuses it: ${schemaError}`;
-    throw new ConfigRejectedError('schema', detail, [{ where: 'gateway.config.yml', message: detail }]);
+    throw new ConfigRefusedError('schema', [{ where: 'gateway.config.yml', message: detail }], detail);
   }
-  const problems = checkGatewayConfig(gatewayConfig, runtime.systemConfig, runtime.guardContext);
-  if (problems.length > 0) {
-    throw new ConfigRejectedError('guards', problems.map((p) => `${p.where}: ${p.message}`).join('; '), problems);
-  }
-  return { source, gatewayConfig, unknownVariables };
+  // Read once, after express-gateway's schema (its AJV 6 may fill defaults in): what the rules check
+  // is what the pipelines are built from.
+  const model = routeModelOf(gatewayConfig);
+  const problems = checkGatewayConfig(model, runtime.systemConfig, runtime.guardContext);
+  if (problems.length > 0) throw new ConfigRefusedError('guards', problems);
+  return { source, gatewayConfig, model, unknownVariables };
 }
 
 /**
  * Builds the pipelines of a checked configuration on a fresh router (policy factories run here,
  * with `services`; the policy and condition registries are only read): outside sandbox mode without
- * the sandbox-only pipelines (`servedPipelines`). Throws {@link ConfigRejectedError} (stage `pipelines`).
+ * the sandbox-only pipelines (`servedPipelines`). Throws {@link ConfigRefusedError} (stage `pipelines`).
  */
 export async function buildChecked(checked: CheckedConfig, runtime: GatewayRuntime, services: GatewayServices): Promise<ConfigCandidate> {
   let router: Router;
   try {
-    router = await runtime.buildPipelines(servedPipelines(checked.gatewayConfig, services.sandboxMode), checked.source.path, services);
+    router = await runtime.buildPipelines(servedPipelines(checked.gatewayConfig, checked.model, services.sandboxMode), checked.source.path, services);
   } catch (err) {
     const detail = `express-gateway could not build the pipelines: ${(err as Error).message}`;
-    throw new ConfigRejectedError('pipelines', detail, [{ where: 'pipelines', message: detail }]);
+    throw new ConfigRefusedError('pipelines', [{ where: 'pipelines', message: detail }], detail);
   }
   return { ...checked, router };
 }
 
 /**
  * A hot reload's candidate: {@link checkConfig}, then {@link buildChecked} with the services the
- * serving pipelines were built with. Throws {@link ConfigRejectedError} naming the stage and the
+ * serving pipelines were built with. Throws {@link ConfigRefusedError} naming the stage and the
  * reason; nothing of what serves changes.
  *
  * @example
@@ -132,29 +125,16 @@ export async function buildCandidate(source: ConfigSource, runtime: GatewayRunti
   return buildChecked(checkConfig(source, runtime, env), runtime, services);
 }
 
-/** The boot's refusal: the problems of a rejected candidate, as the boot guards report them. */
-function refused(err: unknown): unknown {
-  return err instanceof ConfigRejectedError ? new ConfigRefusedError(err.problems) : err;
-}
-
 /**
  * Reads and checks the configuration the gateway starts with, by the code of every reload (so the
  * hash reported is that of the bytes that serve, and a file a reload would refuse also refuses the
- * boot). Throws ConfigRefusedError, as the boot guards do.
+ * boot). Throws {@link ConfigRefusedError}, as a refused reload does.
  */
 export function checkInitialConfig(runtime: GatewayRuntime, file: string, env: NodeJS.ProcessEnv = process.env): CheckedConfig {
-  try {
-    return checkConfig(readConfigSource(file), runtime, env);
-  } catch (err) {
-    throw refused(err);
-  }
+  return checkConfig(readConfigSource(file), runtime, env);
 }
 
 /** Builds the pipelines of the configuration the boot checked, with the gateway's services. Throws ConfigRefusedError. */
 export async function buildInitialConfig(checked: CheckedConfig, runtime: GatewayRuntime, services: GatewayServices): Promise<ConfigCandidate> {
-  try {
-    return await buildChecked(checked, runtime, services);
-  } catch (err) {
-    throw refused(err);
-  }
+  return buildChecked(checked, runtime, services);
 }

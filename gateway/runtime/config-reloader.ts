@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Router } from 'express';
 import type { Logger } from '../logging/logger';
-import { buildCandidate, ConfigRejectedError, readConfigSource, type ConfigCandidate, type RejectionStage } from './config-candidate';
+import { ConfigRefusedError } from '../boot/config-guards';
+import { buildCandidate, readConfigSource, type ConfigCandidate, type RejectionStage } from './config-candidate';
 import type { GatewayServices } from '../../policies';
-import type { GatewayRuntime } from './express-gateway';
+import type { GatewayRuntime } from './gateway-runtime';
 
 /** Quiet time after the last file event before the file is read (editors write in several steps). */
 export const CONFIG_WATCH_DEBOUNCE_MS = 250;
@@ -190,7 +191,7 @@ export class ConfigReloader {
     const previousHash = this.active.hash;
     this.active = { hash: source.hash, loadedAt: new Date().toISOString(), path: source.path };
     this.counts.applied += 1;
-    log.info({ trigger, hash: source.hash, previousHash, path: source.path, pipelines: Object.keys(candidate.gatewayConfig.pipelines ?? {}).length }, 'gateway config reloaded');
+    log.info({ trigger, hash: source.hash, previousHash, path: source.path, pipelines: candidate.model.pipelines.size }, 'gateway config reloaded');
     this.warnUnknownVariables(candidate);
     return this.reported({ result: 'applied', status: this.status() }, trigger);
   }
@@ -198,13 +199,13 @@ export class ConfigReloader {
   private reject(trigger: ReloadTrigger, err: unknown, hash: string | null): ReloadOutcome {
     const at = new Date().toISOString();
     const rejection: ConfigRejection =
-      err instanceof ConfigRejectedError
+      err instanceof ConfigRefusedError
         ? { at, stage: err.stage, reason: err.reason, hash }
         : { at, stage: 'pipelines', reason: `unexpected error: ${(err as Error).message}`, hash };
     this.lastRejection = rejection;
     this.counts.rejected += 1;
     this.options.log.error(
-      { trigger, path: this.active.path, hash, activeHash: this.active.hash, stage: rejection.stage, reason: rejection.reason, ...(err instanceof ConfigRejectedError ? {} : { err }) },
+      { trigger, path: this.active.path, hash, activeHash: this.active.hash, stage: rejection.stage, reason: rejection.reason, ...(err instanceof ConfigRefusedError ? {} : { err }) },
       'gateway config rejected: the previous config keeps serving'
     );
     return this.reported({ result: 'rejected', rejection, status: this.status() }, trigger);

@@ -1,15 +1,23 @@
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
-import type { Request, RequestHandler, Router } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { installExpressGatewayLogBridge, pluginLoadErrors } from './log-bridge';
 import { parseGatewayYaml } from './gateway-yaml';
 import { checkInitialConfig, type CheckedConfig } from './config-candidate';
+import type { GatewayRuntime } from './gateway-runtime';
 import { checkConfigDir, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
 import { JWT_POLICY, POLICIES } from '../../policies';
 import type { PolicyContext, PolicyDefinition, PolicySchema } from '../../policies/policy';
-import type { GatewayServices } from '../../policies';
 import type { Settings } from '../settings';
+
+export type { GatewayRuntime } from './gateway-runtime';
+
+/** The runtime, and the boot's gateway.config.yml: read once, parsed, schema-checked and guarded. */
+export interface LoadedGateway {
+  runtime: GatewayRuntime;
+  initial: CheckedConfig;
+}
 
 // Every use of express-gateway's internals is in this file (and its log bridge, ./log-bridge.ts):
 // its module swaps in the require cache, private modules, EG_* variables, its AJV and js-yaml, and
@@ -129,36 +137,6 @@ export const DIST_ROOT = path.resolve(__dirname, '..', '..');
 /** The `$id` under which express-gateway registers its gateway.config schema (lib/config/schemas). */
 export const GATEWAY_CONFIG_SCHEMA_ID = 'http://express-gateway.io/models/gateway.config.json';
 
-/**
- * express-gateway as the gateway uses it, loaded once per process by {@link loadAndCheck}: the
- * parser and schema of gateway.config.yml, the registries the boot guards check a configuration
- * against, and the pipeline builder. A boot and every reload go through the same four steps
- * (config-candidate.ts): parse, check, build the pipelines, swap the partner app's router.
- */
-export interface GatewayRuntime {
-  /** What the boot guards check a configuration against (policy and condition registries, plugin errors, `ADMIN_HOST`). */
-  guardContext: GuardContext;
-  /** system.config.yml as loaded at start (it does not reload). */
-  systemConfig: Record<string, any>;
-  /** YAML with express-gateway's own js-yaml, but its safe schema (no `!!js/function`); throws js-yaml's error. */
-  parseYaml(text: string, file: string): unknown;
-  /** express-gateway's gateway.config schema (its AJV 6 may fill defaults in, as at boot): the refusal, or undefined. */
-  schemaError(gatewayConfig: Record<string, any>): string | undefined;
-  /**
-   * express-gateway's pipeline builder on a fresh router and a config object of the configuration's
-   * own (its `lib/config` singleton is never handed a candidate). Policy factories run here, each
-   * with `services` and the configuration as its {@link PolicyContext}: a boot and every reload pass
-   * the gateway's one bundle.
-   */
-  buildPipelines(gatewayConfig: Record<string, any>, file: string, services: GatewayServices): Promise<Router>;
-}
-
-/** The runtime, and the boot's gateway.config.yml: read once, parsed, schema-checked and guarded. */
-export interface LoadedGateway {
-  runtime: GatewayRuntime;
-  initial: CheckedConfig;
-}
-
 function builtinPolicyNames(): Set<string> {
   const dir = path.dirname(require.resolve('express-gateway/lib/policies'));
   return new Set(fs.readdirSync(dir).filter((entry) => fs.statSync(path.join(dir, entry)).isDirectory()));
@@ -188,7 +166,7 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   installLoadedOnFirstUse('esprima');
 
   const dirProblems = checkConfigDir(configDir);
-  if (dirProblems.length > 0) throw new ConfigRefusedError(dirProblems);
+  if (dirProblems.length > 0) throw new ConfigRefusedError('load', dirProblems);
 
   process.env.EG_CONFIG_DIR = configDir;
   // Hot reload by express-gateway's watcher drops invalid configs silently: it stays off.
@@ -201,7 +179,7 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
     config.loadModels();
     config.loadConfig('system');
   } catch (err) {
-    throw new ConfigRefusedError([{ where: configDir, message: `express-gateway could not load the configuration: ${(err as Error).message}` }]);
+    throw new ConfigRefusedError('load', [{ where: configDir, message: `express-gateway could not load the configuration: ${(err as Error).message}` }]);
   }
 
   const plugins = (require('express-gateway/lib/plugins') as typeof import('express-gateway/lib/plugins')).load({ config });

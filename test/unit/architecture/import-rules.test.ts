@@ -6,7 +6,7 @@ import { expect } from 'chai';
  * The import rules of docs/architecture.md ("Layers"), held by reading every import of the
  * gateway's source (static, dynamic and `require`, type-only ones included: a type is a
  * dependency too). A file may import its own layer or a lower one, never a higher one, and no two
- * folders import each other, directly or round a longer circle.
+ * folders (nor two files) import each other, directly or round a longer circle.
  */
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -42,7 +42,7 @@ export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> =
     paths: ['gateway/audit/', 'gateway/authorizations/', 'gateway/cards/', 'gateway/individuals/', 'gateway/partners/', 'gateway/outbox/', 'gateway/idempotency/', 'gateway/schemas/', 'gateway/transactions/', 'gateway/upstreams/', 'gateway/webhooks/'],
   },
   { name: 'http', paths: ['gateway/http/'] },
-  { name: 'catalog and policy contracts', paths: ['gateway/catalog/', 'policies/policy-schema.ts', 'policies/*/schema.ts'] },
+  { name: 'catalog, route model and policy contracts', paths: ['gateway/catalog/', 'gateway/route-model/', 'policies/policy-schema.ts', 'policies/*/schema.ts'] },
   { name: 'features', paths: ['gateway/handlers/', 'gateway/inbound/', 'gateway/openapi/', 'gateway/policy-audit/', 'gateway/boot/', 'gateway/admin/'] },
   { name: 'policies', paths: ['policies/'] },
   { name: 'runtime', paths: ['gateway/runtime/', 'plugins/'] },
@@ -251,5 +251,10 @@ describe('unit: architecture import rules (docs/architecture.md, "Layers")', () 
       return `${members.join(' ↔ ')}: ${edges.map(([, reason]) => reason).join('; ')}`;
     });
     expect(found).to.deep.equal([]);
+  });
+
+  it('no files import each other, directly or round a circle, within a folder too (runtime/express-gateway.ts and config-candidate.ts did)', function () {
+    const graph = new Map([...imports].map(([file, targets]) => [file, new Set(targets)]));
+    expect(circles(graph).map((members) => members.join(' ↔ '))).to.deep.equal([]);
   });
 });

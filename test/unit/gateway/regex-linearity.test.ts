@@ -39,7 +39,7 @@ const CONFIG_ONLY: readonly { file: string; source: string; reason: string }[] =
 const COMPUTED_CONFIG_ONLY: readonly { file: string; argument: string; reason: string }[] = [
   {
     file: 'gateway/policy-audit/audit.ts',
-    argument: 'String(entry.pathRegex)',
+    argument: 'entry.pathRegex',
     reason: "an apiEndpoint's pathRegex from the config under audit, matched against the three public paths only (as express-gateway would mount it)",
   },
 ];

@@ -1,16 +1,24 @@
 import { expect } from 'chai';
-import { checkGatewayConfig, contradictionsWithCatalog, servedPipelines } from '../../../../gateway/boot/config-guards';
+import { checkGatewayConfig } from '../../../../gateway/boot/config-guards';
+import { contradictionsWithCatalog } from '../../../../gateway/policy-audit';
+import { readRouteModel, routeModelOf } from '../../../../gateway/route-model';
+import { servedPipelines as servedPipelinesOf } from '../../../../gateway/runtime/served-pipelines';
 import { changedConfig as changed, guardContext, shippedConfig, stepOf, SYSTEM_CONFIG, withoutStep, type Yaml } from '../policy-audit/shipped-config';
+
+/** The configuration express-gateway is handed (gateway/runtime/served-pipelines.ts), read through its model. */
+function servedPipelines(config: Yaml, sandboxMode: boolean): Yaml {
+  return servedPipelinesOf(config, routeModelOf(config), sandboxMode);
+}
 
 /** Problems of the whole boot check, as `where: message`. */
 function refusals(config: Yaml): string[] {
-  return checkGatewayConfig(config, SYSTEM_CONFIG, guardContext()).map((p) => `${p.where}: ${p.message}`);
+  return checkGatewayConfig(readRouteModel(config), SYSTEM_CONFIG, guardContext()).map((p) => `${p.where}: ${p.message}`);
 }
 
 describe('unit: boot guards refuse a pipeline that contradicts its operation (gateway/catalog)', function () {
   it('finds no contradiction in the shipped config', function () {
     const config = shippedConfig();
-    expect(contradictionsWithCatalog(config.pipelines, config.apiEndpoints)).to.deep.equal([]);
+    expect(contradictionsWithCatalog(readRouteModel(config))).to.deep.equal([]);
   });
 
   const cases: { description: string; change: (c: Yaml) => void; refusal: string }[] = [
@@ -124,6 +132,9 @@ describe('unit: outside sandbox mode the sandbox-only pipelines are not mounted 
     expect(Object.keys(served.pipelines)).to.deep.equal(Object.keys(config.pipelines).filter((name) => !sandboxOnly.includes(name)));
     expect(Object.keys(served.apiEndpoints)).to.deep.equal(Object.keys(config.apiEndpoints).filter((name) => !sandboxOnly.includes(name)));
     expect(config.pipelines, 'the checked config is not changed').to.include.keys(sandboxOnly);
+    const model = routeModelOf(served);
+    expect([...model.pipelines.keys()], 'its route model, remembered with it, is the model without them').to.deep.equal(Object.keys(served.pipelines));
+    expect([...model.apiEndpoints.keys()]).to.deep.equal(Object.keys(served.apiEndpoints));
   });
 
   it('decides by the operation a pipeline ends in, not by its name or path', function () {

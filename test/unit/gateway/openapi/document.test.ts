@@ -10,6 +10,7 @@ import { API_VERSION, buildOpenApiDocument, SECURITY_SCHEME, type OpenApiDocumen
 import { requestExamples, responseExamples } from '../../../../gateway/openapi/examples';
 import { OPERATIONS, type Operation } from '../../../../gateway/catalog';
 import { routeTable } from '../../../../gateway/openapi/route-table';
+import { readRouteModel } from '../../../../gateway/route-model';
 import { SCHEMAS, type SchemaName } from '../../../../gateway/schemas';
 import { RESPONSE_SCHEMAS, type ResponseSchemaName } from '../../../../gateway/schemas/responses';
 import { bodyAjv, queryAjv } from '../../../../gateway/validation/ajv';
@@ -50,7 +51,7 @@ function resolvePointer(document: unknown, pointer: string): unknown {
 describe('gateway/openapi/document', function () {
   const gatewayConfig = YAML.parse(fs.readFileSync(SHIPPED_CONFIG, 'utf8')) as Json;
   const document = buildOpenApiDocument(gatewayConfig, { now: NOW });
-  const routes = routeTable(gatewayConfig);
+  const routes = routeTable(readRouteModel(gatewayConfig));
   const operations = operationsOf(document);
 
   it('is an OpenAPI 3.1 document of API version 1.0.0, served under /api/partner', function () {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { openApiPath, POLICY_NAMES, RATE_LIMIT_POLICY, routeTable } from '../../../../gateway/openapi/route-table';
+import { readRouteModel } from '../../../../gateway/route-model';
 import es512Jwt from '../../../../policies/es512-jwt';
 import idempotency from '../../../../policies/idempotency';
 import { OPERATIONS } from '../../../../gateway/catalog';
@@ -69,7 +70,7 @@ describe('gateway/openapi/route-table', function () {
     };
 
     it('lists one route per path and method, with what its pipeline does', function () {
-      const routes = routeTable(config);
+      const routes = routeTable(readRouteModel(config));
       expect(routes.map((r) => `${r.method} ${r.path} ${r.name}`)).to.deep.equal([
         'get /cards/{id} get-card',
         'put /cards/{id}/limits/{limitName} set-limit',
@@ -108,17 +109,19 @@ describe('gateway/openapi/route-table', function () {
       { description: 'no methods', methods: undefined },
       { description: 'all methods (*)', methods: '*' },
       { description: 'an empty list', methods: [] },
+      { description: "express's all", methods: 'all' },
+      { description: '* in a list', methods: ['GET', '*'] },
     ];
     for (const { description, methods } of unlisted) {
       it(`refuses an apiEndpoint with ${description}, naming it`, function () {
         const broken = { apiEndpoints: { loose: { paths: '/api/partner/loose', methods } }, pipelines: { loose: { apiEndpoints: ['loose'], policies: [{ 'es512-jwt': [] }] } } };
-        expect(() => routeTable(broken)).to.throw(/apiEndpoint "loose": list its methods/);
+        expect(() => routeTable(readRouteModel(broken))).to.throw(/apiEndpoint "loose": list its methods/);
       });
     }
 
     it('refuses an unknown method', function () {
       const broken = { apiEndpoints: { x: { paths: '/api/partner/x', methods: 'FETCH' } }, pipelines: { x: { apiEndpoints: ['x'], policies: [] } } };
-      expect(() => routeTable(broken)).to.throw(/unknown method "fetch"/);
+      expect(() => routeTable(readRouteModel(broken))).to.throw(/unknown method "fetch"/);
     });
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { auditGatewayConfig, formatAuditText, type AuditFinding, type AuditRule, type Severity } from '../../../../gateway/policy-audit';
+import { readRouteModel } from '../../../../gateway/route-model';
 import { changedConfig as changed, shippedConfig, stepOf, withoutStep, type Yaml } from './shipped-config';
 
 const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true };
@@ -16,7 +17,7 @@ interface RuleCase {
 
 describe('unit: policy-audit auditGatewayConfig', function () {
   it('finds nothing above LOW in the shipped config (INFO: the three public routes)', function () {
-    const { routes, findings } = auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK });
+    const { routes, findings } = auditGatewayConfig({ model: readRouteModel(shippedConfig()), ...LOOPBACK });
     expect(findings.filter((f) => ['CRITICAL', 'HIGH', 'MEDIUM'].includes(f.severity)), JSON.stringify(findings, null, 2)).to.deep.equal([]);
     expect(findings.map((f) => `${f.severity} ${f.rule} ${f.where}`)).to.have.members([
       'INFO public-route apiEndpoint "health-check" (pipeline "health-check")',
@@ -27,7 +28,7 @@ describe('unit: policy-audit auditGatewayConfig', function () {
   });
 
   it('lists each route with its methods, paths, pipeline and policy chain', function () {
-    const { routes } = auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK });
+    const { routes } = auditGatewayConfig({ model: readRouteModel(shippedConfig()), ...LOOPBACK });
     expect(routes.find((r) => r.name === 'get-card-cvv')).to.deep.equal({
       name: 'get-card-cvv',
       methods: ['GET'],
@@ -52,18 +53,18 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       'simulate-transaction-refund',
     ];
     const sandboxRoutes = (sandboxMode?: boolean) =>
-      auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK, ...(sandboxMode === undefined ? {} : { sandboxMode }) })
+      auditGatewayConfig({ model: readRouteModel(shippedConfig()), ...LOOPBACK, ...(sandboxMode === undefined ? {} : { sandboxMode }) })
         .routes.filter((r) => r.sandbox !== undefined)
         .map((r) => [r.name, r.sandbox]);
     expect(sandboxRoutes(false)).to.deep.equal(SANDBOX_ONLY.map((name) => [name, 'off']));
     expect(sandboxRoutes()).to.deep.equal(sandboxRoutes(false));
     expect(sandboxRoutes(true)).to.deep.equal(SANDBOX_ONLY.map((name) => [name, 'on']));
-    const text = formatAuditText(auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK, sandboxMode: false }));
+    const text = formatAuditText(auditGatewayConfig({ model: readRouteModel(shippedConfig()), ...LOOPBACK, sandboxMode: false }));
     expect(text).to.include('POST /api/partner/simulate/cards/:id/transactions  [simulate-card-transaction → pipeline simulate-card-transaction]  (sandbox only: off, answers 404)');
   });
 
   it('every shipped route runs rate-limit right after es512-jwt (first on the documentation routes, none on the health check), and sensitive-data right after ownership', function () {
-    const { routes } = auditGatewayConfig({ gatewayConfig: shippedConfig(), ...LOOPBACK });
+    const { routes } = auditGatewayConfig({ model: readRouteModel(shippedConfig()), ...LOOPBACK });
     for (const route of routes) {
       const chain = route.policies;
       if (chain[0] === 'es512-jwt') expect(chain[1], route.name).to.equal('rate-limit');
@@ -369,7 +370,7 @@ describe('unit: policy-audit auditGatewayConfig', function () {
 
   for (const testCase of cases) {
     it(`${testCase.severity} ${testCase.rule}: ${testCase.description}`, function () {
-      const { findings } = auditGatewayConfig({ gatewayConfig: testCase.config(), ...(testCase.admin ?? LOOPBACK) });
+      const { findings } = auditGatewayConfig({ model: readRouteModel(testCase.config()), ...(testCase.admin ?? LOOPBACK) });
       const hits = findings.filter((f) => f.rule === testCase.rule && testCase.where.test(f.where));
       expect(hits, JSON.stringify(findings, null, 2)).to.have.length(1);
       expect(hits[0].severity).to.equal(testCase.severity);
@@ -382,7 +383,7 @@ describe('unit: policy-audit auditGatewayConfig', function () {
 
   it('routes without a path parameter or an owned body field need no ownership (pin-encryption-key, delivery-methods); the fee checks own cardKey and clientId of their body', function () {
     const { findings } = auditGatewayConfig({
-      gatewayConfig: changed((c) => {
+      model: readRouteModel(changed((c) => {
         for (const name of ['get-pin-encryption-key', 'list-delivery-methods']) {
           expect((c.pipelines[name].policies as Yaml[]).some((s) => 'ownership' in s), name).to.equal(false);
         }
@@ -392,7 +393,7 @@ describe('unit: policy-audit auditGatewayConfig', function () {
             { resource: 'client', in: 'body', param: 'clientId' },
           ]);
         }
-      }),
+      })),
       ...LOOPBACK,
     });
     expect(findings.filter((f) => f.rule === 'ownership-missing')).to.deep.equal([]);
@@ -400,27 +401,27 @@ describe('unit: policy-audit auditGatewayConfig', function () {
 
   it('our rate-limit whitelisted is not an express-gateway built-in; loopback admin hosts pass', function () {
     for (const adminHost of ['127.0.0.1', '127.10.0.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) {
-      const { findings } = auditGatewayConfig({ gatewayConfig: shippedConfig(), adminHost, adminTokenConfigured: true });
+      const { findings } = auditGatewayConfig({ model: readRouteModel(shippedConfig()), adminHost, adminTokenConfigured: true });
       expect(findings.filter((f) => f.severity !== 'INFO'), adminHost).to.deep.equal([]);
     }
     for (const adminHost of ['::', '0.0.0.0', '192.168.1.4', 'admin.internal', '128.0.0.1']) {
-      const { findings } = auditGatewayConfig({ gatewayConfig: shippedConfig(), adminHost, adminTokenConfigured: true });
+      const { findings } = auditGatewayConfig({ model: readRouteModel(shippedConfig()), adminHost, adminTokenConfigured: true });
       expect(findings.map((f) => f.rule), adminHost).to.include('admin-api-exposed');
     }
   });
 
   it('sorts findings most severe first and survives an empty config', function () {
     const { findings } = auditGatewayConfig({
-      gatewayConfig: changed((c) => {
+      model: readRouteModel(changed((c) => {
         withoutStep(c, 'me', 'rate-limit');
         withoutStep(c, 'get-card', 'ownership');
         withoutStep(c, 'get-card-pan', 'sensitive-data');
-      }),
+      })),
       ...LOOPBACK,
     });
     const order = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'];
     const ranks = findings.map((f) => order.indexOf(f.severity));
     expect(ranks).to.deep.equal([...ranks].sort((a, b) => a - b));
-    expect(auditGatewayConfig({ gatewayConfig: {}, ...LOOPBACK })).to.deep.equal({ routes: [], findings: [] });
+    expect(auditGatewayConfig({ model: readRouteModel({}), ...LOOPBACK })).to.deep.equal({ routes: [], findings: [] });
   });
 });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { checkGatewayConfig } from '../../../../gateway/boot/config-guards';
+import { readRouteModel } from '../../../../gateway/route-model';
 import { BUILTIN_POLICIES, PLUGIN_POLICY_NAMES, POLICY, readGatewayConfigFile, substituteEnv } from '../../../../gateway/policy-audit';
 import { JWT_POLICY, POLICIES } from '../../../../policies';
 import { parseGatewayYaml } from '../../../../gateway/runtime/gateway-yaml';
@@ -75,12 +76,12 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
   const context = guardContext;
 
   it('accepts the shipped config', function () {
-    expect(checkGatewayConfig(shippedConfig(), systemConfig, context())).to.deep.equal([]);
+    expect(checkGatewayConfig(readRouteModel(shippedConfig()), systemConfig, context())).to.deep.equal([]);
   });
 
   it('refuses an {id} route without ownership, naming the rule (and the operation whose entry says it checks it)', function () {
-    const problems = checkGatewayConfig(
-      changed((c) => withoutStep(c, 'get-card-pan', 'ownership')),
+    const problems = checkGatewayConfig(readRouteModel(
+      changed((c) => withoutStep(c, 'get-card-pan', 'ownership'))),
       systemConfig,
       context()
     );
@@ -90,8 +91,8 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
   });
 
   it('refuses the admin API beyond loopback, or without a token', function () {
-    expect(checkGatewayConfig(shippedConfig(), systemConfig, context({ adminHost: '0.0.0.0' })).map((p) => p.where)).to.deep.equal(['ADMIN_HOST']);
-    expect(checkGatewayConfig(shippedConfig(), systemConfig, context({ adminTokenConfigured: false })).map((p) => p.where)).to.deep.equal(['ADMIN_TOKEN']);
+    expect(checkGatewayConfig(readRouteModel(shippedConfig()), systemConfig, context({ adminHost: '0.0.0.0' })).map((p) => p.where)).to.deep.equal(['ADMIN_HOST']);
+    expect(checkGatewayConfig(readRouteModel(shippedConfig()), systemConfig, context({ adminTokenConfigured: false })).map((p) => p.where)).to.deep.equal(['ADMIN_TOKEN']);
   });
 
   it("refuses express-gateway's json-schema condition, which rewrites the body it tests after validation and ownership", function () {
@@ -103,7 +104,7 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
           schema: { $id: 'urn:guard-test', properties: { cardKey: { default: 'CK0000000000000000' } } },
         })
     );
-    const problems = checkGatewayConfig(config, systemConfig, context());
+    const problems = checkGatewayConfig(readRouteModel(config), systemConfig, context());
     expect(problems.map((p) => p.where)).to.deep.equal(['pipeline "check-card-issuing-fee", policy "operation"']);
     expect(problems[0].message).to.match(/json-schema condition rewrites the request body .* \[policy audit: body-rewriting-condition\]$/);
   });
@@ -112,7 +113,7 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
     const steps = [{ action: { ttlHours: 168 } }, { action: { ttlHours: 168 }, condition: { name: 'method', methods: ['POST'] } }, { action: { ttlHours: 1 }, condition: { name: 'not', condition: { name: 'never' } } }];
     for (const [pipeline, step] of ['create-webhook-endpoint', 'rotate-webhook-secret', 'create-authorization-endpoint', 'rotate-authorization-endpoint-secret', 'get-card-cvv', 'get-card-pan'].flatMap((p) => steps.map((s) => [p, s] as const))) {
       const config = changed((c) => c.pipelines[pipeline].policies.splice(-1, 0, { idempotency: [step] }));
-      const problems = checkGatewayConfig(config, systemConfig, context());
+      const problems = checkGatewayConfig(readRouteModel(config), systemConfig, context());
       expect(problems.map((p) => p.message).join('\n'), `${pipeline} ${JSON.stringify(step)}`).to.match(/\[policy audit: secret-replay-store\]/);
     }
   });
@@ -122,7 +123,7 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
       stepOf(c, 'get-card-pan', 'operation').operation = [{ action: { name: 'get-card-pan' } }];
       withoutStep(c, 'me', 'rate-limit');
     });
-    expect(checkGatewayConfig(config, systemConfig, context())).to.deep.equal([]);
+    expect(checkGatewayConfig(readRouteModel(config), systemConfig, context())).to.deep.equal([]);
   });
 
   it('lists a cause the guard checks itself once, not twice', function () {
@@ -137,15 +138,15 @@ describe('unit: checkGatewayConfig runs the policy audit (CRITICAL refuses)', fu
       },
     ];
     for (const row of table) {
-      const problems = checkGatewayConfig(changed(row.change), systemConfig, context());
+      const problems = checkGatewayConfig(readRouteModel(changed(row.change)), systemConfig, context());
       expect(problems, row.description).to.have.length(1);
       expect(problems[0].message, row.description).to.match(row.message);
     }
   });
 
   it('checks the names of nested conditions', function () {
-    const problems = checkGatewayConfig(
-      changed((c) => ((c.pipelines.me.policies as Yaml[]).find((s) => 'operation' in s)!.operation[0].condition = { name: 'not', condition: { name: 'moon-phase' } })),
+    const problems = checkGatewayConfig(readRouteModel(
+      changed((c) => ((c.pipelines.me.policies as Yaml[]).find((s) => 'operation' in s)!.operation[0].condition = { name: 'not', condition: { name: 'moon-phase' } }))),
       systemConfig,
       context()
     );

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { checkGatewayConfig } from '../../../../gateway/boot/config-guards';
 import { OPERATION_NAMES, OPERATIONS, type Operation } from '../../../../gateway/catalog';
 import { auditGatewayConfig, PUBLIC_ROUTE_RULE, UPSTREAM_CONTRACT_PATHS, type AuditFinding } from '../../../../gateway/policy-audit';
+import { readRouteModel } from '../../../../gateway/route-model';
 import { upstreamPathProblem } from '../../../../gateway/policy-audit/audit';
 import { ATTACK_CONTRADICTION, PUBLIC_ROUTE_ATTACKS } from '../../../support/public-route-attacks';
 import { changedConfig as changed, guardContext, shippedConfig, stepOf, SYSTEM_CONFIG, withoutStep, type Yaml } from './shipped-config';
@@ -13,7 +14,7 @@ const JWT = { 'es512-jwt': [{ action: { clockSkewSeconds: 30, maxLifetimeSeconds
 const CARD_KEY = 'CK3FA09B21C4D5E6F7';
 
 function findingsOf(config: Yaml): AuditFinding[] {
-  return auditGatewayConfig({ gatewayConfig: config, ...LOOPBACK }).findings;
+  return auditGatewayConfig({ model: readRouteModel(config), ...LOOPBACK }).findings;
 }
 
 /** `SEVERITY rule where` of every finding above INFO. */
@@ -230,7 +231,7 @@ describe('unit: policy-audit public routes are judged by what they run, not by t
       expect(hits[0].message, 'the message states the public shape').to.match(/is not its public shape \(GET or HEAD \/api\/partner\/[a-z.-]+ → /);
       // A route on a public path that is not in its public shape is never exempt from the token.
       const name = testCase.where.split('"')[1];
-      const route = auditGatewayConfig({ gatewayConfig: changed(testCase.change), ...LOOPBACK }).routes.find((r) => r.name === name)!;
+      const route = auditGatewayConfig({ model: readRouteModel(changed(testCase.change)), ...LOOPBACK }).routes.find((r) => r.name === name)!;
       expect(route.public).to.equal(false);
       expect(findings.some((f) => f.rule === 'public-route' && f.where.startsWith(`apiEndpoint "${name}"`))).to.equal(false);
     });
@@ -253,7 +254,7 @@ describe('unit: policy-audit public routes are judged by what they run, not by t
     it(`allows the exact shape with ${row.description}`, function () {
       const config = changed(row.change);
       expect(serious(config)).to.deep.equal([]);
-      const { routes } = auditGatewayConfig({ gatewayConfig: config, ...LOOPBACK });
+      const { routes } = auditGatewayConfig({ model: readRouteModel(config), ...LOOPBACK });
       expect(routes.filter((r) => r.public).length).to.equal(row.isPublic ? 3 : 2);
     });
   }
@@ -341,7 +342,7 @@ describe('unit: policy-audit public routes are judged by what they run, not by t
 
     for (const attack of OBSERVED_ATTACKS) {
       it(`the observed attack: ${attack.description}`, function () {
-        const problems = checkGatewayConfig(changed((c) => attack.change(c, CARD_KEY)), systemConfig, context);
+        const problems = checkGatewayConfig(readRouteModel(changed((c) => attack.change(c, CARD_KEY))), systemConfig, context);
         const text = problems.map((p) => `${p.where}: ${p.message}`);
         expect(text.some((t) => /is not its public shape.*\[policy audit: public-route-shape\]$/.test(t)), text.join('\n')).to.equal(true);
         expect(text.some((t) => /lacks the es512-jwt policy as its first, unconditional policy/.test(t)), text.join('\n')).to.equal(true);
@@ -350,13 +351,13 @@ describe('unit: policy-audit public routes are judged by what they run, not by t
     }
 
     it('exempts a public path from the token only in its exact shape', function () {
-      const problems = checkGatewayConfig(changed((c) => stepOf(c, 'health-check', 'operation').operation[0].condition = { name: 'never' }), systemConfig, context);
+      const problems = checkGatewayConfig(readRouteModel(changed((c) => stepOf(c, 'health-check', 'operation').operation[0].condition = { name: 'never' })), systemConfig, context);
       expect(problems.map((p) => p.message)).to.include('route /api/partner/health-check (pipeline "health-check") lacks the es512-jwt policy as its first, unconditional policy');
     });
 
     it('accepts the shipped config, and the health check put behind es512-jwt', function () {
-      expect(checkGatewayConfig(shippedConfig(), systemConfig, context)).to.deep.equal([]);
-      expect(checkGatewayConfig(changed((c) => c.pipelines['health-check'].policies.unshift(JWT)), systemConfig, context)).to.deep.equal([]);
+      expect(checkGatewayConfig(readRouteModel(shippedConfig()), systemConfig, context)).to.deep.equal([]);
+      expect(checkGatewayConfig(readRouteModel(changed((c) => c.pipelines['health-check'].policies.unshift(JWT))), systemConfig, context)).to.deep.equal([]);
     });
   });
 });

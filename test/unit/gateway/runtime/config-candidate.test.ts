@@ -10,7 +10,8 @@ import express from 'express';
 import YAML from 'yaml';
 import { changedYaml, type Yaml } from '../../../support/config-files';
 import type { PolicySchema } from '../../../../policies/policy';
-import { buildCandidate, buildInitialConfig, ConfigRejectedError, configHash, envReplace, readConfigSource, type ConfigSource } from '../../../../gateway/runtime/config-candidate';
+import { ConfigRefusedError } from '../../../../gateway/boot/config-guards';
+import { buildCandidate, buildInitialConfig, configHash, envReplace, readConfigSource, type ConfigSource } from '../../../../gateway/runtime/config-candidate';
 import { loadAndCheck, type GatewayRuntime, type LoadedGateway } from '../../../../gateway/runtime/express-gateway';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 
@@ -228,8 +229,8 @@ describe('unit: gateway/runtime/config-candidate', function () {
           () => undefined,
           (err: unknown) => err
         );
-        expect(error).to.be.instanceOf(ConfigRejectedError);
-        const rejected = error as ConfigRejectedError;
+        expect(error).to.be.instanceOf(ConfigRefusedError);
+        const rejected = error as ConfigRefusedError;
         expect(rejected.stage).to.equal(testCase.stage);
         expect(rejected.reason).to.match(testCase.reason);
         expect(rejected.problems).to.not.be.empty;
@@ -238,7 +239,18 @@ describe('unit: gateway/runtime/config-candidate', function () {
     }
 
     it('refuses a file that cannot be read (stage read)', function () {
-      expect(() => readConfigSource('/nonexistent/gateway.config.yml')).to.throw(ConfigRejectedError, /cannot read .* \(ENOENT\)/);
+      const error = (() => {
+        try {
+          readConfigSource('/nonexistent/gateway.config.yml');
+          return undefined;
+        } catch (err) {
+          return err as ConfigRefusedError;
+        }
+      })();
+      expect(error).to.be.instanceOf(ConfigRefusedError);
+      expect(error!.stage).to.equal('read');
+      expect(error!.reason).to.match(/cannot read .* \(ENOENT\)/);
+      expect(error!.message).to.equal('configuration refused:\n  - gateway.config.yml: cannot be read (ENOENT)');
     });
   });
 });
