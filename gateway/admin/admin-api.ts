@@ -16,10 +16,9 @@ import type { AuthorizationEndpointServices } from '../authorizations';
 import type { Database } from '../db/database';
 import type { UpstreamClients } from '../upstreams';
 import { containsCardNumber } from '../upstreams/card-data';
-import { OPERATIONS } from '../catalog';
+import { OPERATOR_STATUS_CHANGES, operatorStatusChange, type OperatorStatus } from '../catalog';
 import { CARD_KEY } from '../ids';
 import { applyStatusChange, type CardStatusResult } from '../cards/status-change';
-import { OPERATOR_STATUS_CHANGES, STATUS_CHANGES, type OperatorStatus } from '../cards/transitions';
 import { ADMIN_KEY, adminRequestHash, claimAdminKey, completeAdminKey, completedAdminResponse, keepAdminKey, releaseAdminKey, type AdminKeyClaim } from '../idempotency/admin-keys';
 import { markIssuerCheckDue } from '../cards/card-sync';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -86,7 +85,7 @@ export const ADMIN_WEBHOOK_ENDPOINT_UPDATE = 'admin.webhook.endpoint.update';
  * partner operation that makes the same change (`admin.card.lock`, `admin.card.restrict.fraud`).
  */
 export function adminCardStatusOperation(status: OperatorStatus): string {
-  return `admin.${OPERATIONS[OPERATOR_STATUS_CHANGES[status]].audit}`;
+  return `admin.${operatorStatusChange(status).audit}`;
 }
 
 function validated<T>(validate: (typeof validators)[keyof typeof validators], body: unknown): T {
@@ -323,8 +322,7 @@ export function createAdminApi(options: {
             req.upstreamOperation = { id: claim.operationId, resumed: claim.resumed };
         }
       }
-      const name = OPERATOR_STATUS_CHANGES[status];
-      const change = STATUS_CHANGES[name];
+      const change = operatorStatusChange(status).statusChange;
       const operation = adminCardStatusOperation(status);
       let result: CardStatusResult;
       // The lease is renewed while the change runs (a quarter of it at a time), so only a dead

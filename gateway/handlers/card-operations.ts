@@ -3,11 +3,11 @@ import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
 import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';
 import { applyStatusChange } from '../cards/status-change';
-import { statusChangeOf } from '../cards/transitions';
 import type { Database, Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import type { StatusChangeOperation } from '../catalog';
 import type { CallContext, IssuerClient } from '../upstreams';
 import type { CardLimit, LimitName } from '../upstreams/types';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -59,9 +59,9 @@ export async function callIssuer<T>({ db, log }: Pick<HandlerServices, 'db' | 'l
  * code changed. The issuer's `Idempotency-Key` is the request's upstream operation id (the same on
  * every retry of its `Idempotency-Key`). Answers the card status result (2.4).
  */
-export function changeCardStatus(services: HandlerServices, build: HandlerBuild): RequestHandler {
-  const operation = auditActionOf(build);
-  const change = statusChangeOf(build.name);
+export function changeCardStatus(services: HandlerServices, build: HandlerBuild<StatusChangeOperation>): RequestHandler {
+  const operation = build.operation.audit;
+  const change = build.operation.statusChange;
   return asyncHandler(async function changeCardStatusHandler(req, res) {
     const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
     const result = await applyStatusChange(services, {
