@@ -3,6 +3,7 @@ import type { SchemaName } from '../schemas';
 import type { ResponseSchemaName } from '../schemas/responses';
 import type { ResponseTransformName } from '../../policies/proxy/schema';
 import type { StatusChange } from '../cards/transitions';
+import type { OwnedKind } from '../ownership';
 
 /** The base path of every partner route; the OpenAPI document's server URL. */
 export const PARTNER_BASE_PATH = '/api/partner';
@@ -40,7 +41,7 @@ export interface SuccessAnswer {
 
 /** A resource whose owner the pipeline's `ownership` step checks, and where its id is. */
 export interface OwnershipCheck {
-  resource: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction';
+  resource: OwnedKind;
   /** The path parameter (`in: 'path'`) or top-level body field (`in: 'body'`) holding the id. */
   param: string;
   in: 'path' | 'body';

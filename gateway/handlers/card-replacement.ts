@@ -1,7 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { CARD_COLUMNS, findCard, insertCard, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
-import { announceOwnershipChange, cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
+import { cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
+import { announceOwnershipChange } from '../ownership';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { enqueue } from '../outbox/outbox';

@@ -1,6 +1,6 @@
 import type { AuthorizationEndpointServices } from '../authorizations';
 import type { Operation } from '../catalog';
-import type { OwnershipInvalidation } from '../cards/card-sync';
+import type { OwnershipInvalidation } from '../ownership';
 import type { Database } from '../db/database';
 import type { IndividualStore } from '../individuals/individual-store';
 import type { Logger } from '../logging/logger';
