@@ -1,9 +1,7 @@
-import crypto from 'node:crypto';
-import { configure } from 'safe-stable-stringify';
 import type { RequestHandler, Response } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { claimKeeper } from './claim-keeper';
-import { IdempotencyStore, REPLAYED_HEADERS, type StoredResponse } from './idempotency-store';
+import { IDEMPOTENCY_KEY, KeyClaimStore, PARTNER_KEYS, REPLAYED_HEADERS, idempotencyKeyOf, requestHash, type StoredAnswer } from '../../gateway/idempotency/key-claims';
+import { STALE_AFTER_SECONDS, claimKeeper } from './claim-keeper';
 import { SCHEMAS } from '../../gateway/schemas';
 import type { Database } from '../../gateway/db/database';
 import type { Logger } from '../../gateway/logging/logger';
@@ -16,11 +14,6 @@ export interface IdempotencyServices {
   db: Database;
   log: Logger;
 }
-
-const KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** JSON with object keys sorted (safe-stable-stringify), so that the same body always hashes the same. */
-const canonical = configure({ deterministic: true });
 
 /** The headers of an answer that its replays repeat (REPLAYED_HEADERS). */
 function replayedHeaders(res: Response): Record<string, string> {
@@ -40,7 +33,7 @@ function replayedHeaders(res: Response): Record<string, string> {
  * running") releases the key first (so a retry runs again). The client may have gone
  * meanwhile: the handler still ends here and its outcome is still recorded.
  */
-function recordBeforeEnding(res: Response, record: (answer: StoredResponse) => Promise<void>, onError: (err: unknown) => void): void {
+function recordBeforeEnding(res: Response, record: (answer: StoredAnswer) => Promise<void>, onError: (err: unknown) => void): void {
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
   let intercepted = false;
   res.end = function endAfterRecording(...args: unknown[]) {
@@ -63,18 +56,13 @@ function recordBeforeEnding(res: Response, record: (answer: StoredResponse) => P
   } as Response['end'];
 }
 
-/** The hash a request is recognised by: its route (method and path), path parameters and body. */
-export function requestHash(route: string, params: unknown, body: unknown): string {
-  return crypto.createHash('sha256').update(canonical({ route, params, body })!).digest('hex');
-}
-
 /**
  * Whether an answer is final, to be stored as the key's answer and replayed. Not final: a 5xx (an
  * upstream or database failure) and a 409 `idempotency_in_progress` (an upstream still runs an
  * earlier attempt of this operation, gateway/upstreams/failures.ts): both release the key, so a
  * retry with it runs again.
  */
-function isFinal(answer: StoredResponse): boolean {
+function isFinal(answer: StoredAnswer): boolean {
   if (answer.status >= 500) return false;
   if (answer.status !== 409) return true;
   try {
@@ -85,7 +73,7 @@ function isFinal(answer: StoredResponse): boolean {
 }
 
 /** Answers a stored response again, marked `Idempotent-Replayed: true`. */
-function replay(res: Response, response: StoredResponse): void {
+function replay(res: Response, response: StoredAnswer): void {
   res.set(response.headers);
   res.set('Idempotent-Replayed', 'true');
   res.status(response.status).send(response.body);
@@ -101,13 +89,13 @@ function replay(res: Response, response: StoredResponse): void {
  * on unchanged to ownership, validation and the ordinary idempotency step.
  */
 function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): RequestHandler {
-  const store = new IdempotencyStore(db);
+  const store = new KeyClaimStore(db, PARTNER_KEYS);
   const bodySchema = params.body ? validatorOnFirstUse(bodyAjv, SCHEMAS[params.body]) : undefined;
   return function idempotencyReplay(req, res, next) {
     const header = req.headers['idempotency-key'];
     const key = Array.isArray(header) ? header[0] : header;
     const partnerId = req.partner?._id;
-    if (key === undefined || !KEY.test(key) || partnerId === undefined) return next();
+    if (key === undefined || !IDEMPOTENCY_KEY.test(key) || partnerId === undefined) return next();
     let body: unknown = req.body ?? {};
     if (bodySchema) {
       try {
@@ -118,7 +106,7 @@ function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): Req
       }
     }
     const route = `${req.method} ${req.baseUrl}${req.path}`;
-    store.completedResponse(partnerId, key, route, requestHash(route, req.params, body)).then(
+    store.completedAnswer({ partnerId, key, route, requestHash: requestHash(route, req.params, body) }).then(
       (stored) => (stored ? replay(res, stored) : next()),
       (err: unknown) => next(err)
     );
@@ -138,23 +126,20 @@ function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): Req
 export function idempotency(params: IdempotencyParams, { services }: PolicyContext<IdempotencyServices>): RequestHandler {
   if (params.replayOnly) return replayOnly(params, services);
   const { db, log } = services;
-  const store = new IdempotencyStore(db);
+  const store = new KeyClaimStore(db, PARTNER_KEYS);
   const keeper = claimKeeper(db, log);
-  const ttlHours = params.ttlHours ?? 24;
+  const terms = { ttlHours: params.ttlHours ?? 24, leaseSeconds: STALE_AFTER_SECONDS };
   return function idempotencyCheck(req, res, next) {
-    const header = req.headers['idempotency-key'];
-    if (header === undefined) return next();
-    const key = Array.isArray(header) ? header[0] : header;
-    if (!KEY.test(key)) {
-      next(new GatewayError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
-        invalidParams: [{ name: 'Idempotency-Key', reason: 'must be 1 to 255 visible ASCII characters' }],
-      }));
-      return;
+    let key: string | undefined;
+    try {
+      key = idempotencyKeyOf(req.headers);
+    } catch (err) {
+      return next(err);
     }
+    if (key === undefined) return next();
     const partnerId = req.partner!._id;
     const route = `${req.method} ${req.baseUrl}${req.path}`;
-    const hash = requestHash(route, req.params, req.body);
-    store.claim(partnerId, key, route, hash, ttlHours).then(
+    store.claim({ partnerId, key, route, requestHash: requestHash(route, req.params, req.body) }, terms).then(
       (claim) => {
         switch (claim.outcome) {
           case 'mismatch':
