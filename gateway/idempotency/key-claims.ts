@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { configure } from 'safe-stable-stringify';
 import type { Queryable } from '../db/database';
+import { RETENTION_BATCH, deleteInBatches } from '../db/retention';
 import { GatewayError } from '../errors';
 import { newObjectId } from '../ids';
 
@@ -253,6 +254,15 @@ export class KeyClaimStore {
     };
   }
 
+  /**
+   * Deletes the keys that expired (in batches: the retention pass, every 10 minutes). A claim
+   * already ignores an expired key and forgets it; this keeps the tables from holding the keys
+   * nobody reuses.
+   */
+  async deleteExpired(batch = RETENTION_BATCH): Promise<number> {
+    return deleteInBatches(this.db, this.sql.deleteExpired, [], batch);
+  }
+
   /** The owner parameter of the table's statements: the partner for partners' keys, none for operators'. */
   private owner(of: { partnerId?: string }): string[] {
     if (!this.keys.owner) return [];
@@ -296,6 +306,8 @@ function statements({ table, owner, renewed }: KeyTable) {
     complete: `UPDATE ${table} SET state = 'completed', response_status = $3, response_bytes = $4, response_headers = $5::jsonb
                 WHERE key = $1${ownedBy(6)} AND claim_id = $2 AND state = 'in_progress'`,
     release: `UPDATE ${table} SET state = 'released' WHERE key = $1${ownedBy(3)} AND claim_id = $2 AND state = 'in_progress'`,
+    deleteExpired: `DELETE FROM ${table} WHERE (${owner ? `${owner}, ` : ''}key) IN (
+                      SELECT ${owner ? `${owner}, ` : ''}key FROM ${table} WHERE expires_at < now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
     heartbeat: owner
       ? `UPDATE ${table} k SET ${renewed} = now()
            FROM unnest($1::text[], $2::text[], $3::text[]) AS held (key, claim_id, owner)

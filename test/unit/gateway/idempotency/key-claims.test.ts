@@ -124,6 +124,16 @@ describe('key-claim store (operators\' keys): one operation id per key, one reco
     expect(other.claim.resumed).to.equal(false);
   });
 
+  it('the retention pass deletes expired keys only', async function () {
+    const [expired, live] = [newKey(), newKey()];
+    await claimed(expired);
+    await claimed(live);
+    await services.db.query("UPDATE admin_idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = $1", [expired]);
+    expect(await keys.deleteExpired(1)).to.be.at.least(1);
+    const left = await services.db.query<{ key: string }>('SELECT key FROM admin_idempotency_keys WHERE key = ANY($1)', [[expired, live]]);
+    expect(left.rows.map((r) => r.key)).to.deep.equal([live]);
+  });
+
   it('records which process holds a claim (claimed_by), in the operators\' table too', async function () {
     const key = newKey();
     await claimed(key);

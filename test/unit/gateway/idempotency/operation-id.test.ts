@@ -65,6 +65,15 @@ describe('key-claim store (partners\' keys): one upstream operation id per key',
     expect(other.resumed).to.equal(false);
   });
 
+  it('the retention pass deletes expired keys only', async function () {
+    await claimed('expired-1');
+    await claimed('live-1');
+    await services.db.query("UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE partner_id = $1 AND key = 'expired-1'", [partnerId]);
+    expect(await store.deleteExpired(1)).to.be.at.least(1);
+    const left = await services.db.query<{ key: string }>("SELECT key FROM idempotency_keys WHERE partner_id = $1 AND key IN ('expired-1', 'live-1')", [partnerId]);
+    expect(left.rows.map((r) => r.key)).to.deep.equal(['live-1']);
+  });
+
   it('another request with a completed key is still a mismatch', async function () {
     const first = await claimed('completed-1', 'h1');
     await store.complete(first, { status: 201, body: Buffer.from('{}'), headers: {} });
