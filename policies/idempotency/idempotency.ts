@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { GatewayError } from '../../gateway/errors';
+import { answeredThroughHook, beforeAnswer } from '../../gateway/http/answer';
 import { IDEMPOTENCY_KEY, KeyClaimStore, PARTNER_KEYS, REPLAYED_HEADERS, idempotencyKeyOf, requestHash, type StoredAnswer } from '../../gateway/idempotency/key-claims';
 import { STALE_AFTER_SECONDS, claimKeeper } from './claim-keeper';
 import { SCHEMAS } from '../../gateway/schemas';
@@ -26,34 +27,22 @@ function replayedHeaders(res: Response): Record<string, string> {
 }
 
 /**
- * Holds the request's final write (`res.end`, which `res.send` calls once every header is set)
- * until its outcome is recorded: the status, the exact body bytes and the replayed headers of a
- * final response are stored before the partner sees them (so a retry right after replays them
- * byte for byte); an answer that is not final ({@link isFinal}: a 5xx, an upstream's "still
- * running") releases the key first (so a retry runs again). The client may have gone
- * meanwhile: the handler still ends here and its outcome is still recorded.
+ * Records the request's answer before it leaves, through the response's answer hook
+ * (gateway/http/answer.ts, which the gateway's answer writers run: `sendJson`, `sendProblem`): the
+ * status, the exact body bytes and the replayed headers of a final answer are stored before the
+ * partner sees them (so a retry right after replays them byte for byte); an answer that is not
+ * final ({@link isFinal}: a 5xx, an upstream's "still running") releases the key first (so a retry
+ * runs again). The client may have gone meanwhile: the handler still answers through the hook and
+ * its outcome is still recorded. An answer written past the hook (a writer that does not run it)
+ * cannot be stored: its key is released once it is sent, and the miss is logged.
  */
-function recordBeforeEnding(res: Response, record: (answer: StoredAnswer) => Promise<void>, onError: (err: unknown) => void): void {
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
-  let intercepted = false;
-  res.end = function endAfterRecording(...args: unknown[]) {
-    if (intercepted) return end(...args);
-    intercepted = true;
-    const [chunk, encoding] = args;
-    const body = typeof chunk === 'string'
-      ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-      : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
-        ? Buffer.from(chunk)
-        : Buffer.alloc(0);
-    record({ status: res.statusCode, body, headers: replayedHeaders(res) }).then(
-      () => end(...args),
-      (err: unknown) => {
-        onError(err);
-        end(...args);
-      }
-    );
-    return res;
-  } as Response['end'];
+function recordAnswer(res: Response, record: (answer: StoredAnswer) => Promise<void>, release: () => Promise<void>, onError: (err: unknown, message: string) => void): void {
+  beforeAnswer(res, (answer) => record({ ...answer, headers: replayedHeaders(res) }).catch((err: unknown) => onError(err, 'idempotency key not recorded yet: retried in the background')));
+  res.once('finish', () => {
+    if (answeredThroughHook(res)) return;
+    onError(new Error('an answer was written past the answer hook'), 'idempotency key released: its answer was not recorded');
+    release().catch((err: unknown) => onError(err, 'idempotency key not released yet: retried in the background'));
+  });
 }
 
 /**
@@ -157,10 +146,11 @@ export function idempotency(params: IdempotencyParams, { services }: PolicyConte
             keeper.hold(claim.claim);
             // The upstream call of this operation carries this id on every retry (docs/upstreams.md).
             req.upstreamOperation = { id: claim.claim.operationId, resumed: claim.claim.resumed };
-            recordBeforeEnding(
+            recordAnswer(
               res,
               (answer) => keeper.settle(claim.claim, isFinal(answer) ? { kind: 'complete', response: answer } : { kind: 'release' }),
-              (err) => log.error({ err, requestId: req.requestId }, 'idempotency key not recorded yet: retried in the background')
+              () => keeper.settle(claim.claim, { kind: 'release' }),
+              (err, message) => log.error({ err, requestId: req.requestId }, message)
             );
             return next();
           }
