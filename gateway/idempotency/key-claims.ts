@@ -61,12 +61,18 @@ export interface KeyTable {
   readonly table: 'idempotency_keys' | 'admin_idempotency_keys';
   readonly owner?: 'partner_id';
   readonly renewed: 'heartbeat_at' | 'claimed_at';
+  /**
+   * Its answers are JSON, and are also recorded parsed (`response_body`): the code before migration
+   * 019 replays an operator's key from that column alone, and may still run beside this code during
+   * a rolling deployment.
+   */
+  readonly parsedBodyToo?: true;
 }
 
 /** The partners' keys (migrations 001, 006, 008): one row per partner and key. */
 export const PARTNER_KEYS: KeyTable = { table: 'idempotency_keys', owner: 'partner_id', renewed: 'heartbeat_at' };
 /** The operators' keys (migrations 012, 019): one row per key. */
-export const OPERATOR_KEYS: KeyTable = { table: 'admin_idempotency_keys', renewed: 'claimed_at' };
+export const OPERATOR_KEYS: KeyTable = { table: 'admin_idempotency_keys', renewed: 'claimed_at', parsedBodyToo: true };
 
 /** A request claiming a key: its owner (the partner; none for an operator), the key, its route and request hash. */
 export interface KeyRequest {
@@ -279,7 +285,7 @@ export class KeyClaimStore {
  * The statements of a key table. Each takes the key as $1 and, for a table with an owner column,
  * the owner as its last parameter (the same statement text otherwise).
  */
-function statements({ table, owner, renewed }: KeyTable) {
+function statements({ table, owner, renewed, parsedBodyToo }: KeyTable) {
   /** `AND <owner> = $n` for a table with an owner column, nothing otherwise. */
   const ownedBy = (n: number) => (owner ? ` AND ${owner} = $${n}` : '');
   // A claim's holder is gone when it stopped renewing for the lease, or (a claim made before
@@ -303,7 +309,7 @@ function statements({ table, owner, renewed }: KeyTable) {
     completed: `SELECT response_status, response_bytes, response_headers, response_body FROM ${table}
                  WHERE key = $1${ownedBy(4)} AND route = $2 AND request_hash = $3
                    AND state = 'completed' AND response_status IS NOT NULL AND expires_at >= now()`,
-    complete: `UPDATE ${table} SET state = 'completed', response_status = $3, response_bytes = $4, response_headers = $5::jsonb
+    complete: `UPDATE ${table} SET state = 'completed', response_status = $3, response_bytes = $4, response_headers = $5::jsonb${parsedBodyToo ? ", response_body = convert_from($4, 'UTF8')::jsonb" : ''}
                 WHERE key = $1${ownedBy(6)} AND claim_id = $2 AND state = 'in_progress'`,
     release: `UPDATE ${table} SET state = 'released' WHERE key = $1${ownedBy(3)} AND claim_id = $2 AND state = 'in_progress'`,
     deleteExpired: `DELETE FROM ${table} WHERE (${owner ? `${owner}, ` : ''}key) IN (

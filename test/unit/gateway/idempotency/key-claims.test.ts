@@ -63,6 +63,9 @@ describe('key-claim store (operators\' keys): one operation id per key, one reco
     const recorded = { status: 200, body: Buffer.from(JSON.stringify(answer)), headers: { 'content-type': 'application/json; charset=utf-8' } };
     expect(await claim(key)).to.deep.equal({ outcome: 'replay', response: recorded });
     expect(await keys.completedAnswer({ key, route, requestHash: hash })).to.deep.equal(recorded);
+    // Parsed too, for the code before migration 019 (a rolling deployment), which replays from it.
+    const stored = await services.db.query<{ response_body: unknown }>('SELECT response_body FROM admin_idempotency_keys WHERE key = $1', [key]);
+    expect(stored.rows[0]!.response_body).to.deep.equal(answer);
     // A completed key is never released by a late holder.
     await keys.release(retry);
     expect((await claim(key)).outcome).to.equal('replay');
