@@ -12,6 +12,8 @@ declare global {
     interface Locals {
       /** Set by the sensitive-data policy: the access log records the route pattern, not the URL. */
       sensitive?: boolean;
+      /** Facts a handler adds to its request's access-log line (never a secret: they are scrubbed like every field, but name none). */
+      logFields?: Record<string, string | number | boolean>;
     }
   }
 }
@@ -49,6 +51,7 @@ export function requestContext(log: Logger, component: string): RequestHandler {
         status: res.statusCode,
         latencyMs: Math.round(latencyMs * 100) / 100,
         upstreamLatencyMs: res.locals.upstreamLatencyMs,
+        ...res.locals.logFields,
       };
       if (res.statusCode >= 500) log.error(entry, 'request');
       else log.info(entry, 'request');
