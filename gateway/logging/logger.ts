@@ -3,44 +3,57 @@ import { redactValue, REDACTED } from './redaction';
 
 export type { Logger } from 'pino';
 
-/** Bytes of lines buffered within one event-loop turn past which they are written at once (below sonic-boom's 16 KiB write size). */
+/** Bytes of lines held within one event-loop turn past which they are handed on at once (below sonic-boom's 16 KiB write size). */
 export const COALESCE_BYTES = 8192;
 
 /**
  * stdout as the process logger writes it: the lines of one event-loop turn in one write, not one
  * write per line. A write is a system call, about 100 µs of CPU on these machines, and every
  * request writes its access-log line: one write per line was about 12 % of an authorization
- * decision's CPU (bench, `--profile A`). The first line of a turn schedules a flush at the end of
- * the turn (`setImmediate`); the lines the turn writes after it join the buffer, which sonic-boom
- * writes on its own once it holds {@link COALESCE_BYTES}. So a line is written within the turn
- * it was logged in, and an idle gateway's lines appear as before.
+ * decision's CPU (bench, `--profile A`). The first line of a turn schedules the hand-over at the
+ * end of the turn (`setImmediate`); the turn's later lines join it, and {@link COALESCE_BYTES} of
+ * them are handed over at once. The stream behind is pino's asynchronous sonic-boom, as before:
+ * it writes what it is given at once, or right after a write in flight.
  *
  * What a hard kill (SIGKILL, the OOM killer) loses: the lines of the turn it interrupts that were
- * not written yet, at most {@link COALESCE_BYTES} (one line per request a turn finished, with their
- * other lines). An exit through main flushes (`log.flush`), and pino flushes synchronously on
- * `exit` (its `onExit` hook for a non-sync destination), as with the unbuffered stream before.
+ * not handed over yet, at most {@link COALESCE_BYTES}, besides what sonic-boom had not written (as
+ * before). An exit through main flushes (`log.flush`), and on `exit` the held lines are handed
+ * over before pino's own exit hook writes sonic-boom's buffer synchronously.
  */
-export function coalescedStdout(): DestinationStream {
-  const boom = pino.destination({ dest: 1, sync: false, minLength: COALESCE_BYTES });
-  const write = boom.write.bind(boom);
+export function coalescedStdout(): DestinationStream & { flush(cb?: (err?: Error) => void): void; flushSync(): void } {
+  let held = '';
   let scheduled = false;
-  const endOfTurn = () => {
+  // Registered before the destination, so that on exit it runs before pino's synchronous flush.
+  let boom: ReturnType<typeof pino.destination> | undefined;
+  const handOver = () => {
     scheduled = false;
-    try {
-      boom.flush();
-    } catch {
-      // Destroyed: the process is ending, and its exit hook wrote what was left.
-    }
+    if (held === '' || !boom) return;
+    const chunk = held;
+    held = '';
+    boom.write(chunk);
   };
-  boom.write = (data: string): boolean => {
-    const accepted = write(data);
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(endOfTurn);
-    }
-    return accepted;
+  process.on('exit', handOver);
+  boom = pino.destination({ dest: 1, sync: false, minLength: 0 });
+  const destination = boom;
+  return {
+    write(line: string): boolean {
+      held += line;
+      if (held.length >= COALESCE_BYTES) handOver();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(handOver);
+      }
+      return true;
+    },
+    flush(cb?: (err?: Error) => void): void {
+      handOver();
+      destination.flush(cb);
+    },
+    flushSync(): void {
+      handOver();
+      destination.flushSync();
+    },
   };
-  return boom;
 }
 
 /**
