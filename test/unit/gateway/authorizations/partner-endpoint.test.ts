@@ -10,7 +10,7 @@ import { askPartner, MAX_ANSWER_BYTES, parseAnswer, PartnerCallState, type Autho
 import { SecretKeyring } from '../../../../gateway/webhooks/secret-box';
 import { verifySignature } from '../../../../gateway/webhooks/signature';
 import { checkTarget } from '../../../../gateway/webhooks/target-guard';
-import { verifyAuthorizationRequest } from '../../../../examples/authorization-endpoint';
+import { signatureVerifies } from '../../../support/signatures';
 import { recordSecret } from '../../../support/secrets';
 import { createOwnDatabase, type RunDatabase } from '../../../support/test-database';
 import { TestReceiver } from '../../../support/webhook-receiver';
@@ -102,7 +102,7 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
     const header = got.headers['partner-gateway-signature'] as string;
     expect(header).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifySignature(header, got.raw, [secret], 300)).to.equal(true);
-    expect(verifyAuthorizationRequest(header, got.raw, [secret])).to.equal(true);
+    expect(signatureVerifies(header, got.raw, [secret])).to.equal(true);
     expect(verifySignature(header, got.raw, ['whsec_' + 'x'.repeat(43)], 300)).to.equal(false);
   });
 
@@ -259,7 +259,7 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
     const t = Number(header.split(',')[0].slice(2));
     expect(verifySignature(`t=${t},${v1[0]}`, r.received[0].raw, [second], 300)).to.equal(true);
     expect(verifySignature(`t=${t},${v1[1]}`, r.received[0].raw, [first], 300)).to.equal(true);
-    expect(verifyAuthorizationRequest(header, r.received[0].raw, [first])).to.equal(true);
+    expect(signatureVerifies(header, r.received[0].raw, [first])).to.equal(true);
     const third = (await store.rotateSecret(partnerId))!;
     recordSecret('webhookSecret', third);
     await ask(partnerId);
