@@ -2,12 +2,12 @@
  * A standalone Partner Gateway decision endpoint (docs/authorization-endpoint.md), on the partner
  * SDK (`npm install @partner-gateway/sdk`, docs/sdk.md) and node:http: copy it into your own service.
  *
- *   PORT=4100 AUTHORIZATION_SECRET=whsec_… MAX_AMOUNT=50000 node dist/examples/authorization-endpoint.js
+ *   PORT=4100 AUTHORIZATION_SECRET=whsec_… MAX_AMOUNT=500 node dist/examples/authorization-endpoint.js
  *
  * For each `authorization.request` the gateway POSTs, `verifyAuthorizationRequest` checks
  * `Partner-Gateway-Signature` against the raw body (any `v1=` with any of your secrets, so it keeps
  * working through a rotation; a `t` more than 5 minutes away is refused), then the endpoint decides
- * with one simple rule: decline above `MAX_AMOUNT` (minor units of the card's currency), approve
+ * with one simple rule: decline above `MAX_AMOUNT` (in the card's currency, as the request's amount: 12.5 is 12.50), approve
  * otherwise. It answers at once: past the endpoint's `timeoutMs` the gateway applies your
  * `defaultDecision` instead.
  */
@@ -56,7 +56,7 @@ if (require.main === module) {
   const secrets = (process.env.AUTHORIZATION_SECRET ?? '').split(',').filter(Boolean);
   if (secrets.length === 0) throw new Error('set AUTHORIZATION_SECRET (comma-separated during a rotation)');
   const port = Number(process.env.PORT ?? 4100);
-  const maxAmount = Number(process.env.MAX_AMOUNT ?? 50_000);
+  const maxAmount = Number(process.env.MAX_AMOUNT ?? 500);
   const server = http.createServer(
     createDecisionEndpoint({
       secrets,

@@ -70,7 +70,7 @@ export interface AuthorizationRequest {
   data: {
     authorization: {
       id: string;
-      /** Minor units of `currency` (the card's billing currency). */
+      /** In `currency`, the card's billing currency, as transactions show it (12.5 is 12.50; the sandbox sends it so). */
       amount: number;
       currency: string;
       type: string;
