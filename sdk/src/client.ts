@@ -314,6 +314,7 @@ export class PartnerGateway {
         this.logger?.({ operationId, method: operation.method, attempt, error: errorKind(err), ...(retryInMs === undefined ? {} : { retryInMs }) });
         if (retryInMs === undefined) throw new PartnerGatewayConnectionError(`${operation.method} ${operation.path}: ${errorKind(err)} after ${attempt} attempt(s)`, { cause: err });
         await this.sleep(retryInMs);
+        options.signal?.throwIfAborted();
         continue;
       }
       if (response.ok) {
@@ -329,6 +330,8 @@ export class PartnerGateway {
       this.logger?.({ operationId, method: operation.method, attempt, status: response.status, code: error.code, requestId: error.requestId, ...(retryInMs === undefined ? {} : { retryInMs }) });
       if (retryInMs === undefined) throw error;
       await this.sleep(retryInMs);
+      // A call aborted while it waited is not sent again.
+      options.signal?.throwIfAborted();
     }
   }
 

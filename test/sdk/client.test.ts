@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import { decodeJwt, decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import {
@@ -13,6 +15,7 @@ import {
   PartnerGatewayError,
   PartnerTokens,
   retryDelayMs,
+  SDK_VERSION,
   type LogRecord,
   type PartnerGatewayErrorCode,
 } from '../../sdk/src';
@@ -246,6 +249,15 @@ describe('sdk: retries and idempotency keys', function () {
     }
   });
 
+  it('a call aborted while it waits for its retry is not sent again', async function () {
+    const controller = new AbortController();
+    const { fetch, seen } = scriptedFetch([{ status: 503, body: problem(503, 'database_unavailable'), headers: { 'retry-after': '1' } }, { status: 200, body: STATUS_RESULT }]);
+    const client = new PartnerGateway({ ...PARTNER, baseUrl: 'http://gateway.test/api/partner', fetch, sleep: async () => controller.abort() });
+    const err = await client.cards.lock('CK1', LOCK_BODY, { signal: controller.signal }).catch((e: unknown) => e);
+    expect((err as Error).name).to.equal('AbortError');
+    expect(seen).to.have.length(1);
+  });
+
   it('logs one record per attempt, with nothing secret: no token, key, body or card data', async function () {
     const records: LogRecord[] = [];
     const { client, seen } = clientOn([{ status: 503, body: problem(503, 'database_unavailable'), headers: { 'retry-after': '0' } }, { status: 200, body: STATUS_RESULT, headers: { 'x-request-id': 'r-1' } }], { logger: (r) => records.push(r) });
@@ -348,6 +360,14 @@ describe('sdk: pagination', function () {
 });
 
 describe('sdk: operations', function () {
+  it('sends its version in User-Agent, the version of sdk/package.json', async function () {
+    const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'sdk', 'package.json'), 'utf8')) as { version: string };
+    expect(SDK_VERSION).to.equal(manifest.version);
+    const { client, seen } = clientOn([{ status: 200, body: { partner: {} } }]);
+    await client.me();
+    expect(seen[0]!.headers['user-agent']).to.equal(`partner-gateway-sdk/${manifest.version} node/${process.versions.node}`);
+  });
+
   it('every operation of the generated table has a client method, and each method calls its own operation', async function () {
     const { client, seen } = clientOn([{ status: 200, body: { data: [], nextCursor: null, pagination: { page: 1, limit: 20, total: 0, totalPages: 0 }, count: 0 } }]);
     const methods = Object.entries(OPERATION_METHODS);
