@@ -21,6 +21,17 @@ function expiry(): string {
   return `${String(now.getUTCMonth() + 1).padStart(2, '0')}/${now.getUTCFullYear() + 3}`;
 }
 
+function luhn(digits: string): boolean {
+  if (!/^\d{12,19}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
 async function main() {
   // What went over the wire, seen through the client's fetch option.
   const lockAttempts: { idempotencyKey: string | undefined; replayed?: string | null }[] = [];
@@ -122,6 +133,11 @@ async function main() {
     const card = await client.individuals.issueVirtualCard(individual._id, { expDate, clientCode: individual.clientID, currency: 'EUR', productCode: 'P-STD' });
 
     const { cvv } = await client.cards.revealCvv(card.cardKey, { expDate });
+    const { cardNumber } = await client.cards.revealPan(card.cardKey, { expDate });
+    // A PIN block under the issuer's published key (the sandbox issuer does not change PINs yet:
+    // docs/cards.md), as long as the key's modulus.
+    const pinKey = await client.cards.getPinEncryptionKey();
+    const pinBlock = await client.cards.encryptPin('4921');
     const authorization = await client.simulate.cardAuthorization(card.cardKey, { amount: 9.99, merchant: { name: 'Packed Shop', mcc: '5411', country: 'GB' } });
 
     const locked = await client.cards.lock(card.cardKey, { expDate, reason: 'packed SDK' });
@@ -143,6 +159,9 @@ async function main() {
         individualId: individual._id,
         cardKey: card.cardKey,
         cvvDigits: /^\d{3}$/.test(cvv) ? 3 : 0,
+        // Never the number itself: its length, whether it is Luhn-valid, and whether its last four are the mask's.
+        pan: { digits: cardNumber.length, luhn: luhn(cardNumber), matchesMask: card.cardMask.replace(/\s/g, '').slice(-4) === cardNumber.slice(-4) },
+        pinBlock: { bytes: Buffer.from(pinBlock, 'base64').length, algorithm: pinKey.algorithm },
         authorization: { id: authorization._id, status: authorization.status, decidedBy: authorization.authorization?.decidedBy, asked: decisions.length },
         lock: { status: locked.status, attempts: lockAttempts },
         cards: { unique: seen.size, active, pages: cardPages },

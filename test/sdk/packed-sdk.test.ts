@@ -76,7 +76,7 @@ describe('sdk: the packed package, installed on its own, against a gateway in sa
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it('onboards, issues, reads a CVV, simulates an authorization, locks with a retry on one key, pages 150 cards and verifies a webhook', async function () {
+  it('onboards, issues, reads the CVV and card number, encrypts a PIN, simulates an authorization, locks with a retry on one key, pages 150 cards and verifies a webhook', async function () {
     // The script's cardholder document number: the run's log scan looks for it.
     recordSecret('passportNumber', 'P7654321');
     const tarball = await packSdk(work);
@@ -107,6 +107,10 @@ describe('sdk: the packed package, installed on its own, against a gateway in sa
 
     expect(result.partnerId, context).to.equal(partner.id);
     expect(result.cvvDigits).to.equal(3);
+    expect(result.pan).to.deep.equal({ digits: 16, luhn: true, matchesMask: true });
+    expect(result.pinBlock).to.deep.equal({ bytes: 256, algorithm: 'RSA-OAEP-256' });
+    const reads = await db.query("SELECT operation FROM audit_log WHERE target_id = $1 AND outcome = 'success' AND operation IN ('card.cvv.read', 'card.pan.read') ORDER BY id", [result.cardKey]);
+    expect(reads.rows.map((r) => r.operation)).to.deep.equal(['card.cvv.read', 'card.pan.read']);
     expect(result.authorization).to.deep.include({ status: 'PENDING', decidedBy: 'partner', asked: 1 });
 
     // The lock's answer was dropped once: the SDK sent it again with the same key, and the gateway replayed it.
