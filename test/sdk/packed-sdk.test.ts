@@ -132,5 +132,17 @@ describe('sdk: the packed package, installed on its own, against a gateway in sa
     expect(result.refused).to.include('bad_signature');
     expect(result.refused.filter((r: string) => r !== 'bad_signature'), 'every delivery verified').to.deep.equal([]);
     expect(seeded).to.have.length(150);
+
+    // The README's SDK variant of "Try it" (its me.mjs), run in the same project against this gateway.
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const meScript = /cat > me\.mjs <<'EOF'\n([\s\S]*?)\nEOF\n/.exec(readme.slice(readme.indexOf('## Try it')))?.[1];
+    expect(meScript, "README.md's SDK block writes me.mjs").to.be.a('string');
+    expect(meScript).to.include('http://localhost:8080/api/partner').and.to.include('../acme-keys/private.pem').and.to.include("issuer: 'https://acme.example'");
+    fs.writeFileSync(
+      path.join(project, 'me.mjs'),
+      meScript!.replace('http://localhost:8080', gateway.baseUrl).replace('../acme-keys/private.pem', keyFile).replace("'https://acme.example'", JSON.stringify(partner.issuer))
+    );
+    const me = await run(process.execPath, ['me.mjs'], { cwd: project, env: { PATH: process.env.PATH ?? '', PARTNER_ID: partner.id } });
+    expect(me.stdout).to.include(`_id: '${partner.id}'`).and.to.include("name: 'sdk-packed'");
   });
 });
