@@ -320,7 +320,13 @@ export class PartnerGateway {
       if (response.ok) {
         this.logger?.({ operationId, method: operation.method, attempt, status: response.status, requestId: response.headers.get('x-request-id') ?? undefined });
         if (operation.empty || text === '') return undefined as AnswerOf<K>;
-        return (operation.text ? text : JSON.parse(text)) as AnswerOf<K>;
+        if (operation.text) return text as AnswerOf<K>;
+        try {
+          return JSON.parse(text) as AnswerOf<K>;
+        } catch {
+          // Not the gateway's answer (a proxy's page): its body is not repeated.
+          throw new PartnerGatewayError({ status: response.status, code: 'unexpected_response', detail: `HTTP ${response.status} whose body is not JSON`, requestId: response.headers.get('x-request-id') ?? undefined });
+        }
       }
       const error = PartnerGatewayError.fromAnswer(response.status, response.headers, text);
       // A refused token (expired by a clock jump, a revoked key) is not reused by the next call.

@@ -293,6 +293,11 @@ describe('sdk: errors', function () {
     const err = (await client.me().catch((e: unknown) => e)) as PartnerGatewayError;
     expect(err).to.include({ status: 500, code: 'unexpected_response', requestId: 'lb-1', retryAfter: 5 });
     expect(err.message).to.not.include('secret upstream page');
+    const ok = clientOn([{ status: 200, body: '<html>a captive portal</html>' }]);
+    const notJson = (await ok.client.me().catch((e: unknown) => e)) as PartnerGatewayError;
+    expect(notJson).to.be.instanceOf(PartnerGatewayError);
+    expect(notJson).to.include({ status: 200, code: 'unexpected_response' });
+    expect(notJson.message).to.not.include('captive portal');
   });
 });
 
