@@ -38,7 +38,7 @@ function drift(committed: Json, served: Json): string[] {
   return differences;
 }
 
-const REGENERATE = 'regenerate the SDK: start a sandbox gateway (`npm start`), then `npm install && npm run generate` in sdk/ (docs/sdk.md#types)';
+const REGENERATE = 'regenerate the SDK: `npm run sdk:generate` (after `npm install` in sdk/ once; docs/sdk.md#types)';
 
 describe('sdk: the generated types match the document the gateway serves', function () {
   this.timeout(60_000);
