@@ -288,7 +288,8 @@ async function record(
   // over a limit becomes velocity_exceeded), in the same round trip: each statement of the string
   // takes its own snapshot, so the count sees what the lock's previous holder committed.
   const velocity = card && first.approved ? velocityStatement(controls, velocityPurchase(card, request), escapeLiteral) : undefined;
-  const begin = [
+  // Built once the connection is had: the lock's wait is bounded by what is left then.
+  const begin = () => [
     `SET LOCAL lock_timeout = '${Math.max(1, answerBy - COMMIT_RESERVE_MS - Date.now())}ms'`,
     ...(card ? [`SELECT pg_advisory_xact_lock(hashtextextended('auth:' || ${escapeLiteral(card.cardKey)}, 0))`] : []),
     ...(velocity ? [velocity.sql] : []),

@@ -41,6 +41,8 @@ export function requestContext(log: Logger, component: string): RequestHandler {
       metrics.record(req, res.statusCode, latencyMs / 1000);
       const route: string | undefined = res.locals.route ?? req.route?.path;
       const entry = {
+        // First, so that none of them can stand in for a field of the line itself.
+        ...res.locals.logFields,
         component,
         requestId: req.requestId,
         partnerId: req.partner?._id,
@@ -51,7 +53,6 @@ export function requestContext(log: Logger, component: string): RequestHandler {
         status: res.statusCode,
         latencyMs: Math.round(latencyMs * 100) / 100,
         upstreamLatencyMs: res.locals.upstreamLatencyMs,
-        ...res.locals.logFields,
       };
       if (res.statusCode >= 500) log.error(entry, 'request');
       else log.info(entry, 'request');

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import pino, { type Logger, type DestinationStream } from 'pino';
 import { redactValue, REDACTED } from './redaction';
 
@@ -17,13 +18,14 @@ export const COALESCE_BYTES = 8192;
  *
  * What a hard kill (SIGKILL, the OOM killer) loses: the lines of the turn it interrupts that were
  * not handed over yet, at most {@link COALESCE_BYTES}, besides what sonic-boom had not written (as
- * before). An exit through main flushes (`log.flush`), and on `exit` the held lines are handed
- * over before pino's own exit hook writes sonic-boom's buffer synchronously.
+ * before). An exit through main flushes (`log.flush`); `flushSync`, and the `exit` hook (registered
+ * before the destination, so it runs before pino's own), write sonic-boom's buffer and then the
+ * held lines synchronously. As with sonic-boom alone before, a write already in flight at exit is
+ * finished by Node's thread pool and may land after them.
  */
 export function coalescedStdout(): DestinationStream & { flush(cb?: (err?: Error) => void): void; flushSync(): void } {
   let held = '';
   let scheduled = false;
-  // Registered before the destination, so that on exit it runs before pino's synchronous flush.
   let boom: ReturnType<typeof pino.destination> | undefined;
   const handOver = () => {
     scheduled = false;
@@ -32,7 +34,19 @@ export function coalescedStdout(): DestinationStream & { flush(cb?: (err?: Error
     held = '';
     boom.write(chunk);
   };
-  process.on('exit', handOver);
+  const flushSync = () => {
+    scheduled = false;
+    try {
+      boom?.flushSync();
+    } catch {
+      // Not open yet, or closed: the held lines are still written below.
+    }
+    if (held === '') return;
+    const chunk = held;
+    held = '';
+    fs.writeSync(1, chunk);
+  };
+  process.on('exit', flushSync);
   boom = pino.destination({ dest: 1, sync: false, minLength: 0 });
   const destination = boom;
   return {
@@ -49,10 +63,7 @@ export function coalescedStdout(): DestinationStream & { flush(cb?: (err?: Error
       handOver();
       destination.flush(cb);
     },
-    flushSync(): void {
-      handOver();
-      destination.flushSync();
-    },
+    flushSync,
   };
 }
 
