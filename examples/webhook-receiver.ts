@@ -35,7 +35,8 @@ export function createWebhookReceiver(options: { secrets: readonly string[]; tol
         event = verifyWebhook(Buffer.concat(chunks), req.headers['partner-gateway-signature'], options.secrets, { toleranceSeconds: options.toleranceSeconds ?? 300 });
       } catch (err) {
         if (!(err instanceof SignatureVerificationError)) throw err;
-        res.writeHead(400).end();
+        // Signed, but of a type added to the gateway after this SDK: acknowledged, not acted on.
+        res.writeHead(err.reason === 'unknown_event_type' ? 204 : 400).end();
         return;
       }
       // At least once: the same event may arrive again (same id); act on it once.

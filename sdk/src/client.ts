@@ -296,6 +296,7 @@ export class PartnerGateway {
     const retry = { ...this.retryOptions, ...options.retry };
     const maxRetries = retry.maxRetries ?? 2;
     const body = input.body === undefined ? undefined : JSON.stringify(input.body);
+    let resigned = false;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { accept: operation.text ? 'text/html, text/plain, */*' : 'application/json', 'user-agent': `partner-gateway-sdk/${SDK_VERSION} node/${process.versions.node}` };
       if (operation.token) headers.authorization = `Bearer ${await this.tokens.token()}`;
@@ -331,6 +332,13 @@ export class PartnerGateway {
       const error = PartnerGatewayError.fromAnswer(response.status, response.headers, text);
       // A refused token (expired by a clock jump, a revoked key) is not reused by the next call.
       if (response.status === 401) this.tokens.invalidate();
+      // A token refused for its time (a clock that jumped, a machine asleep past its exp) is signed
+      // again and the call sent once more, at once: the gateway refused the token, not the call.
+      if (response.status === 401 && !resigned && (error.code === 'token_expired' || error.code === 'token_not_yet_valid')) {
+        resigned = true;
+        this.logger?.({ operationId, method: operation.method, attempt, status: response.status, code: error.code, requestId: error.requestId, retryInMs: 0 });
+        continue;
+      }
       const retryable = attempt <= maxRetries && isRetryable(operation.method, idempotencyKey !== undefined, { status: response.status, code: error.code });
       const retryInMs = retryable ? retryDelayMs(attempt, parseRetryAfter(response.headers.get('retry-after'), this.now()), retry) : undefined;
       this.logger?.({ operationId, method: operation.method, attempt, status: response.status, code: error.code, requestId: error.requestId, ...(retryInMs === undefined ? {} : { retryInMs }) });

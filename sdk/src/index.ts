@@ -18,6 +18,7 @@ export {
   SignatureVerificationError,
   SIGNATURE_HEADER,
   type VerificationFailure,
+  type UnknownWebhookEvent,
   type VerifyOptions,
   type DecisionAnswer,
 } from './verify';

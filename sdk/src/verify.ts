@@ -15,14 +15,26 @@ import type { AuthorizationDecision, AuthorizationRequest, WebhookEvent } from '
 export const SIGNATURE_HEADER = 'partner-gateway-signature';
 
 /** Why a delivery was refused. */
-export type VerificationFailure = 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'bad_signature' | 'malformed_body';
+export type VerificationFailure = 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'bad_signature' | 'malformed_body' | 'unknown_event_type';
+
+/** A verified event of a type this version of the SDK does not know (the gateway added one since). */
+export interface UnknownWebhookEvent {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+}
 
 /** A delivery that must not be trusted: answer it 400 and do not act on it. */
 export class SignatureVerificationError extends Error {
   override readonly name = 'SignatureVerificationError';
   constructor(
     readonly reason: VerificationFailure,
-    message: string
+    message: string,
+    /**
+     * With `unknown_event_type` only: the event, whose signature verified. Acknowledge it (2xx) and
+     * ignore it, or upgrade the SDK: a 4xx makes the gateway retry it for days.
+     */
+    readonly event?: UnknownWebhookEvent
   ) {
     super(message);
   }
@@ -70,7 +82,9 @@ export function verifySignature(rawBody: RawBody, signatureHeader: HeaderValue, 
 /**
  * Verifies a webhook delivery and returns its event, typed by its `type`; throws a
  * {@link SignatureVerificationError} for a missing or malformed header, a `t` more than
- * `toleranceSeconds` away (a replay), a signature no secret makes, or a body that is not an event.
+ * `toleranceSeconds` away (a replay), a signature no secret makes, or a body that is not an event
+ * (answer those 400), and `unknown_event_type`, with the verified `event`, for an event of a type
+ * added to the gateway after this SDK (answer it 2xx, or the gateway retries it).
  * During a rotation pass both secrets: either verifies.
  *
  * @example
@@ -79,11 +93,14 @@ export function verifySignature(rawBody: RawBody, signatureHeader: HeaderValue, 
  */
 export function verifyWebhook(rawBody: RawBody, signatureHeader: HeaderValue, secrets: string | readonly string[], options: VerifyOptions = {}): WebhookEvent {
   verifySignature(rawBody, signatureHeader, secrets, options);
-  const event = parseJson(rawBody) as Partial<WebhookEvent> | undefined;
-  if (!event || typeof event.id !== 'string' || !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event.type as string) || typeof event.data !== 'object') {
-    throw new SignatureVerificationError('malformed_body', 'the signed body is not an event of a known type');
+  const event = parseJson(rawBody) as { id?: unknown; type?: unknown; data?: unknown } | undefined;
+  if (!event || typeof event !== 'object' || typeof event.id !== 'string' || typeof event.type !== 'string' || typeof event.data !== 'object' || event.data === null) {
+    throw new SignatureVerificationError('malformed_body', 'the signed body is not an event');
   }
-  return event as WebhookEvent;
+  if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event.type)) {
+    throw new SignatureVerificationError('unknown_event_type', `a verified event of a type this SDK does not know (${event.type}): acknowledge it and ignore it`, event as UnknownWebhookEvent);
+  }
+  return event as unknown as WebhookEvent;
 }
 
 /**

@@ -131,16 +131,29 @@ describe('sdk: tokens', function () {
     expect(() => derToP1363(der.subarray(1), 4)).to.throw(/not a DER/);
   });
 
-  it('a client reuses its token across calls and signs anew after a 401', async function () {
+  it('a client reuses its token across calls; a token refused for its time is signed anew and the call sent once more, once', async function () {
     const { client, seen } = clientOn([{ status: 200, body: { partner: {} } }, { status: 200, body: { partner: {} } }, { status: 401, body: problem(401, 'token_expired') }, { status: 200, body: { partner: {} } }], { maxRetries: 0 });
     await client.me();
     await client.me();
-    await client.me().catch(() => undefined);
+    // The third call is refused for its token's time: sent again at once with a new token, it succeeds.
+    await client.me();
     await client.me();
     const auth = seen.map((s) => s.headers.authorization);
+    expect(seen).to.have.length(5);
     expect(auth[0]).to.equal(auth[1]).and.to.equal(auth[2]);
     expect(auth[3]).to.not.equal(auth[2]);
+    expect(auth[4]).to.equal(auth[3]);
     expect(client.tokens.signed).to.equal(2);
+
+    // Refused again with the new token: thrown, not sent a third time.
+    const twice = clientOn([{ status: 401, body: problem(401, 'token_not_yet_valid') }], { maxRetries: 2 });
+    const error = await twice.client.me().catch((err: unknown) => err);
+    expect(error).to.be.instanceOf(PartnerGatewayError).and.to.include({ status: 401, code: 'token_not_yet_valid' });
+    expect(twice.seen).to.have.length(2);
+    // Another 401 (a revoked key) is not sent again.
+    const revoked = clientOn([{ status: 401, body: problem(401, 'key_revoked') }], { maxRetries: 2 });
+    await revoked.client.me().catch(() => undefined);
+    expect(revoked.seen).to.have.length(1);
   });
 });
 

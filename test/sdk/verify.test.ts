@@ -76,9 +76,18 @@ describe('sdk: verifyWebhook', function () {
       ['the signature of another t', () => verifyWebhook(raw, sign(raw, [SECRET], NOW - 1).replace(/^t=\d+/, `t=${NOW}`), [SECRET], at), 'bad_signature'],
       ['a signed body that is not an event', () => verifyWebhook('{"hello":1}', sign('{"hello":1}', [SECRET]), [SECRET], at), 'malformed_body'],
       ['a signed body that is not JSON', () => verifyWebhook('hello', sign('hello', [SECRET]), [SECRET], at), 'malformed_body'],
-      ['a signed authorization.request', () => verifyWebhook(JSON.stringify(REQUEST), sign(JSON.stringify(REQUEST), [SECRET]), [SECRET], at), 'malformed_body'],
+      ['a signed body whose data is not an object', () => verifyWebhook('{"id":"evt_1","type":"card.created","data":null}', sign('{"id":"evt_1","type":"card.created","data":null}', [SECRET]), [SECRET], at), 'malformed_body'],
+      ['a signed event of a type this SDK does not know (an authorization.request here)', () => verifyWebhook(JSON.stringify(REQUEST), sign(JSON.stringify(REQUEST), [SECRET]), [SECRET], at), 'unknown_event_type'],
     ];
     for (const [description, fn, reason] of cases) expect(failure(fn), description).to.equal(reason);
+    // An unknown type's error carries the verified event, for the receiver to acknowledge.
+    let unknown: unknown;
+    try {
+      verifyWebhook(JSON.stringify(REQUEST), sign(JSON.stringify(REQUEST), [SECRET]), [SECRET], at);
+    } catch (err) {
+      unknown = err;
+    }
+    expect((unknown as { event?: unknown }).event).to.deep.include({ id: REQUEST.id, type: 'authorization.request' });
     // The boundary itself verifies.
     expect(verifyWebhook(raw, sign(raw, [SECRET], NOW - 300), [SECRET], at).id).to.equal(EVENT.id);
   });
