@@ -4,7 +4,7 @@ import { newObjectId } from '../ids';
 import type { Logger } from '../logging/logger';
 import type { EventCard } from '../outbox/partner-events';
 import { SecretUnavailableError } from '../webhooks/secret-rows';
-import { pinnedLookup } from '../webhooks/sender';
+import { destroyPinnedAgents, pinnedAgent, pinnedLookup } from '../webhooks/sender';
 import { signatureHeader } from '../webhooks/signature';
 import type { TargetCheck } from '../webhooks/target-guard';
 import type { AuthorizationEndpointStore, AuthorizationEndpointTarget } from './endpoint-store';
@@ -90,14 +90,6 @@ interface PartnerState {
  */
 export class PartnerCallState {
   private readonly partners = new Map<string, PartnerState>();
-  readonly agents = {
-    // Keep-alive: a decision does not pay a TCP and TLS handshake each time. maxSockets is not
-    // limited here: the per-partner in-flight cap bounds each partner's sockets.
-    // An idle socket is closed after 4 s, before the usual 5 s of a Node server's keep-alive.
-    http: new http.Agent({ keepAlive: true, keepAliveMsecs: 1000, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4_000 }),
-    https: new https.Agent({ keepAlive: true, keepAliveMsecs: 1000, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4_000 }),
-  };
-
   constructor(readonly maxInFlightPerPartner = MAX_IN_FLIGHT_PER_PARTNER) {}
 
   private state(partnerId: string): PartnerState {
@@ -163,10 +155,13 @@ export class PartnerCallState {
     };
   }
 
-  /** Closes the idle keep-alive sockets (at shutdown). */
+  /**
+   * Closes the idle keep-alive sockets (at shutdown). The calls use the webhooks' agents, one per
+   * vetted address ({@link pinnedAgent}): a socket pooled for one address is never handed to a
+   * call the target guard vetted for another.
+   */
   close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    destroyPinnedAgents();
   }
 }
 
@@ -293,9 +288,9 @@ async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarg
     'Partner-Gateway-Event-Type': envelope.type,
     'Partner-Gateway-Signature': signatureHeader(secrets, Math.floor(Date.now() / 1000), body),
   };
-  let outcome = await post(checked, body, headers, Math.max(1, deadline - Date.now()), deps.calls.agents);
+  let outcome = await post(checked, body, headers, Math.max(1, deadline - Date.now()));
   // A kept-alive socket the partner's server closed meanwhile: once more on a fresh one, within the same deadline.
-  if (outcome.kind === 'stale_socket' && deadline - Date.now() > 0) outcome = await post(checked, body, headers, deadline - Date.now(), deps.calls.agents);
+  if (outcome.kind === 'stale_socket' && deadline - Date.now() > 0) outcome = await post(checked, body, headers, deadline - Date.now());
   return decide(outcome.kind === 'stale_socket' ? { kind: 'error', error: 'connection' } : outcome);
 }
 
@@ -304,7 +299,7 @@ async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarg
  * timeout covers connecting, the headers and the body; on any end the request is destroyed (a
  * timed-out or oversized answer's socket is not reused).
  */
-function post(target: { url: URL; address: string; family: number }, body: string, headers: Record<string, string>, timeoutMs: number, agents: { http: http.Agent; https: https.Agent }): Promise<CallOutcome | { kind: 'stale_socket' }> {
+function post(target: { url: URL; address: string; family: number }, body: string, headers: Record<string, string>, timeoutMs: number): Promise<CallOutcome | { kind: 'stale_socket' }> {
   const secure = target.url.protocol === 'https:';
   const client = secure ? https : http;
   return new Promise((resolve) => {
@@ -322,7 +317,7 @@ function post(target: { url: URL; address: string; family: number }, body: strin
       {
         method: 'POST',
         lookup: pinnedLookup(target),
-        agent: secure ? agents.https : agents.http,
+        agent: pinnedAgent(target),
         headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'PartnerGateway-Authorizations/1.0', ...headers },
       },
       (res) => {

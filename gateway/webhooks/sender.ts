@@ -27,7 +27,9 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 /**
  * Keep-alive agents, one per vetted address (protocol, address, host): a pooled connection is only
  * ever reused for the address the target guard vetted for this attempt, never for another the name
- * resolves to later. Idle connections close after {@link IDLE_MS} (below the 5 s of Node's and
+ * resolves to later (Node's agent pools by host name: one agent per protocol would hand a request
+ * vetted for the new address a socket still open to the old one). Webhook deliveries and the
+ * partners' decision endpoints (gateway/authorizations/partner-endpoint.ts) both take theirs here. Idle connections close after {@link IDLE_MS} (below the 5 s of Node's and
  * many servers' keep-alive timeout, so the gateway rarely writes on a socket the receiver is
  * closing); the map keeps the {@link MAX_AGENTS} most recently used.
  */
@@ -35,7 +37,7 @@ const agents = new Map<string, http.Agent>();
 const IDLE_MS = 4000;
 const MAX_AGENTS = 256;
 
-function agentFor(target: { url: URL; address: string; family: number }): http.Agent {
+export function pinnedAgent(target: { url: URL; address: string; family: number }): http.Agent {
   const key = `${target.url.protocol}//${target.url.host}@${target.address}`;
   let agent = agents.get(key);
   if (agent) {
@@ -54,6 +56,12 @@ function agentFor(target: { url: URL; address: string; family: number }): http.A
   return agent;
 }
 
+/** Closes every pinned agent's idle sockets (at shutdown). */
+export function destroyPinnedAgents(): void {
+  for (const agent of agents.values()) agent.destroy();
+  agents.clear();
+}
+
 /**
  * One POST of `body` to `url`, connecting only to `address` (the one the target guard vetted; TLS
  * still checks the certificate against the URL's host name), on a kept-alive connection to that
@@ -67,7 +75,7 @@ export function sendWebhook(target: { url: URL; address: string; family: number 
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
   const lookup = pinnedLookup(target);
   const client = target.url.protocol === 'https:' ? https : http;
-  const agent = agentFor(target);
+  const agent = pinnedAgent(target);
   return new Promise((resolve) => {
     let done = false;
     let req: http.ClientRequest;

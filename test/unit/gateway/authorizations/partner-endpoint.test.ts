@@ -289,6 +289,29 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
     expect(r.received).to.have.length(1);
   });
 
+  it('a kept-alive socket is reused only for the address the target guard vetted: a call vetted for another address connects there', async function () {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.socket.localAddress ?? '');
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"approved":true}'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const { partnerId } = await enroll(`http://localhost:${port}/decide`);
+      // The name resolves first to 127.0.0.1, then (a DNS change) to 127.0.0.2: each call connects where its check said.
+      const vetted = ['127.0.0.1', '127.0.0.1', '127.0.0.2'];
+      let calls = 0;
+      const pinned: PartnerEndpointDeps = { ...deps, checkTarget: async (url) => ({ ok: true, url: new URL(url), address: vetted[Math.min(calls++, vetted.length - 1)], family: 4 }) };
+      for (let i = 0; i < 3; i++) expect((await ask(partnerId, 1500, pinned)).kind).to.equal('answered');
+      expect(seen).to.deep.equal(['127.0.0.1', '127.0.0.1', '127.0.0.2']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('parses only the documented answer shapes', function () {
     expect(parseAnswer('{"approved":true}')).to.deep.equal({ kind: 'answer', approved: true });
     expect(parseAnswer('{"approved":false,"declineReason":null}')).to.deep.equal({ kind: 'answer', approved: false });
