@@ -195,8 +195,20 @@ export class PartnerGateway {
     set3dsAnswer: (cardKey: string, body: Body<'set-card-3ds-answer'>, options?: RequestOptions) => this.call('set-card-3ds-answer', { path: { id: cardKey }, body }, options),
     set3dsPhone: (cardKey: string, body: Body<'set-card-3ds-phone'>, options?: RequestOptions) => this.call('set-card-3ds-phone', { path: { id: cardKey }, body }, options),
     resetPinTries: (cardKey: string, body: Body<'reset-card-pin-tries'>, options?: RequestOptions) => this.call('reset-card-pin-tries', { path: { id: cardKey }, body }, options),
-    /** `pin` is the PIN encrypted under the issuer's PIN key: `await client.cards.encryptPin('1234')`. */
-    changePin: (cardKey: string, body: Body<'change-card-pin'>, options?: RequestOptions) => this.call('change-card-pin', { path: { id: cardKey }, body }, options),
+    /**
+     * `pin` is the PIN encrypted under the issuer's PIN key: `await client.cards.encryptPin('1234')`.
+     * A refusal (4xx) drops the PIN key {@link encryptPin} cached: a PIN block under a key the
+     * issuer has since rotated is refused (422 `upstream_rejected`, `INVALID_PIN_BLOCK`), and the
+     * next `encryptPin` fetches the key again.
+     */
+    changePin: async (cardKey: string, body: Body<'change-card-pin'>, options?: RequestOptions): Call<'change-card-pin'> => {
+      try {
+        return await this.call('change-card-pin', { path: { id: cardKey }, body }, options);
+      } catch (err) {
+        if (err instanceof PartnerGatewayError && err.status >= 400 && err.status < 500) this.pinKey = undefined;
+        throw err;
+      }
+    },
     forcePinLock: (cardKey: string, body: Body<'force-card-pin-lock'>, options?: RequestOptions) => this.call('force-card-pin-lock', { path: { id: cardKey }, body }, options),
     authorizeCardholder: (cardKey: string, body: Body<'authorize-cardholder'>, options?: RequestOptions) => this.call('authorize-cardholder', { path: { id: cardKey }, body }, options),
     getLimits: (cardKey: string, options?: RequestOptions) => this.call('get-card-limits', { path: { id: cardKey } }, options),
@@ -208,11 +220,17 @@ export class PartnerGateway {
     setSpendControls: (cardKey: string, body: Body<'set-card-spend-controls'>, options?: RequestOptions) => this.call('set-card-spend-controls', { path: { id: cardKey }, body }, options),
     /** `GET /pin-encryption-key`: the issuer's published PIN key. */
     getPinEncryptionKey: (options?: RequestOptions) => this.call('get-pin-encryption-key', {}, options),
-    /** The PIN encrypted under the issuer's published PIN key (fetched once an hour), for `changePin`. */
+    /**
+     * The PIN encrypted under the issuer's published PIN key, for `changePin`. The key is fetched
+     * once and kept an hour; a refused `changePin` drops it, and {@link refreshPinKey} fetches it
+     * again at once (after the issuer announces a rotation).
+     */
     encryptPin: async (pin: string, options?: RequestOptions): Promise<string> => {
-      if (!this.pinKey || this.now() - this.pinKey.fetchedAt > 3_600_000) this.pinKey = { key: await this.call('get-pin-encryption-key', {}, options), fetchedAt: this.now() };
-      return encryptPin(pin, this.pinKey.key);
+      const cached = this.pinKey && this.now() - this.pinKey.fetchedAt <= 3_600_000 ? this.pinKey.key : undefined;
+      return encryptPin(pin, cached ?? (await this.fetchPinKey(options)));
     },
+    /** Fetches the issuer's published PIN key now and keeps it for {@link encryptPin}; answers it. */
+    refreshPinKey: (options?: RequestOptions): Promise<PinEncryptionKey> => this.fetchPinKey(options),
   };
 
   /** Your default spend controls for all your cards (docs/spend-controls.md). */
@@ -275,6 +293,14 @@ export class PartnerGateway {
     transactionExpiry: (transactionId: string, body: Body<'simulate-transaction-expiry'>, options?: WriteOptions) => this.call('simulate-transaction-expiry', { path: { id: transactionId }, body }, options),
     transactionRefund: (transactionId: string, body: Body<'simulate-transaction-refund'>, options?: WriteOptions) => this.call('simulate-transaction-refund', { path: { id: transactionId }, body }, options),
   };
+
+  /** The issuer's PIN key, fetched now and kept for `cards.encryptPin`; the one kept is dropped first. */
+  private async fetchPinKey(options?: RequestOptions): Promise<PinEncryptionKey> {
+    this.pinKey = undefined;
+    const key = await this.call('get-pin-encryption-key', {}, options);
+    this.pinKey = { key, fetchedAt: this.now() };
+    return key;
+  }
 
   /**
    * A list operation, walked page by page with `for await`. `options` (signal, retry) go with the
