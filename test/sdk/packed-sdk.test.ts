@@ -27,18 +27,24 @@ function npmEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Builds the SDK on its own (sdk/tsconfig.json, with the project's TypeScript) into a staging copy
- * of the package, and packs it as `npm pack` in sdk/ would after its prepack build. Returns the
- * tarball's path.
+ * Packs the SDK as docs/sdk.md#install and the README build it: `npm install` at the root, then
+ * `npm pack` in sdk/, lifecycle scripts and all. Its prepack (`npm run build`: `tsc -p
+ * tsconfig.json`) runs the nearest `node_modules/.bin/tsc`: sdk/ has no node_modules of its own
+ * there, so npm finds the root's (TypeScript 7), with the root's @types/node and jose. The same
+ * here: a copy of sdk/ (without node_modules or dist) in a folder whose node_modules is the root's.
+ * Nothing is fetched (`--offline`). Returns the tarball's path.
  */
 async function packSdk(work: string): Promise<string> {
-  const stage = path.join(work, 'stage');
-  fs.mkdirSync(stage);
-  for (const file of ['package.json', 'README.md', 'openapi.json']) fs.copyFileSync(path.join(SDK, file), path.join(stage, file));
-  const tsc = path.join(path.dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
-  await run(process.execPath, [tsc, '-p', path.join(SDK, 'tsconfig.json'), '--outDir', path.join(stage, 'dist')], { cwd: SDK });
-  const { stdout } = await run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: stage, env: npmEnv() });
-  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  const repo = path.join(work, 'repo');
+  const copy = path.join(repo, 'sdk');
+  fs.cpSync(SDK, copy, { recursive: true, filter: (source) => !['node_modules', 'dist'].includes(path.relative(SDK, source).split(path.sep)[0]!) });
+  fs.symlinkSync(fs.realpathSync(path.join(ROOT, 'node_modules')), path.join(repo, 'node_modules'), 'dir');
+  // No dist/ in the copy: the tarball's is the one its prepack built.
+  expect(fs.existsSync(path.join(copy, 'dist'))).to.equal(false);
+
+  const { stdout } = await run(NPM, ['pack', '--offline', '--json', '--pack-destination', work], { cwd: copy, env: npmEnv() });
+  // The JSON report, after anything the build printed.
+  const [packed] = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as { filename: string; files: { path: string }[] }[];
   const files = packed!.files.map((f) => f.path);
   expect(files).to.include.members(['package.json', 'README.md', 'openapi.json', 'dist/index.js', 'dist/index.d.ts', 'dist/generated/api.d.ts']);
   expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no TypeScript sources').to.deep.equal([]);
