@@ -51,6 +51,30 @@ async function packSdk(work: string): Promise<string> {
   return path.join(work, packed!.filename);
 }
 
+/**
+ * Type-checks test/sdk/packed-sdk-consumer.ts in `project`, against the installed package's
+ * typings (node_modules/@partner-gateway/sdk: package.json's exports and types, dist/*.d.ts), as
+ * consumer.ts (CommonJS) and consumer.mts (an ES module): `tsc --noEmit` with module and
+ * moduleResolution node16 and strict, the root's compiler, and no skipLibCheck, so the .d.ts files
+ * themselves are checked too. @types/node comes from the root (a partner on Node has it).
+ */
+async function typeCheckConsumer(project: string): Promise<void> {
+  const source = fs.readFileSync(path.join(ROOT, 'test', 'sdk', 'packed-sdk-consumer.ts'), 'utf8');
+  fs.writeFileSync(path.join(project, 'consumer.ts'), source);
+  fs.writeFileSync(path.join(project, 'consumer.mts'), source);
+  const compilerOptions = { target: 'ES2022', lib: ['ES2022'], module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules', '@types')] };
+  fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts', 'consumer.mts'] }, null, 2));
+  const tsc = path.join(path.dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
+  const { stdout } = await run(process.execPath, [tsc, '-p', path.join(project, 'tsconfig.json'), '--listFiles'], { cwd: project }).catch((err: { stdout: string; stderr: string }) => {
+    throw new Error(`the consumer does not type-check against the packed SDK:\n${err.stdout}\n${err.stderr}`);
+  });
+  // The SDK's typings it was checked against are the installed package's, not this repository's sources.
+  const checked = stdout.split('\n').map((file) => path.relative(project, file.trim()));
+  const installed = path.join('node_modules', '@partner-gateway', 'sdk');
+  expect(checked).to.include.members([path.join(installed, 'dist', 'index.d.ts'), path.join(installed, 'dist', 'generated', 'api.d.ts'), 'consumer.ts', 'consumer.mts']);
+  expect(checked.filter((file) => file.includes(`${path.sep}sdk${path.sep}src${path.sep}`)), 'no SDK source').to.deep.equal([]);
+}
+
 describe('sdk: the packed package, installed on its own, against a gateway in sandbox mode', function () {
   this.timeout(120_000);
   let gateway: Gateway;
@@ -96,6 +120,9 @@ describe('sdk: the packed package, installed on its own, against a gateway in sa
     expect(installed.sort()).to.deep.equal(['@partner-gateway', 'jose']);
     const manifest = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', '@partner-gateway', 'sdk', 'package.json'), 'utf8')) as Json;
     expect(Object.keys(manifest.dependencies)).to.deep.equal(['jose']);
+
+    // A partner's TypeScript compiles against the published typings.
+    await typeCheckConsumer(project);
 
     // The script, compiled with the project's tests, copied alone into the project.
     fs.copyFileSync(path.join(__dirname, 'packed-sdk-script.js'), path.join(project, 'script.js'));
