@@ -19,6 +19,8 @@
  *   PARTNER_ID, PARTNER_ISSUER, PARTNER_KEY_FILE
  *                     an already registered partner (its _id, issuer and P-521 private key PEM):
  *                     set them to skip key generation and the operator's step
+ *   PARTNER_KID       with them, the kid the operator gave for that key (sent in each token's
+ *                     header; needed once the partner has more than one key)
  */
 import crypto, { type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
@@ -53,9 +55,9 @@ async function operatorRegistersPartner(adminUrl: string, adminToken: string, pa
 /** Step 1 (and the operator's step when needed): who the SDK signs tokens as. */
 async function partnerIdentity(env: NodeJS.ProcessEnv): Promise<{ partnerId: string; issuer: string; privateKey: KeyObject | string; kid?: string }> {
   if (env.PARTNER_ID && env.PARTNER_ISSUER && env.PARTNER_KEY_FILE) {
-    log('identity', `using the registered partner ${env.PARTNER_ID}`);
+    log('identity', `using the registered partner ${env.PARTNER_ID}${env.PARTNER_KID ? ` (kid ${env.PARTNER_KID})` : ''}`);
     // PKCS#8 or SEC1 PEM, as `npm run partners -- keygen` writes it.
-    return { partnerId: env.PARTNER_ID, issuer: env.PARTNER_ISSUER, privateKey: fs.readFileSync(env.PARTNER_KEY_FILE, 'utf8') };
+    return { partnerId: env.PARTNER_ID, issuer: env.PARTNER_ISSUER, privateKey: fs.readFileSync(env.PARTNER_KEY_FILE, 'utf8'), kid: env.PARTNER_KID || undefined };
   }
   // The partner makes its key pair; the private key never leaves it.
   const { publicKey, privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' });

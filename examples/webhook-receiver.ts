@@ -7,13 +7,22 @@
  * `verifyWebhook` checks `Partner-Gateway-Signature` against the raw body (any `v1=` with any of
  * your secrets, so it keeps working through a rotation: set WEBHOOK_SECRET to both, comma-separated)
  * and refuses a `t` more than 5 minutes away (a replayed delivery). The receiver drops repeats by
- * event id and answers 2xx quickly: anything else is retried.
+ * event id (among the newest 10,000 it has seen) and answers 2xx quickly: anything else is retried.
  */
 import http from 'node:http';
 import { SignatureVerificationError, verifyWebhook, type WebhookEvent } from '@partner-gateway/sdk';
 
-/** A request handler that verifies each delivery, then hands the event to `onEvent` once per event id. */
-export function createWebhookReceiver(options: { secrets: readonly string[]; toleranceSeconds?: number; onEvent: (event: WebhookEvent) => void }): http.RequestListener {
+/**
+ * A request handler that verifies each delivery, then hands the event to `onEvent` once per event
+ * id, among the newest `maxSeenIds` (default 10,000) ids it has seen.
+ */
+export function createWebhookReceiver(options: { secrets: readonly string[]; toleranceSeconds?: number; maxSeenIds?: number; onEvent: (event: WebhookEvent) => void }): http.RequestListener {
+  // The ids already acted on, oldest first (a Set keeps insertion order). Bounded, or a receiver
+  // that runs for months grows without end: past `maxSeenIds` the oldest id is dropped. A repeat
+  // (the gateway retries a delivery for up to 3 days, docs/webhooks.md) is caught while its id is
+  // among the newest 10,000; a receiver with more events than that in its retry window should keep
+  // the ids in its database instead (a unique key on the event id), as a production one would.
+  const maxSeenIds = options.maxSeenIds ?? 10_000;
   const seen = new Set<string>();
   return (req, res) => {
     const chunks: Buffer[] = [];
@@ -42,6 +51,7 @@ export function createWebhookReceiver(options: { secrets: readonly string[]; tol
       // At least once: the same event may arrive again (same id); act on it once.
       if (!seen.has(event.id)) {
         seen.add(event.id);
+        if (seen.size > maxSeenIds) seen.delete(seen.values().next().value!);
         options.onEvent(event);
       }
       res.writeHead(204).end();

@@ -26,9 +26,14 @@ function documentText(normalized) {
   return `${JSON.stringify(normalized, null, 2)}\n`;
 }
 
+/** sha256 (hex) of a text's UTF-8 bytes. */
+function textHash(text) {
+  return crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
 /** sha256 (hex) of the committed form. */
 function documentHash(normalized) {
-  return crypto.createHash('sha256').update(documentText(normalized)).digest('hex');
+  return textHash(documentText(normalized));
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -69,4 +74,4 @@ function operationTable(document) {
   return rows;
 }
 
-module.exports = { normalizeDocument, documentText, documentHash, operationTable };
+module.exports = { normalizeDocument, documentText, documentHash, textHash, operationTable };

@@ -9,7 +9,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { normalizeDocument, documentText, documentHash, operationTable } = require('./document');
+const { normalizeDocument, documentText, documentHash, textHash, operationTable } = require('./document');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -38,8 +38,9 @@ async function main() {
     '/* eslint-disable */',
     '',
   ].join('\n');
+  const api = header + astToString(ast);
   fs.mkdirSync(path.join(ROOT, 'src', 'generated'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'src', 'generated', 'api.ts'), header + astToString(ast));
+  fs.writeFileSync(path.join(ROOT, 'src', 'generated', 'api.ts'), api);
 
   const table = operationTable(normalized);
   const operations = [
@@ -47,6 +48,9 @@ async function main() {
     '',
     '/** sha256 of openapi.json, the document the types of ./api.ts were generated from. */',
     `export const DOCUMENT_SHA256 = '${hash}';`,
+    '',
+    '/** sha256 of ./api.ts as this script wrote it: the test of the types compares it with the file\'s bytes. */',
+    `export const API_SHA256 = '${textHash(api)}';`,
     '',
     '/** How the client calls each operation of the document: method, path, Idempotency-Key, paging. */',
     `export const OPERATIONS = ${JSON.stringify(table, null, 2)} as const;`,

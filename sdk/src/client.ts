@@ -146,20 +146,20 @@ export class PartnerGateway {
 
   /** Individual cardholders (docs/individuals.md). */
   readonly individuals = {
-    list: (query: Query<'list-individuals'> = {}) => this.list('list-individuals', {}, query),
+    list: (query: Query<'list-individuals'> = {}, options?: RequestOptions) => this.list('list-individuals', {}, query, options),
     create: (body: Body<'create-individual'>, options?: WriteOptions) => this.call('create-individual', { body }, options),
     get: (individualId: string, options?: RequestOptions) => this.call('get-individual', { path: { id: individualId } }, options),
     listCards: (individualId: string, options?: RequestOptions) => this.call('list-individual-cards', { path: { id: individualId } }, options),
     issueVirtualCard: (individualId: string, body: Body<'issue-virtual-card'>, options?: WriteOptions) => this.call('issue-virtual-card', { path: { id: individualId }, body }, options),
     issuePhysicalCard: (individualId: string, body: Body<'issue-physical-card'>, options?: WriteOptions) => this.call('issue-physical-card', { path: { id: individualId }, body }, options),
-    listAuditLogs: (individualId: string, query: Query<'list-individual-audit-logs'> = {}) => this.list('list-individual-audit-logs', { id: individualId }, query),
-    listCardStatusHistory: (individualId: string, query: Query<'list-individual-card-status-history'> = {}) => this.list('list-individual-card-status-history', { id: individualId }, query),
-    listTransactions: (individualId: string, query: Query<'list-individual-transactions'> = {}) => this.list('list-individual-transactions', { id: individualId }, query),
+    listAuditLogs: (individualId: string, query: Query<'list-individual-audit-logs'> = {}, options?: RequestOptions) => this.list('list-individual-audit-logs', { id: individualId }, query, options),
+    listCardStatusHistory: (individualId: string, query: Query<'list-individual-card-status-history'> = {}, options?: RequestOptions) => this.list('list-individual-card-status-history', { id: individualId }, query, options),
+    listTransactions: (individualId: string, query: Query<'list-individual-transactions'> = {}, options?: RequestOptions) => this.list('list-individual-transactions', { id: individualId }, query, options),
   };
 
   /** Cards (docs/cards.md, docs/card-search.md). */
   readonly cards = {
-    list: (query: Query<'list-cards'> = {}) => this.list('list-cards', {}, query),
+    list: (query: Query<'list-cards'> = {}, options?: RequestOptions) => this.list('list-cards', {}, query, options),
     get: (cardKey: string, options?: RequestOptions) => this.call('get-card', { path: { id: cardKey } }, options),
     getStatus: (cardKey: string, options?: RequestOptions) => this.call('get-card-status', { path: { id: cardKey } }, options),
     lock: (cardKey: string, body: Body<'lock-card'>, options?: WriteOptions) => this.call('lock-card', { path: { id: cardKey }, body }, options),
@@ -195,8 +195,20 @@ export class PartnerGateway {
     set3dsAnswer: (cardKey: string, body: Body<'set-card-3ds-answer'>, options?: RequestOptions) => this.call('set-card-3ds-answer', { path: { id: cardKey }, body }, options),
     set3dsPhone: (cardKey: string, body: Body<'set-card-3ds-phone'>, options?: RequestOptions) => this.call('set-card-3ds-phone', { path: { id: cardKey }, body }, options),
     resetPinTries: (cardKey: string, body: Body<'reset-card-pin-tries'>, options?: RequestOptions) => this.call('reset-card-pin-tries', { path: { id: cardKey }, body }, options),
-    /** `pin` is the PIN encrypted under the issuer's PIN key: `await client.cards.encryptPin('1234')`. */
-    changePin: (cardKey: string, body: Body<'change-card-pin'>, options?: RequestOptions) => this.call('change-card-pin', { path: { id: cardKey }, body }, options),
+    /**
+     * `pin` is the PIN encrypted under the issuer's PIN key: `await client.cards.encryptPin('1234')`.
+     * A refusal (4xx) drops the PIN key {@link encryptPin} cached: a PIN block under a key the
+     * issuer has since rotated is refused (422 `upstream_rejected`, `INVALID_PIN_BLOCK`), and the
+     * next `encryptPin` fetches the key again.
+     */
+    changePin: async (cardKey: string, body: Body<'change-card-pin'>, options?: RequestOptions): Call<'change-card-pin'> => {
+      try {
+        return await this.call('change-card-pin', { path: { id: cardKey }, body }, options);
+      } catch (err) {
+        if (err instanceof PartnerGatewayError && err.status >= 400 && err.status < 500) this.pinKey = undefined;
+        throw err;
+      }
+    },
     forcePinLock: (cardKey: string, body: Body<'force-card-pin-lock'>, options?: RequestOptions) => this.call('force-card-pin-lock', { path: { id: cardKey }, body }, options),
     authorizeCardholder: (cardKey: string, body: Body<'authorize-cardholder'>, options?: RequestOptions) => this.call('authorize-cardholder', { path: { id: cardKey }, body }, options),
     getLimits: (cardKey: string, options?: RequestOptions) => this.call('get-card-limits', { path: { id: cardKey } }, options),
@@ -208,11 +220,17 @@ export class PartnerGateway {
     setSpendControls: (cardKey: string, body: Body<'set-card-spend-controls'>, options?: RequestOptions) => this.call('set-card-spend-controls', { path: { id: cardKey }, body }, options),
     /** `GET /pin-encryption-key`: the issuer's published PIN key. */
     getPinEncryptionKey: (options?: RequestOptions) => this.call('get-pin-encryption-key', {}, options),
-    /** The PIN encrypted under the issuer's published PIN key (fetched once an hour), for `changePin`. */
+    /**
+     * The PIN encrypted under the issuer's published PIN key, for `changePin`. The key is fetched
+     * once and kept an hour; a refused `changePin` drops it, and {@link refreshPinKey} fetches it
+     * again at once (after the issuer announces a rotation).
+     */
     encryptPin: async (pin: string, options?: RequestOptions): Promise<string> => {
-      if (!this.pinKey || this.now() - this.pinKey.fetchedAt > 3_600_000) this.pinKey = { key: await this.call('get-pin-encryption-key', {}, options), fetchedAt: this.now() };
-      return encryptPin(pin, this.pinKey.key);
+      const cached = this.pinKey && this.now() - this.pinKey.fetchedAt <= 3_600_000 ? this.pinKey.key : undefined;
+      return encryptPin(pin, cached ?? (await this.fetchPinKey(options)));
     },
+    /** Fetches the issuer's published PIN key now and keeps it for {@link encryptPin}; answers it. */
+    refreshPinKey: (options?: RequestOptions): Promise<PinEncryptionKey> => this.fetchPinKey(options),
   };
 
   /** Your default spend controls for all your cards (docs/spend-controls.md). */
@@ -234,13 +252,13 @@ export class PartnerGateway {
 
   /** Transactions, from authorization to clearing (docs/transactions.md). */
   readonly transactions = {
-    list: (query: Query<'list-transactions'> = {}) => this.list('list-transactions', {}, query),
+    list: (query: Query<'list-transactions'> = {}, options?: RequestOptions) => this.list('list-transactions', {}, query, options),
     get: (transactionId: string, options?: RequestOptions) => this.call('get-transaction', { path: { id: transactionId } }, options),
   };
 
   /** Your events, read back (docs/events.md). */
   readonly events = {
-    list: (query: Query<'list-events'> = {}) => this.list('list-events', {}, query),
+    list: (query: Query<'list-events'> = {}, options?: RequestOptions) => this.list('list-events', {}, query, options),
     get: (eventId: string, options?: RequestOptions) => this.call('get-event', { path: { id: eventId } }, options),
     resend: (eventId: string, body: Body<'resend-event'>, options?: RequestOptions) => this.call('resend-event', { path: { id: eventId }, body }, options),
   };
@@ -253,7 +271,7 @@ export class PartnerGateway {
     update: (endpointId: string, body: Body<'update-webhook-endpoint'>, options?: RequestOptions) => this.call('update-webhook-endpoint', { path: { id: endpointId }, body }, options),
     delete: (endpointId: string, options?: RequestOptions) => this.call('delete-webhook-endpoint', { path: { id: endpointId } }, options),
     rotateSecret: (endpointId: string, body: Body<'rotate-webhook-secret'>, options?: RequestOptions) => this.call('rotate-webhook-secret', { path: { id: endpointId }, body }, options),
-    listDeliveries: (endpointId: string, query: Query<'list-webhook-deliveries'> = {}) => this.list('list-webhook-deliveries', { id: endpointId }, query),
+    listDeliveries: (endpointId: string, query: Query<'list-webhook-deliveries'> = {}, options?: RequestOptions) => this.list('list-webhook-deliveries', { id: endpointId }, query, options),
   };
 
   /** Your decision endpoint (docs/authorization-endpoint.md); verify its requests with `verifyAuthorizationRequest`. */
@@ -276,11 +294,22 @@ export class PartnerGateway {
     transactionRefund: (transactionId: string, body: Body<'simulate-transaction-refund'>, options?: WriteOptions) => this.call('simulate-transaction-refund', { path: { id: transactionId }, body }, options),
   };
 
-  /** A list operation, walked page by page with `for await`. */
-  private list<K extends OperationId>(operationId: K, path: Record<string, string>, query: object): Paginated<ItemOf<K>, AnswerOf<K> & { data: ItemOf<K>[] }> {
+  /** The issuer's PIN key, fetched now and kept for `cards.encryptPin`; the one kept is dropped first. */
+  private async fetchPinKey(options?: RequestOptions): Promise<PinEncryptionKey> {
+    this.pinKey = undefined;
+    const key = await this.call('get-pin-encryption-key', {}, options);
+    this.pinKey = { key, fetchedAt: this.now() };
+    return key;
+  }
+
+  /**
+   * A list operation, walked page by page with `for await`. `options` (signal, retry) go with the
+   * call of every page: aborting the signal stops the walk, the retry rules apply to each page.
+   */
+  private list<K extends OperationId>(operationId: K, path: Record<string, string>, query: object, options?: RequestOptions): Paginated<ItemOf<K>, AnswerOf<K> & { data: ItemOf<K>[] }> {
     const kind = pagingOf(operationId);
     if (!kind) throw new Error(`${operationId} does not page`);
-    return new Paginated(kind, { ...query }, (pageQuery) => this.call(operationId, { path, query: pageQuery }) as Promise<AnswerOf<K> & { data: ItemOf<K>[] }>);
+    return new Paginated(kind, { ...query }, (pageQuery, pageOptions) => this.call(operationId, { path, query: pageQuery }, pageOptions) as Promise<AnswerOf<K> & { data: ItemOf<K>[] }>, options);
   }
 
   /**

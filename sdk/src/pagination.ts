@@ -4,6 +4,8 @@
  * individual list) and by cursor (the answer's `nextCursor`, sent back as `cursor` or `after`).
  */
 
+import type { RequestOptions } from './client';
+
 /** How a list operation pages (from the generated operation table). */
 export type PagingKind = 'page' | 'page-count' | 'cursor' | 'after';
 
@@ -15,18 +17,20 @@ const DEFAULT_LIMIT = 20;
 /**
  * A list: `for await (const item of list)` walks every item of every page; `pages()` walks the
  * answers; `firstPage()` gets one. Nothing is fetched until one of them is used, and each use
- * starts again from the first page asked for.
+ * starts again from the first page asked for. The request options given (signal, retry) go to the
+ * call of every page; an aborted signal ends the walk with its abort error, before the next page.
  */
 export class Paginated<T, A extends PageAnswer<T> = PageAnswer<T>> implements AsyncIterable<T> {
   constructor(
     private readonly kind: PagingKind,
     private readonly query: Record<string, unknown>,
-    private readonly fetchPage: (query: Record<string, unknown>) => Promise<A>
+    private readonly fetchPage: (query: Record<string, unknown>, options?: RequestOptions) => Promise<A>,
+    private readonly options?: RequestOptions
   ) {}
 
   /** The first page's answer. */
   firstPage(): Promise<A> {
-    return this.fetchPage({ ...this.query });
+    return this.fetchPage({ ...this.query }, this.options);
   }
 
   /** Every page's answer, up to and including the last. */
@@ -34,7 +38,9 @@ export class Paginated<T, A extends PageAnswer<T> = PageAnswer<T>> implements As
     const query = { ...this.query };
     const seenCursors = new Set<string>();
     for (;;) {
-      const answer = await this.fetchPage({ ...query });
+      // Aborted while the caller handled the previous page: no further request.
+      this.options?.signal?.throwIfAborted();
+      const answer = await this.fetchPage({ ...query }, this.options);
       yield answer;
       if (answer.data.length === 0) return;
       if (this.kind === 'page' || this.kind === 'page-count') {

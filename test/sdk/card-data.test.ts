@@ -56,4 +56,54 @@ describe('sdk: card data', function () {
     expect(oaepDecrypt(await client.cards.encryptPin('987654'))).to.equal('987654');
     expect(seen.map((url) => url.pathname)).to.deep.equal(['/api/partner/pin-encryption-key']);
   });
+
+  it('a refused changePin drops the cached PIN key, and refreshPinKey fetches it at once: a rotated issuer key is picked up within the hour', async function () {
+    // A fake issuer that rotates its PIN key: a block under another key is refused, as the gateway
+    // refuses it (422 upstream_rejected, INVALID_PIN_BLOCK); a 5xx is not a refusal of the key.
+    // Three keys of the issuer, one after the other (1024-bit: only the rotation is tested here).
+    const issuerKeys = [1, 2, 3].map((n) => ({ n, ...crypto.generateKeyPairSync('rsa', { modulusLength: 1024 }) }));
+    let current = issuerKeys[0]!;
+    let failNext = false;
+    const asked: string[] = [];
+    const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(String(input));
+      asked.push(url.pathname.replace('/api/partner', ''));
+      const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+      if (url.pathname.endsWith('/pin-encryption-key')) return json(200, { keyId: `pin-${current.n}`, algorithm: 'RSA-OAEP-256', publicKey: current.publicKey.export({ type: 'spki', format: 'pem' }).toString() });
+      if (failNext) {
+        failNext = false;
+        return json(502, { status: 502, code: 'upstream_error', detail: 'the issuer failed', requestId: 'r-502' });
+      }
+      const { pin } = JSON.parse(String(init?.body)) as { pin: string };
+      try {
+        crypto.privateDecrypt({ key: current.privateKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(pin, 'base64'));
+      } catch {
+        return json(422, { status: 422, code: 'upstream_rejected', upstreamCode: 'INVALID_PIN_BLOCK', detail: 'the issuer refused the request', requestId: 'r-422' });
+      }
+      return json(200, { cardKey: 'CK1', status: 'ACTIVE' });
+    }) as typeof globalThis.fetch;
+    const keys = crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' });
+    const client = new PartnerGateway({ partnerId: '65f1a2b3c4d5e6f708192a00', issuer: 'https://acme.example', privateKey: keys.privateKey, baseUrl: 'http://gateway.test/api/partner', fetch, retry: { maxRetries: 0 } });
+    const change = async () => client.cards.changePin('CK1', { expDate: '12/2030', pin: await client.cards.encryptPin('4921') }).then(() => 'changed', (err: { code?: string }) => err.code);
+
+    expect(await change()).to.equal('changed');
+    current = issuerKeys[1]!; // the issuer rotates its key
+    expect(await change(), 'the cached key is stale').to.equal('upstream_rejected');
+    expect(await change(), 'the refusal dropped it: the new key is fetched').to.equal('changed');
+    expect(asked).to.deep.equal(['/pin-encryption-key', '/cards/CK1/pin/change', '/cards/CK1/pin/change', '/pin-encryption-key', '/cards/CK1/pin/change']);
+
+    // A failure that is not a refusal keeps the key.
+    asked.length = 0;
+    failNext = true;
+    expect(await change()).to.equal('upstream_error');
+    expect(await change()).to.equal('changed');
+    expect(asked).to.deep.equal(['/cards/CK1/pin/change', '/cards/CK1/pin/change']);
+
+    // Told of a rotation, the partner refreshes the key at once; encryptPin uses the new one.
+    asked.length = 0;
+    current = issuerKeys[2]!;
+    expect(await client.cards.refreshPinKey()).to.include({ keyId: 'pin-3', algorithm: 'RSA-OAEP-256' });
+    expect(await change()).to.equal('changed');
+    expect(asked).to.deep.equal(['/pin-encryption-key', '/cards/CK1/pin/change']);
+  });
 });

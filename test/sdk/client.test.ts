@@ -375,6 +375,59 @@ describe('sdk: pagination', function () {
     expect(keys).to.deep.equal(['CK1', 'CK2', 'CK3']);
     expect(seen.map((s) => s.url)).to.deep.equal(['http://gateway.test/api/partner/cards?status=ACTIVE&limit=2', 'http://gateway.test/api/partner/cards?status=ACTIVE&limit=2&page=2']);
   });
+
+  it('client lists take request options: the signal goes to every page\'s call, and aborting it ends a for-await walk', async function () {
+    const page = (n: number, totalPages: number) => ({ success: true, data: [card(2 * n - 1), card(2 * n)], pagination: { page: n, limit: 2, total: 2 * totalPages, totalPages } });
+    // The gateway of this test: page 1 answers; page 2 aborts the caller's signal while it is in
+    // flight, then answers like a gateway would unless its own signal says the caller gave up.
+    const controller = new AbortController();
+    const signals: (AbortSignal | undefined)[] = [];
+    const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+      signals.push(init?.signal ?? undefined);
+      if (signals.length === 2) controller.abort();
+      if (init?.signal?.aborted) throw init.signal.reason;
+      return new Response(JSON.stringify(page(signals.length, 3)), { status: 200 });
+    }) as typeof globalThis.fetch;
+    const client = new PartnerGateway({ ...PARTNER, baseUrl: 'http://gateway.test/api/partner', fetch });
+    const walked: string[] = [];
+    const inFlight = await (async () => {
+      for await (const item of client.cards.list({ limit: 2 }, { signal: controller.signal })) walked.push(item.cardKey);
+    })().catch((e: unknown) => e);
+    expect((inFlight as Error).name, 'aborted while page 2 was in flight').to.equal('AbortError');
+    expect(walked).to.deep.equal(['CK1', 'CK2']);
+    expect(signals).to.have.length(2);
+
+    // Aborted by the caller between two pages: the walk ends before the next request.
+    const between = new AbortController();
+    const { client: paging, seen } = clientOn([{ status: 200, body: page(1, 3) }, { status: 200, body: page(2, 3) }, { status: 200, body: page(3, 3) }]);
+    const keys: string[] = [];
+    const err = await (async () => {
+      for await (const item of paging.cards.list({ limit: 2 }, { signal: between.signal })) {
+        keys.push(item.cardKey);
+        if (item.cardKey === 'CK2') between.abort();
+      }
+    })().catch((e: unknown) => e);
+    expect((err as Error).name).to.equal('AbortError');
+    expect(keys).to.deep.equal(['CK1', 'CK2']);
+    expect(seen, 'no request after the abort').to.have.length(1);
+    // Every list method takes them (its last parameter), cursor lists as page lists.
+    const events = clientOn([{ status: 200, body: { data: [{ id: 'evt_1' }], nextCursor: null } }]);
+    const aborted = AbortSignal.abort();
+    const eventsErr = await events.client.events.list({}, { signal: aborted }).toArray().catch((e: unknown) => e);
+    expect((eventsErr as Error).name).to.equal('AbortError');
+    expect(events.seen).to.have.length(0);
+  });
+
+  it('client lists take retry options, applied to the call of each page', async function () {
+    const first = { status: 200, body: { success: true, data: [card(1)], pagination: { page: 1, limit: 1, total: 2, totalPages: 2 } } };
+    const unavailable = { status: 503, body: problem(503, 'database_unavailable') };
+    const { client, seen, waits } = clientOn([first, unavailable, { status: 200, body: { success: true, data: [card(2)], pagination: { page: 2, limit: 1, total: 2, totalPages: 2 } } }], { maxRetries: 2 });
+    const err = (await client.cards.list({ limit: 1 }, { retry: { maxRetries: 0 } }).toArray().catch((e: unknown) => e)) as PartnerGatewayError;
+    expect(err).to.be.instanceOf(PartnerGatewayError);
+    expect(err.status).to.equal(503);
+    expect(seen, 'page 2 sent once: the walk\'s maxRetries 0, not the client\'s 2').to.have.length(2);
+    expect(waits).to.deep.equal([]);
+  });
 });
 
 describe('sdk: operations', function () {

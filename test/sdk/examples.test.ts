@@ -1,5 +1,14 @@
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import type http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { PartnerGateway } from '../../sdk/src';
+import { createWebhookReceiver } from '../../examples/webhook-receiver';
 import { cardBody, individualBody } from '../support/api';
 import { sharedGateway, type Gateway } from '../support/gateway-process';
 import { ExampleProcess } from '../support/example-process';
@@ -71,5 +80,67 @@ describe('sdk examples: the webhook receiver and the decision endpoint against a
     expect(example.output).to.match(/^\S+ 12\.5 EUR: approved$/m);
     expect(example.output).to.match(/^\S+ 75 EUR: declined \(amount_over_limit\)$/m);
     expect(example.output).to.not.include(endpoint.secret);
+  });
+
+  it('examples/quickstart.ts, as a registered partner, sends PARTNER_KID as its tokens\' kid: a kid of no key of the partner is refused', async function () {
+    const registered = await registerPartner(gateway, 'sdk-quickstart-kid');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-quickstart-kid-'));
+    const keyFile = path.join(dir, 'private.pem');
+    fs.writeFileSync(keyFile, registered.keys.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    const quickstart = path.resolve(__dirname, '..', '..', 'examples', 'quickstart.js');
+    const run = (kid: string) =>
+      promisify(execFile)(process.execPath, [quickstart], {
+        timeout: 60_000,
+        env: { PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '', PARTNER_API_URL: `${gateway.baseUrl}/api/partner`, PARTNER_ID: registered.id, PARTNER_ISSUER: registered.issuer, PARTNER_KEY_FILE: keyFile, PARTNER_KID: kid },
+      }).then(
+        ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
+        (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr })
+      );
+    try {
+      // Without the kid passed through, this token would name no key and the gateway would try the partner's keys.
+      const wrong = await run('not-a-key-of-this-partner');
+      expect(wrong.code, wrong.stdout).to.equal(1);
+      expect(wrong.stderr).to.include('401 key_unknown');
+      const right = await run(registered.kid);
+      expect(right.code, `${right.stdout}\n${right.stderr}`).to.equal(0);
+      expect(right.stdout).to.match(new RegExp(`^identity\\s+using the registered partner ${registered.id} \\(kid ${registered.kid.replace(/[-]/g, '\\$&')}\\)$`, 'm'));
+      expect(right.stdout).to.match(/^done\s+\{/m);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sdk examples: the webhook receiver\'s seen-id set is bounded', function () {
+  const SECRET = `whsec_${'c'.repeat(43)}`;
+  /** One signed delivery handed to the receiver's handler in process; answers the status it wrote. */
+  function deliver(handler: http.RequestListener, id: string): number {
+    const raw = JSON.stringify({ id, type: 'card.status_changed', createdAt: '2026-11-27T10:00:00.000Z', partnerId: '65f1a2b3c4d5e6f708192a00', data: { cardKey: 'CK1', status: 'LOCKED', statusCode: 'L1', previousStatus: 'ACTIVE', source: 'partner', reason: null, card: { cardKey: 'CK1', status: 'LOCKED' } }, requestId: 'r-1' });
+    const t = Math.floor(Date.now() / 1000);
+    const req = Object.assign(new EventEmitter(), { method: 'POST', headers: { 'partner-gateway-signature': `t=${t},v1=${crypto.createHmac('sha256', SECRET).update(`${t}.${raw}`).digest('hex')}` }, destroy() {} });
+    let status = 0;
+    const res = { writeHead: (code: number) => ((status = code), { end: () => undefined }) };
+    handler(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
+    req.emit('data', Buffer.from(raw));
+    req.emit('end');
+    return status;
+  }
+
+  it('acts on each event id once among the newest maxSeenIds ids; an older id is forgotten', function () {
+    const acted: string[] = [];
+    const handler = createWebhookReceiver({ secrets: [SECRET], maxSeenIds: 3, onEvent: (event) => acted.push(event.id) });
+    for (const id of ['evt_1', 'evt_2', 'evt_3', 'evt_1', 'evt_4', 'evt_1', 'evt_4', 'evt_3']) expect(deliver(handler, id)).to.equal(204);
+    // evt_4 pushed evt_1 out; evt_1 again pushed evt_2 out; evt_3 and evt_4 are still among the newest 3.
+    expect(acted).to.deep.equal(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_1']);
+  });
+
+  it('keeps the newest 10,000 ids by default', function () {
+    const acted: string[] = [];
+    const handler = createWebhookReceiver({ secrets: [SECRET], onEvent: (event) => acted.push(event.id) });
+    for (let n = 0; n <= 10_000; n++) deliver(handler, `evt_${n}`);
+    expect(acted).to.have.length(10_001);
+    deliver(handler, 'evt_1'); // still among the newest 10,000
+    deliver(handler, 'evt_0'); // the oldest, dropped by the 10,001st
+    expect(acted.slice(10_001)).to.deep.equal(['evt_0']);
   });
 });

@@ -27,22 +27,52 @@ function npmEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Builds the SDK on its own (sdk/tsconfig.json, with the project's TypeScript) into a staging copy
- * of the package, and packs it as `npm pack` in sdk/ would after its prepack build. Returns the
- * tarball's path.
+ * Packs the SDK as docs/sdk.md#install and the README build it: `npm install` at the root, then
+ * `npm pack` in sdk/, lifecycle scripts and all. Its prepack (`npm run build`: `tsc -p
+ * tsconfig.json`) runs the nearest `node_modules/.bin/tsc`: sdk/ has no node_modules of its own
+ * there, so npm finds the root's (TypeScript 7), with the root's @types/node and jose. The same
+ * here: a copy of sdk/ (without node_modules or dist) in a folder whose node_modules is the root's.
+ * Nothing is fetched (`--offline`). Returns the tarball's path.
  */
 async function packSdk(work: string): Promise<string> {
-  const stage = path.join(work, 'stage');
-  fs.mkdirSync(stage);
-  for (const file of ['package.json', 'README.md', 'openapi.json']) fs.copyFileSync(path.join(SDK, file), path.join(stage, file));
-  const tsc = path.join(path.dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
-  await run(process.execPath, [tsc, '-p', path.join(SDK, 'tsconfig.json'), '--outDir', path.join(stage, 'dist')], { cwd: SDK });
-  const { stdout } = await run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: stage, env: npmEnv() });
-  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  const repo = path.join(work, 'repo');
+  const copy = path.join(repo, 'sdk');
+  fs.cpSync(SDK, copy, { recursive: true, filter: (source) => !['node_modules', 'dist'].includes(path.relative(SDK, source).split(path.sep)[0]!) });
+  fs.symlinkSync(fs.realpathSync(path.join(ROOT, 'node_modules')), path.join(repo, 'node_modules'), 'dir');
+  // No dist/ in the copy: the tarball's is the one its prepack built.
+  expect(fs.existsSync(path.join(copy, 'dist'))).to.equal(false);
+
+  const { stdout } = await run(NPM, ['pack', '--offline', '--json', '--pack-destination', work], { cwd: copy, env: npmEnv() });
+  // The JSON report, after anything the build printed.
+  const [packed] = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as { filename: string; files: { path: string }[] }[];
   const files = packed!.files.map((f) => f.path);
   expect(files).to.include.members(['package.json', 'README.md', 'openapi.json', 'dist/index.js', 'dist/index.d.ts', 'dist/generated/api.d.ts']);
   expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no TypeScript sources').to.deep.equal([]);
   return path.join(work, packed!.filename);
+}
+
+/**
+ * Type-checks test/sdk/packed-sdk-consumer.ts in `project`, against the installed package's
+ * typings (node_modules/@partner-gateway/sdk: package.json's exports and types, dist/*.d.ts), as
+ * consumer.ts (CommonJS) and consumer.mts (an ES module): `tsc --noEmit` with module and
+ * moduleResolution node16 and strict, the root's compiler, and no skipLibCheck, so the .d.ts files
+ * themselves are checked too. @types/node comes from the root (a partner on Node has it).
+ */
+async function typeCheckConsumer(project: string): Promise<void> {
+  const source = fs.readFileSync(path.join(ROOT, 'test', 'sdk', 'packed-sdk-consumer.ts'), 'utf8');
+  fs.writeFileSync(path.join(project, 'consumer.ts'), source);
+  fs.writeFileSync(path.join(project, 'consumer.mts'), source);
+  const compilerOptions = { target: 'ES2022', lib: ['ES2022'], module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules', '@types')] };
+  fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts', 'consumer.mts'] }, null, 2));
+  const tsc = path.join(path.dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
+  const { stdout } = await run(process.execPath, [tsc, '-p', path.join(project, 'tsconfig.json'), '--listFiles'], { cwd: project }).catch((err: { stdout: string; stderr: string }) => {
+    throw new Error(`the consumer does not type-check against the packed SDK:\n${err.stdout}\n${err.stderr}`);
+  });
+  // The SDK's typings it was checked against are the installed package's, not this repository's sources.
+  const checked = stdout.split('\n').map((file) => path.relative(project, file.trim()));
+  const installed = path.join('node_modules', '@partner-gateway', 'sdk');
+  expect(checked).to.include.members([path.join(installed, 'dist', 'index.d.ts'), path.join(installed, 'dist', 'generated', 'api.d.ts'), 'consumer.ts', 'consumer.mts']);
+  expect(checked.filter((file) => file.includes(`${path.sep}sdk${path.sep}src${path.sep}`)), 'no SDK source').to.deep.equal([]);
 }
 
 describe('sdk: the packed package, installed on its own, against a gateway in sandbox mode', function () {
@@ -90,6 +120,9 @@ describe('sdk: the packed package, installed on its own, against a gateway in sa
     expect(installed.sort()).to.deep.equal(['@partner-gateway', 'jose']);
     const manifest = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', '@partner-gateway', 'sdk', 'package.json'), 'utf8')) as Json;
     expect(Object.keys(manifest.dependencies)).to.deep.equal(['jose']);
+
+    // A partner's TypeScript compiles against the published typings.
+    await typeCheckConsumer(project);
 
     // The script, compiled with the project's tests, copied alone into the project.
     fs.copyFileSync(path.join(__dirname, 'packed-sdk-script.js'), path.join(project, 'script.js'));
