@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import { checkGatewayConfig, ConfigRefusedError, type RefusalStage } from '../boot/config-guards';
 import { routeModelOf, type RouteModel } from '../route-model';
 import { envReplace } from './env-substitution';
@@ -33,7 +33,7 @@ export interface CheckedConfig {
 
 /** A configuration that passed every check, with its pipelines built (not yet serving). */
 export interface ConfigCandidate extends CheckedConfig {
-  router: Router;
+  router: RequestHandler;
 }
 
 /** SHA-256 (hex) of a configuration file's bytes. The same file gives the same hash in every worker. */
@@ -102,7 +102,7 @@ export function checkConfig(source: ConfigSource, runtime: GatewayRuntime, env: 
  * the sandbox-only pipelines (`servedPipelines`). Throws {@link ConfigRefusedError} (stage `pipelines`).
  */
 export async function buildChecked(checked: CheckedConfig, runtime: GatewayRuntime, services: GatewayServices): Promise<ConfigCandidate> {
-  let router: Router;
+  let router: RequestHandler;
   try {
     router = await runtime.buildPipelines(servedPipelines(checked.gatewayConfig, checked.model, services.sandboxMode), checked.source.path, services);
   } catch (err) {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
 import { ConfigRefusedError } from '../boot/config-guards';
 import { buildCandidate, readConfigSource, type ConfigCandidate, type RejectionStage } from './config-candidate';
@@ -52,7 +52,7 @@ export interface ConfigReloaderOptions {
   /** The configuration serving at start (checked by `loadAndCheck`, built by `buildInitialConfig`). */
   initial: ConfigCandidate;
   /** Swaps the partner app's pipelines (`PartnerApp.setPipelines`). */
-  apply(router: Router): void;
+  apply(router: RequestHandler): void;
   debounceMs?: number;
   env?: NodeJS.ProcessEnv;
   /**
