@@ -33,6 +33,7 @@ export interface CheckedConfig {
 
 /** A configuration that passed every check, with its pipelines built (not yet serving). */
 export interface ConfigCandidate extends CheckedConfig {
+  /** Its pipelines: the request handler the partner app runs (whichever engine built it). */
   router: RequestHandler;
 }
 
@@ -97,7 +98,7 @@ export function checkConfig(source: ConfigSource, runtime: GatewayRuntime, env: 
 }
 
 /**
- * Builds the pipelines of a checked configuration on a fresh router (policy factories run here,
+ * Builds the pipelines of a checked configuration into a fresh request handler (policy factories run here,
  * with `services`; the policy and condition registries are only read): outside sandbox mode without
  * the sandbox-only pipelines (`servedPipelines`). Throws {@link ConfigRefusedError} (stage `pipelines`).
  */

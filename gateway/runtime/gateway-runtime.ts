@@ -11,7 +11,7 @@ import type { GatewayServices } from '../../policies';
  * express-gateway as the gateway uses it, loaded once per process by `loadAndCheck` (express-gateway.ts): the
  * parser and schema of gateway.config.yml, the registries the boot guards check a configuration
  * against, and the pipeline builder. A boot and every reload go through the same four steps
- * (config-candidate.ts): parse, check, build the pipelines, swap the partner app's router.
+ * (config-candidate.ts): parse, check, build the pipelines, swap the partner app's handler.
  */
 export interface GatewayRuntime {
   /** What the boot guards check a configuration against (policy and condition registries, plugin errors, `ADMIN_HOST`). */
