@@ -39,10 +39,11 @@ function crafted(): Record<string, any> {
       'conditional': { paths: '/cond', methods: ['GET', 'POST'] },
       'no-host': { paths: '/h', methods: 'GET' },
       'dotted': { paths: '/api/v1.2/items/:id', methods: 'GET' },
+      'no-method': { paths: '/nm', methods: [] },
     },
     policies: ['rate-limit', 'operation'],
     pipelines: {
-      first: { apiEndpoints: ['first', 'regex', 'wildcard', 'optional', 'any-method', 'dotted'], policies: answering },
+      first: { apiEndpoints: ['first', 'regex', 'wildcard', 'optional', 'any-method', 'dotted', 'no-method'], policies: answering },
       second: { apiEndpoints: ['second', 'takes-over', 'on-host', 'on-wildcard-host', 'on-host-regex', 'no-host'], policies: answering },
       // Answers nothing: its one step never runs (condition `never`), so the request goes on to the next route of /ft.
       'hands-on': { apiEndpoints: ['hands-on'], policies: [{ operation: [{ condition: { name: 'never' }, action: { name: 'health-check' } }] }] },
@@ -184,6 +185,14 @@ describe('unit: gateway/runtime/compiled-dispatch (the compiled engine against e
     expect(servedBy(await both('GET', '/h', { host: 'v2.example.net' }))).to.equal('on-host-regex');
     expect(servedBy(await both('GET', '/h', { host: 'elsewhere.test' }))).to.equal('no-host');
     expect(servedBy(await both('GET', '/h', { host: 'v22.example.net' }))).to.equal('no-host');
+  });
+
+  it('serves every method on an entry whose methods name none, as the route model and the policy audit read it (express-gateway mounted nothing: the one difference)', async function () {
+    const compiled = await send(ports.compiled, 'DELETE', '/nm');
+    const reference = await send(ports.reference, 'DELETE', '/nm');
+    expect(compiled.status).to.equal(200);
+    expect(servedBy(compiled)).to.equal('no-method');
+    expect(reference.status).to.equal(404);
   });
 
   it('answers OPTIONS with the methods of the routes of the path, HEAD with GET routes', async function () {
