@@ -8,7 +8,7 @@ import { checkInitialConfig, type CheckedConfig } from './config-candidate';
 import type { GatewayRuntime } from './gateway-runtime';
 import { compiledDispatch, type CompiledPipeline, type Step } from './compiled-dispatch';
 import { mountPathToRegexp } from './mount-paths';
-import { pipelineEngineFrom, type PipelineEngine } from './pipeline-engine';
+import { pipelineEngineOf, type PipelineEngine } from './pipeline-engine';
 import { checkConfigDir, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
 import { routeModelOf, type Condition } from '../route-model';
 import { JWT_POLICY, POLICIES } from '../../policies';
@@ -160,11 +160,11 @@ function builtinPolicyNames(): Set<string> {
  * require cache holding the configuration checked here, so nothing loads the file a second time.
  * Its HTTP servers and stock admin API are not started.
  */
-export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>, options: { engine?: PipelineEngine; env?: NodeJS.ProcessEnv } = {}): LoadedGateway {
+export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'> & Partial<Pick<Settings, 'pipelineEngine'>>, options: { engine?: PipelineEngine } = {}): LoadedGateway {
   const { configDir } = settings;
   let engine: PipelineEngine;
   try {
-    engine = options.engine ?? pipelineEngineFrom(options.env ?? process.env);
+    engine = options.engine ?? pipelineEngineOf(settings.pipelineEngine);
   } catch (err) {
     throw new ConfigRefusedError('load', [{ where: 'PIPELINE_ENGINE', message: (err as Error).message }]);
   }

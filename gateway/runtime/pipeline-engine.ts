@@ -8,7 +8,7 @@
  *   route's regular expression in turn, an Express `Router` per pipeline, an `egContext` per
  *   request), kept as the reference the compiled engine is compared with.
  *
- * Chosen by `PIPELINE_ENGINE`; only gateway/runtime reads it.
+ * Chosen by `PIPELINE_ENGINE` (settings.ts hands it on as written); only gateway/runtime reads it.
  */
 export type PipelineEngine = 'compiled' | 'express-gateway';
 
@@ -16,9 +16,8 @@ export const PIPELINE_ENGINES: readonly PipelineEngine[] = ['compiled', 'express
 
 export const DEFAULT_PIPELINE_ENGINE: PipelineEngine = 'compiled';
 
-/** The engine `PIPELINE_ENGINE` names (default {@link DEFAULT_PIPELINE_ENGINE}); throws on any other value. */
-export function pipelineEngineFrom(env: NodeJS.ProcessEnv = process.env): PipelineEngine {
-  const value = env.PIPELINE_ENGINE?.trim();
+/** The engine `PIPELINE_ENGINE` names (unset: {@link DEFAULT_PIPELINE_ENGINE}); throws on any other value. */
+export function pipelineEngineOf(value: string | undefined): PipelineEngine {
   if (!value) return DEFAULT_PIPELINE_ENGINE;
   if ((PIPELINE_ENGINES as readonly string[]).includes(value)) return value as PipelineEngine;
   throw new Error(`PIPELINE_ENGINE must be one of ${PIPELINE_ENGINES.join(', ')}, got "${value}"`);

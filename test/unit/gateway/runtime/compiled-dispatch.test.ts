@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { RequestHandler } from 'express';
+import { ConfigRefusedError } from '../../../../gateway/boot/config-guards';
 import { createPartnerApp } from '../../../../gateway/http/partner-app';
 import { loadAndCheck, type LoadedGateway } from '../../../../gateway/runtime/express-gateway';
 import { mountPathToRegexp } from '../../../../gateway/runtime/mount-paths';
 import { RouteTrie, trieSegments } from '../../../../gateway/runtime/route-trie';
-import { pipelineEngineFrom } from '../../../../gateway/runtime/pipeline-engine';
+import { pipelineEngineOf } from '../../../../gateway/runtime/pipeline-engine';
+import { readSettings } from '../../../../gateway/settings';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', '..', '..', 'config');
@@ -227,12 +229,21 @@ describe('unit: gateway/runtime/route-trie', function () {
 
 describe('unit: gateway/runtime/pipeline-engine', function () {
   it('is the compiled engine unless PIPELINE_ENGINE names express-gateway; refuses anything else', function () {
-    expect(pipelineEngineFrom({})).to.equal('compiled');
-    expect(pipelineEngineFrom({ PIPELINE_ENGINE: 'express-gateway' })).to.equal('express-gateway');
-    expect(() => pipelineEngineFrom({ PIPELINE_ENGINE: 'fastify' })).to.throw(/PIPELINE_ENGINE must be one of compiled, express-gateway/);
+    expect(pipelineEngineOf(readSettings({}).pipelineEngine)).to.equal('compiled');
+    expect(pipelineEngineOf(readSettings({ PIPELINE_ENGINE: ' ' }).pipelineEngine)).to.equal('compiled');
+    expect(pipelineEngineOf(readSettings({ PIPELINE_ENGINE: 'express-gateway' }).pipelineEngine)).to.equal('express-gateway');
+    expect(() => pipelineEngineOf(readSettings({ PIPELINE_ENGINE: 'fastify' }).pipelineEngine)).to.throw(/PIPELINE_ENGINE must be one of compiled, express-gateway, got "fastify"/);
   });
 
   it('refuses to load with an unknown engine (ConfigRefusedError at stage load)', function () {
-    expect(() => loadAndCheck({ configDir: SHIPPED_CONFIG, adminHost: '127.0.0.1' }, { env: { PIPELINE_ENGINE: 'nope' } })).to.throw(/PIPELINE_ENGINE/);
+    let refusal: unknown;
+    try {
+      loadAndCheck({ configDir: SHIPPED_CONFIG, adminHost: '127.0.0.1', pipelineEngine: 'nope' });
+    } catch (err) {
+      refusal = err;
+    }
+    expect(refusal).to.be.instanceOf(ConfigRefusedError);
+    expect((refusal as ConfigRefusedError).stage).to.equal('load');
+    expect((refusal as ConfigRefusedError).message).to.match(/PIPELINE_ENGINE must be one of compiled, express-gateway, got "nope"/);
   });
 });
