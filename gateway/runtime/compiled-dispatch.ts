@@ -72,7 +72,7 @@ function mountedRoutes(model: RouteModel, pipelines: ReadonlyMap<string, Compile
   const paths: (string | RegExp)[] = [];
   for (const [host, { isRegex, entries }] of byHost) {
     const group = groups.length;
-    groups.push(host === '*' && !isRegex ? {} : { hostname: hostRegExp(isRegex ? new RegExp(host) : host) });
+    groups.push(host === '*' && !isRegex ? {} : { hostname: hostRegExp(host, isRegex) });
     for (const { endpoint, paths: mountPaths, methods } of entries) {
       for (const path of mountPaths) {
         for (const written of methods) {
@@ -87,9 +87,12 @@ function mountedRoutes(model: RouteModel, pipelines: ReadonlyMap<string, Compile
   return { groups, routes, paths };
 }
 
-/** vhost's hostname pattern (express-gateway mounts a host's routes with `vhost`). */
-function hostRegExp(host: string | RegExp): RegExp {
-  let source = typeof host === 'string' ? host.replace(/([.+?^=!:${}()|[\]/\\])/g, '\\$1').replace(/\*/g, '([^.]+)') : host.source;
+/**
+ * vhost's hostname pattern (express-gateway mounts a host's routes with `vhost`): a `host` escaped,
+ * each `*` one label; a `hostRegex` as the operator wrote it.
+ */
+function hostRegExp(host: string, isRegex: boolean): RegExp {
+  let source = isRegex ? host : host.replace(/([.+?^=!:${}()|[\]/\\])/g, '\\$1').replace(/\*/g, '([^.]+)');
   if (source[0] !== '^') source = `^${source}`;
   if (!/(?:^|[^\\])(?:\\\\)*\$$/.test(source)) source += '$';
   return new RegExp(source, 'i');
