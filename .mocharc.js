@@ -25,6 +25,7 @@ const LONGEST_FIRST = [
   'dist/test/faults/',
   'dist/test/soak/',
   'dist/test/e2e/upstream-operation-ids.test.js',
+  'dist/test/sdk/packed-sdk.test.js',
   'dist/test/e2e/policy-audit.test.js',
 ];
 

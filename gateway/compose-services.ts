@@ -10,7 +10,7 @@ import { createAuthorizationEndpointServices } from './authorizations';
 import { VerifiedTokenCache } from '../policies/es512-jwt/verified-token-cache';
 import { FailedAuthLimiter, failedAuthLimitsFrom } from '../policies/es512-jwt/failed-auth-limiter';
 import { evictEverywhere } from '../policies/es512-jwt/cluster-eviction';
-import { OwnershipCache } from '../policies/ownership/ownership-cache';
+import { OwnershipCache, isInvalidatedKind } from './ownership';
 import { createRateLimitStore } from '../policies/rate-limit/stores';
 import type { GatewayServices } from '../policies';
 import type { UpstreamUrls } from './upstreams';
@@ -77,7 +77,7 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
         onChange: (id) => tokenCache.evictPartner(id),
         // Replace and re-issue on any instance: the old and new cardKey are read again here at once.
         onOwnershipChange: (kind, id) => {
-          if (kind === 'card' || kind === 'individual' || kind === 'client') ownership.invalidate(kind, id);
+          if (isInvalidatedKind(kind)) ownership.invalidate(kind, id);
         },
         onConnected: () => {
           ownership.clear();

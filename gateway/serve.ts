@@ -16,6 +16,7 @@ import { findCard } from './cards/card-store';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
 import { startRetention } from './background/retention';
+import { KeyClaimStore, OPERATOR_KEYS, PARTNER_KEYS } from './idempotency/key-claims';
 import { deleteExpiredEndpoints } from './webhooks/endpoint-store';
 import { deleteExpiredNotifications } from './inbound/apply';
 import { secretKeyringFrom } from './webhooks/secret-box';
@@ -167,7 +168,8 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     cleanups.push(() => services.webhooks.dispatcher.stop());
     // Retention, at start and every 10 minutes, by every instance (each delete is batched and idempotent):
     // the event log (its deliveries and attempts cascade), then deleted webhook endpoints, both after
-    // WEBHOOKS_EVENT_RETENTION_DAYS, and the notifications' dedupe log after NOTIFICATIONS_RETENTION_DAYS.
+    // WEBHOOKS_EVENT_RETENTION_DAYS, the notifications' dedupe log after NOTIFICATIONS_RETENTION_DAYS,
+    // and the partners' and operators' idempotency keys once they expired (ttlHours; 24 h for operators).
     const stopRetention = startRetention(
       log,
       [
@@ -175,6 +177,11 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         { what: 'deleted webhook endpoints', message: 'deleted webhook endpoints past retention removed', run: () => deleteExpiredEndpoints(db, settings.eventRetentionDays), fields: { retentionDays: settings.eventRetentionDays } },
         { what: 'upstream notifications', message: 'expired upstream notifications deleted', run: async () => ({ deleted: await deleteExpiredNotifications(db, settings.notificationRetentionDays) }), fields: { retentionDays: settings.notificationRetentionDays } },
         { what: 'authorization decisions', message: 'expired authorization decisions deleted', run: async () => ({ deleted: await deleteExpiredDecisions(db, settings.notificationRetentionDays) }), fields: { retentionDays: settings.notificationRetentionDays } },
+        {
+          what: 'idempotency keys',
+          message: 'expired idempotency keys deleted',
+          run: async () => ({ partners: await new KeyClaimStore(db, PARTNER_KEYS).deleteExpired(), operators: await new KeyClaimStore(db, OPERATOR_KEYS).deleteExpired() }),
+        },
       ],
       { intervalMs: 10 * 60_000 }
     );

@@ -8,7 +8,7 @@ import type { Settings } from '../gateway/settings';
 import type { UpstreamUrls } from '../gateway/upstreams';
 import type { FailedAuthLimiter } from './es512-jwt/failed-auth-limiter';
 import type { VerifiedTokenCache } from './es512-jwt/verified-token-cache';
-import type { OwnershipCache } from './ownership/ownership-cache';
+import type { OwnershipCache } from '../gateway/ownership';
 import type { RateLimitStore } from './rate-limit/store';
 import rateLimit from './rate-limit';
 import sensitiveData from './sensitive-data';

@@ -10,7 +10,7 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 
 const root = path.resolve(__dirname, '..');
-const sourceDirs = ['gateway', 'plugins', 'policies', 'sandbox', 'scripts', 'test', 'types', 'bench', 'examples'];
+const sourceDirs = ['gateway', 'plugins', 'policies', 'sandbox', 'scripts', 'test', 'types', 'bench', 'examples', 'sdk/src'];
 const stamp = path.join(root, 'dist', '.build-stamp');
 
 /** Every source file with its modification time: a changed, added, removed or renamed file changes it. */
@@ -39,5 +39,18 @@ if (process.argv.includes('--force') || built !== signature) {
     // tsc has printed the errors: exit with its status, without a Node stack trace.
     process.exit(typeof err.status === 'number' ? err.status : 1);
   }
+  linkSdk();
   fs.writeFileSync(stamp, signature);
+}
+
+/**
+ * The examples import the SDK by its package name, as a partner's code does (`@partner-gateway/sdk`,
+ * mapped to sdk/src by tsconfig.json's `paths` for the compiler): this package in dist/node_modules
+ * makes `node dist/examples/*.js` find the SDK compiled beside them.
+ */
+function linkSdk() {
+  const dir = path.join(root, 'dist', 'node_modules', '@partner-gateway', 'sdk');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name: '@partner-gateway/sdk', private: true, main: 'index.js' }, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, 'index.js'), "'use strict';\n// The SDK compiled by the project's build (scripts/build-if-needed.js).\nmodule.exports = require('../../../sdk/src/index.js');\n");
 }

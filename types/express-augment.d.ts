@@ -1,5 +1,6 @@
 // The typed request context our policies share (like Express Gateway's egContext).
 import type { Partner } from '../gateway/partners/partner-store';
+import type { OwnedKind, Owner } from '../gateway/ownership';
 
 declare global {
   namespace Express {
@@ -14,7 +15,7 @@ declare global {
       /** Set by the es512-jwt policy once the token is verified. */
       partner?: Partner;
       /** Set by the ownership policy: the checked resource and its owner. */
-      ownership?: { kind: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction'; id: string; partnerId: string; individualId?: string; tenantId?: string };
+      ownership?: Owner & { kind: OwnedKind; id: string };
       /**
        * Set by the idempotency policy when the request claimed its Idempotency-Key: the upstream
        * operation id of this partner operation, the same for every retry of the key (migration 007),

@@ -16,11 +16,10 @@ import type { AuthorizationEndpointServices } from '../authorizations';
 import type { Database } from '../db/database';
 import type { UpstreamClients } from '../upstreams';
 import { containsCardNumber } from '../upstreams/card-data';
-import { OPERATIONS } from '../catalog';
+import { OPERATOR_STATUS_CHANGES, operatorStatusChange, type OperatorStatus } from '../catalog';
 import { CARD_KEY } from '../ids';
 import { applyStatusChange, type CardStatusResult } from '../cards/status-change';
-import { OPERATOR_STATUS_CHANGES, STATUS_CHANGES, type OperatorStatus } from '../cards/transitions';
-import { ADMIN_KEY, adminRequestHash, claimAdminKey, completeAdminKey, completedAdminResponse, keepAdminKey, releaseAdminKey, type AdminKeyClaim } from '../idempotency/admin-keys';
+import { KeyClaimStore, OPERATOR_KEYS, idempotencyKeyOf, jsonAnswer, requestHash, type KeyClaim, type StoredAnswer } from '../idempotency/key-claims';
 import { markIssuerCheckDue } from '../cards/card-sync';
 import { upstreamOperationId } from '../idempotency/operation-id';
 
@@ -86,7 +85,7 @@ export const ADMIN_WEBHOOK_ENDPOINT_UPDATE = 'admin.webhook.endpoint.update';
  * partner operation that makes the same change (`admin.card.lock`, `admin.card.restrict.fraud`).
  */
 export function adminCardStatusOperation(status: OperatorStatus): string {
-  return `admin.${OPERATIONS[OPERATOR_STATUS_CHANGES[status]].audit}`;
+  return `admin.${operatorStatusChange(status).audit}`;
 }
 
 function validated<T>(validate: (typeof validators)[keyof typeof validators], body: unknown): T {
@@ -125,17 +124,12 @@ function cardKeyOf(raw: string): string {
   return raw;
 }
 
-/** The Idempotency-Key header of an admin request, undefined without one; 400 when malformed. */
-function idempotencyKeyOf(req: express.Request): string | undefined {
-  const header = req.headers['idempotency-key'];
-  const key = Array.isArray(header) ? header[0] : header;
-  if (key === undefined) return undefined;
-  if (!ADMIN_KEY.test(key)) {
-    throw new GatewayError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
-      invalidParams: [{ name: 'Idempotency-Key', reason: 'must be 1 to 255 visible ASCII characters' }],
-    });
-  }
-  return key;
+/** How long an operator's key is remembered: as long as the issuer remembers its operation id (docs/upstreams.md). */
+export const ADMIN_KEY_TTL_HOURS = 24;
+
+/** Answers a recorded answer again, marked `Idempotent-Replayed: true`, as the partners' replays are. */
+function replayAnswer(res: express.Response, answer: StoredAnswer): void {
+  res.set(answer.headers).set('Idempotent-Replayed', 'true').status(answer.status).send(answer.body);
 }
 
 /** Thrown in a change's transaction whose idempotency key is no longer this request's: the change rolls back. */
@@ -293,6 +287,9 @@ export function createAdminApi(options: {
   }
   if (cards) {
     const { db, clients, keyLeaseSeconds } = cards;
+    // Operators' keys: the partners' key-claim store, over the operators' own table.
+    const keys = new KeyClaimStore(db, OPERATOR_KEYS);
+    const terms = { leaseSeconds: keyLeaseSeconds, ttlHours: ADMIN_KEY_TTL_HOURS };
     /**
      * An operator changes a card's status (docs/admin-api.md, "Card status"): the partner's status
      * change (`applyStatusChange`) with the operator as its actor. The body is checked first (400,
@@ -305,31 +302,33 @@ export function createAdminApi(options: {
       if (containsCardNumber(reason)) {
         throw new GatewayError('validation_failed', 'The request body is invalid', { invalidParams: [{ name: 'reason', reason: 'must not hold a card number' }] });
       }
-      const key = idempotencyKeyOf(req);
-      let claim: AdminKeyClaim | undefined;
-      if (key !== undefined) {
-        const routeName = `POST /admin/cards/${cardKey}/status`;
-        const claimed = await claimAdminKey(db, key, routeName, adminRequestHash(routeName, { status, reason }), keyLeaseSeconds);
+      const key = idempotencyKeyOf(req.headers);
+      // The route names the card; no separate path parameters are hashed (the hash of keys stored
+      // before the stores were one).
+      const routeName = `POST /admin/cards/${cardKey}/status`;
+      const keyRequest = key === undefined ? undefined : { key, route: routeName, requestHash: requestHash(routeName, undefined, { status, reason }) };
+      let claim: KeyClaim | undefined;
+      if (keyRequest !== undefined) {
+        const claimed = await keys.claim(keyRequest, terms);
         switch (claimed.outcome) {
           case 'mismatch':
             throw new GatewayError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
           case 'in_progress':
             throw new GatewayError('idempotency_in_progress', 'A request with this Idempotency-Key is still running; retry shortly', { headers: { 'Retry-After': '1' } });
           case 'replay':
-            res.set('Idempotent-Replayed', 'true').status(claimed.response.status).json(claimed.response.body);
+            replayAnswer(res, claimed.response);
             return;
           case 'claimed':
             claim = claimed.claim;
             req.upstreamOperation = { id: claim.operationId, resumed: claim.resumed };
         }
       }
-      const name = OPERATOR_STATUS_CHANGES[status];
-      const change = STATUS_CHANGES[name];
+      const change = operatorStatusChange(status).statusChange;
       const operation = adminCardStatusOperation(status);
       let result: CardStatusResult;
       // The lease is renewed while the change runs (a quarter of it at a time), so only a dead
       // holder's key is taken over, never a slow one's.
-      const keep = claim ? keepAdminKey(db, claim, Math.max(1000, (keyLeaseSeconds * 1000) / 4), (renewError: unknown) => log.warn({ err: renewError, requestId: req.requestId }, 'admin idempotency key lease not renewed')) : async () => undefined;
+      const keep = claim ? keys.keep(claim, Math.max(1000, (keyLeaseSeconds * 1000) / 4), (renewError: unknown) => log.warn({ err: renewError, requestId: req.requestId }, 'admin idempotency key lease not renewed')) : async () => undefined;
       try {
         result = await applyStatusChange({ db, clients, log }, {
           cardKey,
@@ -340,27 +339,27 @@ export function createAdminApi(options: {
           actor: { source: 'operator', operation, requestId: req.requestId, eventNamesRequest: false, auditDetails: { source: 'operator' } },
           ctx: { requestId: req.requestId, timing: res.locals },
           inTransaction: async (tx, answer) => {
-            if (claim && !(await completeAdminKey(tx, claim, { status: 200, body: answer }))) throw new ClaimLost();
+            if (claim && !(await keys.complete(claim, jsonAnswer(200, answer), tx))) throw new ClaimLost();
           },
         });
       } catch (err) {
         await keep();
-        if (err instanceof ClaimLost && key !== undefined) {
+        if (err instanceof ClaimLost && keyRequest !== undefined) {
           // A retry took the key over (this request outlived its lease) and may have completed it.
           // The issuer may have applied this call, whose local change just rolled back: the card
           // reconciler brings the row to the issuer's state, as after a timeout.
           await markIssuerCheckDue(db, cardKey, { source: 'operator', target: change.to }).catch((markError: unknown) =>
             log.warn({ err: markError, requestId: req.requestId, cardKey }, 'card not marked for an issuer check')
           );
-          const stored = await completedAdminResponse(db, key);
+          const stored = await keys.completedAnswer(keyRequest);
           if (stored) {
-            res.set('Idempotent-Replayed', 'true').status(stored.status).json(stored.body);
+            replayAnswer(res, stored);
             return;
           }
           throw new GatewayError('idempotency_in_progress', 'A request with this Idempotency-Key is still running; retry shortly', { headers: { 'Retry-After': '1' } });
         }
         if (claim) {
-          await releaseAdminKey(db, claim).catch((releaseError: unknown) => log.warn({ err: releaseError, requestId: req.requestId }, 'admin idempotency key not released; a retry waits for its lease'));
+          await keys.release(claim).catch((releaseError: unknown) => log.warn({ err: releaseError, requestId: req.requestId }, 'admin idempotency key not released; a retry waits for its lease'));
         }
         throw err;
       }

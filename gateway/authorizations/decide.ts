@@ -8,7 +8,7 @@ import type { Logger } from '../logging/logger';
 import { decidedTransactionStatement } from '../transactions/projection';
 import { declineReasonOf, type DeclineReason } from '../upstreams/partner-transaction';
 import type { Transaction } from '../upstreams/types';
-import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocity, type ApplicableSpendControls } from './spend-controls';
+import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocity, velocityStatement, type ApplicableSpendControls } from './spend-controls';
 
 /**
  * Real-time authorization decisions (docs/authorizations.md): the card processing system asks, for
@@ -284,21 +284,25 @@ async function record(
   // Sent with the BEGIN, in its round trip: waiting for the card's lock (a burst on one card, a
   // stalled holder) must not outlast the budget; the lock is held before the velocity count's
   // statement takes its snapshot, so the count sees what the previous holder committed.
-  const begin = [
+  // An approval is counted again under the lock (an approval that another decision's commit pushed
+  // over a limit becomes velocity_exceeded), in the same round trip: each statement of the string
+  // takes its own snapshot, so the count sees what the lock's previous holder committed.
+  const velocity = card && first.approved ? velocityStatement(controls, velocityPurchase(card, request), escapeLiteral) : undefined;
+  // Built once the connection is had: the lock's wait is bounded by what is left then.
+  const begin = () => [
     `SET LOCAL lock_timeout = '${Math.max(1, answerBy - COMMIT_RESERVE_MS - Date.now())}ms'`,
     ...(card ? [`SELECT pg_advisory_xact_lock(hashtextextended('auth:' || ${escapeLiteral(card.cardKey)}, 0))`] : []),
+    ...(velocity ? [velocity.sql] : []),
   ].join('; ');
   try {
     return await db.transaction(
-      async (tx) => {
+      async (tx, begun) => {
         let decision = first;
         /** Whether the claim was still this request's when marked decided; undefined: not marked yet. */
         let fenced: boolean | undefined;
         if (card) {
-          if (decision.approved) {
-            const refusal = await checkVelocity(tx, controls, velocityPurchase(card, request));
-            if (refusal) decision = { approved: false, decidedBy: 'spend_controls', ...refusal };
-          }
+          const refusal = velocity?.refusal(begun[begun.length - 1].rows[0] as Record<string, string>);
+          if (refusal) decision = { approved: false, decidedBy: 'spend_controls', ...refusal };
           const transaction: Transaction = {
             id: request.transactionId,
             cardId: request.cardId,

@@ -192,16 +192,55 @@ export interface VelocityPurchase {
  * their count and amount; declines, force-posted clearings and refunds never counted. Served by
  * the partial index `card_transactions_velocity_idx` (migration 016).
  */
-export function velocityQuery(windows: readonly VelocityWindow[]): string {
+export function velocityQuery(windows: readonly VelocityWindow[], refs: { partnerId: string; cardKey: string; at: string } = { partnerId: '$1', cardKey: '$2', at: '$3' }): string {
   const longest = Math.max(...windows.map((w) => VELOCITY_WINDOWS[w]));
   const columns = windows.flatMap((w) => {
-    const since = `created_at > $3::timestamptz - interval '${VELOCITY_WINDOWS[w]} seconds'`;
+    const since = `created_at > ${refs.at}::timestamptz - interval '${VELOCITY_WINDOWS[w]} seconds'`;
     return [`count(*) FILTER (WHERE ${since}) AS "c_${w}"`, `coalesce(sum(amount) FILTER (WHERE ${since}), 0)::text AS "a_${w}"`];
   });
   return `SELECT ${columns.join(', ')}
     FROM card_transactions
-   WHERE partner_id = $1 AND card_key = $2 AND created_at > $3::timestamptz - interval '${longest} seconds'
+   WHERE partner_id = ${refs.partnerId} AND card_key = ${refs.cardKey} AND created_at > ${refs.at}::timestamptz - interval '${longest} seconds'
      AND status IN ('PENDING', 'SETTLED') AND type IN ('PURCHASE', 'WITHDRAWAL') AND (history -> 0 ->> 'kind') = 'authorization'`;
+}
+
+/** The velocity rules of both scopes, in the order they are checked. */
+function velocityRules(controls: ApplicableSpendControls) {
+  return SCOPES.flatMap((scope) => (controls[scope].velocity ?? []).map((rule, index) => ({ scope, index, rule })));
+}
+
+/** The first rule the counted row (one per window: `c_<window>`, `a_<window>`) fails with this purchase. */
+function velocityRefusal(rules: ReturnType<typeof velocityRules>, counted: Record<string, string>, purchase: VelocityPurchase): SpendControlDecline<'velocity_exceeded'> | undefined {
+  for (const { scope, index, rule } of rules) {
+    const name = `${scope}.velocity[${index}]`;
+    if (rule.maxCount !== undefined && Number(counted[`c_${rule.window}`]) + 1 > rule.maxCount) return { declineReason: 'velocity_exceeded', rule: `${name}.maxCount` };
+    if (rule.maxAmount !== undefined && units(counted[`a_${rule.window}`]) + units(purchase.amount) > units(rule.maxAmount)) {
+      return { declineReason: 'velocity_exceeded', rule: `${name}.maxAmount` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * {@link checkVelocity} as a statement without parameters, for a query string of several statements
+ * (the decision sends it with its `BEGIN` and the card's lock, in one round trip: the simple query
+ * protocol, where each statement still takes its own snapshot, so the count sees what the lock's
+ * previous holder committed). The values are literals made by `literal` (pg's `escapeLiteral`):
+ * the partner id and card key as the database holds them, the purchase's time in ISO form.
+ * `refusal` reads the statement's row. Undefined: no velocity rule, nothing to count.
+ */
+export function velocityStatement(
+  controls: ApplicableSpendControls,
+  purchase: VelocityPurchase,
+  literal: (value: string) => string
+): { sql: string; refusal(counted: Record<string, string>): SpendControlDecline<'velocity_exceeded'> | undefined } | undefined {
+  const rules = velocityRules(controls);
+  if (rules.length === 0) return undefined;
+  const windows = [...new Set(rules.map((r) => r.rule.window))];
+  return {
+    sql: velocityQuery(windows, { partnerId: literal(purchase.partnerId), cardKey: literal(purchase.cardKey), at: literal(purchase.at.toISOString()) }),
+    refusal: (counted) => velocityRefusal(rules, counted, purchase),
+  };
 }
 
 /**
@@ -229,17 +268,9 @@ export function velocityQuery(windows: readonly VelocityWindow[]): string {
  * recorded. Decisions on different cards do not wait on each other.
  */
 export async function checkVelocity(tx: Queryable, controls: ApplicableSpendControls, purchase: VelocityPurchase): Promise<SpendControlDecline<'velocity_exceeded'> | undefined> {
-  const rules = SCOPES.flatMap((scope) => (controls[scope].velocity ?? []).map((rule, index) => ({ scope, index, rule })));
+  const rules = velocityRules(controls);
   if (rules.length === 0) return undefined;
   const windows = [...new Set(rules.map((r) => r.rule.window))];
   const rows = await tx.query<Record<string, string>>(velocityQuery(windows), [purchase.partnerId, purchase.cardKey, purchase.at.toISOString()]);
-  const counted = rows.rows[0];
-  for (const { scope, index, rule } of rules) {
-    const name = `${scope}.velocity[${index}]`;
-    if (rule.maxCount !== undefined && Number(counted[`c_${rule.window}`]) + 1 > rule.maxCount) return { declineReason: 'velocity_exceeded', rule: `${name}.maxCount` };
-    if (rule.maxAmount !== undefined && units(counted[`a_${rule.window}`]) + units(purchase.amount) > units(rule.maxAmount)) {
-      return { declineReason: 'velocity_exceeded', rule: `${name}.maxAmount` };
-    }
-  }
-  return undefined;
+  return velocityRefusal(rules, rows.rows[0], purchase);
 }

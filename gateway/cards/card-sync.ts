@@ -13,23 +13,6 @@ import { CARD_COLUMNS, maskedCardNumber, recordStatusChange, toCard, type Card, 
 /** Operation name of a status change the issuer made without us knowing (history and audit). */
 export const ISSUER_SYNC_OPERATION = 'card.issuer-sync';
 
-/**
- * What domain code does to the ownership policy's cache (policies/ownership): forget the owner of
- * an individual, card or client it changed, in this process (other instances hear of it through
- * OWNERSHIP_CHANGED_CHANNEL). The cache implements it; the domain takes only this interface.
- */
-export interface OwnershipInvalidation {
-  invalidate(kind: 'individual' | 'card' | 'client', id: string): void;
-}
-
-/** Channel on which ownership changes (replace, re-issue) are announced to every instance. */
-export const OWNERSHIP_CHANGED_CHANNEL = 'ownership_changed';
-
-/** Announces, on commit of `tx`, that the owner of `card:<key>` changed (gateway/partners/change-feed.ts). */
-export async function announceOwnershipChange(tx: Queryable, cardKeys: string[]): Promise<void> {
-  for (const key of cardKeys) await tx.query('SELECT pg_notify($1, $2)', [OWNERSHIP_CHANGED_CHANNEL, `card:${key}`]);
-}
-
 interface SyncRow extends CardRow {
   individual_id: string | null;
   tenant_id: string | null;

@@ -2,6 +2,8 @@ import type { ErrorCode } from '../errors';
 import type { SchemaName } from '../schemas';
 import type { ResponseSchemaName } from '../schemas/responses';
 import type { ResponseTransformName } from '../../policies/proxy/schema';
+import type { StatusChange } from '../cards/transitions';
+import type { OwnedKind } from '../ownership';
 
 /** The base path of every partner route; the OpenAPI document's server URL. */
 export const PARTNER_BASE_PATH = '/api/partner';
@@ -39,7 +41,7 @@ export interface SuccessAnswer {
 
 /** A resource whose owner the pipeline's `ownership` step checks, and where its id is. */
 export interface OwnershipCheck {
-  resource: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction';
+  resource: OwnedKind;
   /** The path parameter (`in: 'path'`) or top-level body field (`in: 'body'`) holding the id. */
   param: string;
   in: 'path' | 'body';
@@ -57,8 +59,11 @@ export type ProxiedUpstream = 'issuer' | 'processing';
  *   transform (policies/proxy/transforms.ts). `path` is a path of the upstream's contract
  *   (docs/upstreams.md) with the route's `{parameters}`; `query` lists the query parameters sent on.
  *
- * The handlers are looked up by operation name when a pipeline is built (gateway/handlers), so that
- * reading the catalog (boot guards, policy audit, OpenAPI document) loads none of them.
+ * A handler registers against its entry's catalog key (`HANDLERS`, gateway/handlers/index.ts),
+ * typed by that entry: the compiler checks that every `local` and `orchestration` entry has one,
+ * and that the handler's needs (a `statusChange`, an `audit` action) are the entry's. The catalog
+ * cannot reference handlers itself (they sit a layer above it, and reading the catalog in the boot
+ * guards, the policy audit and the OpenAPI document must load none of them): docs/decisions.md.
  */
 export type Ending =
   | { kind: 'local' }
@@ -96,6 +101,12 @@ export interface Operation {
   ends: Ending;
   /** The audit entry's operation, for an operation that writes one. */
   audit?: string;
+  /**
+   * The card status change the operation makes (gateway/cards/transitions.ts), by reference: its
+   * handler checks and sends this one, and the operator's admin route makes the same change
+   * through {@link OPERATOR_STATUS_CHANGES}.
+   */
+  statusChange?: StatusChange;
   /**
    * Served in sandbox mode only (it drives the sandboxes' control routes): elsewhere its pipeline is
    * not mounted (`servedPipelines`), so calls are answered 404 `route_not_found` before any step,

@@ -1,5 +1,6 @@
 import type { Ending, Operation, OwnershipCheck, SuccessAnswer } from './operation';
 import type { ResponseSchemaName } from '../schemas/responses';
+import { STATUS_CHANGES, type StatusChange } from '../cards/transitions';
 
 const LOCAL = { kind: 'local' } as const;
 const ORCHESTRATION = { kind: 'orchestration' } as const;
@@ -38,7 +39,7 @@ const RESTRICT = (what: string) => `Restricts the card as ${what}. The card cann
 const PLATFORM_REFUSES = 'Known limitation: the issuer platform refuses this operation today, which is 502 `upstream_error` with `upstreamCode: OPERATION_NOT_SUPPORTED`.';
 
 /** A card status change (lock, unlock, activate, temporary lock, the restrict family). */
-const statusChange = (path: string, body: 'card-status-change' | 'card-restrict', audit: string, summary: string, description: string) =>
+const statusChange = <Change extends StatusChange>(change: Change, path: string, body: 'card-status-change' | 'card-restrict', audit: string, summary: string, description: string) =>
   ({
     method: 'POST',
     path: `/api/partner/cards/:id/${path}`,
@@ -46,6 +47,7 @@ const statusChange = (path: string, body: 'card-status-change' | 'card-restrict'
     schemas: { body },
     ends: ORCHESTRATION,
     audit,
+    statusChange: change,
     doc: { summary, description, tag: 'Card status', conflicts: ['invalid_transition'], answer: STATUS_RESULT },
   }) satisfies Operation;
 
@@ -246,16 +248,16 @@ export const OPERATIONS = {
     ends: issuer('GET', '/cards/{id}/status', 'card-status'),
     doc: { summary: 'Get card status', tag: 'Card status', answer: STATUS_RESULT },
   },
-  'lock-card': statusChange('lock', 'card-status-change', 'card.lock', 'Lock card', `The holder keeps the card; it cannot authorize transactions. ${STATUS_CHANGE}`),
-  'unlock-card': statusChange('unlock', 'card-status-change', 'card.unlock', 'Unlock card', `For a locked, temporarily locked or restricted card. ${STATUS_CHANGE}`),
-  'activate-card': statusChange('activate', 'card-status-change', 'card.activate', 'Activate card', `A freshly issued physical card (I1) becomes ACTIVE. ${STATUS_CHANGE}`),
-  'temporary-lock-card': statusChange('temporary-lock', 'card-status-change', 'card.temporary-lock', 'Temporary lock card', STATUS_CHANGE),
-  'restrict-card': statusChange('restrict', 'card-restrict', 'card.restrict', 'Restrict card', `Generic restriction (RESTRICTED, S1). ${STATUS_CHANGE}`),
-  'restrict-card-lost': statusChange('restrict/lost', 'card-restrict', 'card.restrict.lost', 'Restrict card as lost', RESTRICT('lost')),
-  'restrict-card-stolen': statusChange('restrict/stolen', 'card-restrict', 'card.restrict.stolen', 'Restrict card as stolen', RESTRICT('stolen')),
-  'restrict-card-closed': statusChange('restrict/closed', 'card-restrict', 'card.restrict.closed', 'Restrict card as closed', `Closes the card for good (CLOSED is final). ${STATUS_CHANGE}`),
-  'restrict-card-fraud': statusChange('restrict/fraud', 'card-restrict', 'card.restrict.fraud', 'Restrict card as fraud', RESTRICT('fraud')),
-  'restrict-card-mobile-lost': statusChange('restrict/mobile-lost', 'card-restrict', 'card.restrict.mobile-lost', 'Restrict card as mobile-lost', RESTRICT('lost on a mobile device')),
+  'lock-card': statusChange(STATUS_CHANGES.lock, 'lock', 'card-status-change', 'card.lock', 'Lock card', `The holder keeps the card; it cannot authorize transactions. ${STATUS_CHANGE}`),
+  'unlock-card': statusChange(STATUS_CHANGES.unlock, 'unlock', 'card-status-change', 'card.unlock', 'Unlock card', `For a locked, temporarily locked or restricted card. ${STATUS_CHANGE}`),
+  'activate-card': statusChange(STATUS_CHANGES.activate, 'activate', 'card-status-change', 'card.activate', 'Activate card', `A freshly issued physical card (I1) becomes ACTIVE. ${STATUS_CHANGE}`),
+  'temporary-lock-card': statusChange(STATUS_CHANGES['temporary-lock'], 'temporary-lock', 'card-status-change', 'card.temporary-lock', 'Temporary lock card', STATUS_CHANGE),
+  'restrict-card': statusChange(STATUS_CHANGES.restrict, 'restrict', 'card-restrict', 'card.restrict', 'Restrict card', `Generic restriction (RESTRICTED, S1). ${STATUS_CHANGE}`),
+  'restrict-card-lost': statusChange(STATUS_CHANGES.lost, 'restrict/lost', 'card-restrict', 'card.restrict.lost', 'Restrict card as lost', RESTRICT('lost')),
+  'restrict-card-stolen': statusChange(STATUS_CHANGES.stolen, 'restrict/stolen', 'card-restrict', 'card.restrict.stolen', 'Restrict card as stolen', RESTRICT('stolen')),
+  'restrict-card-closed': statusChange(STATUS_CHANGES.closed, 'restrict/closed', 'card-restrict', 'card.restrict.closed', 'Restrict card as closed', `Closes the card for good (CLOSED is final). ${STATUS_CHANGE}`),
+  'restrict-card-fraud': statusChange(STATUS_CHANGES.fraud, 'restrict/fraud', 'card-restrict', 'card.restrict.fraud', 'Restrict card as fraud', RESTRICT('fraud')),
+  'restrict-card-mobile-lost': statusChange(STATUS_CHANGES['mobile-lost'], 'restrict/mobile-lost', 'card-restrict', 'card.restrict.mobile-lost', 'Restrict card as mobile-lost', RESTRICT('lost on a mobile device')),
   'set-card-nickname': {
     method: 'PATCH',
     path: '/api/partner/cards/:id/nickname',

@@ -89,9 +89,10 @@ export class Database implements Queryable {
    *
    * `options.begin`: statements sent with the `BEGIN`, in the same round trip (the simple query
    * protocol: no parameters, so any value in them is a literal made with {@link escapeLiteral}),
-   * e.g. a `SET LOCAL` and a lock that the work's first statement must already see.
+   * e.g. a `SET LOCAL` and a lock that the work's first statement must already see. Their results
+   * are handed to `work` (`begun`: one per statement, the `BEGIN`'s first).
    */
-  async transaction<T>(work: (tx: Queryable) => Promise<T>, options: { begin?: string } = {}): Promise<T> {
+  async transaction<T>(work: (tx: Queryable, begun: QueryResult[]) => Promise<T>, options: { begin?: string | (() => string) } = {}): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -107,8 +108,11 @@ export class Database implements Queryable {
     };
     client.on('error', onClientError);
     try {
-      await client.query(options.begin === undefined ? 'BEGIN' : `BEGIN; ${options.begin}`);
-      const result = await work(client);
+      // A function is called once the connection is had (a deadline it computes excludes the wait for one).
+      const begin = typeof options.begin === 'function' ? options.begin() : options.begin;
+      const begun = await client.query(begin === undefined ? 'BEGIN' : `BEGIN; ${begin}`);
+      // A string of several statements answers one result per statement (BEGIN's first).
+      const result = await work(client, Array.isArray(begun) ? (begun as QueryResult[]) : [begun]);
       await client.query('COMMIT');
       return result;
     } catch (err) {

@@ -8,6 +8,7 @@ import { upstreamOperationId } from '../idempotency/operation-id';
 import { emitEvent } from '../outbox/partner-events';
 import type { CardIssueBody } from '../schemas/card-issue';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import { sendJson } from '../http/send-json';
 
 /**
  * `POST /individual/accounts/{id}/cards/virtual|physical` (spec 4.2): the issuer creates the card,
@@ -48,7 +49,7 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
         // An earlier attempt of this key may have stored the card before it stopped: answer that one.
         const known = await findCard(db, issued.cardKey, partnerId);
         if (known) {
-          res.status(201).json(known);
+          sendJson(res, 201, known);
           return;
         }
       }
@@ -84,7 +85,7 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
         return stored;
       });
       ownership.invalidate('card', card.cardKey);
-      res.status(201).json(card);
+      sendJson(res, 201, card);
     });
   };
 }

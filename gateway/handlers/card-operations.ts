@@ -3,15 +3,16 @@ import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
 import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';
 import { applyStatusChange } from '../cards/status-change';
-import { statusChangeOf } from '../cards/transitions';
 import type { Database, Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import type { StatusChangeOperation } from '../catalog';
 import type { CallContext, IssuerClient } from '../upstreams';
 import type { CardLimit, LimitName } from '../upstreams/types';
 import { upstreamOperationId } from '../idempotency/operation-id';
 import { emitEvent, type NewPartnerEvent, type UpdatedCardField } from '../outbox/partner-events';
+import { sendJson } from '../http/send-json';
 
 /** The card's current record; 404 if it vanished since the ownership check (replaced, re-issued). */
 export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardRow> {
@@ -59,9 +60,9 @@ export async function callIssuer<T>({ db, log }: Pick<HandlerServices, 'db' | 'l
  * code changed. The issuer's `Idempotency-Key` is the request's upstream operation id (the same on
  * every retry of its `Idempotency-Key`). Answers the card status result (2.4).
  */
-export function changeCardStatus(services: HandlerServices, build: HandlerBuild): RequestHandler {
-  const operation = auditActionOf(build);
-  const change = statusChangeOf(build.name);
+export function changeCardStatus(services: HandlerServices, build: HandlerBuild<StatusChangeOperation>): RequestHandler {
+  const operation = build.operation.audit;
+  const change = build.operation.statusChange;
   return asyncHandler(async function changeCardStatusHandler(req, res) {
     const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
     const result = await applyStatusChange(services, {
@@ -73,7 +74,7 @@ export function changeCardStatus(services: HandlerServices, build: HandlerBuild)
       actor: { source: 'partner', operation, requestId: req.requestId, eventNamesRequest: true },
       ctx: callContext(req, res),
     });
-    res.json(result);
+    sendJson(res, 200, result);
   });
 }
 
@@ -92,7 +93,7 @@ function issuerActionAnsweringCard(call: (issuer: IssuerClient, req: Request, ct
         await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success' });
         return toCard(await loadCardRow(tx, req.ownership!.id));
       });
-      res.json(card);
+      sendJson(res, 200, card);
     });
   };
 }
@@ -145,7 +146,7 @@ export function forceCardPinLock(services: HandlerServices, build: HandlerBuild)
     }
     const status = await clients.issuer.getStatus(callContext(req, res), req.ownership!.id);
     await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success' });
-    res.json({ cardKey: req.ownership!.id, status: cardStatusOf(status.statusCode), statusCode: status.statusCode });
+    sendJson(res, 200, { cardKey: req.ownership!.id, status: cardStatusOf(status.statusCode), statusCode: status.statusCode });
   });
 }
 
@@ -165,7 +166,7 @@ export function setCardEmbossName(services: HandlerServices, build: HandlerBuild
       await emitEvent(tx, cardUpdated(req, updated, ['embossedName']));
       return updated;
     });
-    res.json(card);
+    sendJson(res, 200, card);
   });
 }
 
@@ -201,7 +202,7 @@ export function patchCardLimits(services: HandlerServices, build: HandlerBuild):
     const items = req.body as { name: LimitName; value: number }[];
     const limits = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.patchLimits(ctx, req.ownership!.id, items));
     await recordLimitsChange(db, req, operation, items);
-    res.json(limits.map(limitOf));
+    sendJson(res, 200, limits.map(limitOf));
   });
 }
 
@@ -218,6 +219,6 @@ export function setCardLimit(services: HandlerServices, build: HandlerBuild): Re
     }
     const limit = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.setLimit(ctx, req.ownership!.id, body.name, body));
     await recordLimitsChange(db, req, operation, [{ name: body.name, value: body.value }]);
-    res.json(limitOf(limit));
+    sendJson(res, 200, limitOf(limit));
   });
 }

@@ -1,7 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { CARD_COLUMNS, findCard, insertCard, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
-import { announceOwnershipChange, cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
+import { cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
+import { announceOwnershipChange } from '../ownership';
 import { GatewayError } from '../errors';
 import { asyncHandler, callContext } from '../http/async-handler';
 import { enqueue } from '../outbox/outbox';
@@ -10,6 +11,7 @@ import { auditActionOf, type HandlerBuild, type HandlerServices } from './servic
 import type { IssuerCard, IssuerStatusCode } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { upstreamOperationId } from '../idempotency/operation-id';
+import { sendJson } from '../http/send-json';
 
 type ReplaceBody = { expDate: string; reason?: string; pinMailer?: string };
 
@@ -69,7 +71,7 @@ export function replaceCard(services: HandlerServices, build: HandlerBuild): Req
       return { card: replaced, outboxIds: outboxId ? [outboxId] : [] };
     });
     await deliverNow(services, req, outboxIds);
-    res.status(200).json(card);
+    sendJson(res, 200, card);
   });
 }
 
@@ -125,7 +127,7 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Req
     if (oldStatusCode === 'S4') {
       const earlier = req.upstreamOperation?.resumed ? await reissuedByAnEarlierAttempt(services, req, res, operation, oldKey, body, current.partner_id) : undefined;
       if (earlier) {
-        res.status(201).json(earlier);
+        sendJson(res, 201, earlier);
         return;
       }
       throw new GatewayError('invalid_transition', 'A closed card cannot be re-issued', { extensions: { cardStatus: current.status, statusCode: oldStatusCode } });
@@ -178,6 +180,6 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Req
     ownership.invalidate('card', oldKey);
     ownership.invalidate('card', newKey);
     await deliverNow(services, req, outboxIds);
-    res.status(201).json(card);
+    sendJson(res, 201, card);
   });
 }

@@ -40,25 +40,30 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint,
 } from './webhooks';
-import type { HandledOperationName } from '../catalog';
+import type { HandledOperationName, Operation, OPERATIONS } from '../catalog';
 import type { HandlerBuild, HandlerServices } from './services';
 
 /**
  * How a handler is made, once per pipeline build: from the gateway's services (everything it
- * reads or calls) and what it is built for (its operation's name and audit action, and the
- * configuration being built).
+ * reads or calls) and what it is built for (its operation's name and catalog entry, typed as the
+ * entries it may serve, and the configuration being built).
  */
-export type HandlerFactory = (services: HandlerServices, build: HandlerBuild) => RequestHandler;
+export type HandlerFactory<Entry extends Operation = Operation> = (services: HandlerServices, build: HandlerBuild<Entry>) => RequestHandler;
+
+/** The handler of each handled operation, typed by its own catalog entry. */
+type HandlerTable = { readonly [Name in HandledOperationName]: HandlerFactory<(typeof OPERATIONS)[Name]> };
 
 /**
  * The handler of each operation of the catalog that a handler ends (`ends: local` or
- * `orchestration`), by operation name: the `operation` policy builds it when a pipeline is built
- * (each factory runs once then) with the gateway's services and the configuration being built (the
- * OpenAPI document describes the routes of the config that serves it, including after a hot reload). The compiler
- * checks that every such operation has one, and nothing else. Loaded only then: reading the catalog
- * (boot guards, policy audit) loads no handler.
+ * `orchestration`), registered against its catalog key: the `operation` policy builds it when a
+ * pipeline is built (each factory runs once then) with the gateway's services, the operation's
+ * entry and the configuration being built (the OpenAPI document describes the routes of the config
+ * that serves it, including after a hot reload). The compiler checks that every such operation has
+ * one, nothing else, and that each handler fits its entry: `changeCardStatus` only where the entry
+ * references a status change. Loaded only then: reading the catalog (boot guards, policy audit)
+ * loads no handler.
  */
-export const HANDLERS = {
+export const HANDLERS: HandlerTable = {
   // Answered by the gateway itself (PostgreSQL, or memory).
   'health-check': healthCheck,
   'openapi-document': openApiDocument,
@@ -126,4 +131,9 @@ export const HANDLERS = {
   'simulate-transaction-reversal': simulateTransactionStep('reversal'),
   'simulate-transaction-expiry': simulateTransactionStep('expiry'),
   'simulate-transaction-refund': simulateTransactionStep('refund'),
-} satisfies Record<HandledOperationName, HandlerFactory>;
+};
+
+/** The handler factory registered against a handled operation, typed by its entry. */
+export function handlerOf<Name extends HandledOperationName>(name: Name): HandlerFactory<(typeof OPERATIONS)[Name]> {
+  return HANDLERS[name];
+}

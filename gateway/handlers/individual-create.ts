@@ -7,6 +7,7 @@ import { outcomeUnknown } from '../upstreams/failures';
 import { emitEvent } from '../outbox/partner-events';
 import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import { sendJson } from '../http/send-json';
 
 /**
  * True when a failed accounts call may still have been applied ({@link outcomeUnknown}), except a
@@ -45,7 +46,7 @@ export function createIndividual(services: HandlerServices, build: HandlerBuild)
       // An earlier attempt of this key was completed by the reconciler: its result is the answer.
       const done = await individuals.get(onboardingId);
       if (done) {
-        res.status(201).json(done);
+        sendJson(res, 201, done);
         return;
       }
     }
@@ -93,6 +94,6 @@ export function createIndividual(services: HandlerServices, build: HandlerBuild)
     ownership.invalidate('individual', onboardingId);
     // A probe of this clientId before it existed may have left a "not found" entry.
     ownership.invalidate('client', account.clientId);
-    res.status(201).json(created);
+    sendJson(res, 201, created);
   });
 }

@@ -1,5 +1,6 @@
 import type { AuthorizationEndpointServices } from '../authorizations';
-import type { OwnershipInvalidation } from '../cards/card-sync';
+import type { Operation } from '../catalog';
+import type { OwnershipInvalidation } from '../ownership';
 import type { Database } from '../db/database';
 import type { IndividualStore } from '../individuals/individual-store';
 import type { Logger } from '../logging/logger';
@@ -32,12 +33,14 @@ export interface HandlerServices {
 }
 
 /**
- * What a handler is built for, besides the services: its operation (the catalog's name and audit
- * action: the handler writes the entry's action, never a name of its own) and the configuration
- * being built (only the OpenAPI document reads it).
+ * What a handler is built for, besides the services: its operation (the catalog's name and entry,
+ * typed as the entry it is registered against: the handler writes the entry's audit action, never
+ * a name of its own, and makes the status change the entry references) and the configuration being
+ * built (only the OpenAPI document reads it).
  */
-export interface HandlerBuild {
+export interface HandlerBuild<Entry extends Operation = Operation> {
   name: string;
+  operation: Entry;
   audit?: string;
   gatewayConfig: Record<string, unknown>;
 }

@@ -11,10 +11,11 @@ import { toPartnerTransaction, type PartnerTransaction } from '../upstreams/part
 import type { IssuerStatusCode, SimulatedAuthorization, SimulatedStep, SimulatedTransactionRequest, Transaction } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import { sendJson } from '../http/send-json';
 
 /**
  * Outside sandbox mode the route does not exist for the partner: its pipeline is not even mounted
- * (`servedPipelines`, gateway/boot/config-guards.ts); this refusal is the second line, the same 404
+ * (`servedPipelines`, gateway/runtime/served-pipelines.ts); this refusal is the second line, the same 404
  * as a path no pipeline serves.
  */
 function refuseOutsideSandbox(services: HandlerServices, req: Request): void {
@@ -100,7 +101,7 @@ export function simulateCardTransaction(services: HandlerServices, build: Handle
       currency,
       type: type ?? 'authorization',
     });
-    res.status(201).json(transaction);
+    sendJson(res, 201, transaction);
   });
 }
 
@@ -123,7 +124,7 @@ export function simulateCardAuthorization(services: HandlerServices, build: Hand
       type: type ?? 'PURCHASE',
       authorizationId: authorizationId ?? null,
     });
-    res.status(201).json(transaction);
+    sendJson(res, 201, transaction);
   });
 }
 
@@ -147,7 +148,7 @@ export function simulateTransactionStep(step: SimulatedStep): (services: Handler
         of: id,
         amount: amount ?? null,
       });
-      res.status(step === 'refund' ? 201 : 200).json(transaction);
+      sendJson(res, step === 'refund' ? 201 : 200, transaction);
     });
   };
 }
@@ -171,6 +172,6 @@ export function simulateCardIssuerStatus(services: HandlerServices, build: Handl
     await markIssuerCheckDue(db, cardKey);
     await callIssuer(services, req, res, operation, (ctx) => clients.issuer.simulateStatus(ctx, cardKey, { statusCode, reason }));
     await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success', details: { status, statusCode, previousStatus: row.status } });
-    res.json({ cardKey, status, statusCode });
+    sendJson(res, 200, { cardKey, status, statusCode });
   });
 }

@@ -12,6 +12,8 @@ declare global {
     interface Locals {
       /** Set by the sensitive-data policy: the access log records the route pattern, not the URL. */
       sensitive?: boolean;
+      /** Facts a handler adds to its request's access-log line (never a secret: they are scrubbed like every field, but name none). */
+      logFields?: Record<string, string | number | boolean>;
     }
   }
 }
@@ -39,6 +41,8 @@ export function requestContext(log: Logger, component: string): RequestHandler {
       metrics.record(req, res.statusCode, latencyMs / 1000);
       const route: string | undefined = res.locals.route ?? req.route?.path;
       const entry = {
+        // First, so that none of them can stand in for a field of the line itself.
+        ...res.locals.logFields,
         component,
         requestId: req.requestId,
         partnerId: req.partner?._id,

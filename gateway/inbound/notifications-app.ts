@@ -127,7 +127,7 @@ function checkAuthorizationRequest(body: Record<string, unknown>): Authorization
  * margin, or at that moment 503 `decision_unavailable` (and at once 503 `database_unavailable` when
  * the database cannot be reached), so the processor applies its stand-in without waiting. Never later.
  */
-function answerAuthorizations(secrets: readonly string[], answering: AuthorizationAnswering, log: SyncDeps['log']): RequestHandler {
+function answerAuthorizations(secrets: readonly string[], answering: AuthorizationAnswering): RequestHandler {
   return function answerAuthorization(req, res, next) {
     const arrived = Date.now();
     const answerBy = arrived + answering.deadlineMs - ANSWER_MARGIN_MS;
@@ -148,7 +148,8 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
       const decision = await answering.decide(request, answerBy, progress);
       if (answered) return;
       recordAuthorizationDecision(decision.approved ? 'approved' : 'declined', decision.decidedBy, took());
-      log.info({ authorizationId: request.id, approved: decision.approved, decidedBy: decision.decidedBy, requestId: req.requestId }, 'authorization decided');
+      // On the request's access-log line (one line per decision, not two).
+      res.locals.logFields = { authorizationId: request.id, approved: decision.approved, decidedBy: decision.decidedBy };
       res.status(200).json(decision.approved ? { approved: true } : { approved: false, declineReason: decision.declineReason });
     })()
       .catch((err: unknown) => {
@@ -174,7 +175,7 @@ export function createNotificationsApp(deps: SyncDeps, secrets: NotifySecrets, a
   app.disable('x-powered-by');
   app.use(requestContext(deps.log, 'notifications'));
   if (authorizations && secrets.processing.length > 0) {
-    app.post('/upstream-notifications/processing/authorizations', express.raw({ type: () => true, limit: '64kb' }), answerAuthorizations(secrets.processing, authorizations, deps.log));
+    app.post('/upstream-notifications/processing/authorizations', express.raw({ type: () => true, limit: '64kb' }), answerAuthorizations(secrets.processing, authorizations));
   }
   for (const upstream of ['issuer', 'processing'] as const) {
     if (secrets[upstream].length === 0) continue;

@@ -2,7 +2,7 @@ import { every } from '../background/every';
 import { recordAudit } from '../audit/audit-log';
 import type { Logger } from '../logging/logger';
 import type { UpstreamClients } from '../upstreams';
-import type { OwnershipInvalidation } from '../cards/card-sync';
+import type { OwnershipInvalidation } from '../ownership';
 import type { IndividualStore } from './individual-store';
 import { emitEvent } from '../outbox/partner-events';
 

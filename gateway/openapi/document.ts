@@ -1,4 +1,5 @@
-import { CARD_KEY, EVENT_ID, OBJECT_ID, TRANSACTION_ID, WEBHOOK_ENDPOINT_ID } from '../ids';
+import { EVENT_ID } from '../ids';
+import { OWNED_KINDS, type OwnedKind } from '../ownership';
 import { PARTNER_EVENT_TYPES, type PartnerEventType } from '../outbox/partner-events';
 import { ERROR_CATALOG, PROBLEM_TYPE_BASE, type ErrorCode } from '../errors';
 import { SCHEMAS, type SchemaName } from '../schemas';
@@ -29,16 +30,16 @@ export interface OpenApiDocument {
 }
 
 /**
- * Path id formats checked by the ownership policy (`policies/ownership/ownership.ts`, which keeps
- * them private: these must follow it).
+ * The path parameter of each owned kind a path names, its pattern the kind's own (OWNED_KINDS,
+ * gateway/ownership: the ownership policy checks that one). `client` is named in bodies only.
  */
 const PATH_IDS = {
-  individual: { type: 'string', pattern: OBJECT_ID.source, description: 'The individual account `_id` (24 hexadecimal characters)', example: EXAMPLE_IDS.individualId },
-  card: { type: 'string', pattern: CARD_KEY.source, description: 'The cardKey', example: EXAMPLE_IDS.cardKey },
-  event: { type: 'string', pattern: EVENT_ID.source, description: 'The event id (`evt_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.eventId },
-  transaction: { type: 'string', pattern: TRANSACTION_ID.source, description: 'The transaction id (the card processing system\'s)', example: EXAMPLE_IDS.transactionId },
-  'webhook-endpoint': { type: 'string', pattern: WEBHOOK_ENDPOINT_ID.source, description: 'The webhook endpoint id (`we_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.webhookEndpointId },
-} as const;
+  individual: { type: 'string', pattern: OWNED_KINDS.individual.id.source, description: 'The individual account `_id` (24 hexadecimal characters)', example: EXAMPLE_IDS.individualId },
+  card: { type: 'string', pattern: OWNED_KINDS.card.id.source, description: 'The cardKey', example: EXAMPLE_IDS.cardKey },
+  event: { type: 'string', pattern: OWNED_KINDS.event.id.source, description: 'The event id (`evt_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.eventId },
+  transaction: { type: 'string', pattern: OWNED_KINDS.transaction.id.source, description: 'The transaction id (the card processing system\'s)', example: EXAMPLE_IDS.transactionId },
+  'webhook-endpoint': { type: 'string', pattern: OWNED_KINDS['webhook-endpoint'].id.source, description: 'The webhook endpoint id (`we_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.webhookEndpointId },
+} as const satisfies Record<Exclude<OwnedKind, 'client'>, Json>;
 
 /** Problem responses by HTTP status: component name, when it happens, example code and headers. */
 const PROBLEMS: Record<number, { component: string; description: string; example: ErrorCode | undefined; headers?: string[]; extensions?: Json }> = {

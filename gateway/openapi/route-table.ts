@@ -4,6 +4,7 @@ import { schema as jwtSchema } from '../../policies/es512-jwt/schema';
 import { schema as idempotencySchema } from '../../policies/idempotency/schema';
 import { POLICY } from '../policy-audit/route-facts';
 import { EVERY_METHOD, type Params, type Pipeline, type RouteModel } from '../route-model';
+import type { OwnedKind } from '../ownership';
 
 /** Base path of every partner route; the OpenAPI document's server URL. */
 export const PARTNER_BASE = PARTNER_BASE_PATH;
@@ -42,7 +43,7 @@ export interface Route {
   /** es512-jwt parameters when the pipeline authenticates (defaults applied). */
   jwt?: { clockSkewSeconds: number; maxLifetimeSeconds: number };
   /** The ownership check, when the pipeline has one (`in: body` for an id named in the body). */
-  ownership?: { resource: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction'; param: string; in: 'path' | 'body'; checks: string[] };
+  ownership?: { resource: OwnedKind; param: string; in: 'path' | 'body'; checks: string[] };
   /** Request schemas the validate steps apply. */
   validate: { body?: SchemaName; query?: SchemaName; params?: SchemaName };
   /** How long the pipeline remembers an `Idempotency-Key`, when it honours one. */

@@ -127,7 +127,10 @@ export async function emitEvent<T extends PartnerEventType>(tx: Queryable, event
  * The lock is a CTE the insert reads from, so it is held before the sequence number is drawn; the
  * deliveries read the inserted row from the insert's `RETURNING` (a statement does not see its own
  * inserts through the table); `pg_notify` runs only when a delivery was queued (the NOTIFY is sent
- * on commit).
+ * on commit). The endpoints are read in the statement's snapshot, taken before it waited for the
+ * card's lock: an endpoint disabled or deleted during that wait (another change of the same card
+ * committing) still gets the event's delivery, which the dispatcher skips while it is disabled
+ * (as for any delivery queued before a disable); one enabled during it misses the event.
  */
 export function eventStatement<T extends PartnerEventType>(event: NewPartnerEvent<T>, params: StatementParams, guard?: string): { id: string; ctes: string; columns: string } {
   const envelope: PartnerEventEnvelope<T> = {

@@ -1,5 +1,5 @@
 import { Client } from '../db/pg';
-import { OWNERSHIP_CHANGED_CHANNEL } from '../cards/card-sync';
+import { OWNERSHIP_CHANGED_CHANNEL } from '../ownership';
 import { PARTNER_EVENTS_CHANNEL } from '../outbox/partner-events';
 import type { Logger } from '../logging/logger';
 

@@ -1,15 +1,20 @@
 import type { Logger } from '../../gateway/logging/logger';
 import type { Database } from '../../gateway/db/database';
-import { HEARTBEAT_INTERVAL_MS, IdempotencyStore, type HeldClaim, type StoredResponse } from './idempotency-store';
+import { KeyClaimStore, PARTNER_KEYS, type KeyClaim, type StoredAnswer } from '../../gateway/idempotency/key-claims';
+
+/** The holder of a claim refreshes its heartbeat this often while the request runs. */
+export const HEARTBEAT_INTERVAL_MS = 2_000;
+/** A claim whose heartbeat is older than this is abandoned (its process is gone or cut off): it may be taken over (the partners' lease). */
+export const STALE_AFTER_SECONDS = 10;
 
 /** A claim is never held longer than this: a handler that has not answered by then is stuck (upstream calls time out far sooner). */
 export const MAX_HOLD_MS = 10 * 60_000;
 
 interface Entry {
-  claim: HeldClaim;
+  claim: KeyClaim;
   since: number;
   /** The outcome to record, once recording it failed (the database was unavailable): retried every tick. */
-  pending?: { kind: 'complete'; response: StoredResponse } | { kind: 'release' };
+  pending?: { kind: 'complete'; response: StoredAnswer } | { kind: 'release' };
 }
 
 /**
@@ -27,12 +32,12 @@ export class ClaimKeeper {
   private ticking = false;
 
   constructor(
-    private readonly store: IdempotencyStore,
+    private readonly store: KeyClaimStore,
     private readonly log: Logger
   ) {}
 
   /** Starts keeping a claim alive (the request now runs). */
-  hold(claim: HeldClaim): void {
+  hold(claim: KeyClaim): void {
     this.held.set(claim.claimId, { claim, since: Date.now() });
     this.timer ??= setInterval(() => void this.tick(), HEARTBEAT_INTERVAL_MS).unref();
   }
@@ -42,7 +47,7 @@ export class ClaimKeeper {
    * failure (5xx) releases the key (retries run again). Resolves once recorded, or once recording
    * failed and was left to the ticks (rejecting with that error).
    */
-  async settle(claim: HeldClaim, outcome: { kind: 'complete'; response: StoredResponse } | { kind: 'release' }): Promise<void> {
+  async settle(claim: KeyClaim, outcome: { kind: 'complete'; response: StoredAnswer } | { kind: 'release' }): Promise<void> {
     try {
       await this.record(claim, outcome);
       this.drop(claim.claimId);
@@ -58,7 +63,7 @@ export class ClaimKeeper {
     return this.held.size;
   }
 
-  private async record(claim: HeldClaim, outcome: NonNullable<Entry['pending']>): Promise<void> {
+  private async record(claim: KeyClaim, outcome: NonNullable<Entry['pending']>): Promise<void> {
     if (outcome.kind === 'release') return this.store.release(claim);
     if (!(await this.store.complete(claim, outcome.response))) {
       this.log.warn({ partnerId: claim.partnerId, claimId: claim.claimId }, 'idempotency claim was taken over before its response was recorded');
@@ -104,7 +109,7 @@ const keepers = new WeakMap<object, ClaimKeeper>();
 export function claimKeeper(db: Database, log: Logger): ClaimKeeper {
   let keeper = keepers.get(db);
   if (!keeper) {
-    keeper = new ClaimKeeper(new IdempotencyStore(db), log);
+    keeper = new ClaimKeeper(new KeyClaimStore(db, PARTNER_KEYS), log);
     keepers.set(db, keeper);
   }
   return keeper;

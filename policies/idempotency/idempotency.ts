@@ -1,9 +1,8 @@
-import crypto from 'node:crypto';
-import { configure } from 'safe-stable-stringify';
 import type { RequestHandler, Response } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { claimKeeper } from './claim-keeper';
-import { IdempotencyStore, REPLAYED_HEADERS, type StoredResponse } from './idempotency-store';
+import { answeredThroughHook, beforeAnswer } from '../../gateway/http/answer';
+import { IDEMPOTENCY_KEY, KeyClaimStore, PARTNER_KEYS, REPLAYED_HEADERS, idempotencyKeyOf, requestHash, type StoredAnswer } from '../../gateway/idempotency/key-claims';
+import { STALE_AFTER_SECONDS, claimKeeper } from './claim-keeper';
 import { SCHEMAS } from '../../gateway/schemas';
 import type { Database } from '../../gateway/db/database';
 import type { Logger } from '../../gateway/logging/logger';
@@ -17,11 +16,6 @@ export interface IdempotencyServices {
   log: Logger;
 }
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** JSON with object keys sorted (safe-stable-stringify), so that the same body always hashes the same. */
-const canonical = configure({ deterministic: true });
-
 /** The headers of an answer that its replays repeat (REPLAYED_HEADERS). */
 function replayedHeaders(res: Response): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -33,39 +27,22 @@ function replayedHeaders(res: Response): Record<string, string> {
 }
 
 /**
- * Holds the request's final write (`res.end`, which `res.send` calls once every header is set)
- * until its outcome is recorded: the status, the exact body bytes and the replayed headers of a
- * final response are stored before the partner sees them (so a retry right after replays them
- * byte for byte); an answer that is not final ({@link isFinal}: a 5xx, an upstream's "still
- * running") releases the key first (so a retry runs again). The client may have gone
- * meanwhile: the handler still ends here and its outcome is still recorded.
+ * Records the request's answer before it leaves, through the response's answer hook
+ * (gateway/http/answer.ts, which the gateway's answer writers run: `sendJson`, `sendProblem`): the
+ * status, the exact body bytes and the replayed headers of a final answer are stored before the
+ * partner sees them (so a retry right after replays them byte for byte); an answer that is not
+ * final ({@link isFinal}: a 5xx, an upstream's "still running") releases the key first (so a retry
+ * runs again). The client may have gone meanwhile: the handler still answers through the hook and
+ * its outcome is still recorded. An answer written past the hook (a writer that does not run it)
+ * cannot be stored: its key is released once it is sent, and the miss is logged.
  */
-function recordBeforeEnding(res: Response, record: (answer: StoredResponse) => Promise<void>, onError: (err: unknown) => void): void {
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
-  let intercepted = false;
-  res.end = function endAfterRecording(...args: unknown[]) {
-    if (intercepted) return end(...args);
-    intercepted = true;
-    const [chunk, encoding] = args;
-    const body = typeof chunk === 'string'
-      ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-      : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
-        ? Buffer.from(chunk)
-        : Buffer.alloc(0);
-    record({ status: res.statusCode, body, headers: replayedHeaders(res) }).then(
-      () => end(...args),
-      (err: unknown) => {
-        onError(err);
-        end(...args);
-      }
-    );
-    return res;
-  } as Response['end'];
-}
-
-/** The hash a request is recognised by: its route (method and path), path parameters and body. */
-export function requestHash(route: string, params: unknown, body: unknown): string {
-  return crypto.createHash('sha256').update(canonical({ route, params, body })!).digest('hex');
+function recordAnswer(res: Response, record: (answer: StoredAnswer) => Promise<void>, release: () => Promise<void>, onError: (err: unknown, message: string) => void): void {
+  beforeAnswer(res, (answer) => record({ ...answer, headers: replayedHeaders(res) }).catch((err: unknown) => onError(err, 'idempotency key not recorded yet: retried in the background')));
+  res.once('finish', () => {
+    if (answeredThroughHook(res)) return;
+    onError(new Error('an answer was written past the answer hook'), 'idempotency key released: its answer was not recorded');
+    release().catch((err: unknown) => onError(err, 'idempotency key not released yet: retried in the background'));
+  });
 }
 
 /**
@@ -74,7 +51,7 @@ export function requestHash(route: string, params: unknown, body: unknown): stri
  * earlier attempt of this operation, gateway/upstreams/failures.ts): both release the key, so a
  * retry with it runs again.
  */
-function isFinal(answer: StoredResponse): boolean {
+function isFinal(answer: StoredAnswer): boolean {
   if (answer.status >= 500) return false;
   if (answer.status !== 409) return true;
   try {
@@ -85,7 +62,7 @@ function isFinal(answer: StoredResponse): boolean {
 }
 
 /** Answers a stored response again, marked `Idempotent-Replayed: true`. */
-function replay(res: Response, response: StoredResponse): void {
+function replay(res: Response, response: StoredAnswer): void {
   res.set(response.headers);
   res.set('Idempotent-Replayed', 'true');
   res.status(response.status).send(response.body);
@@ -101,13 +78,13 @@ function replay(res: Response, response: StoredResponse): void {
  * on unchanged to ownership, validation and the ordinary idempotency step.
  */
 function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): RequestHandler {
-  const store = new IdempotencyStore(db);
+  const store = new KeyClaimStore(db, PARTNER_KEYS);
   const bodySchema = params.body ? validatorOnFirstUse(bodyAjv, SCHEMAS[params.body]) : undefined;
   return function idempotencyReplay(req, res, next) {
     const header = req.headers['idempotency-key'];
     const key = Array.isArray(header) ? header[0] : header;
     const partnerId = req.partner?._id;
-    if (key === undefined || !KEY.test(key) || partnerId === undefined) return next();
+    if (key === undefined || !IDEMPOTENCY_KEY.test(key) || partnerId === undefined) return next();
     let body: unknown = req.body ?? {};
     if (bodySchema) {
       try {
@@ -118,7 +95,7 @@ function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): Req
       }
     }
     const route = `${req.method} ${req.baseUrl}${req.path}`;
-    store.completedResponse(partnerId, key, route, requestHash(route, req.params, body)).then(
+    store.completedAnswer({ partnerId, key, route, requestHash: requestHash(route, req.params, body) }).then(
       (stored) => (stored ? replay(res, stored) : next()),
       (err: unknown) => next(err)
     );
@@ -138,23 +115,20 @@ function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): Req
 export function idempotency(params: IdempotencyParams, { services }: PolicyContext<IdempotencyServices>): RequestHandler {
   if (params.replayOnly) return replayOnly(params, services);
   const { db, log } = services;
-  const store = new IdempotencyStore(db);
+  const store = new KeyClaimStore(db, PARTNER_KEYS);
   const keeper = claimKeeper(db, log);
-  const ttlHours = params.ttlHours ?? 24;
+  const terms = { ttlHours: params.ttlHours ?? 24, leaseSeconds: STALE_AFTER_SECONDS };
   return function idempotencyCheck(req, res, next) {
-    const header = req.headers['idempotency-key'];
-    if (header === undefined) return next();
-    const key = Array.isArray(header) ? header[0] : header;
-    if (!KEY.test(key)) {
-      next(new GatewayError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
-        invalidParams: [{ name: 'Idempotency-Key', reason: 'must be 1 to 255 visible ASCII characters' }],
-      }));
-      return;
+    let key: string | undefined;
+    try {
+      key = idempotencyKeyOf(req.headers);
+    } catch (err) {
+      return next(err);
     }
+    if (key === undefined) return next();
     const partnerId = req.partner!._id;
     const route = `${req.method} ${req.baseUrl}${req.path}`;
-    const hash = requestHash(route, req.params, req.body);
-    store.claim(partnerId, key, route, hash, ttlHours).then(
+    store.claim({ partnerId, key, route, requestHash: requestHash(route, req.params, req.body) }, terms).then(
       (claim) => {
         switch (claim.outcome) {
           case 'mismatch':
@@ -172,10 +146,11 @@ export function idempotency(params: IdempotencyParams, { services }: PolicyConte
             keeper.hold(claim.claim);
             // The upstream call of this operation carries this id on every retry (docs/upstreams.md).
             req.upstreamOperation = { id: claim.claim.operationId, resumed: claim.claim.resumed };
-            recordBeforeEnding(
+            recordAnswer(
               res,
               (answer) => keeper.settle(claim.claim, isFinal(answer) ? { kind: 'complete', response: answer } : { kind: 'release' }),
-              (err) => log.error({ err, requestId: req.requestId }, 'idempotency key not recorded yet: retried in the background')
+              () => keeper.settle(claim.claim, { kind: 'release' }),
+              (err, message) => log.error({ err, requestId: req.requestId }, message)
             );
             return next();
           }

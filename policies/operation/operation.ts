@@ -4,6 +4,7 @@ import type { PolicyContext } from '../policy';
 import upstreamProxy from '../proxy';
 import type { OperationParams } from './schema';
 import type { HandlerServices } from '../../gateway/handlers/services';
+import type { HandlerFactory } from '../../gateway/handlers';
 
 /**
  * The operation policy: ends a pipeline in the operation of the catalog it names, as the entry's
@@ -34,6 +35,10 @@ export function operation(params: OperationParams, context: PolicyContext<Handle
       context
     );
   }
-  const { HANDLERS } = require('../../gateway/handlers') as typeof import('../../gateway/handlers');
-  return HANDLERS[params.name as HandledOperationName](context.services, { name: params.name, ...(entry.audit ? { audit: entry.audit } : {}), gatewayConfig: context.gatewayConfig });
+  // Not an upstream ending: the catalog's types make it a handled operation, whose handler is
+  // registered against this key, typed by this entry.
+  const name = params.name as HandledOperationName;
+  const { handlerOf } = require('../../gateway/handlers') as typeof import('../../gateway/handlers');
+  const factory = handlerOf(name) as HandlerFactory;
+  return factory(context.services, { name, operation: entry, ...(entry.audit ? { audit: entry.audit } : {}), gatewayConfig: context.gatewayConfig });
 }

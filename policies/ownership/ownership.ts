@@ -1,8 +1,6 @@
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { CARD_KEY, EVENT_ID, TRANSACTION_ID, WEBHOOK_ENDPOINT_ID, isObjectId } from '../../gateway/ids';
-import { OWNER_LOADERS } from './owners';
-import type { OwnedKind, OwnershipCache } from './ownership-cache';
+import { OWNED_KINDS, type OwnershipCache } from '../../gateway/ownership';
 import type { Database } from '../../gateway/db/database';
 import type { PolicyContext } from '../policy';
 import type { OwnershipParams } from './schema';
@@ -13,32 +11,11 @@ export interface OwnershipServices {
   ownership: OwnershipCache;
 }
 
-const NOUN: Record<OwnedKind, string> = { individual: 'individual account', card: 'card', client: 'individual account (clientId)', event: 'event', 'webhook-endpoint': 'webhook endpoint', transaction: 'transaction' };
-
-/** A clientID as the account-creation upstream makes them, and the fee-check schema bounds them. */
-const CLIENT_ID = /^[\x21-\x7e]{1,64}$/;
-
-const WELL_FORMED: Record<OwnedKind, (id: string) => boolean> = {
-  individual: isObjectId,
-  card: (id) => CARD_KEY.test(id),
-  client: (id) => CLIENT_ID.test(id),
-  event: (id) => EVENT_ID.test(id),
-  'webhook-endpoint': (id) => WEBHOOK_ENDPOINT_ID.test(id),
-  transaction: (id) => TRANSACTION_ID.test(id),
-};
-
-const SHAPE: Record<OwnedKind, string> = {
-  individual: 'must be a 24-character hexadecimal id',
-  card: 'must be a cardKey',
-  client: 'must be a clientId',
-  event: 'must be an event id (evt_ and 24 hexadecimal characters)',
-  'webhook-endpoint': 'must be a webhook endpoint id (we_ and 24 hexadecimal characters)',
-  transaction: 'must be a transaction id (1 to 64 of A-Z a-z 0-9 _ -)',
-};
-
 /**
  * The ownership policy: runs after es512-jwt. Sets `req.ownership` for the handler, or ends the
- * request with 400 (malformed id), 404 (unknown) or 403 (another partner's).
+ * request with 400 (malformed id), 404 (unknown) or 403 (another partner's). What a kind's id looks
+ * like, how a refusal names it and where its owner is read are the kind's entry in the ownership
+ * module (`OWNED_KINDS`, gateway/ownership); its owners are read through the module's cache.
  *
  * With `in: body` it checks a top-level field of the JSON body the same way (a cardKey or clientId
  * a partner names in a fee check must be its own), and leaves `req.ownership` alone: the path's
@@ -50,8 +27,9 @@ export function ownership(params: OwnershipParams, { services }: PolicyContext<O
   const kind = params.resource;
   const param = params.param ?? 'id';
   const inBody = params.in === 'body';
-  const wellFormed = WELL_FORMED[kind];
-  const load = (id: string) => OWNER_LOADERS[kind](db, id);
+  const spec = OWNED_KINDS[kind];
+  const { id: wellFormed, noun } = spec;
+  const load = (id: string) => spec.load(db, id);
   return function ownershipCheck(req, _res, next) {
     let id: unknown;
     if (inBody) {
@@ -61,15 +39,15 @@ export function ownership(params: OwnershipParams, { services }: PolicyContext<O
     } else {
       id = req.params[param];
     }
-    if (typeof id !== 'string' || !wellFormed(id)) {
-      next(new GatewayError('invalid_id', `The ${NOUN[kind]} id is malformed`, { invalidParams: [{ name: param, reason: SHAPE[kind] }] }));
+    if (typeof id !== 'string' || !wellFormed.test(id)) {
+      next(new GatewayError('invalid_id', `The ${noun} id is malformed`, { invalidParams: [{ name: param, reason: spec.shape }] }));
       return;
     }
     const ownedId = id;
     cache.get(kind, ownedId, load).then(
       (owner) => {
-        if (!owner) return next(new GatewayError('not_found', `No ${NOUN[kind]} has this id`));
-        if (owner.partnerId !== req.partner?._id) return next(new GatewayError('forbidden', `The ${NOUN[kind]} belongs to another partner`));
+        if (!owner) return next(new GatewayError('not_found', `No ${noun} has this id`));
+        if (owner.partnerId !== req.partner?._id) return next(new GatewayError('forbidden', `The ${noun} belongs to another partner`));
         if (!inBody) req.ownership = { kind, id: ownedId, ...owner };
         next();
       },

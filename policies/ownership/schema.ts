@@ -1,8 +1,9 @@
+import { OWNED_KINDS, OWNED_KIND_NAMES, type OwnedKind } from '../../gateway/ownership';
 import type { PolicySchema } from '../policy-schema';
 
 /** Action params of the ownership policy. */
 export interface OwnershipParams {
-  resource: 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction';
+  resource: OwnedKind;
   param: string;
   in?: 'path' | 'body';
 }
@@ -15,8 +16,8 @@ export const schema: PolicySchema = {
   properties: {
     resource: {
       type: 'string',
-      enum: ['individual', 'card', 'client', 'event', 'webhook-endpoint', 'transaction'],
-      description: "individual: the onboarding _id; card: the cardKey; client: an individual's clientID (the fee checks' clientId); event: a partner event's id (evt_…); webhook-endpoint: a webhook endpoint's id (we_…); transaction: a card transaction's id (the processing system's).",
+      enum: OWNED_KIND_NAMES,
+      description: `${OWNED_KIND_NAMES.map((kind) => `${kind}: ${OWNED_KINDS[kind].describe}`).join('; ')}.`,
     },
     param: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]*$', default: 'id', description: 'Name of the path parameter (in: path) or top-level body field (in: body) holding the id.' },
     in: { type: 'string', enum: ['path', 'body'], default: 'path', description: 'Where the id is: a path parameter, or a top-level field of the JSON body (run it after validate).' },

@@ -11,7 +11,7 @@ import { createLogger } from '../../gateway/logging/logger';
 import { AuthorizationEndpointStore } from '../../gateway/authorizations/endpoint-store';
 import { askPartner, PartnerCallState, type AuthorizationRequestData, type PartnerEndpointDeps } from '../../gateway/authorizations/partner-endpoint';
 import { checkTarget } from '../../gateway/webhooks/target-guard';
-import { verifyAuthorizationRequest } from '../../examples/authorization-endpoint';
+import { signatureVerifies } from '../support/signatures';
 
 const REQUEST = {
   authorization: { id: 'auth_e2e_1', amount: 1999, currency: 'EUR', type: 'purchase', merchant: { name: 'Book Shop', mcc: '5942', city: 'Porto', country: 'PT' } },
@@ -136,8 +136,8 @@ describe('e2e: the partner decision endpoint (/authorization-endpoint)', functio
     const got = r.received.at(-1)!;
     const header = got.headers['partner-gateway-signature'] as string;
     expect(header.split(',').filter((p) => p.startsWith('v1='))).to.have.length(2);
-    expect(verifyAuthorizationRequest(header, got.raw, [second.body.secret])).to.equal(true);
-    expect(verifyAuthorizationRequest(header, got.raw, [first.body.secret])).to.equal(true);
+    expect(signatureVerifies(header, got.raw, [second.body.secret])).to.equal(true);
+    expect(signatureVerifies(header, got.raw, [first.body.secret])).to.equal(true);
     expect(got.event.partnerId).to.equal(acme.id);
     expect((await auditOf(acme)).filter((a) => a.operation === 'authorization.endpoint.secret.rotate')).to.have.length(2);
   });
@@ -157,7 +157,7 @@ describe('e2e: the partner decision endpoint (/authorization-endpoint)', functio
     expect(mine.received).to.have.length(0);
     await askPartner(deps, { partnerId: globex.id, request: REQUEST, budgetMs: 1500 });
     expect(mine.received.map((x) => x.event.partnerId)).to.deep.equal([globex.id]);
-    expect(verifyAuthorizationRequest(mine.received[0].headers['partner-gateway-signature'] as string, mine.received[0].raw, [created.body.secret])).to.equal(true);
+    expect(signatureVerifies(mine.received[0].headers['partner-gateway-signature'] as string, mine.received[0].raw, [created.body.secret])).to.equal(true);
   });
 
   it('operators see the endpoint and its health, never a secret, and disable it (audited): its default decision then applies', async function () {

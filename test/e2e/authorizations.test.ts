@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { verifySignature } from '../../gateway/webhooks/signature';
 import { api, cardBody, individualBody } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { startGatewayProcess, waitForLogLine, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { Database } from '../../gateway/db/database';
@@ -100,6 +100,9 @@ describe('e2e: authorization decisions', function () {
     const events = (await api(gateway, partner, 'GET', '/events?type=transaction.created')).body.data.filter((e: any) => e.data.transaction._id === t._id);
     expect(events).to.have.length(1);
     expect(events[0].data.transaction.authorization).to.deep.equal({ decidedBy: 'approved' });
+    // The decision is on its request's access-log line.
+    const line = await waitForLogLine(gateway, (l) => l.msg === 'request' && l.authorizationId === body.id);
+    expect(line).to.include({ component: 'notifications', status: 200, approved: true, decidedBy: 'approved' });
   });
 
   it('declines on the card\'s own state: card_locked for a locked card, card_inactive for a closed one and for a card it does not hold', async () => {

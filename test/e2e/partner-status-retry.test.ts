@@ -29,7 +29,9 @@ describe('e2e: a partner status change retried with its Idempotency-Key after a 
     issuer = await startTamperingUpstream(sandboxes.issuer.url);
     gateway = await startGatewayProcess({
       ownDatabase: true,
-      env: { ...HIGH_RATE_LIMITS, UPSTREAM_TIMEOUT_MS: '1000', ISSUER_URL: issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: sandboxes.accounts.url },
+      // 3 s, not 1: the account creation of `before` goes through the same timeout, and took over 1 s
+      // on a loaded machine (504). The issuer's answer is held by the test until the gateway gave up.
+      env: { ...HIGH_RATE_LIMITS, UPSTREAM_TIMEOUT_MS: '3000', ISSUER_URL: issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: sandboxes.accounts.url },
     });
     acme = await registerPartner(gateway, 'acme-status-retry');
     db = new Client({ connectionString: gateway.databaseUrl });
@@ -63,7 +65,7 @@ describe('e2e: a partner status change retried with its Idempotency-Key after a 
     const close = (headers: Record<string, string> = { 'idempotency-key': key }, requestBody: unknown = body): Promise<ApiResponse> =>
       api(gateway, acme, 'POST', `/cards/${cardKey}/restrict/closed`, { body: requestBody, headers });
 
-    // The issuer closes the card at once; its answer is held until the gateway has given up (1 s).
+    // The issuer closes the card at once; its answer is held until the gateway has given up (3 s).
     const held = issuer.hold('POST', `/cards/${cardKey}/status`);
     const [timedOut] = await Promise.all([close(), held.arrived]);
     expect(timedOut.status, JSON.stringify(timedOut.body)).to.equal(504);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { STALE_AFTER_SECONDS } from '../../policies/idempotency/idempotency-store';
+import { STALE_AFTER_SECONDS } from '../../policies/idempotency/claim-keeper';
 import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { api, cardBody, individualBody, sandboxControl, type ApiResponse } from '../support/api';
 import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';

@@ -7,7 +7,7 @@ import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { createOwnDatabase, type RunDatabase } from '../support/test-database';
 import { TestReceiver, type Received } from '../support/webhook-receiver';
-import { verifyWebhook } from '../../examples/webhook-receiver';
+import { signatureVerifies } from '../support/signatures';
 import { keyIdOf, SecretKeyring } from '../../gateway/webhooks/secret-box';
 import { newSecret } from '../../gateway/webhooks/signature';
 
@@ -94,7 +94,7 @@ describe('e2e: webhook secrets encrypted at rest (WEBHOOKS_SECRET_KEY)', functio
   /** Every request `receiver` got verifies with one of the endpoint's secrets: none came unsigned or signed otherwise. */
   const everyDeliveryVerifies = (name: keyof typeof endpoints) => {
     const { receiver, secrets } = endpoints[name];
-    for (const r of receiver.received) expect(verifyWebhook(signature(r), r.raw, secrets), `${name}: ${signature(r)}`).to.equal(true);
+    for (const r of receiver.received) expect(signatureVerifies(signature(r), r.raw, secrets), `${name}: ${signature(r)}`).to.equal(true);
   };
   const attemptsOf = async (g: GatewayProcess, endpointId: string) => (await api(g, partner, 'GET', `/webhooks/endpoints/${endpointId}/deliveries?limit=100`)).body.data as any[];
   /** No row holds a plaintext secret, nor any piece of one, and every row is sealed under `keyId`. */
@@ -176,7 +176,7 @@ describe('e2e: webhook secrets encrypted at rest (WEBHOOKS_SECRET_KEY)', functio
     const rotatedDelivery = await deliveryOf(endpoints.rotated.receiver, eventId);
     expect(v1Count(rotatedDelivery)).to.equal(2);
     // Either secret alone verifies it: the receiver that has not switched yet, and the one that has.
-    for (const secret of endpoints.rotated.secrets) expect(verifyWebhook(signature(rotatedDelivery), rotatedDelivery.raw, [secret])).to.equal(true);
+    for (const secret of endpoints.rotated.secrets) expect(signatureVerifies(signature(rotatedDelivery), rotatedDelivery.raw, [secret])).to.equal(true);
     expect(v1Count(await deliveryOf(endpoints.plain.receiver, eventId))).to.equal(1);
     await deliveryOf(endpoints.copied.receiver, eventId);
     for (const name of ['plain', 'rotated', 'copied'] as const) everyDeliveryVerifies(name);
@@ -229,7 +229,7 @@ describe('e2e: webhook secrets encrypted at rest (WEBHOOKS_SECRET_KEY)', functio
     const eventId = await nickname(g, await newCard(g), 'rotated key');
     const rotatedDelivery = await deliveryOf(endpoints.rotated.receiver, eventId);
     expect(v1Count(rotatedDelivery)).to.equal(2);
-    for (const secret of endpoints.rotated.secrets) expect(verifyWebhook(signature(rotatedDelivery), rotatedDelivery.raw, [secret])).to.equal(true);
+    for (const secret of endpoints.rotated.secrets) expect(signatureVerifies(signature(rotatedDelivery), rotatedDelivery.raw, [secret])).to.equal(true);
     await deliveryOf(endpoints.plain.receiver, eventId);
     await deliveryOf(endpoints.copied.receiver, eventId);
     for (const name of ['plain', 'rotated', 'copied'] as const) everyDeliveryVerifies(name);

@@ -5,7 +5,7 @@ import { FAST_WEBHOOKS, startGatewayProcess, type GatewayProcess } from '../supp
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { TestReceiver, type Received } from '../support/webhook-receiver';
-import { verifyWebhook } from '../../examples/webhook-receiver';
+import { signatureVerifies } from '../support/signatures';
 
 /**
  * Signed webhooks end to end (docs/webhooks.md): a real gateway on its own PostgreSQL database (a
@@ -80,8 +80,8 @@ describe('e2e: webhook endpoints and signed deliveries', function () {
     const types = ['individual.created', 'card.created', 'card.updated', 'card.status_changed'];
     await r.waitFor((got) => types.every((t) => got.some((x) => x.event.type === t)), 20_000, types.join(', '));
     for (const got of r.received) {
-      expect(verifyWebhook(signatureOf(got), got.raw, [endpoint.secret]), got.raw).to.equal(true);
-      expect(verifyWebhook(signatureOf(got), got.raw, ['whsec_' + 'x'.repeat(43)])).to.equal(false);
+      expect(signatureVerifies(signatureOf(got), got.raw, [endpoint.secret]), got.raw).to.equal(true);
+      expect(signatureVerifies(signatureOf(got), got.raw, ['whsec_' + 'x'.repeat(43)])).to.equal(false);
       expect(got.headers['partner-gateway-event-id']).to.equal(got.event.id);
       expect(got.headers['partner-gateway-event-type']).to.equal(got.event.type);
       expect(got.event.partnerId).to.equal(acme.id);
@@ -123,7 +123,7 @@ describe('e2e: webhook endpoints and signed deliveries', function () {
     const emitted = new Set(r.received.map((x) => x.event.type));
     expect([...emitted].sort(), 'every event type of the contract arrived').to.deep.equal(['card.created', 'card.status_changed', 'card.updated', 'individual.created', 'transaction.created']);
     for (const got of r.received) {
-      expect(verifyWebhook(signatureOf(got), got.raw, [endpoint.secret]), got.raw).to.equal(true);
+      expect(signatureVerifies(signatureOf(got), got.raw, [endpoint.secret]), got.raw).to.equal(true);
       expect(got.headers['partner-gateway-event-type']).to.equal(got.event.type);
     }
 
@@ -257,11 +257,11 @@ describe('e2e: webhook endpoints and signed deliveries', function () {
     await r.waitFor((got) => got.length >= 2);
     const after = r.received[1];
     expect(v1Count(after)).to.equal(2);
-    expect(verifyWebhook(signatureOf(after), after.raw, [rotated.body.secret])).to.equal(true);
-    expect(verifyWebhook(signatureOf(after), after.raw, [endpoint.secret])).to.equal(true);
+    expect(signatureVerifies(signatureOf(after), after.raw, [rotated.body.secret])).to.equal(true);
+    expect(signatureVerifies(signatureOf(after), after.raw, [endpoint.secret])).to.equal(true);
     // The new secret signs first.
     const newFirst = signatureOf(after).split(',')[1];
-    expect(verifyWebhook(`${signatureOf(after).split(',')[0]},${newFirst}`, after.raw, [rotated.body.secret])).to.equal(true);
+    expect(signatureVerifies(`${signatureOf(after).split(',')[0]},${newFirst}`, after.raw, [rotated.body.secret])).to.equal(true);
   });
 
   it('resends an event: 202, and the receiver gets it again with the same id', async function () {

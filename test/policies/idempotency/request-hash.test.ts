@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { requestHash } from '../../../policies/idempotency/idempotency';
+import { requestHash } from '../../../gateway/idempotency/key-claims';
 import { requestFingerprint } from '../../../sandbox/shared/idempotency';
 
 /**

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import ownershipPolicy from '../../../policies/ownership';
 import { newObjectId } from '../../../gateway/ids';
-import { OwnershipCache, type Owner } from '../../../policies/ownership/ownership-cache';
+import { OwnershipCache, type Owner } from '../../../gateway/ownership';
 import { makeKeyPair } from '../../support/partners';
 import { openServices, policyContext, serve, type InProcessServices } from '../../support/in-process';
 

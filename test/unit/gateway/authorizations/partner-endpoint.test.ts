@@ -10,7 +10,8 @@ import { askPartner, MAX_ANSWER_BYTES, parseAnswer, PartnerCallState, type Autho
 import { SecretKeyring } from '../../../../gateway/webhooks/secret-box';
 import { verifySignature } from '../../../../gateway/webhooks/signature';
 import { checkTarget } from '../../../../gateway/webhooks/target-guard';
-import { verifyAuthorizationRequest } from '../../../../examples/authorization-endpoint';
+import { ExampleProcess } from '../../../support/example-process';
+import { signatureVerifies } from '../../../support/signatures';
 import { recordSecret } from '../../../support/secrets';
 import { createOwnDatabase, type RunDatabase } from '../../../support/test-database';
 import { TestReceiver } from '../../../support/webhook-receiver';
@@ -102,7 +103,7 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
     const header = got.headers['partner-gateway-signature'] as string;
     expect(header).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifySignature(header, got.raw, [secret], 300)).to.equal(true);
-    expect(verifyAuthorizationRequest(header, got.raw, [secret])).to.equal(true);
+    expect(signatureVerifies(header, got.raw, [secret])).to.equal(true);
     expect(verifySignature(header, got.raw, ['whsec_' + 'x'.repeat(43)], 300)).to.equal(false);
   });
 
@@ -259,7 +260,7 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
     const t = Number(header.split(',')[0].slice(2));
     expect(verifySignature(`t=${t},${v1[0]}`, r.received[0].raw, [second], 300)).to.equal(true);
     expect(verifySignature(`t=${t},${v1[1]}`, r.received[0].raw, [first], 300)).to.equal(true);
-    expect(verifyAuthorizationRequest(header, r.received[0].raw, [first])).to.equal(true);
+    expect(signatureVerifies(header, r.received[0].raw, [first])).to.equal(true);
     const third = (await store.rotateSecret(partnerId))!;
     recordSecret('webhookSecret', third);
     await ask(partnerId);
@@ -304,7 +305,7 @@ describe('example: the standalone decision endpoint (examples/authorization-endp
   this.timeout(30_000);
   let own: RunDatabase;
   let db: Database;
-  let child: import('node:child_process').ChildProcess | undefined;
+  let example: ExampleProcess | undefined;
   const silent = createLogger({ level: 'silent' });
 
   before(async function () {
@@ -314,35 +315,21 @@ describe('example: the standalone decision endpoint (examples/authorization-endp
   });
 
   after(async function () {
-    child?.kill();
+    example?.stop();
     await db?.close();
     await own?.drop();
   });
 
   it('verifies the signature and approves up to MAX_AMOUNT, declines above it with its reason; refuses an unsigned request', async function () {
-    const path = await import('node:path');
-    const { spawn } = await import('node:child_process');
     const store = new AuthorizationEndpointStore(db, { secretOverlapSeconds: 86400 });
     const partnerId = crypto.randomBytes(12).toString('hex');
     await db.query("INSERT INTO partners (id, name, issuer) VALUES ($1, 'example', 'https://example.example')", [partnerId]);
     // Enrolled first (to learn the secret), then pointed at the example's port.
     const created = (await store.create(partnerId, { url: 'http://127.0.0.1:1/decide' }))!;
     recordSecret('webhookSecret', created.secret);
-    const script = path.resolve(__dirname, '../../../../examples/authorization-endpoint.js');
-    child = spawn(process.execPath, [script], { env: { ...process.env, PORT: '0', AUTHORIZATION_SECRET: created.secret, MAX_AMOUNT: '5000' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the example did not start: ${output}`)), 10_000);
-      child!.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /decision endpoint on http:\/\/localhost:(\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-      child!.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    });
+    const started = await ExampleProcess.start('authorization-endpoint.js', { PORT: '0', AUTHORIZATION_SECRET: created.secret, MAX_AMOUNT: '5000' }, /decision endpoint on http:\/\/localhost:(\d+)/);
+    example = started.example;
+    const port = started.port;
     await store.update(partnerId, { url: `http://127.0.0.1:${port}/decide` }, 'partner');
     const deps: PartnerEndpointDeps = { endpoints: store, checkTarget: (url) => checkTarget(url, { allowPrivate: true }), calls: new PartnerCallState(), log: silent };
     try {
@@ -353,8 +340,8 @@ describe('example: the standalone decision endpoint (examples/authorization-endp
       // A forged request (wrong secret) is refused: the gateway would apply the default.
       const forged = await fetch(`http://127.0.0.1:${port}/decide`, { method: 'POST', headers: { 'Partner-Gateway-Signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }, body: '{"type":"authorization.request"}' });
       expect(forged.status).to.equal(400);
-      expect(output).to.include('auth_002 5001 EUR: declined (amount_over_limit)');
-      expect(output).to.not.include(created.secret);
+      await example.waitFor(/auth_002 5001 EUR: declined \(amount_over_limit\)/);
+      expect(example.output).to.not.include(created.secret);
     } finally {
       deps.calls.close();
     }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { syncCardWithIssuer } from '../../../../gateway/cards/card-sync';
 import { applyStatusChange, type StatusChangeActor } from '../../../../gateway/cards/status-change';
-import { OPERATOR_STATUS_CHANGES, STATUS_CHANGES } from '../../../../gateway/cards/transitions';
+import { OPERATOR_STATUS_CHANGES, OPERATIONS, operatorStatusChange, type StatusChangeOperationName } from '../../../../gateway/catalog';
 import { newObjectId } from '../../../../gateway/ids';
 import type { Sandboxes } from '../../../../sandbox';
 import { openSandboxedServices, type InProcessServices, type SandboxedServices } from '../../../support/in-process';
@@ -48,16 +48,19 @@ describe('cards: applyStatusChange (one status change for partners and operators
       body: JSON.stringify({ method: 'POST', path: `/cards/${cardKey}/status`, mode: 'timeout', times: 1 }),
     });
   /** An ACTIVE card whose next issuer status call hangs past the timeout, and an operator's order for it. */
-  async function orderThatTimesOut(name: keyof typeof STATUS_CHANGES, operation: string, reason: string, requestId: string) {
+  async function orderThatTimesOut(name: StatusChangeOperationName, operation: string, reason: string, requestId: string) {
     const card = await activeCard();
     await issuerHangsOnce(card.cardKey);
-    const order = { cardKey: card.cardKey, change: STATUS_CHANGES[name], issuerBody: { reason }, operationId: newObjectId(), actor: operator(operation), ctx: { requestId } };
+    const order = { cardKey: card.cardKey, change: OPERATIONS[name].statusChange, issuerBody: { reason }, operationId: newObjectId(), actor: operator(operation), ctx: { requestId } };
     return { card, order };
   }
   const issuerCalls = async (cardKey: string) => ((await (await fetch(`${sandboxes.issuer.url}/__sandbox/requests?method=POST&path=/cards/${cardKey}/status`)).json()) as any[]);
 
   it('every operator status is made by the partner status change that sets it', function () {
-    for (const [status, name] of Object.entries(OPERATOR_STATUS_CHANGES)) expect(STATUS_CHANGES[name].status, name).to.equal(status);
+    for (const [status, name] of Object.entries(OPERATOR_STATUS_CHANGES)) {
+      expect(OPERATIONS[name].statusChange.status, name).to.equal(status);
+      expect(operatorStatusChange(status as keyof typeof OPERATOR_STATUS_CHANGES)).to.equal(OPERATIONS[name]);
+    }
   });
 
   it('writes the actor into history, audit and event: an operator\'s event has source operator and names no request; a partner\'s names its request', async function () {
@@ -65,7 +68,7 @@ describe('cards: applyStatusChange (one status change for partners and operators
     const operationId = newObjectId();
     const result = await applyStatusChange(services, {
       cardKey: card.cardKey,
-      change: STATUS_CHANGES['lock-card'],
+      change: OPERATIONS['lock-card'].statusChange,
       issuerBody: { reason: 'fraud team' },
       operationId,
       actor: operator('admin.card.lock', 'op-1'),
@@ -78,7 +81,7 @@ describe('cards: applyStatusChange (one status change for partners and operators
 
     await applyStatusChange(services, {
       cardKey: card.cardKey,
-      change: STATUS_CHANGES['unlock-card'],
+      change: OPERATIONS['unlock-card'].statusChange,
       issuerBody: { expDate: card.expDate, reason: 'holder asked' },
       operationId: newObjectId(),
       actor: { source: 'partner', operation: 'card.unlock', requestId: 'partner-1', eventNamesRequest: true },
@@ -106,7 +109,7 @@ describe('cards: applyStatusChange (one status change for partners and operators
     try {
       await applyStatusChange(services, {
         cardKey: card.cardKey,
-        change: STATUS_CHANGES['restrict-card-closed'],
+        change: OPERATIONS['restrict-card-closed'].statusChange,
         issuerBody: { reason: 'closing' },
         operationId: newObjectId(),
         actor: operator('admin.card.restrict.closed'),
@@ -163,7 +166,7 @@ describe('cards: applyStatusChange (one status change for partners and operators
     const card = await activeCard();
     await applyStatusChange(services, {
       cardKey: card.cardKey,
-      change: STATUS_CHANGES['restrict-card-closed'],
+      change: OPERATIONS['restrict-card-closed'].statusChange,
       issuerBody: { reason: 'closed' },
       operationId: newObjectId(),
       actor: operator('admin.card.restrict.closed'),
@@ -174,7 +177,7 @@ describe('cards: applyStatusChange (one status change for partners and operators
     try {
       await applyStatusChange(services, {
         cardKey: card.cardKey,
-        change: STATUS_CHANGES['unlock-card'],
+        change: OPERATIONS['unlock-card'].statusChange,
         issuerBody: { reason: 'reopen' },
         operationId: newObjectId(),
         actor: operator('admin.card.unlock'),

@@ -3,7 +3,7 @@ import { VerifiedTokenCache, type VerifiedToken } from '../../../../policies/es5
 import { Database } from '../../../../gateway/db/database';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { trackGatewayState } from '../../../../gateway/metrics';
-import { OwnershipCache } from '../../../../policies/ownership/ownership-cache';
+import { OwnershipCache } from '../../../../gateway/ownership';
 import { runDatabaseUrl } from '../../../support/test-database';
 import { seriesValue } from './helpers';
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { expect } from 'chai';
 import { GatewayError } from '../../../../gateway/errors';
+import { OPERATIONS } from '../../../../gateway/catalog';
 import { apiDocsPage, openApiDocument } from '../../../../gateway/handlers/api-docs';
 import { DOCS_PAGE_CSP } from '../../../../gateway/openapi/docs-page';
 import type { GatewayServices } from '../../../../policies';
@@ -38,7 +39,7 @@ describe('gateway/handlers/api-docs', function () {
     };
 
     it('serves the document of the configuration it is built for, cacheable, with an ETag and 304', async function () {
-      const server = await serve(openApiDocument(noServices, { name: 'openapi-document', gatewayConfig }));
+      const server = await serve(openApiDocument(noServices, { name: 'openapi-document', operation: OPERATIONS['openapi-document'], gatewayConfig }));
       try {
         const response = await fetch(server.url);
         expect(response.status).to.equal(200);
@@ -57,7 +58,7 @@ describe('gateway/handlers/api-docs', function () {
 
     it('refuses, when built, a configuration it cannot describe (the pipeline does not build)', function () {
       const loose = { apiEndpoints: { x: { paths: '/api/partner/x' } }, pipelines: { x: { apiEndpoints: ['x'], policies: [{ 'es512-jwt': [] }] } } };
-      expect(() => openApiDocument(noServices, { name: 'openapi-document', gatewayConfig: loose })).to.throw(/apiEndpoint "x": list its methods/);
+      expect(() => openApiDocument(noServices, { name: 'openapi-document', operation: OPERATIONS['openapi-document'], gatewayConfig: loose })).to.throw(/apiEndpoint "x": list its methods/);
     });
   });
 

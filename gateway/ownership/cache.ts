@@ -1,15 +1,7 @@
 import type { LRUCache } from 'lru-cache';
-import { boundedLru } from '../../gateway/bounded-lru';
-
-/** Who owns a resource: the partner, and the individual or tenant it sits under. */
-export interface Owner {
-  partnerId: string;
-  individualId?: string;
-  tenantId?: string;
-}
-
-/** The kinds of resource whose ownership is checked (`client`: an individual named by its clientID). */
-export type OwnedKind = 'individual' | 'card' | 'client' | 'event' | 'webhook-endpoint' | 'transaction';
+import { boundedLru } from '../bounded-lru';
+import type { OwnedKind, Owner } from './kinds';
+import type { OwnershipInvalidation } from './invalidation';
 
 /** Bounds of the ownership cache (docs/ownership.md). */
 export interface OwnershipCacheOptions {
@@ -25,12 +17,12 @@ const NOT_FOUND = Symbol('not found');
 type Entry = Owner | typeof NOT_FOUND;
 
 /**
- * Read-through LRU of resource owners, shared by the individual and card ownership checks:
+ * Read-through LRU of resource owners, shared by every ownership check (one per gateway's services):
  * `get(kind, id, loader)` answers from the cache or calls the loader once (concurrent misses for the
  * same key share one load). Unknown resources are cached briefly too, so probing ids costs little.
  * Every write that changes ownership (create, replace, re-issue, delete) calls `invalidate`.
  */
-export class OwnershipCache {
+export class OwnershipCache implements OwnershipInvalidation {
   private readonly cache: LRUCache<string, Entry>;
   private readonly loading = new Map<string, Promise<Owner | undefined>>();
   private readonly negativeTtlMs: number;
