@@ -65,6 +65,8 @@ interface Options {
   serverUrl: string;
   /** The gateway scenario (S1 to S5) whose CPU profile is recorded (`--profile`). */
   profile?: string;
+  /** Rounds of the engine comparison (`--engine-rounds`, default 5; the smoke 1). */
+  engineRounds: number;
 }
 
 function options(): Options {
@@ -78,6 +80,7 @@ function options(): Options {
       'rss-requests': { type: 'string' },
       profile: { type: 'string' },
       'authorization-rate': { type: 'string' },
+      'engine-rounds': { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -85,8 +88,11 @@ function options(): Options {
   if (requests !== undefined && !(Number.isInteger(requests) && requests > 0)) throw new Error(`--requests must be a positive integer, not ${values.requests}`);
   const authorizationRate = Number(values['authorization-rate'] ?? LATENCY_RATE);
   if (!(Number.isInteger(authorizationRate) && authorizationRate > 0 && authorizationRate <= 5000)) throw new Error(`--authorization-rate must be an integer from 1 to 5000, not ${values['authorization-rate']}`);
+  const engineRounds = Number(values['engine-rounds'] ?? (smoke ? 1 : 5));
+  if (!(Number.isInteger(engineRounds) && engineRounds >= 1)) throw new Error(`--engine-rounds must be a positive integer, not ${values['engine-rounds']}`);
   return {
     smoke,
+    engineRounds,
     duration: Number(values.duration ?? 10),
     requests,
     connections: Number(values.connections ?? (smoke ? '10' : '50')),
@@ -263,6 +269,8 @@ async function main(): Promise<void> {
       NOTIFICATIONS_PORT: '0',
       ADMIN_TOKEN: adminToken,
       WORKERS: String(workers),
+      // The scenarios measure the compiled engine; the engine phase sets the other beside it.
+      PIPELINE_ENGINE: 'compiled',
       LOG_LEVEL: 'info',
       // As npm start and the container run it: a bounded V8 heap (docs/performance.md).
       // One worker: the statement counter of the authorization phase (bench/count-queries).
@@ -383,6 +391,8 @@ async function main(): Promise<void> {
         headers: await auth(),
       }, gateway)
     );
+
+    const engines = await enginePhase({ o, common, gateway, base, statusPath, auth, bare, eg, log, env: () => ({ ...gatewayEnv(1), PIPELINE_ENGINE: 'express-gateway', NODE_OPTIONS: '--max-old-space-size=160', BENCH_PROFILE_FILE: undefined, BENCH_QUERY_COUNT_FILE: undefined }), cardKey: card.cardKey, body: JSON.stringify({ expDate, reason: 'bench' }), processes });
 
     log('webhooks: deliveries per second and added latency...');
     // After S1 to S5, so that their figures carry no delivery: the endpoint exists from here on.
@@ -519,6 +529,7 @@ async function main(): Promise<void> {
       ratios,
       webhooks,
       authorizations,
+      engines,
       targets: {
         'S1 >= 1.0x express-gateway proxy': ratios.s1VsEgProxy >= 1,
         'S1 >= 40% of bare proxy': ratios.s1VsBareProxy >= 0.4,
@@ -552,6 +563,7 @@ async function main(): Promise<void> {
       `S6 added latency at 1,000 req/s: p50 ${ratios.s6AddedP50Ms} ms, p99 ${ratios.s6AddedP99Ms} ms   cluster of 2 / one worker: ${ratios.cluster2VsOne}x`,
       `webhooks: ${webhooks.deliveriesPerSecond} deliveries/s (${webhooks.deliveries} nickname changes on ${webhooks.cards} cards), CPU ${webhooks.cpuUsPerChangeAndDelivery} µs per change and delivery (${webhooks.addedCpuUsPerDelivery} µs above S4); change to receiver: p50 ${webhooks.addedLatencyP50Ms} ms, p99 ${webhooks.addedLatencyP99Ms} ms (${webhooks.latencySamples} changes, one at a time)`,
       authorizationLines(authorizations),
+      engineLines(engines),
       ...Object.entries(report.targets).map(([target, met]) => `${met ? 'met   ' : 'MISSED'} ${target}`),
     ].join('\n');
     process.stdout.write(`${table}\n`);
@@ -566,6 +578,127 @@ async function main(): Promise<void> {
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
   }
+}
+
+/** CPU per request of one scenario in each round of the engine phase, and their median. */
+interface EngineSeries {
+  rounds: number[];
+  median: number;
+}
+
+/** The engine phase's result: the same scenarios on a gateway of each engine, in alternating rounds. */
+interface EngineResult {
+  rounds: number;
+  requestsPerRound: number | string;
+  s1: { compiled: EngineSeries; expressGateway: EngineSeries };
+  s3: { compiled: EngineSeries; expressGateway: EngineSeries };
+  egProxy: EngineSeries;
+  bareProxy: EngineSeries;
+  /** Medians of the per-round ratios. */
+  ratios: {
+    s1CompiledVsExpressGateway: number;
+    s3CompiledVsExpressGateway: number;
+    s1CompiledVsEgProxy: number;
+    s1ExpressGatewayVsEgProxy: number;
+    s1CompiledVsBareProxy: number;
+    s1ExpressGatewayVsBareProxy: number;
+  };
+  errors: number;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : Math.round(((sorted[mid - 1]! + sorted[mid]!) / 2) * 100) / 100;
+};
+const series = (rounds: number[]): EngineSeries => ({ rounds, median: median(rounds) });
+
+/**
+ * The two pipeline engines side by side (docs/decisions.md, "Pipeline engine"): a second gateway
+ * (one worker, same database, sandbox and partner) runs express-gateway's own pipeline builder
+ * (`PIPELINE_ENGINE=express-gateway`) beside the measured one (compiled). Each round runs S1 and S3
+ * on both, the order swapped every round, and the two baseline proxies once; CPU per request of the
+ * serving process as in the scenarios; medians of the rounds. The second gateway stops afterwards.
+ */
+async function enginePhase(p: {
+  o: Options;
+  common: Record<string, unknown>;
+  gateway: BenchProcess;
+  base: string;
+  statusPath: string;
+  auth: () => Promise<Record<string, string>>;
+  bare: BenchProcess;
+  eg: BenchProcess;
+  log: (message: string) => void;
+  env: () => NodeJS.ProcessEnv;
+  cardKey: string;
+  body: string;
+  processes: BenchProcess[];
+}): Promise<EngineResult> {
+  const { o, common, log } = p;
+  log(`pipeline engines: ${o.engineRounds} rounds, compiled and express-gateway alternating...`);
+  const reference = await startNode(path.join(DIST, 'gateway', 'main.js'), p.env(), (l) => l.msg === 'gateway ready');
+  p.processes.push(reference);
+  const referenceBase = `http://127.0.0.1:${String(reference.ready.port)}`;
+  const bases = { compiled: p.base, expressGateway: referenceBase };
+  const servers = { compiled: p.gateway, expressGateway: reference };
+  const amount = (common.amount as number | undefined) ?? 2000;
+  const s3 = (base: string) => ({
+    url: base,
+    requests: [
+      { method: 'POST' as const, path: `/api/partner/cards/${p.cardKey}/lock`, body: p.body },
+      { method: 'POST' as const, path: `/api/partner/cards/${p.cardKey}/unlock`, body: p.body },
+    ],
+  });
+  // Warm-up of the second gateway, as S1's (the first gateway is warm from S1 to S5).
+  const warm = { connections: Math.min(p.o.connections, amount, 2000), amount: Math.min(amount, 2000), sampleInt: AMOUNT_SAMPLE_MS };
+  await autocannon({ ...warm, url: `${referenceBase}/api/partner${p.statusPath}`, headers: await p.auth() });
+  await autocannon({ ...warm, ...s3(referenceBase), headers: await p.auth() });
+  const cpu = { s1: { compiled: [] as number[], expressGateway: [] as number[] }, s3: { compiled: [] as number[], expressGateway: [] as number[] }, eg: [] as number[], bare: [] as number[] };
+  let errors = 0;
+  const note = (r: ScenarioResult): number => {
+    errors += r.errors;
+    return r.cpuUsPerRequest ?? 0;
+  };
+  for (let round = 0; round < o.engineRounds; round++) {
+    const order = round % 2 === 0 ? (['compiled', 'expressGateway'] as const) : (['expressGateway', 'compiled'] as const);
+    for (const engine of order) {
+      cpu.s1[engine].push(note(await run(`S1-${engine}`, 'S1', { ...common, url: `${bases[engine]}/api/partner${p.statusPath}`, headers: await p.auth() }, servers[engine])));
+    }
+    cpu.eg.push(note(await run('eg-proxy', 'eg-proxy', { ...common, url: `http://127.0.0.1:${String(p.eg.ready.port)}${p.statusPath}` }, p.eg)));
+    cpu.bare.push(note(await run('bare-proxy', 'bare-proxy', { ...common, url: `http://127.0.0.1:${String(p.bare.ready.port)}${p.statusPath}` }, p.bare)));
+    for (const engine of order) {
+      cpu.s3[engine].push(note(await run(`S3-${engine}`, 'S3', { ...common, ...s3(bases[engine]), headers: await p.auth() }, servers[engine])));
+    }
+    log(`  round ${round + 1}: S1 compiled ${cpu.s1.compiled[round]} µs, express-gateway ${cpu.s1.expressGateway[round]} µs; S3 ${cpu.s3.compiled[round]} / ${cpu.s3.expressGateway[round]} µs; eg-proxy ${cpu.eg[round]}, bare ${cpu.bare[round]}`);
+  }
+  await reference.stop();
+  const ratio = (a: number[], b: number[]) => median(a.map((x, i) => +(x / Math.max(1, b[i]!)).toFixed(3)));
+  return {
+    rounds: o.engineRounds,
+    requestsPerRound: (common.amount as number | undefined) ?? `${String(common.duration)} s`,
+    s1: { compiled: series(cpu.s1.compiled), expressGateway: series(cpu.s1.expressGateway) },
+    s3: { compiled: series(cpu.s3.compiled), expressGateway: series(cpu.s3.expressGateway) },
+    egProxy: series(cpu.eg),
+    bareProxy: series(cpu.bare),
+    ratios: {
+      s1CompiledVsExpressGateway: ratio(cpu.s1.compiled, cpu.s1.expressGateway),
+      s3CompiledVsExpressGateway: ratio(cpu.s3.compiled, cpu.s3.expressGateway),
+      s1CompiledVsEgProxy: ratio(cpu.s1.compiled, cpu.eg),
+      s1ExpressGatewayVsEgProxy: ratio(cpu.s1.expressGateway, cpu.eg),
+      s1CompiledVsBareProxy: ratio(cpu.s1.compiled, cpu.bare),
+      s1ExpressGatewayVsBareProxy: ratio(cpu.s1.expressGateway, cpu.bare),
+    },
+    errors,
+  };
+}
+
+/** The engine phase's lines of the printed summary. */
+function engineLines(e: EngineResult): string {
+  return [
+    `pipeline engines (${e.rounds} alternating rounds, medians of CPU µs per request): S1 compiled ${e.s1.compiled.median}, express-gateway ${e.s1.expressGateway.median} (${e.ratios.s1CompiledVsExpressGateway}x); S3 compiled ${e.s3.compiled.median}, express-gateway ${e.s3.expressGateway.median} (${e.ratios.s3CompiledVsExpressGateway}x)`,
+    `  eg-proxy ${e.egProxy.median}, bare proxy ${e.bareProxy.median}: S1 / eg-proxy compiled ${e.ratios.s1CompiledVsEgProxy}x, express-gateway ${e.ratios.s1ExpressGatewayVsEgProxy}x; S1 / bare proxy compiled ${e.ratios.s1CompiledVsBareProxy}x, express-gateway ${e.ratios.s1ExpressGatewayVsBareProxy}x`,
+  ].join('\n');
 }
 
 /** The authorization phase's lines of the printed summary. */

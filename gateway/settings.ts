@@ -37,6 +37,11 @@ export interface Settings {
   logLevel: string;
   /** Directory holding gateway.config.yml, system.config.yml and models/ (`CONFIG_DIR`, default ./config). */
   configDir: string;
+  /**
+   * `PIPELINE_ENGINE` as written (trimmed; undefined when unset or empty): which engine runs the
+   * pipelines is gateway/runtime's to read and check (an unknown one refuses the start there).
+   */
+  pipelineEngine: string | undefined;
   /** Maximum connections of the PostgreSQL pool (`DATABASE_POOL_MAX`, default 10). */
   databasePoolMax: number;
   /** Timeout of one upstream call in milliseconds (`UPSTREAM_TIMEOUT_MS`, default 5000). */
@@ -277,6 +282,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     accountsUrl: urlFrom(env, 'ACCOUNTS_URL'),
     logLevel,
     configDir: path.resolve(env.CONFIG_DIR || path.join(projectRoot, 'config')),
+    pipelineEngine: env.PIPELINE_ENGINE?.trim() || undefined,
     databasePoolMax: intFrom(env, 'DATABASE_POOL_MAX', 10, 1, 200),
     upstreamTimeoutMs: intFrom(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120000),
     ownershipCacheTtlMs: intFrom(env, 'OWNERSHIP_CACHE_TTL_MS', 30000, 0, 3600000),

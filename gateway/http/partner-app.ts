@@ -1,4 +1,4 @@
-import express, { type Application, type Router } from 'express';
+import express, { type Application, type RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
 import { jsonBody } from './body';
 import { notFound, problemHandler } from './problem';
@@ -7,15 +7,15 @@ import { requestContext } from './request-context';
 /** The partner-facing application and the hook to swap its pipelines (hot reload). */
 export interface PartnerApp {
   app: Application;
-  setPipelines(router: Router): void;
+  setPipelines(pipelines: RequestHandler): void;
 }
 
 /**
  * The partner-facing Express application: request context, headers every answer carries and the
  * access log, JSON body (64 KB),
- * express-gateway's pipelines from gateway.config.yml, then the 404 and problem handlers.
+ * the pipelines of gateway.config.yml (built by gateway/runtime), then the 404 and problem handlers.
  */
-export function createPartnerApp(pipelines: Router, log: Logger): PartnerApp {
+export function createPartnerApp(pipelines: RequestHandler, log: Logger): PartnerApp {
   let current = pipelines;
   const app = express();
   app.disable('x-powered-by');
@@ -30,8 +30,8 @@ export function createPartnerApp(pipelines: Router, log: Logger): PartnerApp {
   app.use(problemHandler(log));
   return {
     app,
-    setPipelines(router) {
-      current = router;
+    setPipelines(next) {
+      current = next;
     },
   };
 }

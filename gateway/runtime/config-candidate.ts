@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import { checkGatewayConfig, ConfigRefusedError, type RefusalStage } from '../boot/config-guards';
 import { routeModelOf, type RouteModel } from '../route-model';
 import { envReplace } from './env-substitution';
@@ -33,7 +33,8 @@ export interface CheckedConfig {
 
 /** A configuration that passed every check, with its pipelines built (not yet serving). */
 export interface ConfigCandidate extends CheckedConfig {
-  router: Router;
+  /** Its pipelines: the request handler the partner app runs (whichever engine built it). */
+  router: RequestHandler;
 }
 
 /** SHA-256 (hex) of a configuration file's bytes. The same file gives the same hash in every worker. */
@@ -97,12 +98,12 @@ export function checkConfig(source: ConfigSource, runtime: GatewayRuntime, env: 
 }
 
 /**
- * Builds the pipelines of a checked configuration on a fresh router (policy factories run here,
+ * Builds the pipelines of a checked configuration into a fresh request handler (policy factories run here,
  * with `services`; the policy and condition registries are only read): outside sandbox mode without
  * the sandbox-only pipelines (`servedPipelines`). Throws {@link ConfigRefusedError} (stage `pipelines`).
  */
 export async function buildChecked(checked: CheckedConfig, runtime: GatewayRuntime, services: GatewayServices): Promise<ConfigCandidate> {
-  let router: Router;
+  let router: RequestHandler;
   try {
     router = await runtime.buildPipelines(servedPipelines(checked.gatewayConfig, checked.model, services.sandboxMode), checked.source.path, services);
   } catch (err) {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
 import { ConfigRefusedError } from '../boot/config-guards';
 import { buildCandidate, readConfigSource, type ConfigCandidate, type RejectionStage } from './config-candidate';
@@ -52,7 +52,7 @@ export interface ConfigReloaderOptions {
   /** The configuration serving at start (checked by `loadAndCheck`, built by `buildInitialConfig`). */
   initial: ConfigCandidate;
   /** Swaps the partner app's pipelines (`PartnerApp.setPipelines`). */
-  apply(router: Router): void;
+  apply(router: RequestHandler): void;
   debounceMs?: number;
   env?: NodeJS.ProcessEnv;
   /**
@@ -65,11 +65,11 @@ export interface ConfigReloaderOptions {
 /**
  * Safe hot reload of gateway.config.yml. A reload reads the file once, builds a candidate
  * ({@link buildCandidate}: YAML, express-gateway's schema, the boot guards, the pipelines) and only
- * when every step succeeded swaps the partner app's router; anything else is logged at error level
+ * when every step succeeded swaps the partner app's handler; anything else is logged at error level
  * and the previous configuration keeps serving. Reloads run one at a time.
  *
- * In-flight requests keep the router they started on: the partner app hands each request the router
- * current at its start, and nothing of an old router is closed (its policies' shared resources,
+ * In-flight requests keep the pipelines they started on: the partner app hands each request the handler
+ * current at its start, and nothing of an old handler is closed (its policies' shared resources,
  * such as the upstream pools, caches and rate-limit counts, are the gateway's services, which every
  * candidate is built with).
  *

@@ -6,17 +6,25 @@ import { installExpressGatewayLogBridge, pluginLoadErrors } from './log-bridge';
 import { parseGatewayYaml } from './gateway-yaml';
 import { checkInitialConfig, type CheckedConfig } from './config-candidate';
 import type { GatewayRuntime } from './gateway-runtime';
+import { compiledDispatch, type CompiledPipeline, type Step } from './compiled-dispatch';
+import { mountPathToRegexp } from './mount-paths';
+import { pipelineEngineOf, type PipelineEngine } from './pipeline-engine';
 import { checkConfigDir, ConfigRefusedError, type GuardContext } from '../boot/config-guards';
+import { routeModelOf, type Condition } from '../route-model';
 import { JWT_POLICY, POLICIES } from '../../policies';
 import type { PolicyContext, PolicyDefinition, PolicySchema } from '../../policies/policy';
 import type { Settings } from '../settings';
 
 export type { GatewayRuntime } from './gateway-runtime';
+export type { PipelineEngine } from './pipeline-engine';
 
 /** The runtime, and the boot's gateway.config.yml: read once, parsed, schema-checked and guarded. */
 export interface LoadedGateway {
+  /** The runtime whose pipelines the engine chosen at load runs (`PIPELINE_ENGINE`, default compiled). */
   runtime: GatewayRuntime;
   initial: CheckedConfig;
+  /** The same runtime building its pipelines with the given engine (the comparison of the two engines). */
+  runtimeFor(engine: PipelineEngine): GatewayRuntime;
 }
 
 // Every use of express-gateway's internals is in this file (and its log bridge, ./log-bridge.ts):
@@ -152,8 +160,14 @@ function builtinPolicyNames(): Set<string> {
  * require cache holding the configuration checked here, so nothing loads the file a second time.
  * Its HTTP servers and stock admin API are not started.
  */
-export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>): LoadedGateway {
+export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'> & Partial<Pick<Settings, 'pipelineEngine'>>, options: { engine?: PipelineEngine } = {}): LoadedGateway {
   const { configDir } = settings;
+  let engine: PipelineEngine;
+  try {
+    engine = options.engine ?? pipelineEngineOf(settings.pipelineEngine);
+  } catch (err) {
+    throw new ConfigRefusedError('load', [{ where: 'PIPELINE_ENGINE', message: (err as Error).message }]);
+  }
   // Must precede the first require of express-gateway: its winston loggers go through pino.
   installExpressGatewayLogBridge();
   installLightContext();
@@ -220,7 +234,31 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   };
 
   const schemas = require('express-gateway/lib/schemas') as typeof import('express-gateway/lib/schemas');
-  const runtime: GatewayRuntime = {
+  const pipelineConfigOf = (gatewayConfig: Record<string, any>, file: string, services: Parameters<GatewayRuntime['buildPipelines']>[2]) => ({
+    gatewayConfig,
+    systemConfig: config.systemConfig,
+    models: config.models,
+    gatewayConfigPath: file,
+    systemConfigPath: config.systemConfigPath,
+    [POLICY_CONTEXT]: { services, gatewayConfig } satisfies PolicyContext,
+  });
+  const builders: Record<PipelineEngine, GatewayRuntime['buildPipelines']> = {
+    async 'express-gateway'(gatewayConfig, file, services) {
+      conditionNames();
+      const { Router } = require('express') as typeof import('express');
+      const pipelines = require('express-gateway/lib/gateway/pipelines') as typeof import('express-gateway/lib/gateway/pipelines');
+      const router = await pipelines.bootstrap({ app: Router(), config: pipelineConfigOf(gatewayConfig, file, services) });
+      // express-gateway mounts each policy's middlewares in a `.then` it does not return: its
+      // bootstrap resolves before the routers are complete. Serve nothing until those have run.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return router;
+    },
+    async compiled(gatewayConfig, file, services) {
+      conditionNames();
+      return compilePipelines(gatewayConfig, pipelineConfigOf(gatewayConfig, file, services), policyRegistry);
+    },
+  };
+  const runtimeFor = (chosen: PipelineEngine): GatewayRuntime => ({
     guardContext,
     systemConfig: config.systemConfig,
     parseYaml: parseGatewayYaml,
@@ -232,29 +270,80 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
         return (err as Error).message;
       }
     },
-    async buildPipelines(gatewayConfig, file, services) {
-      conditionNames();
-      const { Router } = require('express') as typeof import('express');
-      const pipelines = require('express-gateway/lib/gateway/pipelines') as typeof import('express-gateway/lib/gateway/pipelines');
-      const pipelineConfig = {
-        gatewayConfig,
-        systemConfig: config.systemConfig,
-        models: config.models,
-        gatewayConfigPath: file,
-        systemConfigPath: config.systemConfigPath,
-        [POLICY_CONTEXT]: { services, gatewayConfig } satisfies PolicyContext,
-      };
-      const router = await pipelines.bootstrap({ app: Router(), config: pipelineConfig });
-      // express-gateway mounts each policy's middlewares in a `.then` it does not return: its
-      // bootstrap resolves before the routers are complete. Serve nothing until those have run.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      return router;
-    },
-  };
+    buildPipelines: builders[chosen],
+  });
+  const runtime = runtimeFor(engine);
 
   const initial = checkInitialConfig(runtime, path.join(configDir, 'gateway.config.yml'));
   config.gatewayConfig = initial.gatewayConfig;
   config.gatewayConfigPath = initial.source.path;
   installModule(require.resolve('express-gateway/lib/config'), config);
-  return { runtime, initial };
+  return { runtime, initial, runtimeFor };
+}
+
+/** A condition of the route model as express-gateway's condition registry takes it (the YAML's map). */
+function conditionConfigOf(condition: Condition): Record<string, unknown> {
+  return { name: condition.name, ...condition.params };
+}
+
+/**
+ * The compiled engine's build (compiled-dispatch.ts): each pipeline of the configuration's route
+ * model made into a flat array of steps, with express-gateway's own pieces and in its order: the
+ * policy whitelist checked per pipeline (`POLICY_NOT_DECLARED`), each action's condition made by
+ * its condition registry (before the policy's factory), the action's params copied with its
+ * `ActionParams` helpers and handed to the registered policy (its AJV 6 check and defaults, then
+ * our factory with the policy context), a condition's own middlewares (json-schema's body parsers)
+ * before its step. A condition is checked at its own step, on the request as the steps before it
+ * left it. No Express `Router`, no `egContext`, except for a pipeline naming a condition whose
+ * middlewares read it.
+ */
+async function compilePipelines(gatewayConfig: Record<string, any>, pipelineConfig: PipelineConfig, policyRegistry: typeof import('express-gateway/lib/policies')): Promise<RequestHandler> {
+  const model = routeModelOf(gatewayConfig);
+  const compiled = new Map<string, CompiledPipeline>();
+  // express-gateway builds nothing for a configuration without pipelines or apiEndpoints.
+  const builds = Boolean(gatewayConfig.pipelines ?? gatewayConfig.pipeline) && Boolean(gatewayConfig.apiEndpoints ?? gatewayConfig.apiEndpoint);
+  if (builds) {
+    const { conditions } = require('express-gateway/lib/conditions') as { conditions: Record<string, (config: unknown) => ((req: Request) => boolean) | Promise<(req: Request) => boolean>> };
+    const predefined = require('express-gateway/lib/conditions/predefined') as { name: string; middlewares?: Step[] }[];
+    const ActionParams = require('express-gateway/lib/gateway/actionParams') as { prototype: object };
+    for (const pipeline of model.pipelines.values()) {
+      for (const step of pipeline.steps) {
+        if (!model.policies.includes(step.policy)) throw new Error('POLICY_NOT_DECLARED');
+      }
+      const pending: (Step[] | Promise<Step[]>)[] = [];
+      let needsContext = false;
+      for (const step of pipeline.steps) {
+        const policy = policyRegistry.resolve(step.policy).policy as (params: object, config: unknown) => RequestHandler;
+        for (const action of step.actions) {
+          const conditionConfig = action.condition ? conditionConfigOf(action.condition) : undefined;
+          let condition: ((req: Request) => boolean) | Promise<(req: Request) => boolean> | undefined;
+          let middlewares: Step[] = [];
+          if (conditionConfig) {
+            condition = conditions[String(conditionConfig.name)]!(conditionConfig);
+            middlewares = predefined.find((definition) => definition.name === conditionConfig.name)?.middlewares ?? [];
+            if (middlewares.length > 0) needsContext = true;
+          }
+          const middleware = policy(Object.assign({}, action.params, ActionParams.prototype), pipelineConfig) as Step;
+          const guarded = (check: ((req: Request) => boolean) | undefined): Step[] => [
+            ...middlewares,
+            check === undefined ? middleware : (req, res, next) => (check(req) ? middleware(req, res, next) : next()),
+          ];
+          pending.push(condition instanceof Promise ? condition.then(guarded) : guarded(condition));
+        }
+      }
+      const steps = (await Promise.all(pending)).flat();
+      compiled.set(pipeline.name, needsContext ? { steps, enter: enterContext } : { steps });
+    }
+  }
+  return compiledDispatch(builds ? model : { ...model, routes: [] }, compiled, mountPathToRegexp);
+}
+
+/** express-gateway's request context, for the pipelines whose conditions' middlewares read it. */
+function enterContext(req: Request, res: unknown, endpoint: { name: string }): void {
+  const EgContextBase = require('express-gateway/lib/gateway/context') as new () => object;
+  const context = Object.create(new EgContextBase()) as { req: Request; res: unknown; apiEndpoint: unknown };
+  context.req = req;
+  context.res = res;
+  context.apiEndpoint = { apiEndpointName: endpoint.name };
+  (req as Request & { egContext?: unknown }).egContext = context;
 }

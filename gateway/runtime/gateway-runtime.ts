@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { GuardContext } from '../boot/config-guards';
 import type { GatewayServices } from '../../policies';
 
@@ -11,7 +11,7 @@ import type { GatewayServices } from '../../policies';
  * express-gateway as the gateway uses it, loaded once per process by `loadAndCheck` (express-gateway.ts): the
  * parser and schema of gateway.config.yml, the registries the boot guards check a configuration
  * against, and the pipeline builder. A boot and every reload go through the same four steps
- * (config-candidate.ts): parse, check, build the pipelines, swap the partner app's router.
+ * (config-candidate.ts): parse, check, build the pipelines, swap the partner app's handler.
  */
 export interface GatewayRuntime {
   /** What the boot guards check a configuration against (policy and condition registries, plugin errors, `ADMIN_HOST`). */
@@ -23,10 +23,11 @@ export interface GatewayRuntime {
   /** express-gateway's gateway.config schema (its AJV 6 may fill defaults in, as at boot): the refusal, or undefined. */
   schemaError(gatewayConfig: Record<string, any>): string | undefined;
   /**
-   * express-gateway's pipeline builder on a fresh router and a config object of the configuration's
-   * own (its `lib/config` singleton is never handed a candidate). Policy factories run here, each
-   * with `services` and the configuration as its {@link PolicyContext}: a boot and every reload pass
-   * the gateway's one bundle.
+   * Builds the pipelines of a configuration into one request handler (which engine runs them is
+   * the runtime's choice: pipeline-engine.ts), on a config object of the configuration's own
+   * (express-gateway's `lib/config` singleton is never handed a candidate). Policy factories run
+   * here, each with `services` and the configuration as its {@link PolicyContext}: a boot and every
+   * reload pass the gateway's one bundle. The handler calls `next()` for a request no route serves.
    */
-  buildPipelines(gatewayConfig: Record<string, any>, file: string, services: GatewayServices): Promise<Router>;
+  buildPipelines(gatewayConfig: Record<string, any>, file: string, services: GatewayServices): Promise<RequestHandler>;
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import { createPartnerApp } from '../../../gateway/http/partner-app';
 import type { Logger } from '../../../gateway/logging/logger';
 import { buildChecked, checkConfig, readConfigSource } from '../../../gateway/runtime/config-candidate';
@@ -16,7 +16,7 @@ import { createRunDatabase, runDatabaseUrl, type RunDatabase } from '../../suppo
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', '..', 'config');
 
 /** Serves a pipeline router in the partner app on loopback; resolves with its base URL and a closer. */
-async function serveRouter(router: Router, log: Logger): Promise<{ url: string; close(): Promise<void> }> {
+async function serveRouter(router: RequestHandler, log: Logger): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(createPartnerApp(router, log).app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import { changedYaml, type Yaml } from '../../../support/config-files';
 import { ConfigRefusedError } from '../../../../gateway/boot/config-guards';
 import { buildInitialConfig, checkInitialConfig, configHash } from '../../../../gateway/runtime/config-candidate';
@@ -25,7 +25,7 @@ describe('unit: gateway/runtime/config-reloader', function () {
   let file: string;
   let shipped: string;
   let lines: Record<string, any>[];
-  let applied: Router[];
+  let applied: RequestHandler[];
   let outcomes: string[];
   let reloader: ConfigReloader;
 
