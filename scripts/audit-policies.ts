@@ -9,7 +9,9 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { auditGatewayConfig, auditReport, formatAuditText, readGatewayConfigFile } from '../gateway/policy-audit';
+import { auditGatewayConfig, auditReport, formatAuditText } from '../gateway/policy-audit';
+import { readGatewayConfigFile } from '../gateway/runtime/config-file';
+import { mountPathToRegexp } from '../gateway/runtime/mount-paths';
 import { readRouteModel } from '../gateway/route-model';
 
 const USAGE = 'usage: npm run audit:policies [-- --json] [--config FILE]\n';
@@ -50,7 +52,7 @@ function main(): number {
     process.stderr.write(`audit-policies: cannot read ${file}: ${(err as Error).message}\n`);
     return 2;
   }
-  const report = auditReport(auditGatewayConfig({ model: readRouteModel(gatewayConfig), ...adminFromEnv(process.env), sandboxMode: sandboxModeFromEnv(process.env) }));
+  const report = auditReport(auditGatewayConfig({ model: readRouteModel(gatewayConfig), ...adminFromEnv(process.env), sandboxMode: sandboxModeFromEnv(process.env), pathToRegexp: mountPathToRegexp }));
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else process.stdout.write(`${file}\n\n${formatAuditText(report)}`);
   return report.summary.passed ? 0 : 1;

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildOpenApiDocument } from '../gateway/openapi/document';
-import { readGatewayConfigFile } from '../gateway/policy-audit';
+import { readGatewayConfigFile } from '../gateway/runtime/config-file';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SDK = path.join(ROOT, 'sdk');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { auditRouteModel } from '../policy-audit/audit';
 import type { RuntimeFacts } from '../policy-audit/boot-rules';
 import { refusalOf } from '../policy-audit/rules';
-import type { RouteModel } from '../route-model';
+import type { PathToRegexp, RouteModel } from '../route-model';
 
 /** Model files express-gateway `require`s at boot (a missing one crashes it with a stack trace). */
 export const REQUIRED_MODEL_FILES = ['users.json', 'credentials.json', 'applications.json'];
@@ -68,6 +68,8 @@ export interface GuardContext extends RuntimeFacts {
   adminHost: string;
   /** True when the admin API has a bearer token: ADMIN_TOKEN, or the token generated into DATA_DIR. */
   adminTokenConfigured: boolean;
+  /** The matcher express-gateway mounts paths with (the policy audit's `pathToRegexp`). */
+  pathToRegexp: PathToRegexp;
 }
 
 /**
@@ -79,6 +81,6 @@ export interface GuardContext extends RuntimeFacts {
  */
 export function checkGatewayConfig(model: RouteModel, systemConfig: Record<string, any>, context: GuardContext): ConfigProblem[] {
   const declaredPlugins = Object.keys(systemConfig.plugins ?? {});
-  const audit = auditRouteModel({ model, adminHost: context.adminHost, adminTokenConfigured: context.adminTokenConfigured }, { facts: context, declaredPlugins });
+  const audit = auditRouteModel({ model, adminHost: context.adminHost, adminTokenConfigured: context.adminTokenConfigured, pathToRegexp: context.pathToRegexp }, { facts: context, declaredPlugins });
   return [...audit.bootFindings, ...audit.findings].flatMap((f) => refusalOf(f) ?? []);
 }

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../errors';
 import type { SchemaName } from '../schemas';
 import type { ResponseSchemaName } from '../schemas/responses';
-import type { ResponseTransformName } from '../../policies/proxy/schema';
+import type { ResponseTransformName } from './policy-contracts';
 import type { StatusChange } from '../cards/transitions';
 import type { OwnedKind } from '../ownership';
 

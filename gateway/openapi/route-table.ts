@@ -1,7 +1,6 @@
 import { operationNamed, PARTNER_BASE_PATH, type Operation } from '../catalog';
 import type { SchemaName } from '../schemas';
-import { schema as jwtSchema } from '../../policies/es512-jwt/schema';
-import { schema as idempotencySchema } from '../../policies/idempotency/schema';
+import { IDEMPOTENCY_TTL_HOURS_DEFAULT, JWT_PARAM_DEFAULTS } from '../catalog/policy-contracts';
 import { POLICY } from '../policy-audit/route-facts';
 import { EVERY_METHOD, type Params, type Pipeline, type RouteModel } from '../route-model';
 import type { OwnedKind } from '../ownership';
@@ -57,19 +56,14 @@ export interface Route {
   operation?: { name: string; entry: Operation };
 }
 
-type Json = Record<string, any>;
-
 /** A number param, or its default (the boot's rules refuse a param of another type). */
 function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' ? value : fallback;
 }
 
-const IDEMPOTENCY_TTL_DEFAULT = (idempotencySchema.properties as Json).ttlHours.default as number;
+const IDEMPOTENCY_TTL_DEFAULT = IDEMPOTENCY_TTL_HOURS_DEFAULT;
 
-const JWT_DEFAULTS = {
-  clockSkewSeconds: (jwtSchema.properties as Json).clockSkewSeconds.default as number,
-  maxLifetimeSeconds: (jwtSchema.properties as Json).maxLifetimeSeconds.default as number,
-};
+const JWT_DEFAULTS = JWT_PARAM_DEFAULTS;
 
 /** express path → OpenAPI path relative to the base: `/api/partner/cards/:id` → `/cards/{id}`. */
 export function openApiPath(routePath: string): { path: string; pathParams: string[] } {

@@ -16,9 +16,7 @@ import {
   SENSITIVE_PATHS,
   UPSTREAM_CONTRACT_PATHS,
 } from './route-facts';
-// The path-to-regexp express-gateway mounts every apiEndpoint path with: a path matches here as there.
-import { mountPathToRegexp as pathToRegexp } from '../runtime/mount-paths';
-import type { Action, EndpointEntry, Params, Pipeline, RouteModel, Step } from '../route-model';
+import type { Action, EndpointEntry, Params, PathToRegexp, Pipeline, RouteModel, Step } from '../route-model';
 import { finding, isReported, SEVERITIES, type AuditFinding, type AuditRule } from './rules';
 import { bootFindings, type BootInput } from './boot-rules';
 
@@ -50,6 +48,12 @@ export interface AuditedRoute {
 /** What the audit reads: the route model of a configuration (env vars substituted) and the admin listener's settings. */
 export interface AuditInput {
   model: RouteModel;
+  /**
+   * The matcher express-gateway mounts every apiEndpoint path with (the runtime's
+   * `mountPathToRegexp`, gateway/runtime/mount-paths.ts), so that a path matches here as it does
+   * when served. Handed in: the audit sits below the runtime and imports none of it.
+   */
+  pathToRegexp: PathToRegexp;
   /** `ADMIN_HOST` of our admin API. */
   adminHost: string;
   /** True when the admin API has a bearer token (ADMIN_TOKEN, or the generated token file). */
@@ -83,7 +87,7 @@ function conditionNames(condition: Action['condition']): string[] {
  * with or without a trailing slash, `:param` and `*` matching; `pathRegex` as a regular
  * expression; no path at all as `*` (every path).
  */
-function publicPathsAnswered(pattern: string | RegExp): string[] {
+function publicPathsAnswered(pattern: string | RegExp, pathToRegexp: PathToRegexp): string[] {
   let regexp: RegExp;
   try {
     regexp = pathToRegexp(pattern, [], { sensitive: false, strict: false, end: true });
@@ -134,13 +138,13 @@ export const PUBLIC_ROUTE_RULE = [
  * Where a route answers a public path: that path, and how the route differs from its public shape
  * (PUBLIC_ROUTES; an empty list: exactly the shape). Null when the route answers no public path.
  */
-function publicShapeOf(entries: readonly EndpointEntry[], servers: readonly Pipeline[]): { path: string; deviations: string[] } | null {
+function publicShapeOf(entries: readonly EndpointEntry[], servers: readonly Pipeline[], pathToRegexp: PathToRegexp): { path: string; deviations: string[] } | null {
   const answered = new Set<string>();
   const deviations: string[] = [];
   const otherPaths: string[] = [];
   for (const entry of entries) {
     for (const pattern of mountPatterns(entry)) {
-      const hits = publicPathsAnswered(pattern);
+      const hits = publicPathsAnswered(pattern, pathToRegexp);
       hits.forEach((p) => answered.add(p));
       const shown = pattern instanceof RegExp ? `pathRegex ${pattern.source}` : `path "${pattern}"`;
       if (hits.length === 0) otherPaths.push(shown);
@@ -321,7 +325,7 @@ export function auditRouteModel(input: AuditInput, boot?: BootInput): AuditResul
     }
 
     // Public routes: judged by what every pipeline serving them runs, never by their path alone.
-    const publicShape = publicShapeOf(entries, servers);
+    const publicShape = publicShapeOf(entries, servers, input.pathToRegexp);
     if (publicShape && publicShape.deviations.length > 0) {
       add(
         'public-route-shape',

@@ -8,6 +8,5 @@ export { auditGatewayConfig, auditRouteModel, isLoopbackHost, publicShapeText, P
 export type { AuditInput, AuditResult, AuditedRoute } from './audit';
 export { AUDIT_RULES, SEVERITIES, refusalOf, type AuditFinding, type AuditRule, type RuleSpec, type Severity } from './rules';
 export { ALLOWED_BUILTIN_POLICIES, contradictionsWithCatalog, type BootInput, type RuntimeFacts } from './boot-rules';
-export { readGatewayConfigFile, substituteEnv } from './config-file';
 export { auditReport, formatAuditText, summarize, FAILING_SEVERITIES, type AuditSummary } from './report';
 export { PARTNER_BASE_PATH, PUBLIC_ROUTE_PATHS, PUBLIC_ROUTES, POLICY, PLUGIN_POLICY_NAMES, BUILTIN_POLICIES, UPSTREAM_CONTRACT_PATHS } from './route-facts';

@@ -14,6 +14,7 @@ export {
   type Condition,
   type EndpointEntry,
   type Params,
+  type PathToRegexp,
   type Pipeline,
   type Route,
   type RouteModel,

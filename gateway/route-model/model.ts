@@ -9,6 +9,13 @@
  * express-gateway's schema accepted the YAML (`routeModelOf` remembers it per parsed object).
  */
 
+/**
+ * The matcher a route's path is mounted with: path-to-regexp 0.1's signature, as express 4 calls it
+ * for a mounted route. The runtime supplies express-gateway's own copy (gateway/runtime/mount-paths.ts),
+ * so that whoever matches a path (the compiled dispatch, the policy audit) matches it as express-gateway does.
+ */
+export type PathToRegexp = (path: string | RegExp, keys: unknown[], options: { sensitive: boolean; strict: boolean; end: boolean }) => RegExp;
+
 /** Action params as written in the YAML: unknown values, narrowed where they are read. */
 export type Params = Readonly<Record<string, unknown>>;
 

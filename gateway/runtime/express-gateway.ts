@@ -231,6 +231,7 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
     adminHost: settings.adminHost,
     // The admin API never listens without a token: ADMIN_TOKEN, or one generated into DATA_DIR/admin-token.
     adminTokenConfigured: true,
+    pathToRegexp: mountPathToRegexp,
   };
 
   const schemas = require('express-gateway/lib/schemas') as typeof import('express-gateway/lib/schemas');

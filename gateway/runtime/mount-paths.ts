@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 
-/** path-to-regexp 0.1's signature, as express 4 calls it for a mounted route. */
-export type PathToRegexp = (path: string | RegExp, keys: unknown[], options: { sensitive: boolean; strict: boolean; end: boolean }) => RegExp;
+import type { PathToRegexp } from '../route-model';
+
+export type { PathToRegexp };
 
 /**
  * The path-to-regexp of the express that express-gateway mounts every apiEndpoint path with, so

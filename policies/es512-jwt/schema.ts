@@ -1,3 +1,4 @@
+import { JWT_PARAM_DEFAULTS } from '../../gateway/catalog/policy-contracts';
 import type { PolicySchema } from '../policy-schema';
 
 /** Action params of the es512-jwt policy. */
@@ -17,14 +18,14 @@ export const schema: PolicySchema = {
       type: 'integer',
       minimum: 0,
       maximum: 300,
-      default: 30,
+      default: JWT_PARAM_DEFAULTS.clockSkewSeconds,
       description: 'Tolerance in seconds applied to exp, iat and nbf.',
     },
     maxLifetimeSeconds: {
       type: 'integer',
       minimum: 1,
       maximum: 86400,
-      default: 300,
+      default: JWT_PARAM_DEFAULTS.maxLifetimeSeconds,
       description: 'Largest accepted exp - iat in seconds (the spec recommends 60).',
     },
     cacheVerifiedTokens: {

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_TTL_HOURS_DEFAULT } from '../../gateway/catalog/policy-contracts';
 import { SCHEMAS, type SchemaName } from '../../gateway/schemas';
 import type { PolicySchema } from '../policy-schema';
 
@@ -16,7 +17,7 @@ export const schema: PolicySchema = {
   description:
     'Honours an Idempotency-Key header: the same key and body replay the first response, another body is 409, a concurrent duplicate is 409. Keys are per partner and expire.',
   properties: {
-    ttlHours: { type: 'integer', minimum: 1, maximum: 168, default: 24, description: 'How long a key is remembered, in hours.' },
+    ttlHours: { type: 'integer', minimum: 1, maximum: 168, default: IDEMPOTENCY_TTL_HOURS_DEFAULT, description: 'How long a key is remembered, in hours.' },
     replayOnly: {
       type: 'boolean',
       default: false,

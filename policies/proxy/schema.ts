@@ -1,19 +1,9 @@
 import type { PolicySchema } from '../policy-schema';
 
-/** Named response transforms of the proxy policy (policies/proxy/transforms.ts). */
-export const RESPONSE_TRANSFORMS = [
-  'card-status',
-  'card-details',
-  'cvv',
-  'card-number',
-  'limit',
-  'limits',
-  'limit-available',
-  'pin-encryption-key',
-  'fee',
-  'delivery-methods',
-] as const;
-export type ResponseTransformName = (typeof RESPONSE_TRANSFORMS)[number];
+// Declared in the catalog's layer (an operation's entry names its transform); re-exported here for the policy.
+import { RESPONSE_TRANSFORMS, type ResponseTransformName } from '../../gateway/catalog/policy-contracts';
+
+export { RESPONSE_TRANSFORMS, type ResponseTransformName };
 
 /** Action params of the proxy policy. */
 export interface ProxyParams {

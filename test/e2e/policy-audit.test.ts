@@ -4,7 +4,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { shippedConfigCopy, type Yaml } from '../support/config-files';
-import { auditGatewayConfig, auditReport, formatAuditText, readGatewayConfigFile } from '../../gateway/policy-audit';
+import { auditGatewayConfig, auditReport, formatAuditText } from '../../gateway/policy-audit';
+import { readGatewayConfigFile } from '../../gateway/runtime/config-file';
+import { mountPathToRegexp } from '../../gateway/runtime/mount-paths';
 import { readRouteModel } from '../../gateway/route-model';
 import { limitConcurrency, PROCESS_CONCURRENCY } from '../support/concurrency';
 import { runGatewayExpectingFailure } from '../support/gateway-process';
@@ -60,7 +62,7 @@ function auditInProcess(args: string[], env: Record<string, string> = {}): Audit
   expect(env, 'the admin settings come from the environment in the CLI only').to.not.have.any.keys('ADMIN_HOST', 'ADMIN_TOKEN');
   const file = path.resolve(args[at + 1]);
   const report = auditReport(
-    auditGatewayConfig({ model: readRouteModel(readGatewayConfigFile(file, auditEnv(env))), adminHost: '127.0.0.1', adminTokenConfigured: true, sandboxMode: sandboxModeFromEnv(auditEnv(env)) })
+    auditGatewayConfig({ model: readRouteModel(readGatewayConfigFile(file, auditEnv(env))), adminHost: '127.0.0.1', adminTokenConfigured: true, sandboxMode: sandboxModeFromEnv(auditEnv(env)), pathToRegexp: mountPathToRegexp })
   );
   const stdout = json ? `${JSON.stringify(report, null, 2)}\n` : `${file}\n\n${formatAuditText(report)}`;
   return { code: report.summary.passed ? 0 : 1, stdout, stderr: '' };

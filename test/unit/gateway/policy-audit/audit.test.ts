@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { auditGatewayConfig, formatAuditText, type AuditFinding, type AuditRule, type Severity } from '../../../../gateway/policy-audit';
 import { readRouteModel } from '../../../../gateway/route-model';
 import { changedConfig as changed, shippedConfig, stepOf, withoutStep, type Yaml } from './shipped-config';
+import { mountPathToRegexp } from '../../../../gateway/runtime/mount-paths';
 
-const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true };
+const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true, pathToRegexp: mountPathToRegexp };
 
 interface RuleCase {
   description: string;
@@ -370,7 +371,7 @@ describe('unit: policy-audit auditGatewayConfig', function () {
 
   for (const testCase of cases) {
     it(`${testCase.severity} ${testCase.rule}: ${testCase.description}`, function () {
-      const { findings } = auditGatewayConfig({ model: readRouteModel(testCase.config()), ...(testCase.admin ?? LOOPBACK) });
+      const { findings } = auditGatewayConfig({ model: readRouteModel(testCase.config()), ...(testCase.admin ?? LOOPBACK), pathToRegexp: mountPathToRegexp });
       const hits = findings.filter((f) => f.rule === testCase.rule && testCase.where.test(f.where));
       expect(hits, JSON.stringify(findings, null, 2)).to.have.length(1);
       expect(hits[0].severity).to.equal(testCase.severity);
@@ -401,11 +402,11 @@ describe('unit: policy-audit auditGatewayConfig', function () {
 
   it('our rate-limit whitelisted is not an express-gateway built-in; loopback admin hosts pass', function () {
     for (const adminHost of ['127.0.0.1', '127.10.0.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) {
-      const { findings } = auditGatewayConfig({ model: readRouteModel(shippedConfig()), adminHost, adminTokenConfigured: true });
+      const { findings } = auditGatewayConfig({ model: readRouteModel(shippedConfig()), adminHost, adminTokenConfigured: true, pathToRegexp: mountPathToRegexp });
       expect(findings.filter((f) => f.severity !== 'INFO'), adminHost).to.deep.equal([]);
     }
     for (const adminHost of ['::', '0.0.0.0', '192.168.1.4', 'admin.internal', '128.0.0.1']) {
-      const { findings } = auditGatewayConfig({ model: readRouteModel(shippedConfig()), adminHost, adminTokenConfigured: true });
+      const { findings } = auditGatewayConfig({ model: readRouteModel(shippedConfig()), adminHost, adminTokenConfigured: true, pathToRegexp: mountPathToRegexp });
       expect(findings.map((f) => f.rule), adminHost).to.include('admin-api-exposed');
     }
   });

@@ -8,8 +8,9 @@ import { readRouteModel } from '../../../../gateway/route-model';
 import { upstreamPathProblem } from '../../../../gateway/policy-audit/audit';
 import { ATTACK_CONTRADICTION, PUBLIC_ROUTE_ATTACKS } from '../../../support/public-route-attacks';
 import { changedConfig as changed, guardContext, shippedConfig, stepOf, SYSTEM_CONFIG, withoutStep, type Yaml } from './shipped-config';
+import { mountPathToRegexp } from '../../../../gateway/runtime/mount-paths';
 
-const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true };
+const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true, pathToRegexp: mountPathToRegexp };
 const JWT = { 'es512-jwt': [{ action: { clockSkewSeconds: 30, maxLifetimeSeconds: 300 } }] };
 const CARD_KEY = 'CK3FA09B21C4D5E6F7';
 

@@ -3,8 +3,9 @@ import { checkGatewayConfig, ConfigRefusedError } from '../../../../gateway/boot
 import { AUDIT_RULES, auditGatewayConfig, auditRouteModel, refusalOf, type AuditRule, type RuleSpec } from '../../../../gateway/policy-audit';
 import { readRouteModel } from '../../../../gateway/route-model';
 import { changedConfig as changed, guardContext, SYSTEM_CONFIG, type Yaml } from './shipped-config';
+import { mountPathToRegexp } from '../../../../gateway/runtime/mount-paths';
 
-const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true };
+const LOOPBACK = { adminHost: '127.0.0.1', adminTokenConfigured: true, pathToRegexp: mountPathToRegexp };
 const RULES = Object.entries(AUDIT_RULES) as [AuditRule, RuleSpec][];
 
 function refusals(change: (c: Yaml) => void): string[] {

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import type { GuardContext } from '../../../../gateway/boot/config-guards';
-import { BUILTIN_POLICIES, readGatewayConfigFile } from '../../../../gateway/policy-audit';
+import { BUILTIN_POLICIES } from '../../../../gateway/policy-audit';
+import { readGatewayConfigFile } from '../../../../gateway/runtime/config-file';
 import { JWT_POLICY, POLICIES } from '../../../../policies';
+import { mountPathToRegexp } from '../../../../gateway/runtime/mount-paths';
 
 export type Yaml = Record<string, any>;
 
@@ -50,6 +52,7 @@ export function guardContext(overrides: Partial<GuardContext> = {}): GuardContex
     jwtPolicy: JWT_POLICY,
     adminHost: '127.0.0.1',
     adminTokenConfigured: true,
+    pathToRegexp: mountPathToRegexp,
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { envReplace } from '../runtime/env-substitution';
-import { parseGatewayYaml, yamlErrorDetail } from '../runtime/gateway-yaml';
+import { envReplace } from './env-substitution';
+import { parseGatewayYaml, yamlErrorDetail } from './gateway-yaml';
 
 /**
  * Replaces `${VAR}` and `${VAR:-default}` in configuration text exactly as the gateway's loader does
