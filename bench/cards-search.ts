@@ -21,21 +21,18 @@
  * dropped); `--partner` names the partner, else the one with the most cards. `--smoke`: 2,000
  * cards, 20 requests per mix: proves the harness works.
  */
-import crypto from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, type QueryResultRow } from 'pg';
+import type { Client } from 'pg';
 import { searchCards, type CardListFilter } from '../gateway/cards/card-search';
-import { signPartnerToken } from '../scripts/token';
-import { startNode, type BenchProcess } from './processes';
+import type { BenchProcess } from './processes';
+import { one, openBenchDatabase, partnerTokens, seededPartner, startBenchGateway } from './seeded-gateway';
 import { percentile, round2 } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const DIST = path.join(ROOT, 'dist');
 /** S5 of issue 22: p95 of every mix, through HTTP, one sequential client. */
 const TARGET_P95_MS = 50;
 
@@ -216,104 +213,21 @@ async function explain(pg: Client, query: Recorded): Promise<MixResult['plans'][
   return { indexes: [...indexes, ...seq], executionMs: execution ? Number(execution[1]) : NaN, text };
 }
 
-async function one<T extends QueryResultRow>(pg: Client, text: string, params: unknown[] = []): Promise<T> {
-  const rows = await pg.query<T>(text, params);
-  if (!rows.rows[0]) throw new Error(`no row: ${text}`);
-  return rows.rows[0];
-}
-
 async function main(): Promise<void> {
   const o = options();
   const started = new Date();
   const log = (message: string) => process.stderr.write(`bench:cards: ${message}\n`);
-  const created = o.database ? undefined : `pgw_bench_cards_${Date.now().toString(36)}`;
-  const admin = new Client({ connectionString: o.serverUrl });
-  await admin.connect();
-  let dbUrl: string;
-  if (created) {
-    await admin.query(`CREATE DATABASE ${created}`);
-    const url = new URL(o.serverUrl);
-    url.pathname = `/${created}`;
-    dbUrl = url.toString();
-  } else {
-    dbUrl = o.database!;
-  }
-  const pg = new Client({ connectionString: dbUrl });
+  const db = await openBenchDatabase(o, 'pgw_bench_cards', log);
+  const { pg, dbUrl } = db;
   const processes: BenchProcess[] = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-cards-'));
   try {
     await pg.connect();
-    let partnerId = o.partner;
-    if (!partnerId && !created) {
-      const biggest = await pg
-        .query<{ partner_id: string }>('SELECT partner_id FROM cards GROUP BY partner_id ORDER BY count(*) DESC LIMIT 1')
-        .catch(() => ({ rows: [] as { partner_id: string }[] }));
-      partnerId = biggest.rows[0]?.partner_id.trim();
-    }
-    partnerId ??= crypto.randomBytes(12).toString('hex');
-    const existing = await pg
-      .query<{ n: string }>('SELECT count(*) AS n FROM cards WHERE partner_id = $1', [partnerId])
-      .then((r) => Number(r.rows[0]!.n))
-      .catch(() => 0);
-    let seed: Record<string, unknown> | undefined;
-    if (existing === 0) {
-      log(`seeding ${o.count.toLocaleString('en')} cards for partner ${partnerId}...`);
-      const out = execFileSync(process.execPath, [path.join(DIST, 'scripts', 'seed-cards.js'), '--partner', partnerId, '--count', String(o.count), '--database-url', dbUrl], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', o.smoke ? 'ignore' : 'inherit'],
-      });
-      seed = JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
-      log(`seeded in ${String(seed.seconds)} s`);
-    } else {
-      log(`reusing ${existing.toLocaleString('en')} cards of partner ${partnerId}`);
-    }
-    const cards = existing || o.count;
-    const partner = await one<{ issuer: string }>(pg, 'SELECT issuer FROM partners WHERE id = $1', [partnerId]);
+    const { partnerId, rows: cards, seed, issuer } = await seededPartner(db, o, { table: 'cards', script: 'seed-cards.js', noun: 'cards' }, log);
 
     log('sandbox and gateway...');
-    const sandbox = await startNode(path.join(DIST, 'sandbox', 'main.js'), {}, (l) => typeof l.issuer === 'string');
-    processes.push(sandbox);
-    const adminToken = crypto.randomBytes(24).toString('base64url');
-    const gateway = await startNode(
-      path.join(DIST, 'gateway', 'main.js'),
-      {
-        DATABASE_URL: dbUrl,
-        ISSUER_URL: sandbox.ready.issuer as string,
-        PROCESSING_URL: sandbox.ready.processing as string,
-        ACCOUNTS_URL: sandbox.ready.accounts as string,
-        PORT: '0',
-        ADMIN_PORT: '0',
-        NOTIFICATIONS_PORT: '0',
-        ADMIN_TOKEN: adminToken,
-        WORKERS: '1',
-        LOG_LEVEL: 'info',
-        NODE_OPTIONS: '--max-old-space-size=160',
-        RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
-        RATE_LIMIT_READS_PER_MINUTE: '100000000',
-        RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
-        DATA_DIR: dataDir,
-      },
-      (l) => l.msg === 'gateway ready'
-    );
-    processes.push(gateway);
-    const base = `http://127.0.0.1:${String(gateway.ready.port)}`;
-    const adminBase = `http://127.0.0.1:${String(gateway.ready.adminPort)}`;
-
-    const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' });
-    const added = await fetch(`${adminBase}/admin/partners/${partnerId}/keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ publicKey: publicKey.export({ type: 'spki', format: 'pem' }) }),
-    });
-    if (added.status !== 201) throw new Error(`adding a key to partner ${partnerId}: ${added.status} ${await added.text()}`);
-    const { kid } = (await added.json()) as { kid: string };
-    let token = { value: '', signedAt: 0 };
-    const currentToken = async () => {
-      if (Date.now() - token.signedAt > 240_000) {
-        token = { value: await signPartnerToken({ partnerId: partnerId!, issuer: partner.issuer, privateKey, kid, ttlSeconds: 300 }), signedAt: Date.now() };
-      }
-      return token.value;
-    };
+    const { base, adminBase, adminToken } = await startBenchGateway(dbUrl, dataDir, processes);
+    const currentToken = await partnerTokens(adminBase, adminToken, partnerId, issuer);
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const loadAtStart = os.loadavg()[0]!;
@@ -395,10 +309,7 @@ async function main(): Promise<void> {
   } finally {
     for (const p of processes.reverse()) await p.stop().catch(() => undefined);
     fs.rmSync(dataDir, { recursive: true, force: true });
-    await pg.end().catch(() => undefined);
-    if (created && !o.keep) await admin.query(`DROP DATABASE IF EXISTS ${created} WITH (FORCE)`).catch(() => undefined);
-    else if (created) log(`kept the database: ${dbUrl}`);
-    await admin.end();
+    await db.close();
   }
 }
 

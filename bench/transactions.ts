@@ -26,17 +26,15 @@
  * `--profile none` (or another mix) records a V8 CPU profile of the gateway over that mix's measured
  * requests, in bench/results/profiles/ (`node dist/bench/profile-summary.js <file>` sums it up).
  */
-import crypto from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, type QueryResultRow } from 'pg';
+import type { Client } from 'pg';
 import { listTransactions, type TransactionFilters, type TransactionPosition } from '../gateway/transactions/projection';
-import { signPartnerToken } from '../scripts/token';
-import { cpuTimeMs, startNode, type BenchProcess } from './processes';
+import { cpuTimeMs, type BenchProcess } from './processes';
+import { one, openBenchDatabase, partnerTokens, seededPartner, startBenchGateway } from './seeded-gateway';
 import { percentile, round2 } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -205,29 +203,12 @@ async function toggleProfiler(server: BenchProcess, marker: string): Promise<voi
   }
 }
 
-async function one<T extends QueryResultRow>(pg: Client, text: string, params: unknown[] = []): Promise<T> {
-  const rows = await pg.query<T>(text, params);
-  if (!rows.rows[0]) throw new Error(`no row: ${text}`);
-  return rows.rows[0];
-}
-
 async function main(): Promise<void> {
   const o = options();
   const started = new Date();
   const log = (message: string) => process.stderr.write(`bench:transactions: ${message}\n`);
-  const created = o.database ? undefined : `pgw_bench_tx_${Date.now().toString(36)}`;
-  const admin = new Client({ connectionString: o.serverUrl });
-  await admin.connect();
-  let dbUrl: string;
-  if (created) {
-    await admin.query(`CREATE DATABASE ${created}`);
-    const url = new URL(o.serverUrl);
-    url.pathname = `/${created}`;
-    dbUrl = url.toString();
-  } else {
-    dbUrl = o.database!;
-  }
-  const pg = new Client({ connectionString: dbUrl });
+  const db = await openBenchDatabase(o, 'pgw_bench_tx', log);
+  const { pg, dbUrl } = db;
   const processes: BenchProcess[] = [];
   let profileFile: string | undefined;
   if (o.profile) {
@@ -238,33 +219,7 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-tx-'));
   try {
     await pg.connect();
-    // A reused database: its partner with the most transactions, unless named.
-    let partnerId = o.partner;
-    if (!partnerId && !created) {
-      const busiest = await pg
-        .query<{ partner_id: string }>('SELECT partner_id FROM card_transactions GROUP BY partner_id ORDER BY count(*) DESC LIMIT 1')
-        .catch(() => ({ rows: [] as { partner_id: string }[] }));
-      partnerId = busiest.rows[0]?.partner_id.trim();
-    }
-    partnerId ??= crypto.randomBytes(12).toString('hex');
-    const existing = await pg
-      .query<{ n: string }>('SELECT count(*) AS n FROM card_transactions WHERE partner_id = $1', [partnerId])
-      .then((r) => Number(r.rows[0]!.n))
-      .catch(() => 0);
-    let seed: Record<string, unknown> | undefined;
-    if (existing === 0) {
-      log(`seeding ${o.count.toLocaleString('en')} transactions for partner ${partnerId}...`);
-      const out = execFileSync(process.execPath, [path.join(DIST, 'scripts', 'seed-transactions.js'), '--partner', partnerId, '--count', String(o.count), '--database-url', dbUrl], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', o.smoke ? 'ignore' : 'inherit'],
-      });
-      seed = JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
-      log(`seeded in ${String(seed.seconds)} s`);
-    } else {
-      log(`reusing ${existing.toLocaleString('en')} transactions of partner ${partnerId}`);
-    }
-    const transactions = existing || o.count;
-    const partner = await one<{ issuer: string }>(pg, 'SELECT issuer FROM partners WHERE id = $1', [partnerId]);
+    const { partnerId, rows: transactions, seed, issuer } = await seededPartner(db, o, { table: 'card_transactions', script: 'seed-transactions.js', noun: 'transactions' }, log);
 
     // Filter values that exist: the busiest card and individual, PENDING, a week 180 days before the newest transaction.
     const card = await one<{ card_key: string; n: string }>(pg, 'SELECT card_key, count(*) AS n FROM card_transactions WHERE partner_id = $1 GROUP BY card_key ORDER BY 2 DESC LIMIT 1', [partnerId]);
@@ -300,54 +255,11 @@ async function main(): Promise<void> {
     ];
 
     log('sandbox and gateway...');
-    const sandbox = await startNode(path.join(DIST, 'sandbox', 'main.js'), {}, (l) => typeof l.issuer === 'string');
-    processes.push(sandbox);
-    const adminToken = crypto.randomBytes(24).toString('base64url');
-    const gateway = await startNode(
-      path.join(DIST, 'gateway', 'main.js'),
-      {
-        DATABASE_URL: dbUrl,
-        ISSUER_URL: sandbox.ready.issuer as string,
-        PROCESSING_URL: sandbox.ready.processing as string,
-        ACCOUNTS_URL: sandbox.ready.accounts as string,
-        PORT: '0',
-        ADMIN_PORT: '0',
-        NOTIFICATIONS_PORT: '0',
-        ADMIN_TOKEN: adminToken,
-        WORKERS: '1',
-        LOG_LEVEL: 'info',
-        // As npm start and the container run it (docs/performance.md); `--profile`: the profiler, started and stopped by SIGUSR2.
-        NODE_OPTIONS: `--max-old-space-size=160${profileFile ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}`,
-        ...(profileFile ? { BENCH_PROFILE_FILE: profileFile } : {}),
-        // The bench measures the search, not the rate limiter.
-        RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
-        RATE_LIMIT_READS_PER_MINUTE: '100000000',
-        RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
-        DATA_DIR: dataDir,
-      },
-      (l) => l.msg === 'gateway ready'
-    );
-    processes.push(gateway);
-    const base = `http://127.0.0.1:${String(gateway.ready.port)}`;
-    const adminBase = `http://127.0.0.1:${String(gateway.ready.adminPort)}`;
-
-    // The seeded partner has no key: add one through the admin API, as an operator would.
-    const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' });
-    const added = await fetch(`${adminBase}/admin/partners/${partnerId}/keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ publicKey: publicKey.export({ type: 'spki', format: 'pem' }) }),
+    const { gateway, base, adminBase, adminToken } = await startBenchGateway(dbUrl, dataDir, processes, {
+      // `--profile`: the profiler, started and stopped by SIGUSR2.
+      ...(profileFile ? { NODE_OPTIONS: `--max-old-space-size=160 --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}`, BENCH_PROFILE_FILE: profileFile } : {}),
     });
-    if (added.status !== 201) throw new Error(`adding a key to partner ${partnerId}: ${added.status} ${await added.text()}`);
-    const { kid } = (await added.json()) as { kid: string };
-    // One token, reused until it is 4 minutes old (the gateway accepts lifetimes up to 5).
-    let token = { value: '', signedAt: 0 };
-    const currentToken = async () => {
-      if (Date.now() - token.signedAt > 240_000) {
-        token = { value: await signPartnerToken({ partnerId: partnerId!, issuer: partner.issuer, privateKey, kid, ttlSeconds: 300 }), signedAt: Date.now() };
-      }
-      return token.value;
-    };
+    const currentToken = await partnerTokens(adminBase, adminToken, partnerId, issuer);
 
     // The database backends of the gateway's pool (and its background work): their CPU is the database's share of a request.
     const backends = async () =>
@@ -467,10 +379,7 @@ async function main(): Promise<void> {
   } finally {
     for (const p of processes.reverse()) await p.stop().catch(() => undefined);
     fs.rmSync(dataDir, { recursive: true, force: true });
-    await pg.end().catch(() => undefined);
-    if (created && !o.keep) await admin.query(`DROP DATABASE IF EXISTS ${created} WITH (FORCE)`).catch(() => undefined);
-    else if (created) log(`kept the database: ${dbUrl}`);
-    await admin.end();
+    await db.close();
   }
 }
 
