@@ -116,18 +116,12 @@ export function applicableControlsColumn(card: string): string {
             WHERE s.partner_id = ${card}.partner_id AND (s.card_key IS NULL OR s.card_key = ${card}.card_key))`;
 }
 
-/** The controls of {@link applicableControlsColumn}'s rows (or of the table's); `{}` for a scope with none. */
+/** The controls of {@link applicableControlsColumn}'s value (parsed, or its JSON text); `{}` for a scope with none. */
 export function applicableControlsOf(rows: readonly ScopeRow[] | string | null): ApplicableSpendControls {
   const list: readonly ScopeRow[] = typeof rows === 'string' ? (JSON.parse(rows) as ScopeRow[]) : (rows ?? []);
   const found: ApplicableSpendControls = { partner: {}, card: {} };
   for (const row of list) found[row.card_key === null ? 'partner' : 'card'] = row.controls;
   return found;
-}
-
-/** The partner's default and the card's own controls, in one query; `{}` for a scope with none. */
-export async function loadSpendControls(db: Queryable, partnerId: string, cardKey: string): Promise<ApplicableSpendControls> {
-  const rows = await db.query<ScopeRow>('SELECT card_key, controls FROM spend_controls WHERE partner_id = $1 AND (card_key IS NULL OR card_key = $2)', [partnerId, cardKey]);
-  return applicableControlsOf(rows.rows);
 }
 
 /** An amount in ten-thousandths (the projection's numeric(20, 4)), so that comparisons are exact. */

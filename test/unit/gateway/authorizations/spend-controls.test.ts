@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import {
   checkStaticControls,
+  applicableControlsColumn,
+  applicableControlsOf,
   checkVelocity,
-  loadSpendControls,
   readSpendControls,
   saveSpendControls,
   velocityQuery,
@@ -141,6 +142,9 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
     );
     return id;
   };
+  /** The controls that apply to a card, read as the authorization decision's claim reads them (applicableControlsColumn). */
+  const applicable = async (cardKey: string) =>
+    applicableControlsOf((await services.db.query(`SELECT ${applicableControlsColumn('c')} AS controls FROM cards c WHERE c.card_key = $1`, [cardKey])).rows[0].controls);
   const velocity = (controls: ApplicableSpendControls, cardKey: string, amount: number, db: Queryable = services.db) => checkVelocity(db, controls, { partnerId, cardKey, amount, at: NOW });
   const cardRule = (rule: Record<string, unknown>): ApplicableSpendControls => ({ partner: {}, card: { velocity: [rule as never] } });
 
@@ -159,16 +163,19 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
     it('answers {} for nothing set, stores each scope apart, and {} clears one', async function () {
       const cardKey = await newCard();
       expect(await readSpendControls(services.db, partnerId, null)).to.deep.equal({});
-      expect(await loadSpendControls(services.db, partnerId, cardKey)).to.deep.equal({ partner: {}, card: {} });
+      expect(await applicable(cardKey)).to.deep.equal({ partner: {}, card: {} });
 
       const partnerDefault: SpendControls = { velocity: [{ window: '24h', maxAmount: 300, maxCount: 5 }], blockedMccs: ['7995'] };
       const stored = await services.db.transaction((tx) => saveSpendControls(tx, partnerId, null, partnerDefault));
       expect(Object.keys(stored), 'a fixed field order').to.deep.equal(['blockedMccs', 'velocity']);
       expect(stored.velocity).to.deep.equal([{ window: '24h', maxCount: 5, maxAmount: 300 }]);
       await services.db.transaction((tx) => saveSpendControls(tx, partnerId, cardKey, { maxAmountPerTransaction: 25.5 }));
-      expect(await loadSpendControls(services.db, partnerId, cardKey)).to.deep.equal({ partner: stored, card: { maxAmountPerTransaction: 25.5 } });
+      expect(await applicable(cardKey)).to.deep.equal({ partner: stored, card: { maxAmountPerTransaction: 25.5 } });
       expect(await readSpendControls(services.db, partnerId, cardKey)).to.deep.equal({ maxAmountPerTransaction: 25.5 });
-      expect(await loadSpendControls(services.db, otherPartnerId, cardKey), "another partner's view").to.deep.equal({ partner: {}, card: {} });
+      // Another partner's default never applies to this partner's card.
+      await services.db.transaction((tx) => saveSpendControls(tx, otherPartnerId, null, { blockedMccs: ['5411'] }));
+      expect(await applicable(cardKey), "another partner's default").to.deep.equal({ partner: stored, card: { maxAmountPerTransaction: 25.5 } });
+      await services.db.transaction((tx) => saveSpendControls(tx, otherPartnerId, null, {}));
 
       // PUT replaces the whole object.
       await services.db.transaction((tx) => saveSpendControls(tx, partnerId, null, { allowedCountries: ['DE'] }));
@@ -178,7 +185,7 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
       expect((await services.db.query('SELECT count(*)::int AS n FROM spend_controls WHERE partner_id = $1 AND card_key IS NULL', [partnerId])).rows[0].n, 'cleared: no row').to.equal(0);
       expect(await readSpendControls(services.db, partnerId, cardKey), "the card's own stay").to.deep.equal({ maxAmountPerTransaction: 25.5 });
       await services.db.transaction((tx) => saveSpendControls(tx, partnerId, cardKey, {}));
-      expect(await loadSpendControls(services.db, partnerId, cardKey)).to.deep.equal({ partner: {}, card: {} });
+      expect(await applicable(cardKey)).to.deep.equal({ partner: {}, card: {} });
     });
 
     it('keeps one row per scope under concurrent writes', async function () {
