@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { PolicySchema } from './policy-schema';
+import type { FactKey } from '../gateway/http/request-facts';
 
 export type { PolicySchema } from './policy-schema';
 
@@ -30,6 +31,11 @@ export interface PolicyDefinition<Params = Record<string, unknown>, Services = u
   name: string;
   schema: PolicySchema;
   policy: (params: Params, context: PolicyContext<Services>) => RequestHandler;
+  /**
+   * The facts its steps establish for the steps after them and the handler (gateway/http/request-facts.ts):
+   * each key's `providedBy` is this policy's name (test/unit/gateway/handlers/context.test.ts).
+   */
+  provides?: readonly FactKey<unknown>[];
 }
 
 

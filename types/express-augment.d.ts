@@ -1,6 +1,7 @@
-// The typed request context our policies share (like Express Gateway's egContext).
+// The slots of the facts our policies establish (gateway/http/request-facts.ts: each written by
+// the one policy that provides it, read through its FactKey; handlers get them in a typed context).
 import type { Partner } from '../gateway/partners/partner-store';
-import type { OwnedKind, Owner } from '../gateway/ownership';
+import type { OwnedResource, UpstreamOperation } from '../gateway/http/request-facts';
 
 declare global {
   namespace Express {
@@ -12,16 +13,19 @@ declare global {
        * apiEndpoint in gateway.config.yml (`get-card`). Metrics label and rate limits count by it.
        */
       apiEndpointName?: string;
-      /** Set by the es512-jwt policy once the token is verified. */
+      /** Set by the es512-jwt policy once the token is verified (the PARTNER fact). */
       partner?: Partner;
-      /** Set by the ownership policy: the checked resource and its owner. */
-      ownership?: Owner & { kind: OwnedKind; id: string };
+      /** Set by the ownership policy: the checked resource of the path and its owner (the OWNERSHIP fact). */
+      ownership?: OwnedResource;
+      /** Set by the validate policy with a `body` schema: the validated body, also `req.body` (the VALIDATED_BODY fact). */
+      validatedBody?: unknown;
       /**
        * Set by the idempotency policy when the request claimed its Idempotency-Key: the upstream
        * operation id of this partner operation, the same for every retry of the key (migration 007),
-       * and whether an earlier attempt held the key (its upstream call may have been applied).
+       * and whether an earlier attempt held the key (its upstream call may have been applied): the
+       * UPSTREAM_OPERATION fact.
        */
-      upstreamOperation?: { id: string; resumed: boolean };
+      upstreamOperation?: UpstreamOperation;
       /** Verified claims and key of the request's token. */
       auth?: { kid: string; claims: { iss: string; sub: string; iat: number; exp: number } };
     }

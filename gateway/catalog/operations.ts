@@ -16,17 +16,18 @@ const issuer = (method: UpstreamEnding['method'], path: string, response: Upstre
   response,
 });
 
-const OWNS_INDIVIDUAL: readonly OwnershipCheck[] = [{ resource: 'individual', param: 'id', in: 'path' }];
-const OWNS_CARD: readonly OwnershipCheck[] = [{ resource: 'card', param: 'id', in: 'path' }];
-const OWNS_EVENT: readonly OwnershipCheck[] = [{ resource: 'event', param: 'id', in: 'path' }];
-const OWNS_WEBHOOK_ENDPOINT: readonly OwnershipCheck[] = [{ resource: 'webhook-endpoint', param: 'id', in: 'path' }];
-const OWNS_TRANSACTION: readonly OwnershipCheck[] = [{ resource: 'transaction', param: 'id', in: 'path' }];
+// Typed as written (as const): a handler's context types the owned resource by its kind (gateway/handlers/context.ts).
+const OWNS_INDIVIDUAL = [{ resource: 'individual', param: 'id', in: 'path' }] as const satisfies readonly OwnershipCheck[];
+const OWNS_CARD = [{ resource: 'card', param: 'id', in: 'path' }] as const satisfies readonly OwnershipCheck[];
+const OWNS_EVENT = [{ resource: 'event', param: 'id', in: 'path' }] as const satisfies readonly OwnershipCheck[];
+const OWNS_WEBHOOK_ENDPOINT = [{ resource: 'webhook-endpoint', param: 'id', in: 'path' }] as const satisfies readonly OwnershipCheck[];
+const OWNS_TRANSACTION = [{ resource: 'transaction', param: 'id', in: 'path' }] as const satisfies readonly OwnershipCheck[];
 // A cardKey or clientId named in a fee check's body must be the caller's (docs/ownership.md); iban
 // is passed through unchecked (docs/decisions.md).
-const OWNS_BODY_CARD_AND_CLIENT: readonly OwnershipCheck[] = [
+const OWNS_BODY_CARD_AND_CLIENT = [
   { resource: 'card', param: 'cardKey', in: 'body' },
   { resource: 'client', param: 'clientId', in: 'body' },
-];
+] as const satisfies readonly OwnershipCheck[];
 
 const json = (schema: ResponseSchemaName, description: string, status: 200 | 201 | 202 = 200): SuccessAnswer => ({ status, description, body: { schema } });
 const jsonArray = (schema: ResponseSchemaName, description: string): SuccessAnswer => ({ status: 200, description, body: { schema, array: true } });

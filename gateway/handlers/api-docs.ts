@@ -1,4 +1,5 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
+import type { OperationHandler } from './context';
 import { GatewayError } from '../errors';
 import { buildOpenApiDocument } from '../openapi/document';
 import type { HandlerBuild, HandlerServices } from './services';
@@ -47,9 +48,9 @@ function sendStatic(req: Request, res: Response, body: StaticBody, type: string,
  * @param gatewayConfig the configuration whose pipelines are being built (the operation policy
  *   passes on its context's).
  */
-export function openApiDocument(_services: HandlerServices, { gatewayConfig }: HandlerBuild): RequestHandler {
+export function openApiDocument(_services: HandlerServices, { gatewayConfig }: HandlerBuild): OperationHandler<unknown> {
   const document = staticBody(Buffer.from(JSON.stringify(buildOpenApiDocument(gatewayConfig))));
-  return function serveOpenApiDocument(req, res) {
+  return function serveOpenApiDocument(_facts, req, res) {
     sendStatic(req, res, document, 'application/json', DOCUMENT_CACHE_CONTROL);
   };
 }
@@ -59,9 +60,9 @@ export function openApiDocument(_services: HandlerServices, { gatewayConfig }: H
  * `GET /docs?asset=redoc.standalone.js`: Redoc's bundle, served from node_modules (no CDN). The page
  * runs under a strict Content-Security-Policy (only this origin; see `DOCS_PAGE_CSP`).
  */
-export function apiDocsPage(): RequestHandler {
+export function apiDocsPage(): OperationHandler<unknown> {
   const page = staticBody(Buffer.from(docsPageHtml()));
-  return function serveApiDocs(req, res, next) {
+  return function serveApiDocs(_facts, req, res) {
     const asset = req.query.asset;
     if (asset === undefined) {
       res.set({ 'Content-Security-Policy': DOCS_PAGE_CSP, 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' });
@@ -72,6 +73,6 @@ export function apiDocsPage(): RequestHandler {
       sendStatic(req, res, redocOnce(), 'application/javascript', BUNDLE_CACHE_CONTROL);
       return;
     }
-    next(new GatewayError('not_found', 'No such documentation asset'));
+    throw new GatewayError('not_found', 'No such documentation asset');
   };
 }

@@ -1,10 +1,10 @@
-import type { Request, RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import type { AuthorizationEndpointChange, DefaultDecision } from '../authorizations/endpoint-store';
 import type { Queryable } from '../db/database';
 import { GatewayError } from '../errors';
-import { asyncHandler } from '../http/async-handler';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import type { BodyFacts, OperationHandler, PartnerFacts } from './context';
+import type { Partner } from '../partners/partner-store';
 
 /**
  * The partner's decision endpoint (docs/authorization-endpoint.md): one per partner, at
@@ -15,9 +15,9 @@ import { auditActionOf, type HandlerBuild, type HandlerServices } from './servic
  * The audit entry of a change of the partner's decision endpoint, written in the change's
  * transaction. `details` never holds a secret: the settings a change sets, nothing for a rotation.
  */
-function auditEndpoint(req: Request, operation: string, details?: Record<string, string | number | null>) {
+function auditEndpoint(partner: Partner, requestId: string, operation: string, details?: Record<string, string | number | null>) {
   return async (tx: Queryable, endpointId: string): Promise<void> =>
-    recordAudit(tx, { partnerId: req.partner!._id, operation, targetType: 'authorization-endpoint', targetId: endpointId, requestId: req.requestId, outcome: 'success', ...(details ? { details } : {}) });
+    recordAudit(tx, { partnerId: partner._id, operation, targetType: 'authorization-endpoint', targetId: endpointId, requestId, outcome: 'success', ...(details ? { details } : {}) });
 }
 
 function endpointDetails(body: AuthorizationEndpointChange): Record<string, string | number | null> {
@@ -34,53 +34,53 @@ async function checkedUrl(services: HandlerServices, url: string | undefined): P
 const none = () => new GatewayError('not_found', 'You have no authorization endpoint');
 
 /** `POST /authorization-endpoint`: 201 with the secret, the only answer but a rotation's that carries it. */
-export function createAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function createAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function createAuthorizationEndpointHandler(req, res) {
-    const body = req.body as { url: string; timeoutMs?: number; defaultDecision?: DefaultDecision };
+  return async function createAuthorizationEndpointHandler({ partner, body: requested }, req, res) {
+    const body = requested as { url: string; timeoutMs?: number; defaultDecision?: DefaultDecision };
     await checkedUrl(services, body.url);
-    const created = await services.authorizationEndpoints.endpoints.create(req.partner!._id, body, auditEndpoint(req, operation, endpointDetails(body)));
+    const created = await services.authorizationEndpoints.endpoints.create(partner._id, body, auditEndpoint(partner, req.requestId, operation, endpointDetails(body)));
     if (!created) throw new GatewayError('authorization_endpoint_exists', 'You have an authorization endpoint already: change it with PATCH /authorization-endpoint, or delete it first');
     res.status(201).json(created);
-  });
+  };
 }
 
 /** `GET /authorization-endpoint`: never the secret. */
-export function getAuthorizationEndpoint(services: HandlerServices): RequestHandler {
-  return asyncHandler(async function getAuthorizationEndpointHandler(req, res) {
-    const endpoint = await services.authorizationEndpoints.endpoints.get(req.partner!._id);
+export function getAuthorizationEndpoint(services: HandlerServices): OperationHandler<PartnerFacts> {
+  return async function getAuthorizationEndpointHandler({ partner }, _req, res) {
+    const endpoint = await services.authorizationEndpoints.endpoints.get(partner._id);
     if (!endpoint) throw none();
     res.json(endpoint);
-  });
+  };
 }
 
 /** `PATCH /authorization-endpoint`. */
-export function updateAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function updateAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function updateAuthorizationEndpointHandler(req, res) {
-    const change = req.body as AuthorizationEndpointChange;
+  return async function updateAuthorizationEndpointHandler({ partner, body: changed }, req, res) {
+    const change = changed as AuthorizationEndpointChange;
     await checkedUrl(services, change.url);
-    const endpoint = await services.authorizationEndpoints.endpoints.update(req.partner!._id, change, 'partner', auditEndpoint(req, operation, endpointDetails(change)));
+    const endpoint = await services.authorizationEndpoints.endpoints.update(partner._id, change, 'partner', auditEndpoint(partner, req.requestId, operation, endpointDetails(change)));
     if (!endpoint) throw none();
     res.json(endpoint);
-  });
+  };
 }
 
 /** `DELETE /authorization-endpoint`: 204. */
-export function deleteAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function deleteAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function deleteAuthorizationEndpointHandler(req, res) {
-    if (!(await services.authorizationEndpoints.endpoints.delete(req.partner!._id, auditEndpoint(req, operation)))) throw none();
+  return async function deleteAuthorizationEndpointHandler({ partner }, req, res) {
+    if (!(await services.authorizationEndpoints.endpoints.delete(partner._id, auditEndpoint(partner, req.requestId, operation)))) throw none();
     res.status(204).end();
-  });
+  };
 }
 
 /** `POST /authorization-endpoint/rotate-secret`: the new secret, shown only here; the previous one signs for 24 h more. */
-export function rotateAuthorizationEndpointSecret(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function rotateAuthorizationEndpointSecret(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function rotateAuthorizationEndpointSecretHandler(req, res) {
-    const secret = await services.authorizationEndpoints.endpoints.rotateSecret(req.partner!._id, auditEndpoint(req, operation));
+  return async function rotateAuthorizationEndpointSecretHandler({ partner }, req, res) {
+    const secret = await services.authorizationEndpoints.endpoints.rotateSecret(partner._id, auditEndpoint(partner, req.requestId, operation));
     if (!secret) throw none();
     res.json({ secret });
-  });
+  };
 }

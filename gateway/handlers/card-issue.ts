@@ -1,14 +1,13 @@
-import type { RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
 import { findCard, insertCard, recordStatusChange } from '../cards/card-store';
 import { GatewayError } from '../errors';
-import { asyncHandler, callContext } from '../http/async-handler';
-import { upstreamOperationId } from '../idempotency/operation-id';
+import { callContext } from '../http/async-handler';
 import { emitEvent } from '../outbox/partner-events';
 import type { CardIssueBody } from '../schemas/card-issue';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import { sendJson } from '../http/send-json';
+import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts, PartnerFacts } from './context';
 
 /**
  * `POST /individual/accounts/{id}/cards/virtual|physical` (spec 4.2): the issuer creates the card,
@@ -18,14 +17,14 @@ import { sendJson } from '../http/send-json';
  * operation id of the request's Idempotency-Key (docs/upstreams.md): a retry after a crash or a
  * 5xx gets the same card back from the issuer, never a second one.
  */
-export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
+export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServices, build: HandlerBuild) => OperationHandler<PartnerFacts & OwnerFacts<'individual'> & BodyFacts & OperationFacts> {
   return function issueCardFactory(services, build) {
     const operation = auditActionOf(build);
     const { db, clients, individuals, ownership, log } = services;
-    return asyncHandler(async function issueCardHandler(req, res) {
-      const partnerId = req.partner!._id;
-      const individualId = req.ownership!.id;
-      const body = req.body as CardIssueBody;
+    return async function issueCardHandler({ partner, ownership: individual, body: validated, operation: upstream }, req, res) {
+      const partnerId = partner._id;
+      const individualId = individual.id;
+      const body = validated as CardIssueBody;
       const clientId = await individuals.clientId(individualId);
       if (body.clientCode !== clientId) {
         throw new GatewayError('validation_failed', "clientCode must be the individual's clientID", {
@@ -36,7 +35,7 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
       let issued;
       try {
         // The same operation id on every retry of the key: the issuer answers the first card again.
-        issued = await clients.issuer.createCard(callContext(req, res), { type, ...body }, upstreamOperationId(req));
+        issued = await clients.issuer.createCard(callContext(req, res), { type, ...body }, upstream.id);
       } catch (err) {
         await recordAudit(db, { ...audit, targetId: individualId, outcome: 'failure', details: { reason: err instanceof GatewayError ? err.code : 'error' } }).catch(
           (auditError: unknown) => log.warn({ err: auditError, requestId: req.requestId }, 'failure audit entry not written')
@@ -45,7 +44,7 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
       }
       const status = cardStatusOf(issued.statusCode);
       if (!status) throw new GatewayError('upstream_error', `The card issuer platform answered an unknown status code`, { extensions: { upstream: 'issuer' } });
-      if (req.upstreamOperation?.resumed) {
+      if (upstream.resumed) {
         // An earlier attempt of this key may have stored the card before it stopped: answer that one.
         const known = await findCard(db, issued.cardKey, partnerId);
         if (known) {
@@ -86,6 +85,6 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
       });
       ownership.invalidate('card', card.cardKey);
       sendJson(res, 201, card);
-    });
+    };
   };
 }

@@ -1,11 +1,10 @@
-import type { RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { CARD_COLUMNS, toCard, type CardRow } from '../cards/card-store';
 import { GatewayError } from '../errors';
-import { asyncHandler } from '../http/async-handler';
 import { emitEvent } from '../outbox/partner-events';
 import { cardUpdated } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import type { BodyFacts, OperationHandler, OwnerFacts } from './context';
 
 /**
  * A local-only change of a card field (nickname, 3DS phone): one transaction updates the record
@@ -16,12 +15,11 @@ function setLocalField(
   column: 'nickname' | 'three_ds_phone',
   bodyField: 'nickname' | 'phoneNumber',
   eventField: 'nickname' | 'threeDsPhone'
-): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
+): (services: HandlerServices, build: HandlerBuild) => OperationHandler<OwnerFacts<'card'> & BodyFacts> {
   return function setLocalFieldFactory({ db }, build) {
     const operation = auditActionOf(build);
-    return asyncHandler(async function setLocalFieldHandler(req, res) {
-      const owner = req.ownership!;
-      const value = (req.body as Record<string, string>)[bodyField];
+    return async function setLocalFieldHandler({ ownership: owner, body }, req, res) {
+      const value = (body as Record<string, string>)[bodyField];
       const card = await db.transaction(async (tx) => {
         const rows = await tx.query<CardRow>(`UPDATE cards SET ${column} = $2, updated_at = now() WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`, [owner.id, value]);
         if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
@@ -36,11 +34,11 @@ function setLocalField(
           outcome: 'success',
         });
         const card = toCard(rows.rows[0]);
-        await emitEvent(tx, cardUpdated(req, card, [eventField]));
+        await emitEvent(tx, cardUpdated(owner, req, card, [eventField]));
         return card;
       });
       res.json(card);
-    });
+    };
   };
 }
 

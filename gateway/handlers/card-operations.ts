@@ -1,18 +1,23 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
 import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';
 import { applyStatusChange } from '../cards/status-change';
 import type { Database, Queryable } from '../db/database';
 import { GatewayError } from '../errors';
-import { asyncHandler, callContext } from '../http/async-handler';
+import { callContext } from '../http/async-handler';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { StatusChangeOperation } from '../catalog';
 import type { CallContext, IssuerClient } from '../upstreams';
 import type { CardLimit, LimitName } from '../upstreams/types';
-import { upstreamOperationId } from '../idempotency/operation-id';
 import { emitEvent, type NewPartnerEvent, type UpdatedCardField } from '../outbox/partner-events';
 import { sendJson } from '../http/send-json';
+import type { OwnedResource } from '../http/request-facts';
+import type { Owner } from '../ownership';
+import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
+
+/** The facts of a handler acting on the card of its path (its owner checked by the pipeline). */
+type CardFacts = OwnerFacts<'card'>;
 
 /** The card's current record; 404 if it vanished since the ownership check (replaced, re-issued). */
 export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardRow> {
@@ -21,9 +26,8 @@ export async function loadCardRow(db: Queryable, cardKey: string): Promise<CardR
   return rows.rows[0];
 }
 
-/** The audit fields every card operation shares. */
-export function cardAudit(req: Request, operation: string) {
-  const owner = req.ownership!;
+/** The audit fields every card operation shares: the owner of the resource acted on (the card, or a transaction of it), its id the target. */
+export function cardAudit(owner: OwnedResource, req: Request, operation: string) {
   return {
     partnerId: owner.partnerId,
     individualId: owner.individualId,
@@ -39,12 +43,19 @@ export function cardAudit(req: Request, operation: string) {
  * Runs an issuer call for a card operation: on failure, writes a `failure` audit entry (nothing
  * changed) and rethrows the mapped problem.
  */
-export async function callIssuer<T>({ db, log }: Pick<HandlerServices, 'db' | 'log'>, req: Request, res: Response, operation: string, call: (ctx: CallContext) => Promise<T>): Promise<T> {
+export async function callIssuer<T>(
+  { db, log }: Pick<HandlerServices, 'db' | 'log'>,
+  owner: OwnedResource,
+  req: Request,
+  res: Response,
+  operation: string,
+  call: (ctx: CallContext) => Promise<T>
+): Promise<T> {
   try {
     return await call(callContext(req, res));
   } catch (err) {
     const reason = err instanceof GatewayError ? err.code : 'error';
-    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'failure', details: { reason } }).catch((auditError: unknown) =>
+    await recordAudit(db, { ...cardAudit(owner, req, operation), outcome: 'failure', details: { reason } }).catch((auditError: unknown) =>
       log.warn({ err: auditError, requestId: req.requestId }, 'failure audit entry not written')
     );
     throw err;
@@ -60,55 +71,57 @@ export async function callIssuer<T>({ db, log }: Pick<HandlerServices, 'db' | 'l
  * code changed. The issuer's `Idempotency-Key` is the request's upstream operation id (the same on
  * every retry of its `Idempotency-Key`). Answers the card status result (2.4).
  */
-export function changeCardStatus(services: HandlerServices, build: HandlerBuild<StatusChangeOperation>): RequestHandler {
+export function changeCardStatus(services: HandlerServices, build: HandlerBuild<StatusChangeOperation>): OperationHandler<CardFacts & BodyFacts & OperationFacts> {
   const operation = build.operation.audit;
   const change = build.operation.statusChange;
-  return asyncHandler(async function changeCardStatusHandler(req, res) {
-    const body = req.body as { expDate?: string; reason?: string; description?: string; cardLocation?: string };
+  return async function changeCardStatusHandler({ ownership: card, body, operation: upstream }, req, res) {
     const result = await applyStatusChange(services, {
-      cardKey: req.ownership!.id,
+      cardKey: card.id,
       change,
-      issuerBody: body,
-      operationId: upstreamOperationId(req),
-      resumed: req.upstreamOperation?.resumed,
+      issuerBody: body as { expDate?: string; reason?: string; description?: string; cardLocation?: string },
+      operationId: upstream.id,
+      resumed: upstream.resumed,
       actor: { source: 'partner', operation, requestId: req.requestId, eventNamesRequest: true },
       ctx: callContext(req, res),
     });
     sendJson(res, 200, result);
-  });
+  };
 }
 
 /**
  * An issuer operation on the card that changes nothing we store (3DS answer, PIN tries, authorize):
  * on success, the audit entry, then the full card from our record.
  */
-function issuerActionAnsweringCard(call: (issuer: IssuerClient, req: Request, ctx: CallContext) => Promise<unknown>): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
+function issuerActionAnsweringCard<Facts extends CardFacts>(
+  call: (issuer: IssuerClient, facts: Facts, ctx: CallContext) => Promise<unknown>
+): (services: HandlerServices, build: HandlerBuild) => OperationHandler<Facts> {
   return function issuerActionFactory(services, build) {
     const operation = auditActionOf(build);
     const { db, clients } = services;
-    return asyncHandler(async function issuerActionHandler(req, res) {
-      await loadCardRow(db, req.ownership!.id);
-      await callIssuer(services, req, res, operation, (ctx) => call(clients.issuer, req, ctx));
+    return async function issuerActionHandler(facts, req, res) {
+      const owned = facts.ownership;
+      await loadCardRow(db, owned.id);
+      await callIssuer(services, owned, req, res, operation, (ctx) => call(clients.issuer, facts, ctx));
       const card = await db.transaction(async (tx) => {
-        await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success' });
-        return toCard(await loadCardRow(tx, req.ownership!.id));
+        await recordAudit(tx, { ...cardAudit(owned, req, operation), outcome: 'success' });
+        return toCard(await loadCardRow(tx, owned.id));
       });
       sendJson(res, 200, card);
-    });
+    };
   };
 }
 
 /** `PUT /cards/{id}/3ds/answer`: forwarded to the issuer, never stored or logged by us. */
-export const setCard3dsAnswer = issuerActionAnsweringCard((issuer, req, ctx) =>
-  issuer.setThreeDsAnswer(ctx, req.ownership!.id, (req.body as { answer: string }).answer)
+export const setCard3dsAnswer = issuerActionAnsweringCard<CardFacts & BodyFacts>((issuer, { ownership: card, body }, ctx) =>
+  issuer.setThreeDsAnswer(ctx, card.id, (body as { answer: string }).answer)
 );
 
 /** `POST /cards/{id}/pin/reset-tries`: answers the full card. */
-export const resetCardPinTries = issuerActionAnsweringCard((issuer, req, ctx) => issuer.resetPinTries(ctx, req.ownership!.id));
+export const resetCardPinTries = issuerActionAnsweringCard<CardFacts>((issuer, { ownership: card }, ctx) => issuer.resetPinTries(ctx, card.id));
 
 /** `POST /cards/{id}/authorize` (PIN-less action): answers the full card. */
-export const authorizeCardholder = issuerActionAnsweringCard((issuer, req, ctx) =>
-  issuer.authorize(ctx, req.ownership!.id, { pin: (req.body as { pin: string }).pin })
+export const authorizeCardholder = issuerActionAnsweringCard<CardFacts & BodyFacts>((issuer, { ownership: card, body }, ctx) =>
+  issuer.authorize(ctx, card.id, { pin: (body as { pin: string }).pin })
 );
 
 /**
@@ -125,56 +138,62 @@ function knownLimitation(err: unknown, what: string): unknown {
 }
 
 /** `POST /cards/{id}/pin/change`: answers the full card (the issuer refuses it today). */
-export function changeCardPin(services: HandlerServices, build: HandlerBuild): RequestHandler {
-  const inner = issuerActionAnsweringCard((issuer, req, ctx) => {
-    const body = req.body as { expDate: string; pin: string };
-    return issuer.changePin(ctx, req.ownership!.id, { expDate: body.expDate, pin: body.pin });
+export function changeCardPin(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
+  const inner = issuerActionAnsweringCard<CardFacts & BodyFacts>((issuer, { ownership: card, body }, ctx) => {
+    const { expDate, pin } = body as { expDate: string; pin: string };
+    return issuer.changePin(ctx, card.id, { expDate, pin });
   })(services, build);
-  return (req, res, next) => inner(req, res, (err?: unknown) => next(err === undefined ? undefined : knownLimitation(err, 'PIN change')));
+  return async function changePinHandler(facts, req, res) {
+    try {
+      await inner(facts, req, res);
+    } catch (err) {
+      throw knownLimitation(err, 'PIN change');
+    }
+  };
 }
 
 /** `POST /cards/{id}/pin/force-lock`: answers the card status result (the issuer refuses it today). */
-export function forceCardPinLock(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function forceCardPinLock(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
-  return asyncHandler(async function forcePinLockHandler(req, res) {
-    await loadCardRow(db, req.ownership!.id);
+  return async function forcePinLockHandler({ ownership: card, body }, req, res) {
+    await loadCardRow(db, card.id);
     try {
-      await callIssuer(services, req, res, operation, (ctx) => clients.issuer.forcePinLock(ctx, req.ownership!.id, { expDate: (req.body as { expDate: string }).expDate }));
+      await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.forcePinLock(ctx, card.id, { expDate: (body as { expDate: string }).expDate }));
     } catch (err) {
       throw knownLimitation(err, 'force PIN lock');
     }
-    const status = await clients.issuer.getStatus(callContext(req, res), req.ownership!.id);
-    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success' });
-    sendJson(res, 200, { cardKey: req.ownership!.id, status: cardStatusOf(status.statusCode), statusCode: status.statusCode });
-  });
+    const status = await clients.issuer.getStatus(callContext(req, res), card.id);
+    await recordAudit(db, { ...cardAudit(card, req, operation), outcome: 'success' });
+    sendJson(res, 200, { cardKey: card.id, status: cardStatusOf(status.statusCode), statusCode: status.statusCode });
+  };
 }
 
 /** `PATCH /cards/{id}/emboss-name`: the issuer changes it, then our record, its audit entry and its `card.updated` event; answers the full card. */
-export function setCardEmbossName(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function setCardEmbossName(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
-  return asyncHandler(async function setEmbossNameHandler(req, res) {
-    const cardKey = req.ownership!.id;
+  return async function setEmbossNameHandler({ ownership: owned, body }, req, res) {
+    const cardKey = owned.id;
     await loadCardRow(db, cardKey);
-    const { embossedName } = req.body as { embossedName: string };
-    await callIssuer(services, req, res, operation, (ctx) => clients.issuer.setEmbossName(ctx, cardKey, embossedName));
+    const { embossedName } = body as { embossedName: string };
+    await callIssuer(services, owned, req, res, operation, (ctx) => clients.issuer.setEmbossName(ctx, cardKey, embossedName));
     const card: Card = await db.transaction(async (tx) => {
       const rows = await tx.query<CardRow>(`UPDATE cards SET embossed_name = $2, updated_at = now() WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`, [cardKey, embossedName]);
-      await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { embossedName } });
+      await recordAudit(tx, { ...cardAudit(owned, req, operation), outcome: 'success', details: { embossedName } });
       const updated = toCard(rows.rows[0]);
-      await emitEvent(tx, cardUpdated(req, updated, ['embossedName']));
+      await emitEvent(tx, cardUpdated(owned, req, updated, ['embossedName']));
       return updated;
     });
     sendJson(res, 200, card);
-  });
+  };
 }
 
 /** The `card.updated` event of a change the partner asked for: the names of the fields, never their secrets. */
-export function cardUpdated(req: Request, card: Card, changed: UpdatedCardField[], limits?: { name: string; value: number }[]): NewPartnerEvent<'card.updated'> {
+export function cardUpdated(owner: Owner, req: Request, card: Card, changed: UpdatedCardField[], limits?: { name: string; value: number }[]): NewPartnerEvent<'card.updated'> {
   return {
     type: 'card.updated',
-    partnerId: req.ownership!.partnerId,
+    partnerId: owner.partnerId,
     cardKey: card.cardKey,
     requestId: req.requestId,
     data: { cardKey: card.cardKey, changed, card, ...(limits ? { limits } : {}) },
@@ -182,11 +201,11 @@ export function cardUpdated(req: Request, card: Card, changed: UpdatedCardField[
 }
 
 /** After the issuer set limits: one transaction writes the audit entry and the `card.updated` event with the card as it is. */
-async function recordLimitsChange(db: Database, req: Request, operation: string, items: { name: LimitName; value: number }[]): Promise<void> {
+async function recordLimitsChange(db: Database, owned: OwnedResource<'card'>, req: Request, operation: string, items: { name: LimitName; value: number }[]): Promise<void> {
   await db.transaction(async (tx) => {
-    await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: Object.fromEntries(items.map((i) => [i.name, i.value])) });
-    const card = toCard(await loadCardRow(tx, req.ownership!.id));
-    await emitEvent(tx, cardUpdated(req, card, ['limits'], items.map(({ name, value }) => ({ name, value }))));
+    await recordAudit(tx, { ...cardAudit(owned, req, operation), outcome: 'success', details: Object.fromEntries(items.map((i) => [i.name, i.value])) });
+    const card = toCard(await loadCardRow(tx, owned.id));
+    await emitEvent(tx, cardUpdated(owned, req, card, ['limits'], items.map(({ name, value }) => ({ name, value }))));
   });
 }
 
@@ -195,30 +214,30 @@ function limitOf(limit: CardLimit): CardLimit {
 }
 
 /** `PATCH /cards/{id}/limits`: several limits at once (audit entry and `card.updated` event in one transaction); answers every limit. */
-export function patchCardLimits(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function patchCardLimits(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
-  return asyncHandler(async function patchLimitsHandler(req, res) {
-    const items = req.body as { name: LimitName; value: number }[];
-    const limits = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.patchLimits(ctx, req.ownership!.id, items));
-    await recordLimitsChange(db, req, operation, items);
+  return async function patchLimitsHandler({ ownership: card, body }, req, res) {
+    const items = body as { name: LimitName; value: number }[];
+    const limits = await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.patchLimits(ctx, card.id, items));
+    await recordLimitsChange(db, card, req, operation, items);
     sendJson(res, 200, limits.map(limitOf));
-  });
+  };
 }
 
 /** `PUT /cards/{id}/limits/{limitName}`: one limit; the body's name must be the path's. */
-export function setCardLimit(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function setCardLimit(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
-  return asyncHandler(async function setLimitHandler(req, res) {
-    const body = req.body as { name: LimitName; value: number };
+  return async function setLimitHandler({ ownership: card, body: validated }, req, res) {
+    const body = validated as { name: LimitName; value: number };
     if (body.name !== req.params.limitName) {
       throw new GatewayError('validation_failed', 'The body names another limit than the path', {
         invalidParams: [{ name: 'name', reason: `must be ${req.params.limitName}, the limit of the path` }],
       });
     }
-    const limit = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.setLimit(ctx, req.ownership!.id, body.name, body));
-    await recordLimitsChange(db, req, operation, [{ name: body.name, value: body.value }]);
+    const limit = await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.setLimit(ctx, card.id, body.name, body));
+    await recordLimitsChange(db, card, req, operation, [{ name: body.name, value: body.value }]);
     sendJson(res, 200, limitOf(limit));
-  });
+  };
 }

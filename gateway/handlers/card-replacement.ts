@@ -1,17 +1,21 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { CARD_COLUMNS, findCard, insertCard, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
 import { cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
 import { announceOwnershipChange } from '../ownership';
 import { GatewayError } from '../errors';
-import { asyncHandler, callContext } from '../http/async-handler';
+import { callContext } from '../http/async-handler';
 import { enqueue } from '../outbox/outbox';
 import { emitEvent } from '../outbox/partner-events';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { IssuerCard, IssuerStatusCode } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
-import { upstreamOperationId } from '../idempotency/operation-id';
 import { sendJson } from '../http/send-json';
+import type { OwnedResource } from '../http/request-facts';
+import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
+
+/** The facts of a replacement or re-issue: the card of the path, the validated body, the upstream operation. */
+type ReplacementFacts = OwnerFacts<'card'> & BodyFacts & OperationFacts;
 
 type ReplaceBody = { expDate: string; reason?: string; pinMailer?: string };
 
@@ -29,16 +33,16 @@ async function deliverNow({ outbox, log }: Pick<HandlerServices, 'outbox' | 'log
  * delivered after the commit. A failing read answers its 502 but leaves the card usable under its
  * new key; the next access or the card reconciler completes it (docs/reliability.md).
  */
-export function replaceCard(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function replaceCard(services: HandlerServices, build: HandlerBuild): OperationHandler<ReplacementFacts> {
   const operation = auditActionOf(build);
   const { db, clients, ownership, log } = services;
-  return asyncHandler(async function replaceCardHandler(req, res) {
-    const oldKey = req.ownership!.id;
+  return async function replaceCardHandler({ ownership: owned, body: validated, operation: upstream }, req, res) {
+    const oldKey = owned.id;
     const current = await loadCardRow(db, oldKey);
     if (current.type !== 'physical') throw new GatewayError('conflict', 'Only physical cards can be replaced; re-issue a virtual card');
     if (current.status_code === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be replaced', { extensions: { cardStatus: current.status, statusCode: current.status_code } });
-    const body = req.body as ReplaceBody;
-    const { cardKey: newKey } = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.replace(ctx, oldKey, body, upstreamOperationId(req)));
+    const body = validated as ReplaceBody;
+    const { cardKey: newKey } = await callIssuer(services, owned, req, res, operation, (ctx) => clients.issuer.replace(ctx, oldKey, body, upstream.id));
     await db.transaction(async (tx) => {
       await tx.query('UPDATE cards SET card_key = $2, replaced_from = $1, issuer_check_due = true, updated_at = now() WHERE card_key = $1', [oldKey, newKey]);
       await announceOwnershipChange(tx, [oldKey, newKey]);
@@ -63,8 +67,8 @@ export function replaceCard(services: HandlerServices, build: HandlerBuild): Req
         oldStatus: current.status,
         oldStatusCode: current.status_code,
         partnerId: current.partner_id,
-        individualId: req.ownership!.individualId,
-        tenantId: req.ownership!.tenantId,
+        individualId: owned.individualId,
+        tenantId: owned.tenantId,
         reason: body.reason ?? null,
         requestId: req.requestId,
       });
@@ -72,7 +76,7 @@ export function replaceCard(services: HandlerServices, build: HandlerBuild): Req
     });
     await deliverNow(services, req, outboxIds);
     sendJson(res, 200, card);
-  });
+  };
 }
 
 /** The issuer's answers that say it made nothing for an operation id (docs/upstreams.md). */
@@ -87,17 +91,19 @@ const FINAL_REFUSALS: ReadonlySet<string> = new Set(['conflict', 'upstream_rejec
  */
 async function reissuedByAnEarlierAttempt(
   services: Pick<HandlerServices, 'db' | 'clients' | 'log'>,
+  owned: OwnedResource<'card'>,
+  upstreamOperationId: string,
   req: Request,
   res: Response,
   operation: string,
-  oldKey: string,
   body: ReplaceBody,
   partnerId: string
 ): Promise<Card | undefined> {
+  const oldKey = owned.id;
   const { db, clients } = services;
   let newKey: string;
   try {
-    ({ cardKey: newKey } = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId(req))));
+    ({ cardKey: newKey } = await callIssuer(services, owned, req, res, operation, (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId)));
   } catch (err) {
     // The issuer's final refusal: it made no card for this operation id. Anything else (a timeout,
     // an outage, its earlier call still running) is not an answer: it goes to the partner as it is,
@@ -116,26 +122,25 @@ async function reissuedByAnEarlierAttempt(
  * `card.created`, `reason: reissued`), and queues, in this order, the processing system's status
  * update for the OLD cardKey with the OLD statusCode and the `card_created` webhook of the new card.
  */
-export function reissueCard(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function reissueCard(services: HandlerServices, build: HandlerBuild): OperationHandler<ReplacementFacts> {
   const operation = auditActionOf(build);
   const { db, clients, ownership } = services;
-  return asyncHandler(async function reissueCardHandler(req, res) {
-    const oldKey = req.ownership!.id;
+  return async function reissueCardHandler({ ownership: owner, body: validated, operation: upstream }, req, res) {
+    const oldKey = owner.id;
     const current = await loadCardRow(db, oldKey);
     const oldStatusCode = current.status_code;
-    const body = req.body as ReplaceBody;
+    const body = validated as ReplaceBody;
     if (oldStatusCode === 'S4') {
-      const earlier = req.upstreamOperation?.resumed ? await reissuedByAnEarlierAttempt(services, req, res, operation, oldKey, body, current.partner_id) : undefined;
+      const earlier = upstream.resumed ? await reissuedByAnEarlierAttempt(services, owner, upstream.id, req, res, operation, body, current.partner_id) : undefined;
       if (earlier) {
         sendJson(res, 201, earlier);
         return;
       }
       throw new GatewayError('invalid_transition', 'A closed card cannot be re-issued', { extensions: { cardStatus: current.status, statusCode: oldStatusCode } });
     }
-    const { cardKey: newKey } = await callIssuer(services, req, res, operation, (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstreamOperationId(req)));
+    const { cardKey: newKey } = await callIssuer(services, owner, req, res, operation, (ctx) => clients.issuer.reissue(ctx, oldKey, body, upstream.id));
     const fresh: IssuerCard = await clients.issuer.getCard(callContext(req, res), newKey);
     const status = statusOrFail(fresh.statusCode);
-    const owner = req.ownership!;
     const { card, outboxIds } = await db.transaction(async (tx) => {
       await tx.query("UPDATE cards SET status = 'CLOSED', status_code = 'S4', updated_at = now() WHERE card_key = $1", [oldKey]);
       const inserted = await insertCard(tx, {
@@ -162,7 +167,7 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Req
       const history = { partnerId: current.partner_id, individualId: owner.individualId, operation, reason: body.reason ?? null, requestId: req.requestId };
       await recordStatusChange(tx, { ...history, cardKey: oldKey, oldStatus: current.status, newStatus: 'CLOSED', oldStatusCode, newStatusCode: 'S4' });
       await recordStatusChange(tx, { ...history, cardKey: newKey, oldStatus: null, newStatus: status, oldStatusCode: null, newStatusCode: fresh.statusCode });
-      await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: { previousCardKey: oldKey, cardKey: newKey, previousStatusCode: oldStatusCode } });
+      await recordAudit(tx, { ...cardAudit(owner, req, operation), outcome: 'success', details: { previousCardKey: oldKey, cardKey: newKey, previousStatusCode: oldStatusCode } });
       const event = { partnerId: current.partner_id, requestId: req.requestId };
       await emitEvent(tx, {
         ...event,
@@ -181,5 +186,5 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Req
     ownership.invalidate('card', newKey);
     await deliverNow(services, req, outboxIds);
     sendJson(res, 201, card);
-  });
+  };
 }

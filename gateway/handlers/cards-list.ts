@@ -1,10 +1,9 @@
-import type { RequestHandler } from 'express';
 import { RESULT_WINDOW, searchCards, type CardListFilter } from '../cards/card-search';
 import { GatewayError } from '../errors';
-import { asyncHandler } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
 import type { HandlerServices } from './services';
+import type { OperationHandler, PartnerFacts } from './context';
 
 /** The validated query of the list (schema `cards-list-query`). */
 type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'search'>;
@@ -15,12 +14,12 @@ type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'se
  * `total` is exact up to 10,000 matching cards; above, it is 10,000 with `X-Total-Capped: true`,
  * and a page starting beyond the first 10,000 is a 400 (docs/card-search.md).
  */
-export function listCards(services: HandlerServices): RequestHandler {
+export function listCards(services: HandlerServices): OperationHandler<PartnerFacts> {
   const { db } = services;
-  return asyncHandler(async function listCardsHandler(req, res) {
+  return async function listCardsHandler({ partner }, req, res) {
     const query = req.query as unknown as CardsListQuery;
     const page: PageRequest = { page: query.page, limit: query.limit };
-    const result = await searchCards(db, { partnerId: req.partner!._id, status: query.status, type: query.type, search: query.search }, page);
+    const result = await searchCards(db, { partnerId: partner._id, status: query.status, type: query.type, search: query.search }, page);
     if (!result.withinWindow) {
       throw new GatewayError('validation_failed', `Only the first ${RESULT_WINDOW} matching cards can be paged through; narrow the list with status, type or search`, {
         invalidParams: [{ name: 'page', reason: `page × limit must be at most ${RESULT_WINDOW} when more than ${RESULT_WINDOW} cards match` }],
@@ -28,5 +27,5 @@ export function listCards(services: HandlerServices): RequestHandler {
     }
     if (result.totalCapped) res.setHeader('X-Total-Capped', 'true');
     res.json({ success: true, data: result.items, pagination: pagination(page, result.total) });
-  });
+  };
 }

@@ -1,10 +1,9 @@
-import type { RequestHandler } from 'express';
 import { decodeCursor } from '../db/cursor';
 import { GatewayError } from '../errors';
-import { asyncHandler } from '../http/async-handler';
 import { findEvent, listEvents } from '../outbox/event-log';
 import type { PartnerEventType } from '../outbox/partner-events';
 import type { HandlerServices } from './services';
+import type { OperationHandler, OwnerFacts, PartnerFacts } from './context';
 
 /** The validated query of the event log (schema `events-query`). */
 interface EventsQuery {
@@ -18,9 +17,9 @@ interface EventsQuery {
  * Each event is answered as the JSON bytes written with its change (the same bytes a webhook will
  * sign), so the page is assembled around them rather than parsed and serialized again.
  */
-export function listPartnerEvents(services: HandlerServices): RequestHandler {
+export function listPartnerEvents(services: HandlerServices): OperationHandler<PartnerFacts> {
   const { db } = services;
-  return asyncHandler(async function listEventsHandler(req, res) {
+  return async function listEventsHandler({ partner }, req, res) {
     const query = req.query as unknown as EventsQuery;
     let afterSeq: string | undefined;
     if (query.after !== undefined) {
@@ -31,18 +30,18 @@ export function listPartnerEvents(services: HandlerServices): RequestHandler {
         });
       }
     }
-    const page = await listEvents(db, req.partner!._id, { type: query.type, afterSeq, limit: query.limit });
+    const page = await listEvents(db, partner._id, { type: query.type, afterSeq, limit: query.limit });
     res.type('application/json').send(`{"data":[${page.payloads.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);
-  });
+  };
 }
 
 /** `GET /events/{id}`: one of the partner's events (the ownership step answered 403 / 404 for the others). */
-export function getPartnerEvent(services: HandlerServices): RequestHandler {
+export function getPartnerEvent(services: HandlerServices): OperationHandler<OwnerFacts<'event'>> {
   const { db } = services;
-  return asyncHandler(async function getEventHandler(req, res) {
-    const payload = await findEvent(db, req.ownership!.partnerId, req.ownership!.id);
+  return async function getEventHandler({ ownership: event }, _req, res) {
+    const payload = await findEvent(db, event.partnerId, event.id);
     // Deleted by retention since its owner was cached.
     if (payload === undefined) throw new GatewayError('not_found', 'No event has this id');
     res.type('application/json').send(payload);
-  });
+  };
 }

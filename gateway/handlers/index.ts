@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import { apiDocsPage, openApiDocument } from './api-docs';
 import {
   createAuthorizationEndpoint,
@@ -42,13 +41,17 @@ import {
 } from './webhooks';
 import type { HandledOperationName, Operation, OPERATIONS } from '../catalog';
 import type { HandlerBuild, HandlerServices } from './services';
+import type { FactsOf, OperationHandler } from './context';
 
 /**
  * How a handler is made, once per pipeline build: from the gateway's services (everything it
  * reads or calls) and what it is built for (its operation's name and catalog entry, typed as the
- * entries it may serve, and the configuration being built).
+ * entries it may serve, and the configuration being built). The handler it makes takes the typed
+ * facts its entry implies (gateway/handlers/context.ts): a handler asking for a fact its entry does
+ * not imply (a card's owner on an individual's route, a body where no schema validates one) does
+ * not compile here.
  */
-export type HandlerFactory<Entry extends Operation = Operation> = (services: HandlerServices, build: HandlerBuild<Entry>) => RequestHandler;
+export type HandlerFactory<Entry extends Operation = Operation> = (services: HandlerServices, build: HandlerBuild<Entry>) => OperationHandler<FactsOf<Entry>>;
 
 /** The handler of each handled operation, typed by its own catalog entry. */
 type HandlerTable = { readonly [Name in HandledOperationName]: HandlerFactory<(typeof OPERATIONS)[Name]> };

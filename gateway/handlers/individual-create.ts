@@ -1,12 +1,11 @@
-import type { RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { GatewayError } from '../errors';
-import { asyncHandler, callContext } from '../http/async-handler';
-import { upstreamOperationId } from '../idempotency/operation-id';
+import { callContext } from '../http/async-handler';
 import { outcomeUnknown } from '../upstreams/failures';
 import { emitEvent } from '../outbox/partner-events';
 import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import type { BodyFacts, OperationFacts, OperationHandler, PartnerFacts } from './context';
 import { sendJson } from '../http/send-json';
 
 /**
@@ -35,13 +34,13 @@ function mayHaveBeenApplied(err: unknown): boolean {
  *    record stays → 504 / 502; a retry with the same key resumes it, else the reconciler settles it.
  * A crash between 1 and 3 leaves a pending record that a retry of the key or the reconciler settles.
  */
-export function createIndividual(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function createIndividual(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts & OperationFacts> {
   const operation = auditActionOf(build);
   const { individuals, clients, ownership, log } = services;
-  return asyncHandler(async function createIndividualHandler(req, res) {
-    const partnerId = req.partner!._id;
-    const body = req.body as IndividualCreateBody;
-    const { onboardingId, state } = await individuals.createPending(partnerId, body, upstreamOperationId(req));
+  return async function createIndividualHandler({ partner, body: validated, operation: upstream }, req, res) {
+    const partnerId = partner._id;
+    const body = validated as IndividualCreateBody;
+    const { onboardingId, state } = await individuals.createPending(partnerId, body, upstream.id);
     if (state === 'complete') {
       // An earlier attempt of this key was completed by the reconciler: its result is the answer.
       const done = await individuals.get(onboardingId);
@@ -95,5 +94,5 @@ export function createIndividual(services: HandlerServices, build: HandlerBuild)
     // A probe of this clientId before it existed may have left a "not found" entry.
     ownership.invalidate('client', account.clientId);
     sendJson(res, 201, created);
-  });
+  };
 }

@@ -1,5 +1,4 @@
-import type { RequestHandler } from 'express';
-import { asyncHandler } from '../http/async-handler';
+import type { OperationHandler, PartnerFacts } from './context';
 import type { HandlerServices } from './services';
 
 /** Most individuals listed by `/me`; the paginated individual list serves the rest. */
@@ -9,10 +8,9 @@ export const ME_INDIVIDUALS_LIMIT = 100;
  * `GET /me` (spec 4.1): the authenticated partner, its B2B tenants (`activeTenantId` is the
  * first-created one, null without tenants) and a summary of its newest individuals.
  */
-export function me(services: HandlerServices): RequestHandler {
+export function me(services: HandlerServices): OperationHandler<PartnerFacts> {
   const { partners, individuals } = services;
-  return asyncHandler(async function meHandler(req, res) {
-    const partner = req.partner!;
+  return async function meHandler({ partner }, _req, res) {
     const [tenants, newest] = await Promise.all([
       partners.tenants(partner._id),
       individuals.list(partner._id, { page: 1, limit: ME_INDIVIDUALS_LIMIT }),
@@ -23,5 +21,5 @@ export function me(services: HandlerServices): RequestHandler {
       b2bAccounts: tenants,
       individuals: newest.data,
     });
-  });
+  };
 }

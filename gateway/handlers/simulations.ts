@@ -1,10 +1,9 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { statusCodeFor, type CardStatus } from '../cards/card-status';
 import { markIssuerCheckDue } from '../cards/card-sync';
 import { GatewayError, type ErrorCode } from '../errors';
-import { asyncHandler, callContext } from '../http/async-handler';
-import { upstreamOperationId } from '../idempotency/operation-id';
+import { callContext } from '../http/async-handler';
 import { findTransaction, applyTransaction } from '../transactions/projection';
 import { checkTransaction } from '../transactions/validate';
 import { toPartnerTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
@@ -12,6 +11,8 @@ import type { IssuerStatusCode, SimulatedAuthorization, SimulatedStep, Simulated
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import { sendJson } from '../http/send-json';
+import type { OwnedResource } from '../http/request-facts';
+import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
 
 /**
  * Outside sandbox mode the route does not exist for the partner: its pipeline is not even mounted
@@ -56,6 +57,7 @@ function checkAnswer(answer: Transaction): Transaction {
  */
 async function simulate(
   services: HandlerServices,
+  owner: OwnedResource,
   req: Request,
   operation: string,
   cardKey: string,
@@ -63,7 +65,7 @@ async function simulate(
   details: Record<string, string | number | boolean | null>
 ): Promise<PartnerTransaction> {
   const { db, log } = services;
-  const audit = { ...cardAudit(req, operation), targetId: cardKey };
+  const audit = { ...cardAudit(owner, req, operation), targetId: cardKey };
   let transaction: Transaction;
   try {
     transaction = checkAnswer(await call());
@@ -78,7 +80,7 @@ async function simulate(
   const outcome = await db.transaction((tx) => applyTransaction(tx, transaction, { via: 'simulation', requestId: req.requestId }));
   if (outcome === 'unknown_card') throw new GatewayError('not_found', 'The transaction\'s card is no longer one of yours');
   await recordAudit(db, { ...audit, outcome: 'success', details: { ...details, transactionId: transaction.id } });
-  return (await findTransaction(db, req.ownership!.partnerId, transaction.id)) ?? toPartnerTransaction(transaction, req.ownership!.individualId ?? null);
+  return (await findTransaction(db, owner.partnerId, transaction.id)) ?? toPartnerTransaction(transaction, owner.individualId ?? null);
 }
 
 /**
@@ -87,22 +89,22 @@ async function simulate(
  * the gateway before it answers, so its event comes through the inbound listener as a real one
  * would (docs/upstreams.md section 9).
  */
-export function simulateCardTransaction(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function simulateCardTransaction(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts & OperationFacts> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
-  return asyncHandler(async function simulateTransactionHandler(req, res) {
+  return async function simulateTransactionHandler({ ownership: card, body: validated, operation: upstream }, req, res) {
     refuseOutsideSandbox(services, req);
-    const cardKey = req.ownership!.id;
+    const cardKey = card.id;
     await loadCardRow(db, cardKey);
-    const { amount, currency, type, merchant, declineReason } = req.body as SimulatedTransactionRequest;
+    const { amount, currency, type, merchant, declineReason } = validated as SimulatedTransactionRequest;
     const body = { cardId: cardKey, amount, currency, type, merchant, declineReason };
-    const transaction = await simulate(services, req, operation, cardKey, () => clients.processing.simulateTransaction(callContext(req, res), body, upstreamOperationId(req)), {
+    const transaction = await simulate(services, card, req, operation, cardKey, () => clients.processing.simulateTransaction(callContext(req, res), body, upstream.id), {
       amount,
       currency,
       type: type ?? 'authorization',
     });
     sendJson(res, 201, transaction);
-  });
+  };
 }
 
 /**
@@ -110,22 +112,22 @@ export function simulateCardTransaction(services: HandlerServices, build: Handle
  * purchase or withdrawal (PENDING). The same `authorizationId` again is the processor's retry of
  * that authorization: the same transaction, nothing new.
  */
-export function simulateCardAuthorization(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function simulateCardAuthorization(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts & OperationFacts> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
-  return asyncHandler(async function simulateAuthorizationHandler(req, res) {
+  return async function simulateAuthorizationHandler({ ownership: card, body: validated, operation: upstream }, req, res) {
     refuseOutsideSandbox(services, req);
-    const cardKey = req.ownership!.id;
+    const cardKey = card.id;
     await loadCardRow(db, cardKey);
-    const { amount, currency, type, merchant, authorizationId } = req.body as Omit<SimulatedAuthorization, 'cardId' | 'notify'>;
+    const { amount, currency, type, merchant, authorizationId } = validated as Omit<SimulatedAuthorization, 'cardId' | 'notify'>;
     const body = { cardId: cardKey, amount, currency, type, merchant, authorizationId };
-    const transaction = await simulate(services, req, operation, cardKey, () => clients.processing.simulateAuthorization(callContext(req, res), body, upstreamOperationId(req)), {
+    const transaction = await simulate(services, card, req, operation, cardKey, () => clients.processing.simulateAuthorization(callContext(req, res), body, upstream.id), {
       amount,
       type: type ?? 'PURCHASE',
       authorizationId: authorizationId ?? null,
     });
     sendJson(res, 201, transaction);
-  });
+  };
 }
 
 /**
@@ -133,23 +135,23 @@ export function simulateCardAuthorization(services: HandlerServices, build: Hand
  * processing sandbox plays that step of the transaction's life. A step the lifecycle forbids is 409
  * with its code (docs/transactions.md); a refund answers the new REFUND transaction (201).
  */
-export function simulateTransactionStep(step: SimulatedStep): (services: HandlerServices, build: HandlerBuild) => RequestHandler {
+export function simulateTransactionStep(step: SimulatedStep): (services: HandlerServices, build: HandlerBuild) => OperationHandler<OwnerFacts<'transaction'> & BodyFacts & OperationFacts> {
   return (services, build) => {
     const operation = auditActionOf(build);
     const { db, clients } = services;
-    return asyncHandler(async function simulateStepHandler(req, res) {
+    return async function simulateStepHandler({ ownership: transactionOwned, body, operation: upstream }, req, res) {
       refuseOutsideSandbox(services, req);
-      const id = req.ownership!.id;
+      const id = transactionOwned.id;
       const cardKey = (await db.query<{ card_key: string }>('SELECT card_key FROM card_transactions WHERE id = $1', [id])).rows[0]?.card_key;
       if (cardKey === undefined) throw new GatewayError('not_found', 'No transaction has this id');
-      const { amount } = (req.body ?? {}) as { amount?: number };
-      const transaction = await simulate(services, req, operation, cardKey, () => clients.processing.simulateStep(callContext(req, res), id, step, { amount }, upstreamOperationId(req)), {
+      const { amount } = (body ?? {}) as { amount?: number };
+      const transaction = await simulate(services, transactionOwned, req, operation, cardKey, () => clients.processing.simulateStep(callContext(req, res), id, step, { amount }, upstream.id), {
         step,
         of: id,
         amount: amount ?? null,
       });
       sendJson(res, step === 'refund' ? 201 : 200, transaction);
-    });
+    };
   };
 }
 
@@ -159,19 +161,19 @@ export function simulateTransactionStep(step: SimulatedStep): (services: Handler
  * event (source issuer). The card is marked for an issuer check first: should the notification be
  * lost, the card reconciler takes the change over all the same.
  */
-export function simulateCardIssuerStatus(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function simulateCardIssuerStatus(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
-  return asyncHandler(async function simulateIssuerStatusHandler(req, res) {
+  return async function simulateIssuerStatusHandler({ ownership: card, body }, req, res) {
     refuseOutsideSandbox(services, req);
-    const cardKey = req.ownership!.id;
+    const cardKey = card.id;
     const row = await loadCardRow(db, cardKey);
     if (row.status === 'CLOSED') throw new GatewayError('invalid_transition', 'A CLOSED card cannot change status');
-    const { status, reason } = req.body as { status: CardStatus; reason?: string };
+    const { status, reason } = body as { status: CardStatus; reason?: string };
     const statusCode = statusCodeFor(status) as IssuerStatusCode;
     await markIssuerCheckDue(db, cardKey);
-    await callIssuer(services, req, res, operation, (ctx) => clients.issuer.simulateStatus(ctx, cardKey, { statusCode, reason }));
-    await recordAudit(db, { ...cardAudit(req, operation), outcome: 'success', details: { status, statusCode, previousStatus: row.status } });
+    await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.simulateStatus(ctx, cardKey, { statusCode, reason }));
+    await recordAudit(db, { ...cardAudit(card, req, operation), outcome: 'success', details: { status, statusCode, previousStatus: row.status } });
     sendJson(res, 200, { cardKey, status, statusCode });
-  });
+  };
 }

@@ -1,12 +1,11 @@
-import type { Request, RequestHandler } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { readSpendControls, saveSpendControls, type SpendControls } from '../authorizations/spend-controls';
 import { CARD_COLUMNS, toCard, type CardRow } from '../cards/card-store';
 import { GatewayError } from '../errors';
-import { asyncHandler } from '../http/async-handler';
 import { emitEvent } from '../outbox/partner-events';
 import { cardAudit, cardUpdated } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import type { BodyFacts, OperationHandler, OwnerFacts, PartnerFacts } from './context';
 
 /**
  * Spend controls (docs/spend-controls.md): a card's own (`/cards/{id}/spend-controls`, the card's
@@ -19,51 +18,46 @@ import { auditActionOf, type HandlerBuild, type HandlerServices } from './servic
 const detailsOf = (stored: SpendControls) => ({ controls: JSON.stringify(stored) });
 
 /** `GET /cards/{id}/spend-controls`: the card's own controls, `{}` when none. */
-export function getCardSpendControls({ db }: HandlerServices): RequestHandler {
-  return asyncHandler(async function getCardSpendControlsHandler(req, res) {
-    const owner = req.ownership!;
+export function getCardSpendControls({ db }: HandlerServices): OperationHandler<OwnerFacts<'card'>> {
+  return async function getCardSpendControlsHandler({ ownership: owner }, _req, res) {
     res.json(await readSpendControls(db, owner.partnerId, owner.id));
-  });
+  };
 }
 
 /** `PUT /cards/{id}/spend-controls`: replaces the card's controls; audit entry (target the card) and `card.updated` `changed: ["spendControls"]`. */
-export function setCardSpendControls({ db }: HandlerServices, build: HandlerBuild): RequestHandler {
+export function setCardSpendControls({ db }: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function setCardSpendControlsHandler(req, res) {
-    const owner = req.ownership!;
+  return async function setCardSpendControlsHandler({ ownership: owner, body }, req, res) {
     const stored = await db.transaction(async (tx) => {
       // FOR KEY SHARE: a replacement cannot move the card to another cardKey while this writes.
       const rows = await tx.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1 FOR KEY SHARE`, [owner.id]);
       if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
-      const saved = await saveSpendControls(tx, owner.partnerId, owner.id, req.body as SpendControls);
-      await recordAudit(tx, { ...cardAudit(req, operation), outcome: 'success', details: detailsOf(saved) });
-      await emitEvent(tx, cardUpdated(req, toCard(rows.rows[0]), ['spendControls']));
+      const saved = await saveSpendControls(tx, owner.partnerId, owner.id, body as SpendControls);
+      await recordAudit(tx, { ...cardAudit(owner, req, operation), outcome: 'success', details: detailsOf(saved) });
+      await emitEvent(tx, cardUpdated(owner, req, toCard(rows.rows[0]), ['spendControls']));
       return saved;
     });
     res.json(stored);
-  });
+  };
 }
 
-/** The partner a partner-wide route serves (the token's). */
-const partnerIdOf = (req: Request) => req.partner!._id;
-
 /** `GET /spend-controls`: the partner's default, `{}` when none. */
-export function getSpendControls({ db }: HandlerServices): RequestHandler {
-  return asyncHandler(async function getSpendControlsHandler(req, res) {
-    res.json(await readSpendControls(db, partnerIdOf(req), null));
-  });
+export function getSpendControls({ db }: HandlerServices): OperationHandler<PartnerFacts> {
+  return async function getSpendControlsHandler({ partner }, _req, res) {
+    res.json(await readSpendControls(db, partner._id, null));
+  };
 }
 
 /** `PUT /spend-controls`: replaces the partner's default; audit entry with target type `partner` (no event: no card changed). */
-export function setSpendControls({ db }: HandlerServices, build: HandlerBuild): RequestHandler {
+export function setSpendControls({ db }: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function setSpendControlsHandler(req, res) {
-    const partnerId = partnerIdOf(req);
+  return async function setSpendControlsHandler({ partner, body }, req, res) {
+    const partnerId = partner._id;
     const stored = await db.transaction(async (tx) => {
-      const saved = await saveSpendControls(tx, partnerId, null, req.body as SpendControls);
+      const saved = await saveSpendControls(tx, partnerId, null, body as SpendControls);
       await recordAudit(tx, { partnerId, operation, targetType: 'partner', targetId: partnerId, requestId: req.requestId, outcome: 'success', details: detailsOf(saved) });
       return saved;
     });
     res.json(stored);
-  });
+  };
 }

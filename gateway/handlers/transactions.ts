@@ -1,13 +1,13 @@
-import type { RequestHandler } from 'express';
 import { cardBelongsToIndividual } from '../cards/card-store';
 import { GatewayError } from '../errors';
-import { asyncHandler, callContext } from '../http/async-handler';
+import { callContext } from '../http/async-handler';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
 import { cursorKey, decodeTransactionCursor, encodeTransactionCursor } from '../transactions/list-cursor';
 import { instant } from '../transactions/validate';
 import { authorizationsOf, findTransaction, listTransactions, type TransactionFilters, type TransactionPosition } from '../transactions/projection';
 import type { HandlerServices } from './services';
+import type { OperationHandler, OwnerFacts, PartnerFacts } from './context';
 import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
 /**
@@ -18,18 +18,18 @@ import { toPartnerTransaction } from '../upstreams/partner-transaction';
  * from"): it is the spec's page-numbered list with an exact total, and holds the account's whole
  * history, also what it recorded before the gateway was told of it.
  */
-export function listIndividualTransactions(services: HandlerServices): RequestHandler {
+export function listIndividualTransactions(services: HandlerServices): OperationHandler<PartnerFacts & OwnerFacts<'individual'>> {
   const { db, clients, individuals, partners } = services;
-  return asyncHandler(async function listTransactionsHandler(req, res) {
+  return async function listTransactionsHandler({ partner, ownership: individual }, req, res) {
     const query = req.query as unknown as PageRequest & { cardKey?: string };
     const page = { page: query.page, limit: query.limit };
-    const individualId = req.ownership!.id;
+    const individualId = individual.id;
     if (query.cardKey !== undefined && !(await cardBelongsToIndividual(db, query.cardKey, individualId))) {
       throw new GatewayError('validation_failed', 'cardKey is not a card of this individual', {
         invalidParams: [{ name: 'cardKey', reason: 'is not a card of this individual' }],
       });
     }
-    const [processingEnabled, clientId] = await Promise.all([partners.processingEnabled(req.partner!._id), individuals.clientId(individualId)]);
+    const [processingEnabled, clientId] = await Promise.all([partners.processingEnabled(partner._id), individuals.clientId(individualId)]);
     if (!processingEnabled || !clientId) {
       res.json({ data: [], pagination: pagination(page, 0) });
       return;
@@ -46,7 +46,7 @@ export function listIndividualTransactions(services: HandlerServices): RequestHa
       data: result.data.map((t) => toPartnerTransaction(t, individualId, decided.get(t.id) ?? null)),
       pagination: pagination(page, result.total),
     });
-  });
+  };
 }
 
 /** The validated query of the partner-wide search (schema `transactions-search-query`). */
@@ -65,9 +65,9 @@ function badParam(name: string, reason: string, detail: string): GatewayError {
  * projection, as `{data, nextCursor}`. A filter naming another partner's card or individual simply
  * matches nothing. A partner without the processing system gets an empty page, as the individual list.
  */
-export function listPartnerTransactions(services: HandlerServices): RequestHandler {
+export function listPartnerTransactions(services: HandlerServices): OperationHandler<PartnerFacts> {
   const { db, partners } = services;
-  return asyncHandler(async function listPartnerTransactionsHandler(req, res) {
+  return async function listPartnerTransactionsHandler({ partner }, req, res) {
     const { limit, cursor, ...filters } = req.query as unknown as SearchQuery;
     for (const name of ['from', 'to'] as const) {
       if (filters[name] !== undefined && instant(filters[name]) === undefined) throw badParam(name, 'must be an RFC 3339 date-time', `${name} is not a date-time`);
@@ -75,7 +75,7 @@ export function listPartnerTransactions(services: HandlerServices): RequestHandl
     if (filters.from !== undefined && filters.to !== undefined && Date.parse(filters.from) > Date.parse(filters.to)) {
       throw badParam('from', 'must not be after to', 'from is after to');
     }
-    const partnerId = req.partner!._id;
+    const partnerId = partner._id;
     const [key, processingEnabled] = await Promise.all([cursorKey(db), partners.processingEnabled(partnerId)]);
     let after: TransactionPosition | undefined;
     if (cursor !== undefined) {
@@ -88,16 +88,16 @@ export function listPartnerTransactions(services: HandlerServices): RequestHandl
     }
     const page = await listTransactions(db, partnerId, filters, { limit, after });
     res.json({ data: page.data, nextCursor: page.last ? encodeTransactionCursor(key, partnerId, filters, page.last) : null });
-  });
+  };
 }
 
 /** `GET /transactions/{id}`: one of the partner's transactions with its history (the ownership step answered 400 / 403 / 404 for the others). */
-export function getPartnerTransaction(services: HandlerServices): RequestHandler {
+export function getPartnerTransaction(services: HandlerServices): OperationHandler<OwnerFacts<'transaction'>> {
   const { db, partners } = services;
-  return asyncHandler(async function getTransactionHandler(req, res) {
+  return async function getTransactionHandler({ ownership: owned }, _req, res) {
     // As the list: a partner without the processing system has no transactions to read.
-    const transaction = (await partners.processingEnabled(req.ownership!.partnerId)) ? await findTransaction(db, req.ownership!.partnerId, req.ownership!.id) : undefined;
+    const transaction = (await partners.processingEnabled(owned.partnerId)) ? await findTransaction(db, owned.partnerId, owned.id) : undefined;
     if (!transaction) throw new GatewayError('not_found', 'No transaction has this id');
     res.json(transaction);
-  });
+  };
 }

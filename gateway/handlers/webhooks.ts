@@ -1,20 +1,20 @@
-import type { Request, RequestHandler } from 'express';
 import { decodeCursor } from '../db/cursor';
 import { GatewayError } from '../errors';
-import { asyncHandler } from '../http/async-handler';
 import { fanOut } from '../outbox/partner-events';
 import { recordAudit } from '../audit/audit-log';
 import type { Queryable } from '../db/database';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
+import type { BodyFacts, OperationHandler, OwnerFacts, PartnerFacts } from './context';
+import type { Partner } from '../partners/partner-store';
 
 /**
  * The audit entry of a change of one of the partner's webhook endpoints, written in the change's
  * transaction. `details` never holds a secret: the URL and event types of a change, nothing for a
  * rotation.
  */
-function auditEndpoint(req: Request, operation: string, details?: Record<string, string | null>) {
+function auditEndpoint(partner: Partner, requestId: string, operation: string, details?: Record<string, string | null>) {
   return async (tx: Queryable, endpointId: string): Promise<void> =>
-    recordAudit(tx, { partnerId: req.partner!._id, operation, targetType: 'webhook-endpoint', targetId: endpointId, requestId: req.requestId, outcome: 'success', ...(details ? { details } : {}) });
+    recordAudit(tx, { partnerId: partner._id, operation, targetType: 'webhook-endpoint', targetId: endpointId, requestId, outcome: 'success', ...(details ? { details } : {}) });
 }
 
 /** The URL and event types a request sets, as an audit entry's details. */
@@ -32,67 +32,67 @@ async function checkedUrl(services: HandlerServices, url: string | undefined): P
 const gone = () => new GatewayError('not_found', 'No webhook endpoint has this id');
 
 /** `GET /webhooks/endpoints`. */
-export function listWebhookEndpoints(services: HandlerServices): RequestHandler {
-  return asyncHandler(async function listWebhookEndpointsHandler(req, res) {
-    res.json({ data: await services.webhooks.endpoints.list(req.partner!._id) });
-  });
+export function listWebhookEndpoints(services: HandlerServices): OperationHandler<PartnerFacts> {
+  return async function listWebhookEndpointsHandler({ partner }, _req, res) {
+    res.json({ data: await services.webhooks.endpoints.list(partner._id) });
+  };
 }
 
 /** `POST /webhooks/endpoints`: 201 with the secret, the only answer that carries it. */
-export function createWebhookEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function createWebhookEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function createWebhookEndpointHandler(req, res) {
-    const body = req.body as { url: string; events?: string[]; description?: string };
+  return async function createWebhookEndpointHandler({ partner, body: created }, req, res) {
+    const body = created as { url: string; events?: string[]; description?: string };
     await checkedUrl(services, body.url);
-    const created = await services.webhooks.endpoints.create(req.partner!._id, body, auditEndpoint(req, operation, endpointDetails(body)));
-    if (!created) throw new GatewayError('conflict', 'You have the maximum number of webhook endpoints: delete one first');
-    res.status(201).json(created);
-  });
+    const endpoint = await services.webhooks.endpoints.create(partner._id, body, auditEndpoint(partner, req.requestId, operation, endpointDetails(body)));
+    if (!endpoint) throw new GatewayError('conflict', 'You have the maximum number of webhook endpoints: delete one first');
+    res.status(201).json(endpoint);
+  };
 }
 
 /** `GET /webhooks/endpoints/{id}`. */
-export function getWebhookEndpoint(services: HandlerServices): RequestHandler {
-  return asyncHandler(async function getWebhookEndpointHandler(req, res) {
-    const endpoint = await services.webhooks.endpoints.get(req.ownership!.partnerId, req.ownership!.id);
+export function getWebhookEndpoint(services: HandlerServices): OperationHandler<OwnerFacts<'webhook-endpoint'>> {
+  return async function getWebhookEndpointHandler({ ownership: endpointOwned }, _req, res) {
+    const endpoint = await services.webhooks.endpoints.get(endpointOwned.partnerId, endpointOwned.id);
     if (!endpoint) throw gone();
     res.json(endpoint);
-  });
+  };
 }
 
 /** `PATCH /webhooks/endpoints/{id}`. */
-export function updateWebhookEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function updateWebhookEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & OwnerFacts<'webhook-endpoint'> & BodyFacts> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function updateWebhookEndpointHandler(req, res) {
-    const change = req.body as { url?: string; events?: string[]; description?: string; status?: 'enabled' | 'disabled' };
+  return async function updateWebhookEndpointHandler({ partner, ownership: endpointOwned, body: changed }, req, res) {
+    const change = changed as { url?: string; events?: string[]; description?: string; status?: 'enabled' | 'disabled' };
     await checkedUrl(services, change.url);
-    const endpoint = await services.webhooks.endpoints.update(req.ownership!.partnerId, req.ownership!.id, change, auditEndpoint(req, operation, endpointDetails(change)));
+    const endpoint = await services.webhooks.endpoints.update(endpointOwned.partnerId, endpointOwned.id, change, auditEndpoint(partner, req.requestId, operation, endpointDetails(change)));
     if (!endpoint) throw gone();
     res.json(endpoint);
-  });
+  };
 }
 
 /** `DELETE /webhooks/endpoints/{id}`: 204. */
-export function deleteWebhookEndpoint(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function deleteWebhookEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & OwnerFacts<'webhook-endpoint'>> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function deleteWebhookEndpointHandler(req, res) {
-    if (!(await services.webhooks.endpoints.delete(req.ownership!.partnerId, req.ownership!.id, auditEndpoint(req, operation)))) throw gone();
+  return async function deleteWebhookEndpointHandler({ partner, ownership: endpointOwned }, req, res) {
+    if (!(await services.webhooks.endpoints.delete(endpointOwned.partnerId, endpointOwned.id, auditEndpoint(partner, req.requestId, operation)))) throw gone();
     res.status(204).end();
-  });
+  };
 }
 
 /** `POST /webhooks/endpoints/{id}/rotate-secret`: the new secret, shown only here. */
-export function rotateWebhookSecret(services: HandlerServices, build: HandlerBuild): RequestHandler {
+export function rotateWebhookSecret(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & OwnerFacts<'webhook-endpoint'>> {
   const operation = auditActionOf(build);
-  return asyncHandler(async function rotateWebhookSecretHandler(req, res) {
-    const secret = await services.webhooks.endpoints.rotateSecret(req.ownership!.partnerId, req.ownership!.id, auditEndpoint(req, operation));
+  return async function rotateWebhookSecretHandler({ partner, ownership: endpointOwned }, req, res) {
+    const secret = await services.webhooks.endpoints.rotateSecret(endpointOwned.partnerId, endpointOwned.id, auditEndpoint(partner, req.requestId, operation));
     if (!secret) throw gone();
     res.json({ secret });
-  });
+  };
 }
 
 /** `GET /webhooks/endpoints/{id}/deliveries?after&limit`. */
-export function listWebhookDeliveries(services: HandlerServices): RequestHandler {
-  return asyncHandler(async function listWebhookDeliveriesHandler(req, res) {
+export function listWebhookDeliveries(services: HandlerServices): OperationHandler<OwnerFacts<'webhook-endpoint'>> {
+  return async function listWebhookDeliveriesHandler({ ownership: endpointOwned }, req, res) {
     const query = req.query as unknown as { after?: string; limit: number };
     let afterId: string | undefined;
     if (query.after !== undefined) {
@@ -101,14 +101,14 @@ export function listWebhookDeliveries(services: HandlerServices): RequestHandler
         throw new GatewayError('validation_failed', 'The cursor is not one this API gave', { invalidParams: [{ name: 'after', reason: 'must be the nextCursor of a previous page' }] });
       }
     }
-    res.json(await services.webhooks.endpoints.attempts(req.ownership!.partnerId, req.ownership!.id, { afterId, limit: query.limit }));
-  });
+    res.json(await services.webhooks.endpoints.attempts(endpointOwned.partnerId, endpointOwned.id, { afterId, limit: query.limit }));
+  };
 }
 
 /** `POST /events/{id}/resend`: 202, one new delivery per enabled endpoint subscribed to its type. */
-export function resendEvent(services: HandlerServices): RequestHandler {
-  return asyncHandler(async function resendEventHandler(req, res) {
-    const { partnerId, id } = req.ownership!;
+export function resendEvent(services: HandlerServices): OperationHandler<OwnerFacts<'event'>> {
+  return async function resendEventHandler({ ownership: event }, _req, res) {
+    const { partnerId, id } = event;
     const deliveries = await services.db.transaction(async (tx) => {
       const rows = await tx.query<{ seq: string }>('SELECT seq FROM partner_events WHERE id = $1 AND partner_id = $2', [id, partnerId]);
       // Deleted by retention since its owner was cached.
@@ -117,5 +117,5 @@ export function resendEvent(services: HandlerServices): RequestHandler {
     });
     services.webhooks.dispatcher.wake();
     res.status(202).json({ id, deliveries });
-  });
+  };
 }

@@ -10,7 +10,7 @@ import type { Logger } from '../logging/logger';
  */
 export type UpstreamCallAudit = Omit<AuditEntry, 'outcome' | 'details'>;
 
-/** The owner of the resource a call is made for, as `req.ownership` carries it. */
+/** The owner of the resource a call is made for, as the ownership step established it (the OWNERSHIP fact, gateway/http/request-facts.ts). */
 export interface AuditedOwner {
   partnerId: string;
   individualId?: string;
@@ -20,7 +20,7 @@ export interface AuditedOwner {
 /**
  * The audit entry of a call on a card.
  *
- * @example upstreamCallOnCard(req.ownership!, 'card.cvv.read', req.params.id, req.requestId)
+ * @example upstreamCallOnCard(card, 'card.cvv.read', card.id, req.requestId) // card: the OWNERSHIP fact
  */
 export function upstreamCallOnCard(owner: AuditedOwner, operation: string, cardKey: string, requestId: string): UpstreamCallAudit {
   return { partnerId: owner.partnerId, individualId: owner.individualId, tenantId: owner.tenantId, operation, targetType: 'card', targetId: cardKey, requestId };

@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { GatewayError } from '../../gateway/errors';
+import { MissingFactError, PARTNER } from '../../gateway/http/request-facts';
 import { answeredThroughHook, beforeAnswer } from '../../gateway/http/answer';
 import { IDEMPOTENCY_KEY, KeyClaimStore, PARTNER_KEYS, REPLAYED_HEADERS, idempotencyKeyOf, requestHash, type StoredAnswer } from '../../gateway/idempotency/key-claims';
 import { STALE_AFTER_SECONDS, claimKeeper } from './claim-keeper';
@@ -83,7 +84,7 @@ function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): Req
   return function idempotencyReplay(req, res, next) {
     const header = req.headers['idempotency-key'];
     const key = Array.isArray(header) ? header[0] : header;
-    const partnerId = req.partner?._id;
+    const partnerId = PARTNER.read(req)?._id;
     if (key === undefined || !IDEMPOTENCY_KEY.test(key) || partnerId === undefined) return next();
     let body: unknown = req.body ?? {};
     if (bodySchema) {
@@ -126,7 +127,10 @@ export function idempotency(params: IdempotencyParams, { services }: PolicyConte
       return next(err);
     }
     if (key === undefined) return next();
-    const partnerId = req.partner!._id;
+    // es512-jwt runs first on every route that takes a key (the boot guards' jwt-first).
+    const partner = PARTNER.read(req);
+    if (partner === undefined) return next(new MissingFactError(PARTNER, 'the idempotency step'));
+    const partnerId = partner._id;
     const route = `${req.method} ${req.baseUrl}${req.path}`;
     store.claim({ partnerId, key, route, requestHash: requestHash(route, req.params, req.body) }, terms).then(
       (claim) => {
@@ -144,7 +148,8 @@ export function idempotency(params: IdempotencyParams, { services }: PolicyConte
             // Held (heartbeat) until the handler's outcome is recorded, even if the client goes
             // away meanwhile: a retry then gets 409 idempotency_in_progress, then the replay.
             keeper.hold(claim.claim);
-            // The upstream call of this operation carries this id on every retry (docs/upstreams.md).
+            // The upstream call of this operation carries this id on every retry (docs/upstreams.md):
+            // the UPSTREAM_OPERATION fact, the handler's `operation`.
             req.upstreamOperation = { id: claim.claim.operationId, resumed: claim.claim.resumed };
             recordAnswer(
               res,

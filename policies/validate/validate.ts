@@ -47,7 +47,7 @@ function refuseControlCharacters(value: unknown, where: 'body' | 'query' | 'path
 /**
  * The validate policy: compiles its schemas once (at the first request that needs them: see
  * `validatorOnFirstUse`), and on each request replaces `req.body` / `req.query` with the validated
- * values (defaults applied, query types coerced). A failure is a 400 `validation_failed` listing every invalid field, and nothing after
+ * values (defaults applied, query types coerced); the validated body is also the VALIDATED_BODY fact. A failure is a 400 `validation_failed` listing every invalid field, and nothing after
  * the policy runs.
  */
 export function validate(params: ValidateParams): RequestHandler {
@@ -66,8 +66,9 @@ export function validate(params: ValidateParams): RequestHandler {
           throw new GatewayError('unsupported_media_type', 'Send the body as application/json');
         }
         refuseControlCharacters(req.body, 'body');
-        // A copy: defaults are applied to what the handler sees, not to the parsed original.
-        req.body = assertValid(body(), structuredClone(req.body ?? {}), 'body');
+        // A copy: defaults are applied to what the handler sees, not to the parsed original. The
+        // VALIDATED_BODY fact (gateway/http/request-facts.ts): the handler's `body`.
+        req.body = req.validatedBody = assertValid(body(), structuredClone(req.body ?? {}), 'body');
       }
       if (query) {
         refuseControlCharacters(req.query, 'query');

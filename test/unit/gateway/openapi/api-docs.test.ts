@@ -1,20 +1,21 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler } from 'express';
 import { expect } from 'chai';
 import { GatewayError } from '../../../../gateway/errors';
 import { OPERATIONS } from '../../../../gateway/catalog';
 import { apiDocsPage, openApiDocument } from '../../../../gateway/handlers/api-docs';
+import { runWithFacts, type OperationHandler } from '../../../../gateway/handlers/context';
 import { DOCS_PAGE_CSP } from '../../../../gateway/openapi/docs-page';
 import type { GatewayServices } from '../../../../policies';
 
 /** The document handlers read no service. */
 const noServices = {} as GatewayServices;
 
-/** Serves one handler on a loopback port; errors answer their GatewayError status and code. */
-async function serve(handler: RequestHandler): Promise<{ url: string; close(): Promise<void> }> {
+/** Serves one handler (a public operation's: no facts) on a loopback port; errors answer their GatewayError status and code. */
+async function serve(handler: OperationHandler<unknown>): Promise<{ url: string; close(): Promise<void> }> {
   const app = express();
-  app.get('/', handler);
+  app.get('/', runWithFacts(handler, () => ({})));
   const errors: ErrorRequestHandler = (err: GatewayError, _req, res, _next) => {
     res.status(err.status).json({ code: err.code });
   };

@@ -1,0 +1,108 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Operation } from '../catalog';
+import { upstreamOperationOf } from '../idempotency/operation-id';
+import { MissingFactError, OWNERSHIP, PARTNER, VALIDATED_BODY, type FactKey, type FactName, type OwnedResource, type UpstreamOperation } from '../http/request-facts';
+import type { OwnedKind } from '../ownership';
+import type { Partner } from '../partners/partner-store';
+import type { SchemaName } from '../schemas';
+
+/**
+ * The typed context of a handler: the facts its operation's catalog entry implies, read off the
+ * request once, by the `operation` policy, before the handler runs (like Hono's `c.get('partner')`,
+ * but checked by the compiler against the entry: a handler that asks for a fact its entry does not
+ * imply does not compile against the entry it is registered for in `HANDLERS`).
+ *
+ * - `partner`: every operation that is not public (the pipeline runs es512-jwt first);
+ * - `ownership`: the resource of the path whose owner the entry checks (`ownership: [{ in: 'path' }]`),
+ *   typed by its kind;
+ * - `body`: the validated body, where the entry declares a body schema;
+ * - `operation`: the upstream operation of an orchestration (its claimed Idempotency-Key's, or the
+ *   request's own).
+ */
+export interface PartnerFacts {
+  partner: Partner;
+}
+export interface OwnerFacts<Kind extends OwnedKind> {
+  ownership: OwnedResource<Kind>;
+}
+export interface BodyFacts {
+  body: unknown;
+}
+export interface OperationFacts {
+  operation: UpstreamOperation;
+}
+
+/** The kind of the resource of the path whose owner an entry's checks name (never: none). */
+type PathKind<Checks> = Checks extends readonly (infer Check)[] ? (Check extends { in: 'path'; resource: infer Kind extends OwnedKind } ? Kind : never) : never;
+
+/** The facts a catalog entry implies for its handler. */
+export type FactsOf<Entry extends Operation> = (Entry extends { public: object } ? unknown : PartnerFacts) &
+  ([PathKind<Entry['ownership']>] extends [never] ? unknown : OwnerFacts<PathKind<Entry['ownership']>>) &
+  (Entry extends { schemas: { body: SchemaName } } ? BodyFacts : unknown) &
+  (Entry extends { ends: { kind: 'orchestration' } } ? OperationFacts : unknown);
+
+/**
+ * A handler: answers a request from its typed facts (and `req` for the path, query and headers,
+ * `res` to answer). A rejection or a throw reaches the problem writer.
+ */
+export type OperationHandler<Facts> = (facts: Facts, req: Request, res: Response) => void | Promise<void>;
+
+/** A fact an entry's handler needs, and the step that provides it (for the boot guards' tie, test/unit/gateway/handlers). */
+export interface FactRequirement {
+  key: FactKey<unknown>;
+  /** What the providing step must say: the ownership step's resource and parameter, the validate step's body schema. */
+  step?: { resource: OwnedKind; param: string } | { body: SchemaName };
+}
+
+/**
+ * The facts an entry's handler needs from the steps before it, each provided by a step the boot
+ * guards require of the entry's pipeline: es512-jwt first on every route that is not public
+ * (`jwt-first`), an unconditional ownership step for each resource the entry checks, an
+ * unconditional validate step for its body schema (`catalog-contradiction`).
+ */
+export function factsRequiredBy(entry: Operation): FactRequirement[] {
+  const required: FactRequirement[] = [];
+  if (!entry.public) required.push({ key: PARTNER });
+  const owned = entry.ownership?.find((check) => check.in === 'path');
+  if (owned) required.push({ key: OWNERSHIP, step: { resource: owned.resource, param: owned.param } });
+  const body = entry.schemas?.body;
+  if (body !== undefined) required.push({ key: VALIDATED_BODY, step: { body } });
+  return required;
+}
+
+/**
+ * Reads, once per request, the typed facts of an entry's handler off the request. Built once per
+ * pipeline. A required fact that is absent (or an owned resource of another kind) throws
+ * {@link MissingFactError}: the request gets the 500 problem and the error is logged by the problem
+ * writer; the boot guards make it unreachable. An orchestration's upstream operation is the claimed
+ * Idempotency-Key's, else the request's own, made here.
+ */
+export function handlerFactsReader<Entry extends Operation>(operation: string, entry: Entry): (req: Request) => FactsOf<Entry> {
+  const required = factsRequiredBy(entry).map(({ key, step }) => ({ key, kind: step && 'resource' in step ? step.resource : undefined }));
+  const neededBy = `the handler of operation "${operation}"`;
+  const orchestration = entry.ends.kind === 'orchestration';
+  return function readHandlerFacts(req) {
+    const facts: Partial<Record<FactName, unknown>> = {};
+    for (const { key, kind } of required) {
+      const value = key.read(req);
+      if (value === undefined || (kind !== undefined && (value as OwnedResource).kind !== kind)) throw new MissingFactError(key, neededBy);
+      facts[key.name] = value;
+    }
+    if (orchestration) facts.operation = upstreamOperationOf(req);
+    return facts as FactsOf<Entry>;
+  };
+}
+
+/** The request handler that runs `handler` with the facts `readFacts` reads: a throw or a rejection goes to `next`. */
+export function runWithFacts<Facts>(handler: OperationHandler<Facts>, readFacts: (req: Request) => Facts): RequestHandler {
+  return function handleOperation(req, res, next) {
+    let answered: void | Promise<void>;
+    try {
+      answered = handler(readFacts(req), req, res);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    if (answered) answered.catch(next);
+  };
+}
