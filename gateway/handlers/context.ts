@@ -71,25 +71,37 @@ export function factsRequiredBy(entry: Operation): FactRequirement[] {
 }
 
 /**
+ * The facts read off one request. `operation` is read when the handler first reads it (an
+ * orchestration that sends no operation id to its upstream makes none, as before).
+ */
+class ReadFacts {
+  readonly #req: Request;
+  constructor(req: Request) {
+    this.#req = req;
+  }
+  get operation(): UpstreamOperation {
+    return upstreamOperationOf(this.#req);
+  }
+}
+
+/**
  * Reads, once per request, the typed facts of an entry's handler off the request. Built once per
  * pipeline. A required fact that is absent (or an owned resource of another kind) throws
  * {@link MissingFactError}: the request gets the 500 problem and the error is logged by the problem
  * writer; the boot guards make it unreachable. An orchestration's upstream operation is the claimed
- * Idempotency-Key's, else the request's own, made here.
+ * Idempotency-Key's, else the request's own, made when the handler first reads it.
  */
 export function handlerFactsReader<Entry extends Operation>(operation: string, entry: Entry): (req: Request) => FactsOf<Entry> {
   const required = factsRequiredBy(entry).map(({ key, step }) => ({ key, kind: step && 'resource' in step ? step.resource : undefined }));
   const neededBy = `the handler of operation "${operation}"`;
-  const orchestration = entry.ends.kind === 'orchestration';
   return function readHandlerFacts(req) {
-    const facts: Partial<Record<FactName, unknown>> = {};
+    const facts = new ReadFacts(req) as ReadFacts & Partial<Record<FactName, unknown>>;
     for (const { key, kind } of required) {
       const value = key.read(req);
       if (value === undefined || (kind !== undefined && (value as OwnedResource).kind !== kind)) throw new MissingFactError(key, neededBy);
-      facts[key.name] = value;
+      facts[key.name as Exclude<FactName, 'operation'>] = value;
     }
-    if (orchestration) facts.operation = upstreamOperationOf(req);
-    return facts as FactsOf<Entry>;
+    return facts as unknown as FactsOf<Entry>;
   };
 }
 

@@ -68,11 +68,19 @@ describe('unit: the handler context (gateway/handlers/context.ts)', function () 
       });
     }
 
-    it('asks a public operation for nothing, and a local one for no upstream operation', function () {
-      expect(handlerFactsReader('health-check', OPERATIONS['health-check'])(requestWith({}))).to.deep.equal({});
-      const req = requestWith({ partner: PARTNER_ROW });
-      expect(handlerFactsReader('me', OPERATIONS.me)(req)).to.deep.equal({ partner: PARTNER_ROW });
+    it('asks a public operation for nothing, and a local one for the partner only', function () {
+      expect(Object.keys(handlerFactsReader('health-check', OPERATIONS['health-check'])(requestWith({})) as object)).to.deep.equal([]);
+      const facts = handlerFactsReader('me', OPERATIONS.me)(requestWith({ partner: PARTNER_ROW }));
+      expect(Object.keys(facts)).to.deep.equal(['partner']);
+      expect(facts.partner).to.equal(PARTNER_ROW);
+    });
+
+    it("makes an orchestration's own upstream operation only when its handler reads it", function () {
+      const req = requestWith({ partner: PARTNER_ROW, ownership: CARD, validatedBody: {} });
+      const facts = lock(req);
       expect(req.upstreamOperation).to.equal(undefined);
+      expect(facts.operation).to.equal(req.upstreamOperation);
+      expect(facts.operation).to.equal(facts.operation);
     });
   });
 
