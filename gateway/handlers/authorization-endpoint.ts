@@ -1,9 +1,10 @@
 import { recordAudit } from '../audit/audit-log';
-import type { AuthorizationEndpointChange, DefaultDecision } from '../authorizations/endpoint-store';
+import type { AuthorizationEndpointChange } from '../authorizations/endpoint-store';
 import type { Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { BodyFacts, OperationHandler, PartnerFacts } from './context';
+import type { RequestBodies } from './request-bodies';
 import type { Partner } from '../partners/partner-store';
 
 /**
@@ -34,10 +35,9 @@ async function checkedUrl(services: HandlerServices, url: string | undefined): P
 const none = () => new GatewayError('not_found', 'You have no authorization endpoint');
 
 /** `POST /authorization-endpoint`: 201 with the secret, the only answer but a rotation's that carries it. */
-export function createAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts> {
+export function createAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts<RequestBodies['authorization-endpoint-create']>> {
   const operation = auditActionOf(build);
-  return async function createAuthorizationEndpointHandler({ partner, body: requested }, req, res) {
-    const body = requested as { url: string; timeoutMs?: number; defaultDecision?: DefaultDecision };
+  return async function createAuthorizationEndpointHandler({ partner, body }, req, res) {
     await checkedUrl(services, body.url);
     const created = await services.authorizationEndpoints.endpoints.create(partner._id, body, auditEndpoint(partner, req.requestId, operation, endpointDetails(body)));
     if (!created) throw new GatewayError('authorization_endpoint_exists', 'You have an authorization endpoint already: change it with PATCH /authorization-endpoint, or delete it first');
@@ -55,10 +55,9 @@ export function getAuthorizationEndpoint(services: HandlerServices): OperationHa
 }
 
 /** `PATCH /authorization-endpoint`. */
-export function updateAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts> {
+export function updateAuthorizationEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts<AuthorizationEndpointChange>> {
   const operation = auditActionOf(build);
-  return async function updateAuthorizationEndpointHandler({ partner, body: changed }, req, res) {
-    const change = changed as AuthorizationEndpointChange;
+  return async function updateAuthorizationEndpointHandler({ partner, body: change }, req, res) {
     await checkedUrl(services, change.url);
     const endpoint = await services.authorizationEndpoints.endpoints.update(partner._id, change, 'partner', auditEndpoint(partner, req.requestId, operation, endpointDetails(change)));
     if (!endpoint) throw none();

@@ -17,14 +17,13 @@ import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts, PartnerFa
  * operation id of the request's Idempotency-Key (docs/upstreams.md): a retry after a crash or a
  * 5xx gets the same card back from the issuer, never a second one.
  */
-export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServices, build: HandlerBuild) => OperationHandler<PartnerFacts & OwnerFacts<'individual'> & BodyFacts & OperationFacts> {
+export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServices, build: HandlerBuild) => OperationHandler<PartnerFacts & OwnerFacts<'individual'> & BodyFacts<CardIssueBody> & OperationFacts> {
   return function issueCardFactory(services, build) {
     const operation = auditActionOf(build);
     const { db, clients, individuals, ownership, log } = services;
-    return async function issueCardHandler({ partner, ownership: individual, body: validated, operation: upstream }, req, res) {
+    return async function issueCardHandler({ partner, ownership: individual, body, operation: upstream }, req, res) {
       const partnerId = partner._id;
       const individualId = individual.id;
-      const body = validated as CardIssueBody;
       const clientId = await individuals.clientId(individualId);
       if (body.clientCode !== clientId) {
         throw new GatewayError('validation_failed', "clientCode must be the individual's clientID", {

@@ -11,15 +11,15 @@ import type { BodyFacts, OperationHandler, OwnerFacts } from './context';
  * and writes the audit entry and the `card.updated` event; the answer is the full card. No upstream
  * is called.
  */
-function setLocalField(
+function setLocalField<Field extends 'nickname' | 'phoneNumber'>(
   column: 'nickname' | 'three_ds_phone',
-  bodyField: 'nickname' | 'phoneNumber',
+  bodyField: Field,
   eventField: 'nickname' | 'threeDsPhone'
-): (services: HandlerServices, build: HandlerBuild) => OperationHandler<OwnerFacts<'card'> & BodyFacts> {
+): (services: HandlerServices, build: HandlerBuild) => OperationHandler<OwnerFacts<'card'> & BodyFacts<Record<Field, string>>> {
   return function setLocalFieldFactory({ db }, build) {
     const operation = auditActionOf(build);
     return async function setLocalFieldHandler({ ownership: owner, body }, req, res) {
-      const value = (body as Record<string, string>)[bodyField];
+      const value = body[bodyField];
       const card = await db.transaction(async (tx) => {
         const rows = await tx.query<CardRow>(`UPDATE cards SET ${column} = $2, updated_at = now() WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`, [owner.id, value]);
         if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');

@@ -15,6 +15,7 @@ import { sendJson } from '../http/send-json';
 import type { OwnedResource } from '../http/request-facts';
 import type { Owner } from '../ownership';
 import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
+import type { CardStatusChangeBody, LimitBody, RequestBodies } from './request-bodies';
 
 /** The facts of a handler acting on the card of its path (its owner checked by the pipeline). */
 type CardFacts = OwnerFacts<'card'>;
@@ -71,14 +72,14 @@ export async function callIssuer<T>(
  * code changed. The issuer's `Idempotency-Key` is the request's upstream operation id (the same on
  * every retry of its `Idempotency-Key`). Answers the card status result (2.4).
  */
-export function changeCardStatus(services: HandlerServices, build: HandlerBuild<StatusChangeOperation>): OperationHandler<CardFacts & BodyFacts & OperationFacts> {
+export function changeCardStatus(services: HandlerServices, build: HandlerBuild<StatusChangeOperation>): OperationHandler<CardFacts & BodyFacts<CardStatusChangeBody> & OperationFacts> {
   const operation = build.operation.audit;
   const change = build.operation.statusChange;
   return async function changeCardStatusHandler({ ownership: card, body, operation: upstream }, req, res) {
     const result = await applyStatusChange(services, {
       cardKey: card.id,
       change,
-      issuerBody: body as { expDate?: string; reason?: string; description?: string; cardLocation?: string },
+      issuerBody: body,
       operationId: upstream.id,
       resumed: upstream.resumed,
       actor: { source: 'partner', operation, requestId: req.requestId, eventNamesRequest: true },
@@ -112,16 +113,16 @@ function issuerActionAnsweringCard<Facts extends CardFacts>(
 }
 
 /** `PUT /cards/{id}/3ds/answer`: forwarded to the issuer, never stored or logged by us. */
-export const setCard3dsAnswer = issuerActionAnsweringCard<CardFacts & BodyFacts>((issuer, { ownership: card, body }, ctx) =>
-  issuer.setThreeDsAnswer(ctx, card.id, (body as { answer: string }).answer)
+export const setCard3dsAnswer = issuerActionAnsweringCard<CardFacts & BodyFacts<RequestBodies['three-ds-answer']>>((issuer, { ownership: card, body }, ctx) =>
+  issuer.setThreeDsAnswer(ctx, card.id, body.answer)
 );
 
 /** `POST /cards/{id}/pin/reset-tries`: answers the full card. */
 export const resetCardPinTries = issuerActionAnsweringCard<CardFacts>((issuer, { ownership: card }, ctx) => issuer.resetPinTries(ctx, card.id));
 
 /** `POST /cards/{id}/authorize` (PIN-less action): answers the full card. */
-export const authorizeCardholder = issuerActionAnsweringCard<CardFacts & BodyFacts>((issuer, { ownership: card, body }, ctx) =>
-  issuer.authorize(ctx, card.id, { pin: (body as { pin: string }).pin })
+export const authorizeCardholder = issuerActionAnsweringCard<CardFacts & BodyFacts<RequestBodies['card-authorize']>>((issuer, { ownership: card, body }, ctx) =>
+  issuer.authorize(ctx, card.id, { pin: body.pin })
 );
 
 /**
@@ -138,11 +139,10 @@ function knownLimitation(err: unknown, what: string): unknown {
 }
 
 /** `POST /cards/{id}/pin/change`: answers the full card (the issuer refuses it today). */
-export function changeCardPin(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
-  const inner = issuerActionAnsweringCard<CardFacts & BodyFacts>((issuer, { ownership: card, body }, ctx) => {
-    const { expDate, pin } = body as { expDate: string; pin: string };
-    return issuer.changePin(ctx, card.id, { expDate, pin });
-  })(services, build);
+export function changeCardPin(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts<RequestBodies['pin-change']>> {
+  const inner = issuerActionAnsweringCard<CardFacts & BodyFacts<RequestBodies['pin-change']>>((issuer, { ownership: card, body }, ctx) =>
+    issuer.changePin(ctx, card.id, { expDate: body.expDate, pin: body.pin })
+  )(services, build);
   return async function changePinHandler(facts, req, res) {
     try {
       await inner(facts, req, res);
@@ -153,13 +153,13 @@ export function changeCardPin(services: HandlerServices, build: HandlerBuild): O
 }
 
 /** `POST /cards/{id}/pin/force-lock`: answers the card status result (the issuer refuses it today). */
-export function forceCardPinLock(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
+export function forceCardPinLock(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts<RequestBodies['pin-force-lock']>> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
   return async function forcePinLockHandler({ ownership: card, body }, req, res) {
     await loadCardRow(db, card.id);
     try {
-      await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.forcePinLock(ctx, card.id, { expDate: (body as { expDate: string }).expDate }));
+      await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.forcePinLock(ctx, card.id, { expDate: body.expDate }));
     } catch (err) {
       throw knownLimitation(err, 'force PIN lock');
     }
@@ -170,13 +170,13 @@ export function forceCardPinLock(services: HandlerServices, build: HandlerBuild)
 }
 
 /** `PATCH /cards/{id}/emboss-name`: the issuer changes it, then our record, its audit entry and its `card.updated` event; answers the full card. */
-export function setCardEmbossName(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
+export function setCardEmbossName(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts<RequestBodies['card-emboss-name']>> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
   return async function setEmbossNameHandler({ ownership: owned, body }, req, res) {
     const cardKey = owned.id;
     await loadCardRow(db, cardKey);
-    const { embossedName } = body as { embossedName: string };
+    const { embossedName } = body;
     await callIssuer(services, owned, req, res, operation, (ctx) => clients.issuer.setEmbossName(ctx, cardKey, embossedName));
     const card: Card = await db.transaction(async (tx) => {
       const rows = await tx.query<CardRow>(`UPDATE cards SET embossed_name = $2, updated_at = now() WHERE card_key = $1 RETURNING ${CARD_COLUMNS}`, [cardKey, embossedName]);
@@ -214,11 +214,10 @@ function limitOf(limit: CardLimit): CardLimit {
 }
 
 /** `PATCH /cards/{id}/limits`: several limits at once (audit entry and `card.updated` event in one transaction); answers every limit. */
-export function patchCardLimits(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
+export function patchCardLimits(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts<LimitBody[]>> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
-  return async function patchLimitsHandler({ ownership: card, body }, req, res) {
-    const items = body as { name: LimitName; value: number }[];
+  return async function patchLimitsHandler({ ownership: card, body: items }, req, res) {
     const limits = await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.patchLimits(ctx, card.id, items));
     await recordLimitsChange(db, card, req, operation, items);
     sendJson(res, 200, limits.map(limitOf));
@@ -226,11 +225,10 @@ export function patchCardLimits(services: HandlerServices, build: HandlerBuild):
 }
 
 /** `PUT /cards/{id}/limits/{limitName}`: one limit; the body's name must be the path's. */
-export function setCardLimit(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts> {
+export function setCardLimit(services: HandlerServices, build: HandlerBuild): OperationHandler<CardFacts & BodyFacts<LimitBody>> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
-  return async function setLimitHandler({ ownership: card, body: validated }, req, res) {
-    const body = validated as { name: LimitName; value: number };
+  return async function setLimitHandler({ ownership: card, body }, req, res) {
     if (body.name !== req.params.limitName) {
       throw new GatewayError('validation_failed', 'The body names another limit than the path', {
         invalidParams: [{ name: 'name', reason: `must be ${req.params.limitName}, the limit of the path` }],

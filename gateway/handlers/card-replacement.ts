@@ -13,11 +13,10 @@ import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { sendJson } from '../http/send-json';
 import type { OwnedResource } from '../http/request-facts';
 import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
+import type { CardReplaceBody } from './request-bodies';
 
 /** The facts of a replacement or re-issue: the card of the path, the validated body, the upstream operation. */
-type ReplacementFacts = OwnerFacts<'card'> & BodyFacts & OperationFacts;
-
-type ReplaceBody = { expDate: string; reason?: string; pinMailer?: string };
+type ReplacementFacts = OwnerFacts<'card'> & BodyFacts<CardReplaceBody> & OperationFacts;
 
 /** Delivers the outbox messages a request wrote, right after its commit; failures are retried later. */
 async function deliverNow({ outbox, log }: Pick<HandlerServices, 'outbox' | 'log'>, req: Request, ids: string[]): Promise<void> {
@@ -36,12 +35,11 @@ async function deliverNow({ outbox, log }: Pick<HandlerServices, 'outbox' | 'log
 export function replaceCard(services: HandlerServices, build: HandlerBuild): OperationHandler<ReplacementFacts> {
   const operation = auditActionOf(build);
   const { db, clients, ownership, log } = services;
-  return async function replaceCardHandler({ ownership: owned, body: validated, operation: upstream }, req, res) {
+  return async function replaceCardHandler({ ownership: owned, body, operation: upstream }, req, res) {
     const oldKey = owned.id;
     const current = await loadCardRow(db, oldKey);
     if (current.type !== 'physical') throw new GatewayError('conflict', 'Only physical cards can be replaced; re-issue a virtual card');
     if (current.status_code === 'S4') throw new GatewayError('invalid_transition', 'A closed card cannot be replaced', { extensions: { cardStatus: current.status, statusCode: current.status_code } });
-    const body = validated as ReplaceBody;
     const { cardKey: newKey } = await callIssuer(services, owned, req, res, operation, (ctx) => clients.issuer.replace(ctx, oldKey, body, upstream.id));
     await db.transaction(async (tx) => {
       await tx.query('UPDATE cards SET card_key = $2, replaced_from = $1, issuer_check_due = true, updated_at = now() WHERE card_key = $1', [oldKey, newKey]);
@@ -96,7 +94,7 @@ async function reissuedByAnEarlierAttempt(
   req: Request,
   res: Response,
   operation: string,
-  body: ReplaceBody,
+  body: CardReplaceBody,
   partnerId: string
 ): Promise<Card | undefined> {
   const oldKey = owned.id;
@@ -125,11 +123,10 @@ async function reissuedByAnEarlierAttempt(
 export function reissueCard(services: HandlerServices, build: HandlerBuild): OperationHandler<ReplacementFacts> {
   const operation = auditActionOf(build);
   const { db, clients, ownership } = services;
-  return async function reissueCardHandler({ ownership: owner, body: validated, operation: upstream }, req, res) {
+  return async function reissueCardHandler({ ownership: owner, body, operation: upstream }, req, res) {
     const oldKey = owner.id;
     const current = await loadCardRow(db, oldKey);
     const oldStatusCode = current.status_code;
-    const body = validated as ReplaceBody;
     if (oldStatusCode === 'S4') {
       const earlier = upstream.resumed ? await reissuedByAnEarlierAttempt(services, owner, upstream.id, req, res, operation, body, current.partner_id) : undefined;
       if (earlier) {

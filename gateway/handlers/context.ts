@@ -5,6 +5,7 @@ import { MissingFactError, OWNERSHIP, PARTNER, VALIDATED_BODY, type FactKey, typ
 import type { OwnedKind } from '../ownership';
 import type { Partner } from '../partners/partner-store';
 import type { SchemaName } from '../schemas';
+import type { BodyOf } from './request-bodies';
 
 /**
  * The typed context of a handler: the facts its operation's catalog entry implies, read off the
@@ -15,7 +16,8 @@ import type { SchemaName } from '../schemas';
  * - `partner`: every operation that is not public (the pipeline runs es512-jwt first);
  * - `ownership`: the resource of the path whose owner the entry checks (`ownership: [{ in: 'path' }]`),
  *   typed by its kind;
- * - `body`: the validated body, where the entry declares a body schema;
+ * - `body`: the validated body, where the entry declares a body schema, typed by that schema
+ *   (gateway/handlers/request-bodies.ts);
  * - `operation`: the upstream operation of an orchestration (its claimed Idempotency-Key's, or the
  *   request's own).
  */
@@ -25,8 +27,8 @@ export interface PartnerFacts {
 export interface OwnerFacts<Kind extends OwnedKind> {
   ownership: OwnedResource<Kind>;
 }
-export interface BodyFacts {
-  body: unknown;
+export interface BodyFacts<Body = unknown> {
+  body: Body;
 }
 export interface OperationFacts {
   operation: UpstreamOperation;
@@ -38,7 +40,7 @@ type PathKind<Checks> = Checks extends readonly (infer Check)[] ? (Check extends
 /** The facts a catalog entry implies for its handler. */
 export type FactsOf<Entry extends Operation> = (Entry extends { public: object } ? unknown : PartnerFacts) &
   ([PathKind<Entry['ownership']>] extends [never] ? unknown : OwnerFacts<PathKind<Entry['ownership']>>) &
-  (Entry extends { schemas: { body: SchemaName } } ? BodyFacts : unknown) &
+  (Entry extends { schemas: { body: infer Schema extends SchemaName } } ? BodyFacts<BodyOf<Schema>> : unknown) &
   (Entry extends { ends: { kind: 'orchestration' } } ? OperationFacts : unknown);
 
 /**

@@ -34,12 +34,11 @@ function mayHaveBeenApplied(err: unknown): boolean {
  *    record stays → 504 / 502; a retry with the same key resumes it, else the reconciler settles it.
  * A crash between 1 and 3 leaves a pending record that a retry of the key or the reconciler settles.
  */
-export function createIndividual(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts & OperationFacts> {
+export function createIndividual(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts<IndividualCreateBody> & OperationFacts> {
   const operation = auditActionOf(build);
   const { individuals, clients, ownership, log } = services;
-  return async function createIndividualHandler({ partner, body: validated, operation: upstream }, req, res) {
+  return async function createIndividualHandler({ partner, body, operation: upstream }, req, res) {
     const partnerId = partner._id;
-    const body = validated as IndividualCreateBody;
     const { onboardingId, state } = await individuals.createPending(partnerId, body, upstream.id);
     if (state === 'complete') {
       // An earlier attempt of this key was completed by the reconciler: its result is the answer.

@@ -1,18 +1,19 @@
 import type { Request } from 'express';
 import { recordAudit } from '../audit/audit-log';
-import { statusCodeFor, type CardStatus } from '../cards/card-status';
+import { statusCodeFor } from '../cards/card-status';
 import { markIssuerCheckDue } from '../cards/card-sync';
 import { GatewayError, type ErrorCode } from '../errors';
 import { callContext } from '../http/async-handler';
 import { findTransaction, applyTransaction } from '../transactions/projection';
 import { checkTransaction } from '../transactions/validate';
 import { toPartnerTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
-import type { IssuerStatusCode, SimulatedAuthorization, SimulatedStep, SimulatedTransactionRequest, Transaction } from '../upstreams/types';
+import type { IssuerStatusCode, SimulatedStep, Transaction } from '../upstreams/types';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import { sendJson } from '../http/send-json';
 import type { OwnedResource } from '../http/request-facts';
 import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
+import type { RequestBodies } from './request-bodies';
 
 /**
  * Outside sandbox mode the route does not exist for the partner: its pipeline is not even mounted
@@ -89,14 +90,14 @@ async function simulate(
  * the gateway before it answers, so its event comes through the inbound listener as a real one
  * would (docs/upstreams.md section 9).
  */
-export function simulateCardTransaction(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts & OperationFacts> {
+export function simulateCardTransaction(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts<RequestBodies['simulate-transaction']> & OperationFacts> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
   return async function simulateTransactionHandler({ ownership: card, body: validated, operation: upstream }, req, res) {
     refuseOutsideSandbox(services, req);
     const cardKey = card.id;
     await loadCardRow(db, cardKey);
-    const { amount, currency, type, merchant, declineReason } = validated as SimulatedTransactionRequest;
+    const { amount, currency, type, merchant, declineReason } = validated;
     const body = { cardId: cardKey, amount, currency, type, merchant, declineReason };
     const transaction = await simulate(services, card, req, operation, cardKey, () => clients.processing.simulateTransaction(callContext(req, res), body, upstream.id), {
       amount,
@@ -112,14 +113,14 @@ export function simulateCardTransaction(services: HandlerServices, build: Handle
  * purchase or withdrawal (PENDING). The same `authorizationId` again is the processor's retry of
  * that authorization: the same transaction, nothing new.
  */
-export function simulateCardAuthorization(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts & OperationFacts> {
+export function simulateCardAuthorization(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts<RequestBodies['simulate-authorization']> & OperationFacts> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
   return async function simulateAuthorizationHandler({ ownership: card, body: validated, operation: upstream }, req, res) {
     refuseOutsideSandbox(services, req);
     const cardKey = card.id;
     await loadCardRow(db, cardKey);
-    const { amount, currency, type, merchant, authorizationId } = validated as Omit<SimulatedAuthorization, 'cardId' | 'notify'>;
+    const { amount, currency, type, merchant, authorizationId } = validated;
     const body = { cardId: cardKey, amount, currency, type, merchant, authorizationId };
     const transaction = await simulate(services, card, req, operation, cardKey, () => clients.processing.simulateAuthorization(callContext(req, res), body, upstream.id), {
       amount,
@@ -135,7 +136,7 @@ export function simulateCardAuthorization(services: HandlerServices, build: Hand
  * processing sandbox plays that step of the transaction's life. A step the lifecycle forbids is 409
  * with its code (docs/transactions.md); a refund answers the new REFUND transaction (201).
  */
-export function simulateTransactionStep(step: SimulatedStep): (services: HandlerServices, build: HandlerBuild) => OperationHandler<OwnerFacts<'transaction'> & BodyFacts & OperationFacts> {
+export function simulateTransactionStep(step: SimulatedStep): (services: HandlerServices, build: HandlerBuild) => OperationHandler<OwnerFacts<'transaction'> & BodyFacts<RequestBodies['simulate-transaction-step']> & OperationFacts> {
   return (services, build) => {
     const operation = auditActionOf(build);
     const { db, clients } = services;
@@ -144,7 +145,7 @@ export function simulateTransactionStep(step: SimulatedStep): (services: Handler
       const id = transactionOwned.id;
       const cardKey = (await db.query<{ card_key: string }>('SELECT card_key FROM card_transactions WHERE id = $1', [id])).rows[0]?.card_key;
       if (cardKey === undefined) throw new GatewayError('not_found', 'No transaction has this id');
-      const { amount } = (body ?? {}) as { amount?: number };
+      const { amount } = body;
       const transaction = await simulate(services, transactionOwned, req, operation, cardKey, () => clients.processing.simulateStep(callContext(req, res), id, step, { amount }, upstream.id), {
         step,
         of: id,
@@ -161,7 +162,7 @@ export function simulateTransactionStep(step: SimulatedStep): (services: Handler
  * event (source issuer). The card is marked for an issuer check first: should the notification be
  * lost, the card reconciler takes the change over all the same.
  */
-export function simulateCardIssuerStatus(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts> {
+export function simulateCardIssuerStatus(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts<RequestBodies['simulate-issuer-status']>> {
   const operation = auditActionOf(build);
   const { db, clients } = services;
   return async function simulateIssuerStatusHandler({ ownership: card, body }, req, res) {
@@ -169,7 +170,7 @@ export function simulateCardIssuerStatus(services: HandlerServices, build: Handl
     const cardKey = card.id;
     const row = await loadCardRow(db, cardKey);
     if (row.status === 'CLOSED') throw new GatewayError('invalid_transition', 'A CLOSED card cannot change status');
-    const { status, reason } = body as { status: CardStatus; reason?: string };
+    const { status, reason } = body;
     const statusCode = statusCodeFor(status) as IssuerStatusCode;
     await markIssuerCheckDue(db, cardKey);
     await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.simulateStatus(ctx, cardKey, { statusCode, reason }));

@@ -25,14 +25,14 @@ export function getCardSpendControls({ db }: HandlerServices): OperationHandler<
 }
 
 /** `PUT /cards/{id}/spend-controls`: replaces the card's controls; audit entry (target the card) and `card.updated` `changed: ["spendControls"]`. */
-export function setCardSpendControls({ db }: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts> {
+export function setCardSpendControls({ db }: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts<SpendControls>> {
   const operation = auditActionOf(build);
   return async function setCardSpendControlsHandler({ ownership: owner, body }, req, res) {
     const stored = await db.transaction(async (tx) => {
       // FOR KEY SHARE: a replacement cannot move the card to another cardKey while this writes.
       const rows = await tx.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1 FOR KEY SHARE`, [owner.id]);
       if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
-      const saved = await saveSpendControls(tx, owner.partnerId, owner.id, body as SpendControls);
+      const saved = await saveSpendControls(tx, owner.partnerId, owner.id, body);
       await recordAudit(tx, { ...cardAudit(owner, req, operation), outcome: 'success', details: detailsOf(saved) });
       await emitEvent(tx, cardUpdated(owner, req, toCard(rows.rows[0]), ['spendControls']));
       return saved;
@@ -49,12 +49,12 @@ export function getSpendControls({ db }: HandlerServices): OperationHandler<Part
 }
 
 /** `PUT /spend-controls`: replaces the partner's default; audit entry with target type `partner` (no event: no card changed). */
-export function setSpendControls({ db }: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts> {
+export function setSpendControls({ db }: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts<SpendControls>> {
   const operation = auditActionOf(build);
   return async function setSpendControlsHandler({ partner, body }, req, res) {
     const partnerId = partner._id;
     const stored = await db.transaction(async (tx) => {
-      const saved = await saveSpendControls(tx, partnerId, null, body as SpendControls);
+      const saved = await saveSpendControls(tx, partnerId, null, body);
       await recordAudit(tx, { partnerId, operation, targetType: 'partner', targetId: partnerId, requestId: req.requestId, outcome: 'success', details: detailsOf(saved) });
       return saved;
     });

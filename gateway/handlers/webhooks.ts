@@ -5,6 +5,7 @@ import { recordAudit } from '../audit/audit-log';
 import type { Queryable } from '../db/database';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { BodyFacts, OperationHandler, OwnerFacts, PartnerFacts } from './context';
+import type { RequestBodies } from './request-bodies';
 import type { Partner } from '../partners/partner-store';
 
 /**
@@ -39,10 +40,9 @@ export function listWebhookEndpoints(services: HandlerServices): OperationHandle
 }
 
 /** `POST /webhooks/endpoints`: 201 with the secret, the only answer that carries it. */
-export function createWebhookEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts> {
+export function createWebhookEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & BodyFacts<RequestBodies['webhook-endpoint-create']>> {
   const operation = auditActionOf(build);
-  return async function createWebhookEndpointHandler({ partner, body: created }, req, res) {
-    const body = created as { url: string; events?: string[]; description?: string };
+  return async function createWebhookEndpointHandler({ partner, body }, req, res) {
     await checkedUrl(services, body.url);
     const endpoint = await services.webhooks.endpoints.create(partner._id, body, auditEndpoint(partner, req.requestId, operation, endpointDetails(body)));
     if (!endpoint) throw new GatewayError('conflict', 'You have the maximum number of webhook endpoints: delete one first');
@@ -60,10 +60,9 @@ export function getWebhookEndpoint(services: HandlerServices): OperationHandler<
 }
 
 /** `PATCH /webhooks/endpoints/{id}`. */
-export function updateWebhookEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & OwnerFacts<'webhook-endpoint'> & BodyFacts> {
+export function updateWebhookEndpoint(services: HandlerServices, build: HandlerBuild): OperationHandler<PartnerFacts & OwnerFacts<'webhook-endpoint'> & BodyFacts<RequestBodies['webhook-endpoint-update']>> {
   const operation = auditActionOf(build);
-  return async function updateWebhookEndpointHandler({ partner, ownership: endpointOwned, body: changed }, req, res) {
-    const change = changed as { url?: string; events?: string[]; description?: string; status?: 'enabled' | 'disabled' };
+  return async function updateWebhookEndpointHandler({ partner, ownership: endpointOwned, body: change }, req, res) {
     await checkedUrl(services, change.url);
     const endpoint = await services.webhooks.endpoints.update(endpointOwned.partnerId, endpointOwned.id, change, auditEndpoint(partner, req.requestId, operation, endpointDetails(change)));
     if (!endpoint) throw gone();

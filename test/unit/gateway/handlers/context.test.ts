@@ -9,6 +9,8 @@ import type { HandlerFactory } from '../../../../gateway/handlers';
 import { factsRequiredBy, handlerFactsReader, runWithFacts } from '../../../../gateway/handlers/context';
 import { getCardSpendControls, getSpendControls } from '../../../../gateway/handlers/spend-controls';
 import { getIndividual } from '../../../../gateway/handlers/individuals';
+import { setCardEmbossName } from '../../../../gateway/handlers/card-operations';
+import { setCardNickname } from '../../../../gateway/handlers/card-local';
 import { MissingFactError, OWNERSHIP, PARTNER, UPSTREAM_OPERATION, VALIDATED_BODY, type OwnedResource } from '../../../../gateway/http/request-facts';
 import { problemHandler } from '../../../../gateway/http/problem';
 import { createLogger } from '../../../../gateway/logging/logger';
@@ -34,6 +36,9 @@ export const cardOwnerOnIndividualRoute: HandlerFactory<(typeof OPERATIONS)['get
 // @ts-expect-error a public route gives the handler no partner
 export const partnerOnPublicRoute: HandlerFactory<(typeof OPERATIONS)['health-check']> = getSpendControls;
 export const individualOnIndividualRoute: HandlerFactory<(typeof OPERATIONS)['get-individual']> = getIndividual;
+// @ts-expect-error the nickname route's validated body is { nickname }, not the emboss name's
+export const embossNameBodyOnNicknameRoute: HandlerFactory<(typeof OPERATIONS)['set-card-nickname']> = setCardEmbossName;
+export const nicknameBodyOnNicknameRoute: HandlerFactory<(typeof OPERATIONS)['set-card-nickname']> = setCardNickname;
 
 describe('unit: the handler context (gateway/handlers/context.ts)', function () {
   describe('handlerFactsReader', function () {
