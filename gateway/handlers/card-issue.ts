@@ -2,7 +2,7 @@ import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
 import { findCard, insertCard, recordStatusChange } from '../cards/card-store';
 import { GatewayError } from '../errors';
-import { callContext } from '../http/async-handler';
+import { callContext } from '../http/call-context';
 import { emitEvent } from '../outbox/partner-events';
 import type { CardIssueBody } from '../schemas/card-issue';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';

@@ -5,7 +5,7 @@ import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-sto
 import { applyStatusChange } from '../cards/status-change';
 import type { Database, Queryable } from '../db/database';
 import { GatewayError } from '../errors';
-import { callContext } from '../http/async-handler';
+import { callContext } from '../http/call-context';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { StatusChangeOperation } from '../catalog';
 import type { CallContext, IssuerClient } from '../upstreams';

@@ -4,7 +4,7 @@ import { CARD_COLUMNS, findCard, insertCard, maskedCardNumber, recordStatusChang
 import { cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
 import { announceOwnershipChange } from '../ownership';
 import { GatewayError } from '../errors';
-import { callContext } from '../http/async-handler';
+import { callContext } from '../http/call-context';
 import { enqueue } from '../outbox/outbox';
 import { emitEvent } from '../outbox/partner-events';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';

@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/audit-log';
 import { GatewayError } from '../errors';
-import { callContext } from '../http/async-handler';
+import { callContext } from '../http/call-context';
 import { outcomeUnknown } from '../upstreams/failures';
 import { emitEvent } from '../outbox/partner-events';
 import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';

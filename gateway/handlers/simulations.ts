@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit-log';
 import { statusCodeFor } from '../cards/card-status';
 import { markIssuerCheckDue } from '../cards/card-sync';
 import { GatewayError, type ErrorCode } from '../errors';
-import { callContext } from '../http/async-handler';
+import { callContext } from '../http/call-context';
 import { findTransaction, applyTransaction } from '../transactions/projection';
 import { checkTransaction } from '../transactions/validate';
 import { toPartnerTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';

@@ -1,6 +1,6 @@
 import { cardBelongsToIndividual } from '../cards/card-store';
 import { GatewayError } from '../errors';
-import { callContext } from '../http/async-handler';
+import { callContext } from '../http/call-context';
 import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
 import { cursorKey, decodeTransactionCursor, encodeTransactionCursor } from '../transactions/list-cursor';
