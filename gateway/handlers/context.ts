@@ -16,7 +16,7 @@ import type { BodyOf } from './request-bodies';
  * - `partner`: every operation that is not public (the pipeline runs es512-jwt first);
  * - `ownership`: the resource of the path whose owner the entry checks (`ownership: [{ in: 'path' }]`),
  *   typed by its kind;
- * - `body`: the validated body, where the entry declares a body schema, typed by that schema
+ * - `body`: the validated body, where the entry declares a body schema, typed by the table kept
  *   (gateway/handlers/request-bodies.ts);
  * - `operation`: the upstream operation of an orchestration (its claimed Idempotency-Key's, or the
  *   request's own).
@@ -73,8 +73,10 @@ export function factsRequiredBy(entry: Operation): FactRequirement[] {
 }
 
 /**
- * The facts read off one request. `operation` is read when the handler first reads it (an
- * orchestration that sends no operation id to its upstream makes none, as before).
+ * The facts read off one request. `operation` is made when the handler reads it: the handlers
+ * that send an operation id take it as they start (before their own refusals: nothing reads the
+ * request's operation after its handler), and an orchestration that sends none makes none, as
+ * before.
  */
 class ReadFacts {
   readonly #req: Request;
@@ -91,7 +93,7 @@ class ReadFacts {
  * pipeline. A required fact that is absent (or an owned resource of another kind) throws
  * {@link MissingFactError}: the request gets the 500 problem and the error is logged by the problem
  * writer; the boot guards make it unreachable. An orchestration's upstream operation is the claimed
- * Idempotency-Key's, else the request's own, made when the handler first reads it.
+ * Idempotency-Key's, else the request's own, made when the handler reads it.
  */
 export function handlerFactsReader<Entry extends Operation>(operation: string, entry: Entry): (req: Request) => FactsOf<Entry> {
   const required = factsRequiredBy(entry).map(({ key, step }) => ({ key, kind: step && 'resource' in step ? step.resource : undefined }));

@@ -8,8 +8,10 @@ import type { UpstreamOperation } from '../idempotency/operation-id';
  * operation's handler, each under one typed key: the partner (es512-jwt), the owned resource of the
  * path (ownership), the validated body (validate) and the upstream operation of a claimed
  * Idempotency-Key (idempotency). A policy declares the keys it provides (`provides` of its
- * definition, policies/policy.ts) and writes the key's slot on the request; every other reader goes
- * through {@link FactKey.read}, which says "absent" rather than asserting presence. The handler never
+ * definition, policies/policy.ts) and writes the key's slot on the request. The handler's context and
+ * the idempotency step read through {@link FactKey.read}, which says "absent" rather than asserting
+ * presence; the S1 steps (rate-limit, ownership, the proxy) and the access log read the slots as
+ * optional fields (`req.partner?.`), never asserted, so the hot path keeps its code. The handler never
  * reads them: the `operation` policy reads the facts its operation's entry implies, once per request,
  * into the handler's typed context (gateway/handlers/context.ts).
  */

@@ -156,6 +156,20 @@ describe('unit: the handler context (gateway/handlers/context.ts)', function () 
       }
     });
 
+    it("reads the owned resource the entry's type names: no entry checks two resources of its path (FactsOf takes every path check, the reader the first)", function () {
+      let withPathCheck = 0;
+      for (const [name, entry] of Object.entries(OPERATIONS) as [string, Operation][]) {
+        const pathChecks = (entry.ownership ?? []).filter((check) => check.in === 'path');
+        expect(pathChecks.length, name).to.be.at.most(1);
+        if (pathChecks.length === 1) {
+          withPathCheck++;
+          const required = factsRequiredBy(entry).find(({ key }) => key === OWNERSHIP);
+          expect(required?.step, name).to.deep.equal({ resource: pathChecks[0]!.resource, param: pathChecks[0]!.param });
+        }
+      }
+      expect(withPathCheck).to.be.greaterThan(20);
+    });
+
     it('every handled pipeline of the shipped config runs, before its operation and unconditionally, the step providing each fact its handler needs', function () {
       const pipelines = handledPipelines(shippedConfig());
       expect(pipelines.length).to.be.greaterThan(50);
