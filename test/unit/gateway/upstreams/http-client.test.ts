@@ -182,6 +182,26 @@ describe('unit: upstreams/http-client', () => {
       nock.cleanAll();
     });
 
+    it('any CallSignal (the proxy\'s PartnerGone) aborts like an AbortSignal, and keeps no listener once a call settled', async () => {
+      const listeners = new Set<() => void>();
+      const signal = {
+        aborted: false,
+        addEventListener: (_type: 'abort', listener: () => void) => void listeners.add(listener),
+        removeEventListener: (_type: 'abort', listener: () => void) => void listeners.delete(listener),
+      };
+      nock(ISSUER).get('/fast').reply(200, { ok: true });
+      expect(await client.request({ requestId: 'r' }, { method: 'GET', path: '/fast', signal })).to.deep.equal({ ok: true });
+      expect(listeners.size).to.equal(0);
+      nock(ISSUER).get('/slow').delay(2000).reply(200, {});
+      const pending = rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/slow', signal }));
+      expect(listeners.size).to.equal(1);
+      signal.aborted = true;
+      for (const listener of [...listeners]) listener();
+      expect(await pending).to.include({ status: 502, code: 'upstream_error' });
+      expect(listeners.size).to.equal(0);
+      nock.cleanAll();
+    });
+
     it('the timeout covers the body too (whole call)', async () => {
       const fast = new UpstreamHttpClient('processing', NOCK_URLS.processing, { timeoutMs: 60, log: captureLogger().log });
       nock(NOCK_URLS.processing).get('/transactions').query(true).delayBody(400).reply(200, { data: [] });
