@@ -34,22 +34,13 @@ export class OwnershipCache implements OwnershipInvalidation {
     this.cache = boundedLru<string, Entry>(options.max ?? 100_000, { ttl: options.ttlMs ?? 30_000 });
   }
 
-  /**
-   * What the cache holds of a resource, without a promise (the ownership check's hit path): its
-   * owner, `null` when it is known not to exist, `undefined` when nothing is cached (then call
-   * {@link get}). A hit counts as one; nothing is counted otherwise ({@link get} counts the miss).
-   */
-  cached(kind: OwnedKind, id: string): Owner | null | undefined {
-    const cached = this.cache.get(`${kind}:${id}`);
-    if (cached === undefined) return undefined;
-    this.hits += 1;
-    return cached === NOT_FOUND ? null : cached;
-  }
-
   async get(kind: OwnedKind, id: string, loader: (id: string) => Promise<Owner | undefined>): Promise<Owner | undefined> {
-    const cached = this.cached(kind, id);
-    if (cached !== undefined) return cached ?? undefined;
     const key = `${kind}:${id}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) {
+      this.hits += 1;
+      return cached === NOT_FOUND ? undefined : cached;
+    }
     this.misses += 1;
     let pending = this.loading.get(key);
     if (!pending) {

@@ -67,17 +67,6 @@ export interface VerificationContext {
 }
 
 /**
- * The verified token of `authorization` when the cache holds it (the same token verified before,
- * not past its `exp`, its partner unchanged since), without a promise: the policy's hit path
- * (issue 22 item 5). `undefined` for anything else, which {@link verifyPartnerToken} then decides.
- */
-export function cachedPartnerToken(authorization: string | undefined, cache: VerifiedTokenCache, nowSeconds: number): VerifiedToken | undefined {
-  if (authorization === undefined) return undefined;
-  const match = BEARER.exec(authorization);
-  return match ? cache.get(match[1], nowSeconds * 1000) : undefined;
-}
-
-/**
  * Checks a bearer token and returns the partner it authenticates, or throws a 401 GatewayError
  * whose code says why (429 when too many verifications failed lately, see {@link FailedAuthLimiter}).
  * Cheap checks (shape, algorithm, claims, times) run before the partner lookup and the ~1 ms
@@ -89,8 +78,7 @@ export async function verifyPartnerToken(
   params: Es512JwtParams,
   nowSeconds = Math.floor(Date.now() / 1000),
   cache?: VerifiedTokenCache,
-  context: VerificationContext = {},
-  cacheChecked = false
+  context: VerificationContext = {}
 ): Promise<VerifiedToken> {
   if (authorization === undefined || authorization === '') {
     throw refuse('token_missing', 'Send Authorization: Bearer <token>');
@@ -99,8 +87,8 @@ export async function verifyPartnerToken(
   if (!match) throw refuse('token_malformed', 'The Authorization header must be "Bearer <token>"');
   const token = match[1];
   // The exact same token was verified before, is not past its exp, and its partner has not
-  // changed since: nothing to re-check. (`cacheChecked`: the caller looked already, and missed.)
-  const known = cacheChecked ? undefined : cache?.get(token, nowSeconds * 1000);
+  // changed since: nothing to re-check.
+  const known = cache?.get(token, nowSeconds * 1000);
   if (known) return known;
   const verified = await verifyFully(token, partners, params, nowSeconds, cache, context);
   cache?.set(token, verified.token, nowSeconds * 1000, verified.since);
@@ -241,16 +229,14 @@ export function es512Jwt(params: Es512JwtParams, { services }: PolicyContext<Es5
   const clientAddress = clientAddressOf(gatewaySettings.trustProxy);
   const cache = settings.cacheVerifiedTokens ? tokenCache : undefined;
   return function es512JwtPolicy(req, _res, next) {
-    const accept = (verified: VerifiedToken): void => {
-      req.partner = verified.partner;
-      req.auth = { kid: verified.kid, claims: verified.claims };
-      next();
-    };
-    const nowSeconds = Math.floor(Date.now() / 1000);
-    // A cached token is accepted at once, without a promise hop (issue 22 item 5).
-    const known = cache ? cachedPartnerToken(req.headers.authorization, cache, nowSeconds) : undefined;
-    if (known) return accept(known);
     const context: VerificationContext = { address: clientAddress(req), limiter: authFailures, log, requestId: req.requestId };
-    verifyPartnerToken(req.headers.authorization, partners, settings, nowSeconds, cache, context, cache !== undefined).then(accept, (err: unknown) => next(err));
+    verifyPartnerToken(req.headers.authorization, partners, settings, Math.floor(Date.now() / 1000), cache, context).then(
+      (verified) => {
+        req.partner = verified.partner;
+        req.auth = { kid: verified.kid, claims: verified.claims };
+        next();
+      },
+      (err: unknown) => next(err)
+    );
   };
 }

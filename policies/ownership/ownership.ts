@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
-import { OWNED_KINDS, type OwnershipCache, type Owner } from '../../gateway/ownership';
+import { OWNED_KINDS, type OwnershipCache } from '../../gateway/ownership';
 import type { Database } from '../../gateway/db/database';
 import type { PolicyContext } from '../policy';
 import type { OwnershipParams } from './schema';
@@ -44,15 +44,14 @@ export function ownership(params: OwnershipParams, { services }: PolicyContext<O
       return;
     }
     const ownedId = id;
-    const decide = (owner: Owner | undefined): void => {
-      if (!owner) return next(new GatewayError('not_found', `No ${noun} has this id`));
-      if (owner.partnerId !== req.partner?._id) return next(new GatewayError('forbidden', `The ${noun} belongs to another partner`));
-      if (!inBody) req.ownership = { kind, id: ownedId, ...owner };
-      next();
-    };
-    // A cache hit decides at once, without a promise hop (issue 22 item 5).
-    const known = cache.cached(kind, ownedId);
-    if (known !== undefined) return decide(known ?? undefined);
-    cache.get(kind, ownedId, load).then(decide, (err: unknown) => next(err));
+    cache.get(kind, ownedId, load).then(
+      (owner) => {
+        if (!owner) return next(new GatewayError('not_found', `No ${noun} has this id`));
+        if (owner.partnerId !== req.partner?._id) return next(new GatewayError('forbidden', `The ${noun} belongs to another partner`));
+        if (!inBody) req.ownership = { kind, id: ownedId, ...owner };
+        next();
+      },
+      (err: unknown) => next(err)
+    );
   };
 }
