@@ -100,6 +100,38 @@ export function createLogger(options: { level: string; destination?: Destination
   );
 }
 
+/** Writes one templated line at `level`; `fields` are already serialised and scrubbed by the caller. */
+export type TemplatedLineWriter = (level: 'info' | 'error', fields: string) => void;
+
+/**
+ * A writer of lines with one fixed message (`msg`), byte for byte what `log.info(fields, msg)` /
+ * `log.error(...)` write with this module's logger: `{"level":…,"time":…<bindings>,<fields>,"msg":…}`,
+ * the level's label through the logger's own formatter, its own time function and bindings, to its
+ * destination. It skips pino's per-line work (the logMethod hook, the formatter's deep copy through
+ * {@link redactValue}, path redaction, `JSON.stringify` of the object) and so scrubs nothing:
+ * `fields` is a JSON object's members (`"a":1,"b":"x"`, no braces) that the caller built from
+ * values it scrubbed itself, each field that can carry a secret (issue 22 item 5: the access-log
+ * line, gateway/http/request-context.ts). Nothing is written below the logger's level.
+ *
+ * @example accessLine('info', `"status":200,"url":${JSON.stringify(redactUrl(url))}`)
+ */
+export function templatedLines(log: Logger, msg: string): TemplatedLineWriter {
+  const internals = log as unknown as Record<symbol, unknown>;
+  const formatters = internals[pino.symbols.formattersSym] as { level?: (label: string, value: number) => object } | undefined;
+  const levelField = (label: 'info' | 'error'): string => {
+    const value = log.levels.values[label]!;
+    return JSON.stringify(formatters?.level ? formatters.level(label, value) : { level: value }).slice(1, -1);
+  };
+  const heads = { info: `{${levelField('info')}`, error: `{${levelField('error')}` };
+  const tail = `,"msg":${JSON.stringify(redactValue(msg))}}\n`;
+  const time = internals[pino.symbols.timeSym] as () => string;
+  const stream = internals[pino.symbols.streamSym] as DestinationStream;
+  return (level, fields) => {
+    if (!log.isLevelEnabled(level)) return;
+    stream.write(`${heads[level]}${time()}${internals[pino.symbols.chindingsSym] as string},${fields}${tail}`);
+  };
+}
+
 let rootLogger: Logger | undefined;
 
 /** The process-wide logger; `initLogger` replaces it once at start. */

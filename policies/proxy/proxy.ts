@@ -5,6 +5,7 @@ import { sendJson } from '../../gateway/http/send-json';
 import { auditUpstreamFailure, auditUpstreamSuccess, upstreamCallOnCard, type UpstreamCallAudit } from '../../gateway/upstreams/call-audit';
 import { rsaModulusBytes } from '../../gateway/upstreams/card-data';
 import { mapUpstreamFailure } from '../../gateway/upstreams/failures';
+import type { CallSignal } from '../../gateway/upstreams/http-client';
 import { compilePath, pickQuery, proxiedBody } from '../../gateway/upstreams/request-parts';
 import { RESPONSE_TRANSFORM_TABLE, UnusableAnswerError, type ResponseTransform, type TransformContext } from './transforms';
 import type { Queryable } from '../../gateway/db/database';
@@ -55,7 +56,7 @@ export function upstreamProxy(params: ProxyParams, { services }: PolicyContext<P
     return upstreamCallOnCard(owner, auditOperation, req.params.id, req.requestId);
   }
 
-  async function answer(req: Request, res: Response, upstreamPath: string, signal: AbortSignal): Promise<void> {
+  async function answer(req: Request, res: Response, upstreamPath: string, signal: CallSignal): Promise<void> {
     const method = params.method ?? (req.method as NonNullable<ProxyParams['method']>);
     const upstreamAnswer = await client.request<unknown>(
       { requestId: req.requestId, timing: res.locals },
@@ -86,18 +87,18 @@ export function upstreamProxy(params: ProxyParams, { services }: PolicyContext<P
       return;
     }
     // The partner left before the upstream answered: stop waiting, free the socket, answer nobody.
-    const partnerGone = new AbortController();
+    const partnerGone = new PartnerGone();
     let done = false;
-    res.once('close', () => {
+    res.on('close', () => {
       if (!done) partnerGone.abort();
     });
-    answer(req, res, upstreamPath, partnerGone.signal).then(
+    answer(req, res, upstreamPath, partnerGone).then(
       () => {
         done = true;
       },
       (err: unknown) => {
         done = true;
-        if (partnerGone.signal.aborted) return;
+        if (partnerGone.aborted) return;
         failed(req, err, next);
       },
     );
@@ -114,6 +115,33 @@ export function upstreamProxy(params: ProxyParams, { services }: PolicyContext<P
     }
     if (!call) next(err);
     else void auditUpstreamFailure(db, log, call, err).finally(() => next(err));
+  }
+}
+
+/**
+ * The partner left before the upstream answered: a flag and the one abort listener of the exchange
+ * in flight (http-client.ts adds it and removes it when the exchange settles). An
+ * `AbortController` did the same with an EventTarget and an AbortSignal per request (issue 22
+ * item 5; docs/performance.md).
+ */
+class PartnerGone implements CallSignal {
+  aborted = false;
+  private listener: (() => void) | undefined;
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listener = listener;
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this.listener === listener) this.listener = undefined;
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.();
   }
 }
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import nock from 'nock';
 import { GatewayError } from '../../../../gateway/errors';
@@ -179,6 +180,26 @@ describe('unit: upstreams/http-client', () => {
       const pending = rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/slow', signal: partnerGone.signal }));
       partnerGone.abort();
       expect(await pending).to.include({ status: 502, code: 'upstream_error' });
+      nock.cleanAll();
+    });
+
+    it('any CallSignal (the proxy\'s PartnerGone) aborts like an AbortSignal, and keeps no listener once a call settled', async () => {
+      const listeners = new Set<() => void>();
+      const signal = {
+        aborted: false,
+        addEventListener: (_type: 'abort', listener: () => void) => void listeners.add(listener),
+        removeEventListener: (_type: 'abort', listener: () => void) => void listeners.delete(listener),
+      };
+      nock(ISSUER).get('/fast').reply(200, { ok: true });
+      expect(await client.request({ requestId: 'r' }, { method: 'GET', path: '/fast', signal })).to.deep.equal({ ok: true });
+      expect(listeners.size).to.equal(0);
+      nock(ISSUER).get('/slow').delay(2000).reply(200, {});
+      const pending = rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/slow', signal }));
+      expect(listeners.size).to.equal(1);
+      signal.aborted = true;
+      for (const listener of [...listeners]) listener();
+      expect(await pending).to.include({ status: 502, code: 'upstream_error' });
+      expect(listeners.size).to.equal(0);
       nock.cleanAll();
     });
 
@@ -370,6 +391,34 @@ describe('unit: upstreams/http-client', () => {
       expect(error).to.include({ status: 502, code: 'upstream_error' });
       real.close();
       await server.close();
+    });
+
+    it('writes the request head byte for byte as a header object did (accept, x-request-id, idempotency-key, body headers, then Host and Connection)', async () => {
+      const heads: string[] = [];
+      const raw = net.createServer((socket) => {
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString('latin1');
+          if (!text.includes('\r\n\r\n')) return;
+          heads.push(text);
+          text = '';
+          socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+        });
+      });
+      await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+      const port = (raw.address() as AddressInfo).port;
+      const real = new UpstreamHttpClient('issuer', `http://127.0.0.1:${port}/base`, { timeoutMs: 2000, log: captureLogger().log });
+      await real.request({ requestId: 'rid-1' }, { method: 'GET', path: '/cards/X/status', query: { a: '1' } });
+      await real.request({ requestId: 'rid-2' }, { method: 'POST', path: '/cards', body: { x: 1 }, idempotencyKey: 'op-1' });
+      await real.request({ requestId: '' }, { method: 'DELETE', path: '/cards/Y' });
+      real.close();
+      await new Promise((resolve) => raw.close(resolve));
+      const host = `127.0.0.1:${port}`;
+      expect(heads).to.deep.equal([
+        `GET /base/cards/X/status?a=1 HTTP/1.1\r\naccept: application/json\r\nx-request-id: rid-1\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`,
+        `POST /base/cards HTTP/1.1\r\naccept: application/json\r\nx-request-id: rid-2\r\nidempotency-key: op-1\r\ncontent-type: application/json\r\ncontent-length: 7\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n{"x":1}`,
+        `DELETE /base/cards/Y HTTP/1.1\r\naccept: application/json\r\ncontent-length: 0\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`,
+      ]);
     });
 
     it('a connection dropped mid-body: 502 upstream_error', async () => {
