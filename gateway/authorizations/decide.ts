@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
 import { AUDIT_COLUMNS, auditValues, type AuditEntry } from '../audit/audit-log';
 import { GatewayError } from '../errors';
-import { escapeLiteral, type Database, type Queryable } from '../db/database';
+import type { Database, Queryable } from '../db/database';
 import { StatementParams } from '../db/statement-params';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import type { Logger } from '../logging/logger';
 import { decidedTransactionStatement } from '../transactions/projection';
 import { declineReasonOf, type DeclineReason } from '../upstreams/partner-transaction';
 import type { Transaction } from '../upstreams/types';
-import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocity, velocityStatement, type ApplicableSpendControls } from './spend-controls';
+import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocity, velocityGate, type ApplicableSpendControls } from './spend-controls';
 
 /**
  * Real-time authorization decisions (docs/authorizations.md): the card processing system asks, for
@@ -192,11 +192,13 @@ interface Claimed {
 /**
  * Runs a claim (`claimSql`: an INSERT or UPDATE of `authorization_decisions` … `RETURNING 1`) and,
  * in the same statement, reads the card (`$cardParam`), its spend controls and whether its partner
- * has a decision endpoint: one round trip. Undefined when the claim changed no row.
+ * has a decision endpoint: one round trip. Undefined when the claim changed no row. `name`: the
+ * statement's (its text is fixed), so that PostgreSQL parses it once per connection.
  */
-async function claimAndRead(db: Queryable, claimSql: string, params: unknown[], cardParam: number, token: string): Promise<Claimed | undefined> {
+async function claimAndRead(db: Database, claimSql: string, params: unknown[], cardParam: number, token: string, name: string): Promise<Claimed | undefined> {
   const row = (
-    await db.query<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null }>(
+    await db.named<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null }>(
+      name,
       `WITH claim AS (${claimSql})
        SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status,
               ${applicableControlsColumn('c')} AS controls,
@@ -229,7 +231,8 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
      VALUES ($1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)) ON CONFLICT (authorization_id) DO NOTHING RETURNING 1`,
     [request.id, request.transactionId, request.cardId, token, leaseMs()],
     3,
-    token
+    token,
+    'authorization-claim'
   );
   if (inserted) return inserted;
   for (;;) {
@@ -250,7 +253,8 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
           WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now() RETURNING 1`,
         [request.id, token, request.transactionId, leaseMs(), request.cardId],
         5,
-        token
+        token,
+        'authorization-takeover'
       );
       if (taken) return taken;
     }
@@ -263,12 +267,19 @@ function newClaimToken(): string {
   return crypto.randomBytes(12).toString('hex');
 }
 
+/** SQLSTATEs that mean the recording came too late: the card's lock not had in time (lock_not_available), or the claim lost or the deadline passed (PGW01, migration 021). */
+const TOO_LATE_CODES = new Set(['55P03', 'PGW01']);
+
 /**
- * Records the decision in one database transaction: under the card's decision lock, the velocity
- * count again (an approval that another decision's commit pushed over a limit becomes
- * `velocity_exceeded`), the transaction (PENDING or DECLINED, with `authorization`), its audit entry
- * and its `transaction.created` event, and the decision row. Rolled back, and {@link DecisionTooLate},
- * when the budget ran out meanwhile: a decision the processor did not get in time must not stand.
+ * Records the decision in one statement, one round trip and one commit (docs/performance.md, "Run H"):
+ * the velocity gate (migration 021: the card's decision lock, then the velocity count with a fresh
+ * snapshot, so it sees what the lock's previous holder committed), then, only when it passed, the
+ * transaction (PENDING or DECLINED, with `authorization`), its `transaction.created` event, the
+ * decision row (fenced by the claim's token) and the audit entry; last, a check that raises (and so
+ * rolls everything back, {@link DecisionTooLate}) when the claim was another request's by then or
+ * the budget ran out meanwhile: a decision the processor did not get in time must not stand. An
+ * approval the gate refuses (another decision's commit pushed the card over a limit) writes nothing
+ * and is recorded as `velocity_exceeded` by a second statement.
  */
 async function record(
   deps: DecisionDeps,
@@ -281,102 +292,140 @@ async function record(
   progress: DecisionProgress
 ): Promise<AuthorizationDecision> {
   const { db } = deps;
-  // Sent with the BEGIN, in its round trip: waiting for the card's lock (a burst on one card, a
-  // stalled holder) must not outlast the budget; the lock is held before the velocity count's
-  // statement takes its snapshot, so the count sees what the previous holder committed.
-  // An approval is counted again under the lock (an approval that another decision's commit pushed
-  // over a limit becomes velocity_exceeded), in the same round trip: each statement of the string
-  // takes its own snapshot, so the count sees what the lock's previous holder committed.
-  const velocity = card && first.approved ? velocityStatement(controls, velocityPurchase(card, request), escapeLiteral) : undefined;
-  // Built once the connection is had: the lock's wait is bounded by what is left then.
-  const begin = () => [
-    `SET LOCAL lock_timeout = '${Math.max(1, answerBy - COMMIT_RESERVE_MS - Date.now())}ms'`,
-    ...(card ? [`SELECT pg_advisory_xact_lock(hashtextextended('auth:' || ${escapeLiteral(card.cardKey)}, 0))`] : []),
-    ...(velocity ? [velocity.sql] : []),
-  ].join('; ');
   try {
-    return await db.transaction(
-      async (tx, begun) => {
-        let decision = first;
-        /** Whether the claim was still this request's when marked decided; undefined: not marked yet. */
-        let fenced: boolean | undefined;
-        if (card) {
-          const refusal = velocity?.refusal(begun[begun.length - 1].rows[0] as Record<string, string>);
-          if (refusal) decision = { approved: false, decidedBy: 'spend_controls', ...refusal };
-          const transaction: Transaction = {
-            id: request.transactionId,
-            cardId: request.cardId,
-            accountId: null,
-            amount: request.amount,
-            currency: request.currency,
-            type: request.type,
-            status: decision.approved ? 'PENDING' : 'DECLINED',
-            merchant: request.merchant,
-            createdAt: request.at,
-            updatedAt: request.at,
-            version: 1,
-            settledAmount: null,
-            declineReason: decision.approved ? null : (decision.declineReason ?? 'do_not_honor'),
-            relatedTransactionId: null,
-            authorizationId: request.id,
-            history: [{ kind: decision.approved ? 'authorization' : 'decline', amount: request.amount, at: request.at }],
-          };
-          const owner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
-          const audit: AuditEntry = {
-            partnerId: card.partnerId,
-            individualId: card.individualId ?? undefined,
-            tenantId: card.tenantId ?? undefined,
-            operation: 'card.authorization.decided',
-            targetType: 'card',
-            targetId: card.cardKey,
-            requestId: `authorization-${request.id}`,
-            outcome: 'success',
-            details: {
-              authorizationId: request.id,
-              transactionId: request.transactionId,
-              approved: decision.approved,
-              decidedBy: decision.decidedBy,
-              declineReason: decision.declineReason ?? null,
-              rule: decision.rule ?? null,
-              partnerLatencyMs: decision.partnerLatencyMs ?? null,
-              partnerReason: decision.partnerReason?.slice(0, 200) ?? null,
-            },
-          };
-          // One round trip: the transaction with its event, the claim marked decided (fenced by its
-          // token) and the audit entry, each only when the transaction is new.
-          const params = new StatementParams();
-          const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params);
-          const fence = fenceSql(params, request, token, answeredOf(decision));
-          const row = (
-            await tx.query<{ inserted: string; fenced: string }>(
-              `WITH ${written.ctes}, fenced AS (${fence} AND EXISTS (SELECT 1 FROM ins) RETURNING 1), audited AS (
-                 INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM fenced RETURNING 1
-               ) SELECT ${written.columns}, (SELECT count(*) FROM fenced) AS fenced, (SELECT count(*) FROM audited) AS audited`,
-              params.values
-            )
-          ).rows[0];
-          // The transaction exists already (a stand-in recorded first, or the id decided again past
-          // retention): the answer is what stands, not a new decision.
-          if (Number(row.inserted) === 0) decision = await standing(tx, request.transactionId, decision);
-          else fenced = Number(row.fenced) > 0;
-        }
-        const answered = answeredOf(decision);
-        fenced ??= await finish(tx, request, token, answered);
-        // Another request took the claim over (this one's lease ran out): its decision stands, not this one.
-        if (!fenced) throw new DecisionTooLate();
-        // Past this check the commit is sent; the caller waits for it rather than answering 503 over it.
+    if (!card) {
+      // No card, no transaction: the claim is marked decided, in one statement.
+      const answered = answeredOf(first);
+      if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
+      progress.committing = true;
+      if (!(await finish(db, request, token, answered))) throw new DecisionTooLate();
+      return answered;
+    }
+    let decision = first;
+    for (;;) {
+      const outcome = await recordForCard(db, card, controls, request, decision, answerBy, token, progress);
+      if (outcome.kind === 'recorded') return answeredOf(decision);
+      if (outcome.kind === 'refused') {
+        decision = { approved: false, decidedBy: 'spend_controls', ...outcome.refusal };
+        progress.committing = false;
+        continue;
+      }
+      // The transaction exists already (a stand-in recorded first, or the id decided again past
+      // retention): the answer is what stands, not a new decision.
+      progress.committing = false;
+      return await db.transaction(async (tx) => {
+        const answered = answeredOf(await standing(tx, request.transactionId, decision));
+        if (!(await finish(tx, request, token, answered))) throw new DecisionTooLate();
         if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
         progress.committing = true;
         return answered;
-      },
-      { begin }
-    );
+      });
+    }
   } catch (err) {
     progress.committing = false;
-    // lock_not_available: the card's lock was not had within the budget.
-    if ((err as { code?: unknown } | null)?.code === '55P03') throw new DecisionTooLate();
+    if (TOO_LATE_CODES.has((err as { code?: unknown } | null)?.code as string)) throw new DecisionTooLate();
     throw err;
   }
+}
+
+/** What one recording statement did. */
+type RecordingOutcome =
+  | { kind: 'recorded' }
+  | { kind: 'refused'; refusal: Refusal }
+  /** The transaction existed already: nothing written. */
+  | { kind: 'exists' };
+
+/** The recording statement of {@link record} for `decision` on a known card. */
+async function recordForCard(
+  db: Database,
+  card: DecisionCard,
+  controls: ApplicableSpendControls,
+  request: AuthorizationRequest,
+  decision: AuthorizationDecision,
+  answerBy: number,
+  token: string,
+  progress: DecisionProgress
+): Promise<RecordingOutcome> {
+  // Only an approval is counted (a decline never counts, nor can velocity refuse it).
+  const gate = velocityGate(decision.approved ? controls : { partner: {}, card: {} }, velocityPurchase(card, request));
+  const transaction: Transaction = {
+    id: request.transactionId,
+    cardId: request.cardId,
+    accountId: null,
+    amount: request.amount,
+    currency: request.currency,
+    type: request.type,
+    status: decision.approved ? 'PENDING' : 'DECLINED',
+    merchant: request.merchant,
+    createdAt: request.at,
+    updatedAt: request.at,
+    version: 1,
+    settledAmount: null,
+    declineReason: decision.approved ? null : (decision.declineReason ?? 'do_not_honor'),
+    relatedTransactionId: null,
+    authorizationId: request.id,
+    history: [{ kind: decision.approved ? 'authorization' : 'decline', amount: request.amount, at: request.at }],
+  };
+  const owner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
+  const audit: AuditEntry = {
+    partnerId: card.partnerId,
+    individualId: card.individualId ?? undefined,
+    tenantId: card.tenantId ?? undefined,
+    operation: 'card.authorization.decided',
+    targetType: 'card',
+    targetId: card.cardKey,
+    requestId: `authorization-${request.id}`,
+    outcome: 'success',
+    details: {
+      authorizationId: request.id,
+      transactionId: request.transactionId,
+      approved: decision.approved,
+      decidedBy: decision.decidedBy,
+      declineReason: decision.declineReason ?? null,
+      rule: decision.rule ?? null,
+      partnerLatencyMs: decision.partnerLatencyMs ?? null,
+      partnerReason: decision.partnerReason?.slice(0, 200) ?? null,
+    },
+  };
+  const row = (
+    await db.statement<{ passed: boolean; counts: string[] | string; amounts: string[] | string; inserted: string; fenced: string }>(() => {
+      // Built once the connection is had: the lock's wait and the deadline are bounded by what is left then.
+      const budgetMs = answerBy - COMMIT_RESERVE_MS - Date.now();
+      if (budgetMs <= 0) throw new DecisionTooLate();
+      const params = new StatementParams();
+      const gated = `gate AS MATERIALIZED (
+        SELECT passed, counts::text[] AS counts, amounts::text[] AS amounts
+          FROM authorization_velocity_gate(${params.add(card.cardKey)}::text, ${params.add(Math.ceil(budgetMs))}::integer, ${params.add(card.partnerId)}::text,
+               ${params.add(card.cardKey)}::text, ${params.add(new Date(request.at).toISOString())}::timestamptz, ${params.add(gate.windows)}::integer[],
+               ${params.add(gate.countLimits)}::bigint[], ${params.add(gate.amountLimits)}::numeric[]))`;
+      const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params, 'gate');
+      const fence = fenceSql(params, request, token, answeredOf(decision));
+      // `checked` reads every write (and so runs after them): the commit follows it at once.
+      const text = `WITH ${gated}, ${written.ctes}, fenced AS (${fence} AND EXISTS (SELECT 1 FROM ins) RETURNING 1), audited AS (
+           INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM fenced RETURNING 1
+         ), checked AS (
+           SELECT authorization_recorded_in_time(i.n, f.n, ${params.add(budgetMs)}::double precision) AS ok
+             FROM (SELECT count(*) AS n FROM ins) AS i, (SELECT count(*) AS n FROM fenced) AS f, (SELECT count(*) FROM audited) AS a, (SELECT count(*) FROM ev) AS e
+         ) SELECT g.passed, g.counts, g.amounts, ${written.columns}, (SELECT count(*) FROM fenced) AS fenced, (SELECT ok FROM checked) AS checked FROM gate AS g`;
+      // Past this point the statement (and its commit) is sent; the caller waits for it rather than answering 503 over it.
+      progress.committing = true;
+      return { name: 'authorization-record', text, values: params.values };
+    })
+  ).rows[0];
+  if (!row.passed) {
+    const refusal = gate.refusal(textArray(row.counts), textArray(row.amounts));
+    if (!refusal) throw new Error('the velocity gate refused a purchase that no velocity rule refuses');
+    return { kind: 'refused', refusal };
+  }
+  // The check raised unless the claim was fenced: a new row here was recorded with its decision.
+  return Number(row.inserted) === 0 ? { kind: 'exists' } : { kind: 'recorded' };
+}
+
+/** A text[] as pg answers it: parsed, or its literal (`{1,2}`) when a driver leaves it. */
+function textArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.replace(/^\{|\}$/g, '');
+  return inner === '' ? [] : inner.split(',').map((v) => v.replace(/^"|"$/g, ''));
 }
 
 /** The decision as answered and kept: without the partner's own reason (the audit entry keeps it). */
