@@ -118,21 +118,32 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Decides one authorization by `answerBy` (epoch ms) or throws: {@link DecisionTooLate} when the
  * budget ran out (the caller answers an error at once, so the processor's stand-in applies), a
- * database error as it is. Exactly once per authorization id: the first request claims it in
- * `authorization_decisions` (a lease of the deadline's length); a repeat, here or on another
- * instance, waits for that decision and answers it, without asking the partner or counting again.
- * No database transaction is open while the partner is asked.
+ * database error as it is. Exactly once per authorization id: one row in `authorization_decisions`.
+ * When the card's partner has a decision endpoint, the first request claims the id there (a lease
+ * of the deadline's length) before asking; a repeat, here or on another instance, waits for that
+ * decision and answers it, without asking the partner or counting again. Without an endpoint the
+ * row is inserted, decided, by the statement that records the decision (one commit): a concurrent
+ * repeat's insert waits for that commit, finds the row and answers its decision, having written
+ * nothing. No database transaction is open while the partner is asked.
  */
 export async function decideAuthorization(deps: DecisionDeps, request: AuthorizationRequest, answerBy: number, progress: DecisionProgress = { committing: false }): Promise<AuthorizationDecision> {
-  const claim = await claimOrWait(deps.db, request, answerBy);
-  if (!('token' in claim)) return claim;
-  const { token, card, controls, hasEndpoint } = claim;
-  // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
-  const stateRefusal = cardStateRefusal(card);
-  const decision: AuthorizationDecision = stateRefusal
-    ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
-    : await decideForCard(deps, card!, controls, hasEndpoint, request, answerBy);
-  return record(deps, card, controls, request, decision, answerBy, token, progress);
+  // First without a claim when the card's partner has no decision endpoint: the decision is then
+  // recorded with its claim in one statement and one commit ({@link recordWithClaim}); a claim first
+  // (a lease repeats wait on) only when the partner is to be asked, or when that statement did not
+  // record (another request's claim, or a transaction recorded before).
+  for (let claimFirst = false; ; claimFirst = true) {
+    const claim = await claimOrWait(deps.db, request, answerBy, claimFirst);
+    if ('approved' in claim) return claim;
+    const { token, card, controls, hasEndpoint } = claim;
+    // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
+    const stateRefusal = cardStateRefusal(card);
+    const decision: AuthorizationDecision = stateRefusal
+      ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
+      : await decideForCard(deps, card!, controls, hasEndpoint, request, answerBy);
+    if (token !== undefined) return record(deps, card, controls, request, decision, answerBy, token, progress);
+    const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress);
+    if (recorded) return recorded;
+  }
 }
 
 async function decideForCard(
@@ -181,7 +192,8 @@ function velocityPurchase(card: DecisionCard, request: AuthorizationRequest) {
 
 /** A claim this request holds, with what the decision reads beside it (in the claim's statement). */
 interface Claimed {
-  token: string;
+  /** Undefined: not claimed (the partner has no decision endpoint, and the claim was not asked for). */
+  token: string | undefined;
   /** Undefined: no card of this gateway has the key. */
   card: DecisionCard | undefined;
   controls: ApplicableSpendControls;
@@ -192,10 +204,10 @@ interface Claimed {
 /**
  * Runs a claim (`claimSql`: an INSERT or UPDATE of `authorization_decisions` … `RETURNING 1`) and,
  * in the same statement, reads the card (`$cardParam`), its spend controls and whether its partner
- * has a decision endpoint: one round trip. Undefined when the claim changed no row. `name`: the
+ * has a decision endpoint: one round trip. `claimed`: whether the claim changed a row. `name`: the
  * statement's (its text is fixed), so that PostgreSQL parses it once per connection.
  */
-async function claimAndRead(db: Database, claimSql: string, params: unknown[], cardParam: number, token: string, name: string): Promise<Claimed | undefined> {
+async function claimAndRead(db: Database, claimSql: string, params: unknown[], cardParam: number, token: string, name: string): Promise<Claimed & { claimed: boolean }> {
   const row = (
     await db.named<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null }>(
       name,
@@ -207,10 +219,9 @@ async function claimAndRead(db: Database, claimSql: string, params: unknown[], c
       params
     )
   ).rows[0];
-  if (Number(row.claimed) === 0) return undefined;
   const card: DecisionCard | undefined =
     row.partner_id === null ? undefined : { cardKey: params[cardParam - 1] as string, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status! };
-  return { token, card, controls: applicableControlsOf(row.controls), hasEndpoint: row.has_endpoint === true };
+  return { claimed: Number(row.claimed) > 0, token, card, controls: applicableControlsOf(row.controls), hasEndpoint: row.has_endpoint === true };
 }
 
 /**
@@ -221,20 +232,26 @@ async function claimAndRead(db: Database, claimSql: string, params: unknown[], c
  * on the database's clock. A repeat naming another card than the claim is refused: an authorization
  * id is one card's. {@link DecisionTooLate} when `answerBy` comes first.
  */
-async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy: number): Promise<Claimed | AuthorizationDecision> {
+async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy: number, always: boolean): Promise<Claimed | AuthorizationDecision> {
   const token = newClaimToken();
   // The lease lasts until this request's answer is due, with the margin: counted on the database's clock.
   const leaseMs = () => Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now());
-  const inserted = await claimAndRead(
+  // Unless `always`, claimed only when the card's partner has a decision endpoint (the statement's
+  // own snapshot): otherwise the reads alone, and the caller records the decision with its claim.
+  const first = await claimAndRead(
     db,
     `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, lease_until)
-     VALUES ($1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)) ON CONFLICT (authorization_id) DO NOTHING RETURNING 1`,
-    [request.id, request.transactionId, request.cardId, token, leaseMs()],
+     SELECT $1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)
+      WHERE $6::boolean OR EXISTS (SELECT 1 FROM cards c JOIN authorization_endpoints e ON e.partner_id = c.partner_id WHERE c.card_key = $3)
+     ON CONFLICT (authorization_id) DO NOTHING RETURNING 1`,
+    [request.id, request.transactionId, request.cardId, token, leaseMs(), always],
     3,
     token,
     'authorization-claim'
   );
-  if (inserted) return inserted;
+  if (first.claimed) return first;
+  // No claim was tried: the claim goes with the recording (a repeat finds it there).
+  if (!always && !first.hasEndpoint) return { ...first, token: undefined };
   for (;;) {
     const row = (
       await db.query<{ state: string; card_key: string; decision: AuthorizationDecision | string | null; expired: boolean }>(
@@ -256,7 +273,7 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
         token,
         'authorization-takeover'
       );
-      if (taken) return taken;
+      if (taken.claimed) return taken;
     }
     if (Date.now() + WAIT_STEP_MS >= answerBy) throw new DecisionTooLate();
     await sleep(WAIT_STEP_MS);
@@ -328,14 +345,75 @@ async function record(
   }
 }
 
+/**
+ * Records a decision that was not claimed first (the card's partner has no decision endpoint) with
+ * its claim, in one statement and one commit: {@link recordForCard}'s statement, in which the decision
+ * row is inserted already decided, after the velocity gate and before the transaction, and the rest
+ * is written only when it was. Undefined when it recorded nothing: the id has a decision row already
+ * (a repeat: the caller waits for that decision, as a claim that lost), or the transaction existed
+ * already (the caller then claims first, and answers what stands).
+ */
+async function recordWithClaim(
+  deps: DecisionDeps,
+  card: DecisionCard | undefined,
+  controls: ApplicableSpendControls,
+  request: AuthorizationRequest,
+  first: AuthorizationDecision,
+  answerBy: number,
+  progress: DecisionProgress
+): Promise<AuthorizationDecision | undefined> {
+  const { db } = deps;
+  try {
+    if (!card) {
+      // No card, no transaction: the decision row alone.
+      const answered = answeredOf(first);
+      const inserted = await db.statement(() => {
+        if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
+        progress.committing = true;
+        return {
+          name: 'authorization-decided-unknown-card',
+          text: `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, decision, lease_until, decided_at)
+                 VALUES ($1, $2, $3, 'decided', $4, $5::jsonb, now(), now()) ON CONFLICT (authorization_id) DO NOTHING`,
+          values: [request.id, request.transactionId, request.cardId, newClaimToken(), JSON.stringify(answered)],
+        };
+      });
+      progress.committing = false;
+      return (inserted.rowCount ?? 0) > 0 ? answered : undefined;
+    }
+    let decision = first;
+    for (;;) {
+      const outcome = await recordForCard(db, card, controls, request, decision, answerBy, undefined, progress);
+      progress.committing = false;
+      if (outcome.kind === 'recorded') return answeredOf(decision);
+      if (outcome.kind !== 'refused') return undefined;
+      decision = { approved: false, decidedBy: 'spend_controls', ...outcome.refusal };
+    }
+  } catch (err) {
+    progress.committing = false;
+    const code = (err as { code?: unknown } | null)?.code;
+    // PGW01 here: the transaction existed (or the deadline passed): nothing was recorded.
+    if (code === 'PGW01' && Date.now() <= answerBy - COMMIT_RESERVE_MS) return undefined;
+    if (TOO_LATE_CODES.has(code as string)) throw new DecisionTooLate();
+    throw err;
+  }
+}
+
 /** What one recording statement did. */
 type RecordingOutcome =
   | { kind: 'recorded' }
   | { kind: 'refused'; refusal: Refusal }
   /** The transaction existed already: nothing written. */
-  | { kind: 'exists' };
+  | { kind: 'exists' }
+  /** Without a claim first: the id had a decision row already, nothing written. */
+  | { kind: 'taken' };
 
-/** The recording statement of {@link record} for `decision` on a known card. */
+/**
+ * The recording statement of {@link record} for `decision` on a known card, fenced by the claim's
+ * `token`; without a token ({@link recordWithClaim}), the decision row is inserted, decided, after
+ * the gate (the card's lock first, then a same-id repeat's row: the order every recording takes
+ * them in), and the transaction is written only when it was; a transaction that existed already
+ * then raises (PGW01: the check's "claimed but nothing recorded"), so that the claim rolls back too.
+ */
 async function recordForCard(
   db: Database,
   card: DecisionCard,
@@ -343,7 +421,7 @@ async function recordForCard(
   request: AuthorizationRequest,
   decision: AuthorizationDecision,
   answerBy: number,
-  token: string,
+  token: string | undefined,
   progress: DecisionProgress
 ): Promise<RecordingOutcome> {
   // Only an approval is counted (a decline never counts, nor can velocity refuse it).
@@ -398,18 +476,37 @@ async function recordForCard(
           FROM authorization_velocity_gate(${params.add(card.cardKey)}::text, ${params.add(Math.ceil(budgetMs))}::integer, ${params.add(card.partnerId)}::text,
                ${params.add(card.cardKey)}::text, ${params.add(new Date(request.at).toISOString())}::timestamptz, ${params.add(gate.windows)}::integer[],
                ${params.add(gate.countLimits)}::bigint[], ${params.add(gate.amountLimits)}::numeric[]))`;
-      const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params, 'gate');
-      const fence = fenceSql(params, request, token, answeredOf(decision));
-      // `checked` reads every write (and so runs after them): the commit follows it at once.
-      const text = `WITH ${gated}, ${written.ctes}, fenced AS (${fence} AND EXISTS (SELECT 1 FROM ins) RETURNING 1), audited AS (
-           INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM fenced RETURNING 1
-         ), checked AS (
-           SELECT authorization_recorded_in_time(i.n, f.n, ${params.add(budgetMs)}::double precision) AS ok
-             FROM (SELECT count(*) AS n FROM ins) AS i, (SELECT count(*) AS n FROM fenced) AS f, (SELECT count(*) FROM audited) AS a, (SELECT count(*) FROM ev) AS e
-         ) SELECT g.passed, g.counts, g.amounts, ${written.columns}, (SELECT count(*) FROM fenced) AS fenced, (SELECT ok FROM checked) AS checked FROM gate AS g`;
+      const answered = JSON.stringify(answeredOf(decision));
+      let text: string;
+      if (token !== undefined) {
+        const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params, 'gate');
+        const fence = fenceSql(params, request, token, answeredOf(decision));
+        // `checked` reads every write (and so runs after them): the commit follows it at once.
+        text = `WITH ${gated}, ${written.ctes}, fenced AS (${fence} AND EXISTS (SELECT 1 FROM ins) RETURNING 1), audited AS (
+             INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM fenced RETURNING 1
+           ), checked AS (
+             SELECT authorization_recorded_in_time(i.n, f.n, ${params.add(budgetMs)}::double precision) AS ok
+               FROM (SELECT count(*) AS n FROM ins) AS i, (SELECT count(*) AS n FROM fenced) AS f, (SELECT count(*) FROM audited) AS a, (SELECT count(*) FROM ev) AS e
+           ) SELECT g.passed, g.counts, g.amounts, ${written.columns}, (SELECT count(*) FROM fenced) AS fenced, (SELECT ok FROM checked) AS checked FROM gate AS g`;
+      } else {
+        const claim = `claim AS (
+             INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, decision, lease_until, decided_at)
+             SELECT ${params.add(request.id)}, ${params.add(request.transactionId)}, ${params.add(request.cardId)}, 'decided', ${params.add(newClaimToken())}, ${params.add(answered)}::jsonb, now(), now()
+               FROM gate WHERE passed
+             ON CONFLICT (authorization_id) DO NOTHING RETURNING 1
+           ), claimed AS MATERIALIZED (SELECT true AS passed FROM claim)`;
+        const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params, 'claimed');
+        // The check raises when the claim was inserted but no transaction (it existed): both roll back.
+        text = `WITH ${gated}, ${claim}, ${written.ctes}, audited AS (
+             INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM ins RETURNING 1
+           ), checked AS (
+             SELECT authorization_recorded_in_time(c.n, i.n, ${params.add(budgetMs)}::double precision) AS ok
+               FROM (SELECT count(*) AS n FROM claim) AS c, (SELECT count(*) AS n FROM ins) AS i, (SELECT count(*) FROM audited) AS a, (SELECT count(*) FROM ev) AS e
+           ) SELECT g.passed, g.counts, g.amounts, ${written.columns}, (SELECT count(*) FROM claim) AS fenced, (SELECT ok FROM checked) AS checked FROM gate AS g`;
+      }
       // Past this point the statement (and its commit) is sent; the caller waits for it rather than answering 503 over it.
       progress.committing = true;
-      return { name: 'authorization-record', text, values: params.values };
+      return { name: token === undefined ? 'authorization-record-with-claim' : 'authorization-record', text, values: params.values };
     })
   ).rows[0];
   if (!row.passed) {
@@ -417,6 +514,8 @@ async function recordForCard(
     if (!refusal) throw new Error('the velocity gate refused a purchase that no velocity rule refuses');
     return { kind: 'refused', refusal };
   }
+  // Without a claim first: no decision row inserted, the id had one (the check raised otherwise).
+  if (token === undefined && Number(row.fenced) === 0) return { kind: 'taken' };
   // The check raised unless the claim was fenced: a new row here was recorded with its decision.
   return Number(row.inserted) === 0 ? { kind: 'exists' } : { kind: 'recorded' };
 }
