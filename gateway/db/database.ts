@@ -1,4 +1,4 @@
-import { escapeLiteral, Pool, type PoolClient, type QueryResult, type QueryResultRow } from './pg';
+import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from './pg';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
 
@@ -48,7 +48,6 @@ function translate(err: unknown): unknown {
  * one. Connection failures surface as `GatewayError('database_unavailable')`; the pool reconnects
  * by itself when the database is back, so service resumes without a restart.
  */
-export { escapeLiteral };
 
 export class Database implements Queryable {
   readonly pool: Pool;
@@ -137,13 +136,8 @@ export class Database implements Queryable {
    * Runs `work` inside one transaction on one connection; commits when it resolves, rolls back
    * when it throws. Never call an upstream or a second connection from inside `work`: on the
    * embedded database every other query waits while a transaction is open.
-   *
-   * `options.begin`: statements sent with the `BEGIN`, in the same round trip (the simple query
-   * protocol: no parameters, so any value in them is a literal made with {@link escapeLiteral}),
-   * e.g. a `SET LOCAL` and a lock that the work's first statement must already see. Their results
-   * are handed to `work` (`begun`: one per statement, the `BEGIN`'s first).
    */
-  async transaction<T>(work: (tx: Queryable, begun: QueryResult[]) => Promise<T>, options: { begin?: string | (() => string) } = {}): Promise<T> {
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -159,11 +153,8 @@ export class Database implements Queryable {
     };
     client.on('error', onClientError);
     try {
-      // A function is called once the connection is had (a deadline it computes excludes the wait for one).
-      const begin = typeof options.begin === 'function' ? options.begin() : options.begin;
-      const begun = await client.query(begin === undefined ? 'BEGIN' : `BEGIN; ${begin}`);
-      // A string of several statements answers one result per statement (BEGIN's first).
-      const result = await work(client, Array.isArray(begun) ? (begun as QueryResult[]) : [begun]);
+      await client.query('BEGIN');
+      const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (err) {
