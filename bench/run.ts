@@ -1,5 +1,6 @@
 /**
  * `npm run bench [-- --smoke] [--duration 10] [--requests N] [--connections 50] [--cards 1000000] [--rss-requests 1000000] [--authorization-rate 200]`
+ * `[--only authorizations]`: the set-up and the authorization phase alone (a quicker loop for issue 21).
  *
  * Starts, in one run and on this machine: the sandbox upstreams, our gateway (one worker, then a
  * cluster of two), and the baselines (a) the upstream called directly, (b) a bare Node keep-alive
@@ -67,6 +68,8 @@ interface Options {
   profile?: string;
   /** Rounds of the engine comparison (`--engine-rounds`, default 5; the smoke 1). */
   engineRounds: number;
+  /** `--only authorizations`: the set-up, S1's warm-up and the authorization phase alone (its figures to stdout and bench/results/<date>-authorizations.json). */
+  only?: 'authorizations';
 }
 
 function options(): Options {
@@ -81,8 +84,10 @@ function options(): Options {
       profile: { type: 'string' },
       'authorization-rate': { type: 'string' },
       'engine-rounds': { type: 'string' },
+      only: { type: 'string' },
     },
   });
+  if (values.only !== undefined && values.only !== 'authorizations') throw new Error(`--only takes authorizations, not ${values.only}`);
   const smoke = values.smoke ?? false;
   const requests = values.requests === undefined ? undefined : Number(values.requests);
   if (requests !== undefined && !(Number.isInteger(requests) && requests > 0)) throw new Error(`--requests must be a positive integer, not ${values.requests}`);
@@ -101,6 +106,7 @@ function options(): Options {
     authorizationRate,
     serverUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     ...(values.profile ? { profile: values.profile } : {}),
+    ...(values.only === 'authorizations' ? { only: 'authorizations' as const } : {}),
   };
 }
 
@@ -333,6 +339,53 @@ async function main(): Promise<void> {
     // sets that count (also outside the smoke).
     const amount = o.requests ?? (o.smoke ? 200 : undefined);
     const common = amount !== undefined ? { amount, connections: o.connections } : { duration, connections: o.connections };
+    const authorizationRun = (): Promise<AuthorizationResult> =>
+      authorizationPhase({
+        gateway,
+        partnerApi: `${base}/api/partner`,
+        notifyBase: `http://127.0.0.1:${String(gateway.ready.notifyPort)}`,
+        auth,
+        newCard: async () =>
+          (
+            await json(`${base}/api/partner/individual/accounts/${individual._id}/cards/virtual`, {
+              method: 'POST',
+              headers: await auth(),
+              body: JSON.stringify({ expDate, clientCode: individual.clientID, currency: 'EUR', productCode: 'P-STD', embossedName: 'BENCH.RUNNER' }),
+            })
+          ).cardKey as string,
+        dbUrl: dbUrl.toString(),
+        secret: processingSecret,
+        queryCountFile,
+        smoke: o.smoke,
+        ...(o.requests !== undefined ? { requests: o.requests } : {}),
+        duration,
+        connections: o.connections,
+        rate: o.authorizationRate,
+        ...(profileFile && profiledScenario === 'A'
+          ? {
+              profile: async (on: boolean) => {
+                await toggleProfiler(gateway, `${profileFile!}.${on ? 'started' : 'done'}`);
+                if (!on) process.stderr.write(`bench: CPU profile of the authorization decisions (its CPU figure includes the profiler's cost): ${path.relative(ROOT, profileFile!)}\n`);
+              },
+            }
+          : {}),
+        s1Round: async () => run('S1-auth-round', 'S1 round of the authorization phase', { ...common, url: `${base}/api/partner${statusPath}`, headers: await auth() }, gateway),
+        log,
+      });
+
+    if (o.only === 'authorizations') {
+      // S1's warm-up, as below: the phase's S1 rounds then measure warm code.
+      await autocannon({ url: `${base}/api/partner${statusPath}`, headers: await auth(), connections: Math.min(o.connections, amount ?? 2000), amount: Math.min(amount ?? 2000, 2000), sampleInt: AMOUNT_SAMPLE_MS });
+      log('authorizations (issue 21) only...');
+      const authorizations = await authorizationRun();
+      process.stdout.write(`${authorizationLines(authorizations)}\n`);
+      const resultsDir = path.join(ROOT, 'bench', 'results');
+      fs.mkdirSync(resultsDir, { recursive: true });
+      const file = path.join(resultsDir, `${started.toISOString().slice(0, 10)}-authorizations${o.smoke ? '-smoke' : ''}.json`);
+      fs.writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), options: o, authorizations }, null, 2)}\n`);
+      process.stdout.write(`written ${path.relative(ROOT, file)}\n`);
+      return;
+    }
     log('baselines...');
     results.push(await run('direct', '(a) the issuer sandbox called directly', { ...common, url: `${issuer}${statusPath}` }, sandbox));
     results.push(await run('bare-proxy', '(b) bare Node keep-alive proxy', { ...common, url: `http://127.0.0.1:${String(bare.ready.port)}${statusPath}` }, bare));
@@ -463,38 +516,7 @@ async function main(): Promise<void> {
 
     // After the memory figure (its peak is S1's alone), before the cluster replaces this gateway.
     log('authorizations (issue 21)...');
-    const authorizations: AuthorizationResult = await authorizationPhase({
-      gateway,
-      partnerApi: `${base}/api/partner`,
-      notifyBase: `http://127.0.0.1:${String(gateway.ready.notifyPort)}`,
-      auth,
-      newCard: async () =>
-        (
-          await json(`${base}/api/partner/individual/accounts/${individual._id}/cards/virtual`, {
-            method: 'POST',
-            headers: await auth(),
-            body: JSON.stringify({ expDate, clientCode: individual.clientID, currency: 'EUR', productCode: 'P-STD', embossedName: 'BENCH.RUNNER' }),
-          })
-        ).cardKey as string,
-      dbUrl: dbUrl.toString(),
-      secret: processingSecret,
-      queryCountFile,
-      smoke: o.smoke,
-      ...(o.requests !== undefined ? { requests: o.requests } : {}),
-      duration,
-      connections: o.connections,
-      rate: o.authorizationRate,
-      ...(profileFile && profiledScenario === 'A'
-        ? {
-            profile: async (on: boolean) => {
-              await toggleProfiler(gateway, `${profileFile!}.${on ? 'started' : 'done'}`);
-              if (!on) process.stderr.write(`bench: CPU profile of the authorization decisions (its CPU figure includes the profiler's cost): ${path.relative(ROOT, profileFile!)}\n`);
-            },
-          }
-        : {}),
-      s1Round: async () => run('S1-auth-round', 'S1 round of the authorization phase', { ...common, url: `${base}/api/partner${statusPath}`, headers: await auth() }, gateway),
-      log,
-    });
+    const authorizations = await authorizationRun();
 
     log('cluster of 2 workers, S1...');
     await gateway.stop();

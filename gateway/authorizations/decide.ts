@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
 import { AUDIT_COLUMNS, auditValues, type AuditEntry } from '../audit/audit-log';
 import { GatewayError } from '../errors';
-import { escapeLiteral, type Database, type Queryable } from '../db/database';
+import type { Database, Queryable } from '../db/database';
 import { StatementParams } from '../db/statement-params';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import type { Logger } from '../logging/logger';
 import { decidedTransactionStatement } from '../transactions/projection';
 import { declineReasonOf, type DeclineReason } from '../upstreams/partner-transaction';
 import type { Transaction } from '../upstreams/types';
-import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocity, velocityStatement, type ApplicableSpendControls } from './spend-controls';
+import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocity, velocityGate, type ApplicableSpendControls } from './spend-controls';
 
 /**
  * Real-time authorization decisions (docs/authorizations.md): the card processing system asks, for
@@ -118,21 +118,32 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Decides one authorization by `answerBy` (epoch ms) or throws: {@link DecisionTooLate} when the
  * budget ran out (the caller answers an error at once, so the processor's stand-in applies), a
- * database error as it is. Exactly once per authorization id: the first request claims it in
- * `authorization_decisions` (a lease of the deadline's length); a repeat, here or on another
- * instance, waits for that decision and answers it, without asking the partner or counting again.
- * No database transaction is open while the partner is asked.
+ * database error as it is. Exactly once per authorization id: one row in `authorization_decisions`.
+ * When the card's partner has a decision endpoint, the first request claims the id there (a lease
+ * of the deadline's length) before asking; a repeat, here or on another instance, waits for that
+ * decision and answers it, without asking the partner or counting again. Without an endpoint the
+ * row is inserted, decided, by the statement that records the decision (one commit): a concurrent
+ * repeat's insert waits for that commit, finds the row and answers its decision, having written
+ * nothing. No database transaction is open while the partner is asked.
  */
 export async function decideAuthorization(deps: DecisionDeps, request: AuthorizationRequest, answerBy: number, progress: DecisionProgress = { committing: false }): Promise<AuthorizationDecision> {
-  const claim = await claimOrWait(deps.db, request, answerBy);
-  if (!('token' in claim)) return claim;
-  const { token, card, controls, hasEndpoint } = claim;
-  // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
-  const stateRefusal = cardStateRefusal(card);
-  const decision: AuthorizationDecision = stateRefusal
-    ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
-    : await decideForCard(deps, card!, controls, hasEndpoint, request, answerBy);
-  return record(deps, card, controls, request, decision, answerBy, token, progress);
+  // First without a claim when the card's partner has no decision endpoint: the decision is then
+  // recorded with its claim in one statement and one commit ({@link recordWithClaim}); a claim first
+  // (a lease repeats wait on) only when the partner is to be asked, or when that statement did not
+  // record (another request's claim, or a transaction recorded before).
+  for (let claimFirst = false; ; claimFirst = true) {
+    const claim = await claimOrWait(deps.db, request, answerBy, claimFirst);
+    if ('approved' in claim) return claim;
+    const { token, card, controls, hasEndpoint } = claim;
+    // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
+    const stateRefusal = cardStateRefusal(card);
+    const decision: AuthorizationDecision = stateRefusal
+      ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
+      : await decideForCard(deps, card!, controls, hasEndpoint, request, answerBy);
+    if (token !== undefined) return record(deps, card, controls, request, decision, answerBy, token, progress);
+    const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress);
+    if (recorded) return recorded;
+  }
 }
 
 async function decideForCard(
@@ -181,7 +192,8 @@ function velocityPurchase(card: DecisionCard, request: AuthorizationRequest) {
 
 /** A claim this request holds, with what the decision reads beside it (in the claim's statement). */
 interface Claimed {
-  token: string;
+  /** Undefined: not claimed (the partner has no decision endpoint, and the claim was not asked for). */
+  token: string | undefined;
   /** Undefined: no card of this gateway has the key. */
   card: DecisionCard | undefined;
   controls: ApplicableSpendControls;
@@ -192,11 +204,13 @@ interface Claimed {
 /**
  * Runs a claim (`claimSql`: an INSERT or UPDATE of `authorization_decisions` … `RETURNING 1`) and,
  * in the same statement, reads the card (`$cardParam`), its spend controls and whether its partner
- * has a decision endpoint: one round trip. Undefined when the claim changed no row.
+ * has a decision endpoint: one round trip. `claimed`: whether the claim changed a row. `name`: the
+ * statement's (its text is fixed), so that PostgreSQL parses it once per connection.
  */
-async function claimAndRead(db: Queryable, claimSql: string, params: unknown[], cardParam: number, token: string): Promise<Claimed | undefined> {
+async function claimAndRead(db: Database, claimSql: string, params: unknown[], cardParam: number, token: string, name: string): Promise<Claimed & { claimed: boolean }> {
   const row = (
-    await db.query<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null }>(
+    await db.named<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null }>(
+      name,
       `WITH claim AS (${claimSql})
        SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status,
               ${applicableControlsColumn('c')} AS controls,
@@ -205,10 +219,9 @@ async function claimAndRead(db: Queryable, claimSql: string, params: unknown[], 
       params
     )
   ).rows[0];
-  if (Number(row.claimed) === 0) return undefined;
   const card: DecisionCard | undefined =
     row.partner_id === null ? undefined : { cardKey: params[cardParam - 1] as string, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status! };
-  return { token, card, controls: applicableControlsOf(row.controls), hasEndpoint: row.has_endpoint === true };
+  return { claimed: Number(row.claimed) > 0, token, card, controls: applicableControlsOf(row.controls), hasEndpoint: row.has_endpoint === true };
 }
 
 /**
@@ -219,19 +232,26 @@ async function claimAndRead(db: Queryable, claimSql: string, params: unknown[], 
  * on the database's clock. A repeat naming another card than the claim is refused: an authorization
  * id is one card's. {@link DecisionTooLate} when `answerBy` comes first.
  */
-async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy: number): Promise<Claimed | AuthorizationDecision> {
+async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy: number, always: boolean): Promise<Claimed | AuthorizationDecision> {
   const token = newClaimToken();
   // The lease lasts until this request's answer is due, with the margin: counted on the database's clock.
   const leaseMs = () => Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now());
-  const inserted = await claimAndRead(
+  // Unless `always`, claimed only when the card's partner has a decision endpoint (the statement's
+  // own snapshot): otherwise the reads alone, and the caller records the decision with its claim.
+  const first = await claimAndRead(
     db,
     `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, lease_until)
-     VALUES ($1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)) ON CONFLICT (authorization_id) DO NOTHING RETURNING 1`,
-    [request.id, request.transactionId, request.cardId, token, leaseMs()],
+     SELECT $1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)
+      WHERE $6::boolean OR EXISTS (SELECT 1 FROM cards c JOIN authorization_endpoints e ON e.partner_id = c.partner_id WHERE c.card_key = $3)
+     ON CONFLICT (authorization_id) DO NOTHING RETURNING 1`,
+    [request.id, request.transactionId, request.cardId, token, leaseMs(), always],
     3,
-    token
+    token,
+    'authorization-claim'
   );
-  if (inserted) return inserted;
+  if (first.claimed) return first;
+  // No claim was tried: the claim goes with the recording (a repeat finds it there).
+  if (!always && !first.hasEndpoint) return { ...first, token: undefined };
   for (;;) {
     const row = (
       await db.query<{ state: string; card_key: string; decision: AuthorizationDecision | string | null; expired: boolean }>(
@@ -250,9 +270,10 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
           WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now() RETURNING 1`,
         [request.id, token, request.transactionId, leaseMs(), request.cardId],
         5,
-        token
+        token,
+        'authorization-takeover'
       );
-      if (taken) return taken;
+      if (taken.claimed) return taken;
     }
     if (Date.now() + WAIT_STEP_MS >= answerBy) throw new DecisionTooLate();
     await sleep(WAIT_STEP_MS);
@@ -263,12 +284,19 @@ function newClaimToken(): string {
   return crypto.randomBytes(12).toString('hex');
 }
 
+/** SQLSTATEs that mean the recording came too late: the card's lock not had in time (lock_not_available), or the claim lost or the deadline passed (PGW01, migration 021). */
+const TOO_LATE_CODES = new Set(['55P03', 'PGW01']);
+
 /**
- * Records the decision in one database transaction: under the card's decision lock, the velocity
- * count again (an approval that another decision's commit pushed over a limit becomes
- * `velocity_exceeded`), the transaction (PENDING or DECLINED, with `authorization`), its audit entry
- * and its `transaction.created` event, and the decision row. Rolled back, and {@link DecisionTooLate},
- * when the budget ran out meanwhile: a decision the processor did not get in time must not stand.
+ * Records the decision in one statement, one round trip and one commit (docs/performance.md, "Run H"):
+ * the velocity gate (migration 021: the card's decision lock, then the velocity count with a fresh
+ * snapshot, so it sees what the lock's previous holder committed), then, only when it passed, the
+ * transaction (PENDING or DECLINED, with `authorization`), its `transaction.created` event, the
+ * decision row (fenced by the claim's token) and the audit entry; last, a check that raises (and so
+ * rolls everything back, {@link DecisionTooLate}) when the claim was another request's by then or
+ * the budget ran out meanwhile: a decision the processor did not get in time must not stand. An
+ * approval the gate refuses (another decision's commit pushed the card over a limit) writes nothing
+ * and is recorded as `velocity_exceeded` by a second statement.
  */
 async function record(
   deps: DecisionDeps,
@@ -281,102 +309,222 @@ async function record(
   progress: DecisionProgress
 ): Promise<AuthorizationDecision> {
   const { db } = deps;
-  // Sent with the BEGIN, in its round trip: waiting for the card's lock (a burst on one card, a
-  // stalled holder) must not outlast the budget; the lock is held before the velocity count's
-  // statement takes its snapshot, so the count sees what the previous holder committed.
-  // An approval is counted again under the lock (an approval that another decision's commit pushed
-  // over a limit becomes velocity_exceeded), in the same round trip: each statement of the string
-  // takes its own snapshot, so the count sees what the lock's previous holder committed.
-  const velocity = card && first.approved ? velocityStatement(controls, velocityPurchase(card, request), escapeLiteral) : undefined;
-  // Built once the connection is had: the lock's wait is bounded by what is left then.
-  const begin = () => [
-    `SET LOCAL lock_timeout = '${Math.max(1, answerBy - COMMIT_RESERVE_MS - Date.now())}ms'`,
-    ...(card ? [`SELECT pg_advisory_xact_lock(hashtextextended('auth:' || ${escapeLiteral(card.cardKey)}, 0))`] : []),
-    ...(velocity ? [velocity.sql] : []),
-  ].join('; ');
   try {
-    return await db.transaction(
-      async (tx, begun) => {
-        let decision = first;
-        /** Whether the claim was still this request's when marked decided; undefined: not marked yet. */
-        let fenced: boolean | undefined;
-        if (card) {
-          const refusal = velocity?.refusal(begun[begun.length - 1].rows[0] as Record<string, string>);
-          if (refusal) decision = { approved: false, decidedBy: 'spend_controls', ...refusal };
-          const transaction: Transaction = {
-            id: request.transactionId,
-            cardId: request.cardId,
-            accountId: null,
-            amount: request.amount,
-            currency: request.currency,
-            type: request.type,
-            status: decision.approved ? 'PENDING' : 'DECLINED',
-            merchant: request.merchant,
-            createdAt: request.at,
-            updatedAt: request.at,
-            version: 1,
-            settledAmount: null,
-            declineReason: decision.approved ? null : (decision.declineReason ?? 'do_not_honor'),
-            relatedTransactionId: null,
-            authorizationId: request.id,
-            history: [{ kind: decision.approved ? 'authorization' : 'decline', amount: request.amount, at: request.at }],
-          };
-          const owner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
-          const audit: AuditEntry = {
-            partnerId: card.partnerId,
-            individualId: card.individualId ?? undefined,
-            tenantId: card.tenantId ?? undefined,
-            operation: 'card.authorization.decided',
-            targetType: 'card',
-            targetId: card.cardKey,
-            requestId: `authorization-${request.id}`,
-            outcome: 'success',
-            details: {
-              authorizationId: request.id,
-              transactionId: request.transactionId,
-              approved: decision.approved,
-              decidedBy: decision.decidedBy,
-              declineReason: decision.declineReason ?? null,
-              rule: decision.rule ?? null,
-              partnerLatencyMs: decision.partnerLatencyMs ?? null,
-              partnerReason: decision.partnerReason?.slice(0, 200) ?? null,
-            },
-          };
-          // One round trip: the transaction with its event, the claim marked decided (fenced by its
-          // token) and the audit entry, each only when the transaction is new.
-          const params = new StatementParams();
-          const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params);
-          const fence = fenceSql(params, request, token, answeredOf(decision));
-          const row = (
-            await tx.query<{ inserted: string; fenced: string }>(
-              `WITH ${written.ctes}, fenced AS (${fence} AND EXISTS (SELECT 1 FROM ins) RETURNING 1), audited AS (
-                 INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM fenced RETURNING 1
-               ) SELECT ${written.columns}, (SELECT count(*) FROM fenced) AS fenced, (SELECT count(*) FROM audited) AS audited`,
-              params.values
-            )
-          ).rows[0];
-          // The transaction exists already (a stand-in recorded first, or the id decided again past
-          // retention): the answer is what stands, not a new decision.
-          if (Number(row.inserted) === 0) decision = await standing(tx, request.transactionId, decision);
-          else fenced = Number(row.fenced) > 0;
-        }
-        const answered = answeredOf(decision);
-        fenced ??= await finish(tx, request, token, answered);
-        // Another request took the claim over (this one's lease ran out): its decision stands, not this one.
-        if (!fenced) throw new DecisionTooLate();
-        // Past this check the commit is sent; the caller waits for it rather than answering 503 over it.
+    if (!card) {
+      // No card, no transaction: the claim is marked decided, in one statement.
+      const answered = answeredOf(first);
+      if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
+      progress.committing = true;
+      if (!(await finish(db, request, token, answered))) throw new DecisionTooLate();
+      return answered;
+    }
+    let decision = first;
+    for (;;) {
+      const outcome = await recordForCard(db, card, controls, request, decision, answerBy, token, progress);
+      if (outcome.kind === 'recorded') return answeredOf(decision);
+      if (outcome.kind === 'refused') {
+        decision = { approved: false, decidedBy: 'spend_controls', ...outcome.refusal };
+        progress.committing = false;
+        continue;
+      }
+      // The transaction exists already (a stand-in recorded first, or the id decided again past
+      // retention): the answer is what stands, not a new decision.
+      progress.committing = false;
+      return await db.transaction(async (tx) => {
+        const answered = answeredOf(await standing(tx, request.transactionId, decision));
+        if (!(await finish(tx, request, token, answered))) throw new DecisionTooLate();
         if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
         progress.committing = true;
         return answered;
-      },
-      { begin }
-    );
+      });
+    }
   } catch (err) {
     progress.committing = false;
-    // lock_not_available: the card's lock was not had within the budget.
-    if ((err as { code?: unknown } | null)?.code === '55P03') throw new DecisionTooLate();
+    if (TOO_LATE_CODES.has((err as { code?: unknown } | null)?.code as string)) throw new DecisionTooLate();
     throw err;
   }
+}
+
+/**
+ * Records a decision that was not claimed first (the card's partner has no decision endpoint) with
+ * its claim, in one statement and one commit: {@link recordForCard}'s statement, in which the decision
+ * row is inserted already decided, after the velocity gate and before the transaction, and the rest
+ * is written only when it was. Undefined when it recorded nothing: the id has a decision row already
+ * (a repeat: the caller waits for that decision, as a claim that lost), or the transaction existed
+ * already (the caller then claims first, and answers what stands).
+ */
+async function recordWithClaim(
+  deps: DecisionDeps,
+  card: DecisionCard | undefined,
+  controls: ApplicableSpendControls,
+  request: AuthorizationRequest,
+  first: AuthorizationDecision,
+  answerBy: number,
+  progress: DecisionProgress
+): Promise<AuthorizationDecision | undefined> {
+  const { db } = deps;
+  try {
+    if (!card) {
+      // No card, no transaction: the decision row alone.
+      const answered = answeredOf(first);
+      const inserted = await db.statement(() => {
+        if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
+        progress.committing = true;
+        return {
+          name: 'authorization-decided-unknown-card',
+          text: `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, decision, lease_until, decided_at)
+                 VALUES ($1, $2, $3, 'decided', $4, $5::jsonb, now(), now()) ON CONFLICT (authorization_id) DO NOTHING`,
+          values: [request.id, request.transactionId, request.cardId, newClaimToken(), JSON.stringify(answered)],
+        };
+      });
+      progress.committing = false;
+      return (inserted.rowCount ?? 0) > 0 ? answered : undefined;
+    }
+    let decision = first;
+    for (;;) {
+      const outcome = await recordForCard(db, card, controls, request, decision, answerBy, undefined, progress);
+      progress.committing = false;
+      if (outcome.kind === 'recorded') return answeredOf(decision);
+      if (outcome.kind !== 'refused') return undefined;
+      decision = { approved: false, decidedBy: 'spend_controls', ...outcome.refusal };
+    }
+  } catch (err) {
+    progress.committing = false;
+    const code = (err as { code?: unknown } | null)?.code;
+    // PGW01 here: the transaction existed (or the deadline passed): nothing was recorded.
+    if (code === 'PGW01' && Date.now() <= answerBy - COMMIT_RESERVE_MS) return undefined;
+    if (TOO_LATE_CODES.has(code as string)) throw new DecisionTooLate();
+    throw err;
+  }
+}
+
+/** What one recording statement did. */
+type RecordingOutcome =
+  | { kind: 'recorded' }
+  | { kind: 'refused'; refusal: Refusal }
+  /** The transaction existed already: nothing written. */
+  | { kind: 'exists' }
+  /** Without a claim first: the id had a decision row already, nothing written. */
+  | { kind: 'taken' };
+
+/**
+ * The recording statement of {@link record} for `decision` on a known card, fenced by the claim's
+ * `token`; without a token ({@link recordWithClaim}), the decision row is inserted, decided, after
+ * the gate (the card's lock first, then a same-id repeat's row: the order every recording takes
+ * them in), and the transaction is written only when it was; a transaction that existed already
+ * then raises (PGW01: the check's "claimed but nothing recorded"), so that the claim rolls back too.
+ */
+async function recordForCard(
+  db: Database,
+  card: DecisionCard,
+  controls: ApplicableSpendControls,
+  request: AuthorizationRequest,
+  decision: AuthorizationDecision,
+  answerBy: number,
+  token: string | undefined,
+  progress: DecisionProgress
+): Promise<RecordingOutcome> {
+  // Only an approval is counted (a decline never counts, nor can velocity refuse it).
+  const gate = velocityGate(decision.approved ? controls : { partner: {}, card: {} }, velocityPurchase(card, request));
+  const transaction: Transaction = {
+    id: request.transactionId,
+    cardId: request.cardId,
+    accountId: null,
+    amount: request.amount,
+    currency: request.currency,
+    type: request.type,
+    status: decision.approved ? 'PENDING' : 'DECLINED',
+    merchant: request.merchant,
+    createdAt: request.at,
+    updatedAt: request.at,
+    version: 1,
+    settledAmount: null,
+    declineReason: decision.approved ? null : (decision.declineReason ?? 'do_not_honor'),
+    relatedTransactionId: null,
+    authorizationId: request.id,
+    history: [{ kind: decision.approved ? 'authorization' : 'decline', amount: request.amount, at: request.at }],
+  };
+  const owner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
+  const audit: AuditEntry = {
+    partnerId: card.partnerId,
+    individualId: card.individualId ?? undefined,
+    tenantId: card.tenantId ?? undefined,
+    operation: 'card.authorization.decided',
+    targetType: 'card',
+    targetId: card.cardKey,
+    requestId: `authorization-${request.id}`,
+    outcome: 'success',
+    details: {
+      authorizationId: request.id,
+      transactionId: request.transactionId,
+      approved: decision.approved,
+      decidedBy: decision.decidedBy,
+      declineReason: decision.declineReason ?? null,
+      rule: decision.rule ?? null,
+      partnerLatencyMs: decision.partnerLatencyMs ?? null,
+      partnerReason: decision.partnerReason?.slice(0, 200) ?? null,
+    },
+  };
+  const row = (
+    await db.statement<{ passed: boolean; counts: string[] | string; amounts: string[] | string; inserted: string; fenced: string }>(() => {
+      // Built once the connection is had: the lock's wait and the deadline are bounded by what is left then.
+      const budgetMs = answerBy - COMMIT_RESERVE_MS - Date.now();
+      if (budgetMs <= 0) throw new DecisionTooLate();
+      const params = new StatementParams();
+      const gated = `gate AS MATERIALIZED (
+        SELECT passed, counts::text[] AS counts, amounts::text[] AS amounts
+          FROM authorization_velocity_gate(${params.add(card.cardKey)}::text, ${params.add(Math.ceil(budgetMs))}::integer, ${params.add(card.partnerId)}::text,
+               ${params.add(card.cardKey)}::text, ${params.add(new Date(request.at).toISOString())}::timestamptz, ${params.add(gate.windows)}::integer[],
+               ${params.add(gate.countLimits)}::bigint[], ${params.add(gate.amountLimits)}::numeric[]))`;
+      const answered = JSON.stringify(answeredOf(decision));
+      let text: string;
+      if (token !== undefined) {
+        const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params, 'gate');
+        const fence = fenceSql(params, request, token, answeredOf(decision));
+        // `checked` reads every write (and so runs after them): the commit follows it at once.
+        text = `WITH ${gated}, ${written.ctes}, fenced AS (${fence} AND EXISTS (SELECT 1 FROM ins) RETURNING 1), audited AS (
+             INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM fenced RETURNING 1
+           ), checked AS (
+             SELECT authorization_recorded_in_time(i.n, f.n, ${params.add(budgetMs)}::double precision) AS ok
+               FROM (SELECT count(*) AS n FROM ins) AS i, (SELECT count(*) AS n FROM fenced) AS f, (SELECT count(*) FROM audited) AS a, (SELECT count(*) FROM ev) AS e
+           ) SELECT g.passed, g.counts, g.amounts, ${written.columns}, (SELECT count(*) FROM fenced) AS fenced, (SELECT ok FROM checked) AS checked FROM gate AS g`;
+      } else {
+        const claim = `claim AS (
+             INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, decision, lease_until, decided_at)
+             SELECT ${params.add(request.id)}, ${params.add(request.transactionId)}, ${params.add(request.cardId)}, 'decided', ${params.add(newClaimToken())}, ${params.add(answered)}::jsonb, now(), now()
+               FROM gate WHERE passed
+             ON CONFLICT (authorization_id) DO NOTHING RETURNING 1
+           ), claimed AS MATERIALIZED (SELECT true AS passed FROM claim)`;
+        const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params, 'claimed');
+        // The check raises when the claim was inserted but no transaction (it existed): both roll back.
+        text = `WITH ${gated}, ${claim}, ${written.ctes}, audited AS (
+             INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM ins RETURNING 1
+           ), checked AS (
+             SELECT authorization_recorded_in_time(c.n, i.n, ${params.add(budgetMs)}::double precision) AS ok
+               FROM (SELECT count(*) AS n FROM claim) AS c, (SELECT count(*) AS n FROM ins) AS i, (SELECT count(*) FROM audited) AS a, (SELECT count(*) FROM ev) AS e
+           ) SELECT g.passed, g.counts, g.amounts, ${written.columns}, (SELECT count(*) FROM claim) AS fenced, (SELECT ok FROM checked) AS checked FROM gate AS g`;
+      }
+      // Past this point the statement (and its commit) is sent; the caller waits for it rather than answering 503 over it.
+      progress.committing = true;
+      return { name: token === undefined ? 'authorization-record-with-claim' : 'authorization-record', text, values: params.values };
+    })
+  ).rows[0];
+  if (!row.passed) {
+    const refusal = gate.refusal(textArray(row.counts), textArray(row.amounts));
+    if (!refusal) throw new Error('the velocity gate refused a purchase that no velocity rule refuses');
+    return { kind: 'refused', refusal };
+  }
+  // Without a claim first: no decision row inserted, the id had one (the check raised otherwise).
+  if (token === undefined && Number(row.fenced) === 0) return { kind: 'taken' };
+  // The check raised unless the claim was fenced: a new row here was recorded with its decision.
+  return Number(row.inserted) === 0 ? { kind: 'exists' } : { kind: 'recorded' };
+}
+
+/** A text[] as pg answers it: parsed, or its literal (`{1,2}`) when a driver leaves it. */
+function textArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.replace(/^\{|\}$/g, '');
+  return inner === '' ? [] : inner.split(',').map((v) => v.replace(/^"|"$/g, ''));
 }
 
 /** The decision as answered and kept: without the partner's own reason (the audit entry keeps it). */

@@ -215,25 +215,57 @@ function velocityRefusal(rules: ReturnType<typeof velocityRules>, counted: Recor
   return undefined;
 }
 
+/** A count of ten-thousandths as a decimal string (`-12345` → `-1.2345`): exact, for a numeric parameter. */
+function decimal(tenThousandths: number): string {
+  const sign = tenThousandths < 0 ? '-' : '';
+  const abs = Math.abs(tenThousandths);
+  return `${sign}${Math.floor(abs / 10_000)}.${String(abs % 10_000).padStart(4, '0')}`;
+}
+
+/** The velocity gate of one purchase: what the recording statement sends, and how its answer is read. */
+export interface VelocityGate {
+  /** The distinct windows of the rules, in seconds (empty: no rule, nothing counted). */
+  windows: number[];
+  /** Per window: the most approved authorizations already counted that still let this purchase pass; null: no count rule. */
+  countLimits: (number | null)[];
+  /** Per window: the most amount already authorized (a decimal string) that still lets this purchase pass; null: no amount rule. */
+  amountLimits: (string | null)[];
+  /** The first rule the counts (per window, as the gate answers them) fail, named as {@link checkVelocity} names it. */
+  refusal(counts: readonly (string | number)[], amounts: readonly (string | number)[]): SpendControlDecline<'velocity_exceeded'> | undefined;
+}
+
 /**
- * {@link checkVelocity} as a statement without parameters, for a query string of several statements
- * (the decision sends it with its `BEGIN` and the card's lock, in one round trip: the simple query
- * protocol, where each statement still takes its own snapshot, so the count sees what the lock's
- * previous holder committed). The values are literals made by `literal` (pg's `escapeLiteral`):
- * the partner id and card key as the database holds them, the purchase's time in ISO form.
- * `refusal` reads the statement's row. Undefined: no velocity rule, nothing to count.
+ * The velocity rules of both scopes as the limits of `authorization_velocity_gate` (migration 021),
+ * which the decision's recording statement calls first: it takes the card's lock, counts per window
+ * what {@link velocityQuery} counts (with a fresh snapshot, so it sees what the lock's previous holder
+ * committed) and passes only when every window is within its limits; the statement writes only then.
+ * The limits are the rules' own: a `maxCount` passes while the count is at most `maxCount - 1`, a
+ * `maxAmount` while the amount counted is at most `maxAmount - amount` (exact, in ten-thousandths);
+ * several rules on one window give the lowest. When the gate does not pass, `refusal` names the rule
+ * from its counts, in {@link checkVelocity}'s order.
  */
-export function velocityStatement(
-  controls: ApplicableSpendControls,
-  purchase: VelocityPurchase,
-  literal: (value: string) => string
-): { sql: string; refusal(counted: Record<string, string>): SpendControlDecline<'velocity_exceeded'> | undefined } | undefined {
+export function velocityGate(controls: ApplicableSpendControls, purchase: VelocityPurchase): VelocityGate {
   const rules = velocityRules(controls);
-  if (rules.length === 0) return undefined;
-  const windows = [...new Set(rules.map((r) => r.rule.window))];
+  const names = [...new Set(rules.map((r) => r.rule.window))];
+  const countLimits = names.map(() => null as number | null);
+  const amountLimits = names.map(() => null as number | null);
+  for (const { rule } of rules) {
+    const i = names.indexOf(rule.window);
+    if (rule.maxCount !== undefined) countLimits[i] = Math.min(countLimits[i] ?? Infinity, rule.maxCount - 1);
+    if (rule.maxAmount !== undefined) amountLimits[i] = Math.min(amountLimits[i] ?? Infinity, units(rule.maxAmount) - units(purchase.amount));
+  }
   return {
-    sql: velocityQuery(windows, { partnerId: literal(purchase.partnerId), cardKey: literal(purchase.cardKey), at: literal(purchase.at.toISOString()) }),
-    refusal: (counted) => velocityRefusal(rules, counted, purchase),
+    windows: names.map((w) => VELOCITY_WINDOWS[w]),
+    countLimits,
+    amountLimits: amountLimits.map((limit) => (limit === null ? null : decimal(limit))),
+    refusal: (counts, amounts) => {
+      const counted: Record<string, string> = {};
+      names.forEach((w, i) => {
+        counted[`c_${w}`] = String(counts[i] ?? 0);
+        counted[`a_${w}`] = String(amounts[i] ?? 0);
+      });
+      return velocityRefusal(rules, counted, purchase);
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { escapeLiteral, Pool, type PoolClient, type QueryResult, type QueryResultRow } from './pg';
+import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from './pg';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
 
@@ -48,19 +48,26 @@ function translate(err: unknown): unknown {
  * one. Connection failures surface as `GatewayError('database_unavailable')`; the pool reconnects
  * by itself when the database is back, so service resumes without a restart.
  */
-export { escapeLiteral };
 
 export class Database implements Queryable {
   readonly pool: Pool;
   private readonly log: Logger;
+  /** Whether {@link named} and {@link statement} send named (prepared) statements: real PostgreSQL only. */
+  private readonly namedStatements: boolean;
 
   /**
    * @param options.queryTimeoutMs how long a query may run before the client gives up on it (15 s,
    *   the gateway's); 0 for none (bulk work such as the seed scripts, which a loaded machine can
    *   take longer than that over).
+   * @param options.namedStatements send the statements given a name as prepared statements, so that
+   *   each connection parses them once and PostgreSQL can reuse their plan (the authorization
+   *   decision's, docs/performance.md "Run H"). Not for the embedded database: pglite-socket keeps
+   *   one PGlite session under every connection, so a reconnected client's first Parse of a name would
+   *   find it prepared already. Default false.
    */
-  constructor(connectionString: string, options: { max: number; log: Logger; queryTimeoutMs?: number }) {
+  constructor(connectionString: string, options: { max: number; log: Logger; queryTimeoutMs?: number; namedStatements?: boolean }) {
     this.log = options.log;
+    this.namedStatements = options.namedStatements ?? false;
     this.pool = new Pool({
       connectionString,
       max: options.max,
@@ -83,16 +90,54 @@ export class Database implements Queryable {
   }
 
   /**
+   * {@link query} of a statement whose text never changes, under `name`: a prepared statement when
+   * this database prepares them (`namedStatements`), otherwise an ordinary query.
+   */
+  async named<R extends QueryResultRow = QueryResultRow>(name: string, text: string, params: unknown[]): Promise<QueryResult<R>> {
+    if (!this.namedStatements) return this.query<R>(text, params);
+    try {
+      return await this.pool.query<R>({ name, text, values: params });
+    } catch (err) {
+      throw translate(err);
+    }
+  }
+
+  /**
+   * One statement, on its own (autocommit), built by `build` once a connection is had: a deadline
+   * or budget it computes excludes the wait for a connection. `name` as in {@link named}. An error
+   * `build` throws is thrown as it is, and nothing is sent.
+   */
+  async statement<R extends QueryResultRow = QueryResultRow>(build: () => { name?: string; text: string; values: unknown[] }): Promise<QueryResult<R>> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw translate(err);
+    }
+    let broken = false;
+    const onClientError = (err: Error) => {
+      broken = true;
+      this.log.warn({ err }, 'database connection lost during a statement');
+    };
+    client.on('error', onClientError);
+    try {
+      const { name, text, values } = build();
+      return await client.query<R>(name !== undefined && this.namedStatements ? { name, text, values } : { text, values });
+    } catch (err) {
+      broken ||= isUnavailableError(err);
+      throw translate(err);
+    } finally {
+      client.off('error', onClientError);
+      client.release(broken);
+    }
+  }
+
+  /**
    * Runs `work` inside one transaction on one connection; commits when it resolves, rolls back
    * when it throws. Never call an upstream or a second connection from inside `work`: on the
    * embedded database every other query waits while a transaction is open.
-   *
-   * `options.begin`: statements sent with the `BEGIN`, in the same round trip (the simple query
-   * protocol: no parameters, so any value in them is a literal made with {@link escapeLiteral}),
-   * e.g. a `SET LOCAL` and a lock that the work's first statement must already see. Their results
-   * are handed to `work` (`begun`: one per statement, the `BEGIN`'s first).
    */
-  async transaction<T>(work: (tx: Queryable, begun: QueryResult[]) => Promise<T>, options: { begin?: string | (() => string) } = {}): Promise<T> {
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -108,11 +153,8 @@ export class Database implements Queryable {
     };
     client.on('error', onClientError);
     try {
-      // A function is called once the connection is had (a deadline it computes excludes the wait for one).
-      const begin = typeof options.begin === 'function' ? options.begin() : options.begin;
-      const begun = await client.query(begin === undefined ? 'BEGIN' : `BEGIN; ${begin}`);
-      // A string of several statements answers one result per statement (BEGIN's first).
-      const result = await work(client, Array.isArray(begun) ? (begun as QueryResult[]) : [begun]);
+      await client.query('BEGIN');
+      const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (err) {

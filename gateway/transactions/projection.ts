@@ -133,12 +133,14 @@ function rowValues(t: FullTransaction, card: TransactionOwner, authorization: Tr
  * insert: a notification of the same id waits for the decision's commit and then sees the row, as
  * the general path's lock guarantees. A row that exists already (a stand-in recorded first, or the
  * id decided again past retention) is left as it is (`inserted` 0), as {@link applyTransaction}
- * leaves a state that is not newer.
+ * leaves a state that is not newer. `gate`: the name of an earlier CTE with a boolean `passed` (the
+ * decision's velocity gate): the lock is taken, and the row written, only when it passed.
  */
 export function decidedTransactionStatement(
   snapshot: Transaction,
   decided: { authorization: TransactionAuthorization; owner: TransactionOwner },
-  params: StatementParams
+  params: StatementParams,
+  gate?: string
 ): { ctes: string; columns: string } {
   const t = normalizeTransaction(snapshot);
   const values = rowValues(t, decided.owner, decided.authorization);
@@ -146,10 +148,10 @@ export function decidedTransactionStatement(
   const transaction = toPartnerTransaction(t, decided.owner.individual_id, decided.authorization);
   const event = eventStatement({ type: 'transaction.created', partnerId: decided.owner.partner_id, cardKey: t.cardId, data: { transaction } }, params, 'ins');
   const ctes = `locked AS (
-    SELECT pg_advisory_xact_lock(hashtextextended('txn:' || ${id}::text, 0))
+    SELECT pg_advisory_xact_lock(hashtextextended('txn:' || ${id}::text, 0))${gate === undefined ? '' : ` FROM ${gate} WHERE passed`}
   ), ins AS (
     INSERT INTO card_transactions (${INSERT_COLUMNS})
-    SELECT ${id}, ${params.list(values.slice(1))} FROM (SELECT count(*) FROM locked) AS txn_locked
+    SELECT ${id}, ${params.list(values.slice(1))} FROM (SELECT count(*) FROM locked) AS txn_locked${gate === undefined ? '' : ` WHERE EXISTS (SELECT 1 FROM ${gate} WHERE passed)`}
     ON CONFLICT (id) DO NOTHING RETURNING id
   ), ${event.ctes}`;
   return { ctes, columns: `(SELECT count(*) FROM ins) AS inserted, ${event.columns}` };

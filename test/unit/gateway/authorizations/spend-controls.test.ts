@@ -6,6 +6,7 @@ import {
   applicableControlsOf,
   checkVelocity,
   readSpendControls,
+  velocityGate,
   saveSpendControls,
   velocityQuery,
   type ApplicableSpendControls,
@@ -145,7 +146,26 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
   /** The controls that apply to a card, read as the authorization decision's claim reads them (applicableControlsColumn). */
   const applicable = async (cardKey: string) =>
     applicableControlsOf((await services.db.query(`SELECT ${applicableControlsColumn('c')} AS controls FROM cards c WHERE c.card_key = $1`, [cardKey])).rows[0].controls);
-  const velocity = (controls: ApplicableSpendControls, cardKey: string, amount: number, db: Queryable = services.db) => checkVelocity(db, controls, { partnerId, cardKey, amount, at: NOW });
+  /** What `authorization_velocity_gate` (migration 021, the decision's recording statement) answers for the same purchase, with velocityGate's limits. */
+  const gated = async (controls: ApplicableSpendControls, cardKey: string, amount: number) => {
+    const gate = velocityGate(controls, { partnerId, cardKey, amount, at: NOW });
+    const row = (
+      await services.db.query<{ passed: boolean; counts: string[]; amounts: string[] }>(
+        'SELECT passed, counts::text[] AS counts, amounts::text[] AS amounts FROM authorization_velocity_gate($1, 5000, $2, $1, $3, $4::integer[], $5::bigint[], $6::numeric[])',
+        [cardKey, partnerId, NOW.toISOString(), gate.windows, gate.countLimits, gate.amountLimits]
+      )
+    ).rows[0];
+    const refusal = gate.refusal(row.counts, row.amounts);
+    // The gate passes exactly when no rule refuses on its counts.
+    expect(row.passed, `the gate passed ${row.passed}, the rules on its counts ${JSON.stringify(refusal)}`).to.equal(refusal === undefined);
+    return row.passed ? undefined : refusal;
+  };
+  /** checkVelocity's answer, checked against the gate's for the same purchase (unless `db` is a stand-in). */
+  const velocity = async (controls: ApplicableSpendControls, cardKey: string, amount: number, db: Queryable = services.db) => {
+    const checked = await checkVelocity(db, controls, { partnerId, cardKey, amount, at: NOW });
+    if (db === services.db) expect(await gated(controls, cardKey, amount), 'the recording statement\'s gate').to.deep.equal(checked);
+    return checked;
+  };
   const cardRule = (rule: Record<string, unknown>): ApplicableSpendControls => ({ partner: {}, card: { velocity: [rule as never] } });
 
   before(async function () {
@@ -301,6 +321,28 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
           );
           return true;
         });
+      const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => decide(i)));
+      expect(outcomes.filter(Boolean)).to.have.length(2);
+    });
+
+    it('approves exactly maxCount of concurrent single statements that gate (migration 021) and then write, as the recording statement does', async function () {
+      const cardKey = await newCard();
+      const gate = velocityGate(cardRule({ window: '1h', maxCount: 2 }), { partnerId, cardKey, amount: 1, at: new Date() });
+      // Each statement's own snapshot is taken before it waits for the card's lock: only the gate's
+      // fresh snapshot after the lock sees what the previous holder committed.
+      const decide = async (i: number) =>
+        Number(
+          (
+            await services.db.query<{ n: string }>(
+              `WITH gate AS MATERIALIZED (SELECT passed FROM authorization_velocity_gate($3, 5000, $2, $3, now(), $5::integer[], $6::bigint[], $7::numeric[])),
+               ins AS (
+                 INSERT INTO card_transactions (id, partner_id, card_key, amount, currency, type, status, merchant, history, version, created_at, updated_at)
+                 SELECT $1, $2, $3, 1, 'EUR', 'PURCHASE', 'PENDING', '{}', $4, 1, now(), now() WHERE EXISTS (SELECT 1 FROM gate WHERE passed) RETURNING 1
+               ) SELECT count(*) AS n FROM ins`,
+              [newObjectId() + i, partnerId, cardKey, JSON.stringify([{ kind: 'authorization', amount: 1, at: new Date().toISOString() }]), gate.windows, gate.countLimits, gate.amountLimits]
+            )
+          ).rows[0].n
+        ) === 1;
       const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => decide(i)));
       expect(outcomes.filter(Boolean)).to.have.length(2);
     });
