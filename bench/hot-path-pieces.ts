@@ -27,6 +27,7 @@ import { accessLogFields } from '../gateway/http/request-context';
 import { createLogger, templatedLines } from '../gateway/logging/logger';
 import { redactUrl } from '../gateway/logging/redaction';
 import { recordUpstreamCall, requestMetrics } from '../gateway/metrics/recorders';
+import { PartnerGone } from '../policies/proxy/proxy';
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -37,25 +38,6 @@ function perCall(f: () => void, iterations: number): number {
   for (let i = 0; i < iterations; i++) f();
   const used = process.cpuUsage(started);
   return (used.user + used.system) / iterations;
-}
-
-/** The proxy's one-listener abort flag (policies/proxy/proxy.ts `PartnerGone`), as the proxy and the client use it. */
-class PartnerGone {
-  aborted = false;
-  private listener: (() => void) | undefined;
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.listener = listener;
-  }
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    if (this.listener === listener) this.listener = undefined;
-  }
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    const listener = this.listener;
-    this.listener = undefined;
-    listener?.();
-  }
 }
 
 /** An agent that takes requests and never connects (`addRequest` is internal to Node's Agent, absent from its typings). */

@@ -108,28 +108,10 @@ export class Database implements Queryable {
    * `build` throws is thrown as it is, and nothing is sent.
    */
   async statement<R extends QueryResultRow = QueryResultRow>(build: () => { name?: string; text: string; values: unknown[] }): Promise<QueryResult<R>> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw translate(err);
-    }
-    let broken = false;
-    const onClientError = (err: Error) => {
-      broken = true;
-      this.log.warn({ err }, 'database connection lost during a statement');
-    };
-    client.on('error', onClientError);
-    try {
+    return this.onOneClient('a statement', (client) => {
       const { name, text, values } = build();
-      return await client.query<R>(name !== undefined && this.namedStatements ? { name, text, values } : { text, values });
-    } catch (err) {
-      broken ||= isUnavailableError(err);
-      throw translate(err);
-    } finally {
-      client.off('error', onClientError);
-      client.release(broken);
-    }
+      return client.query<R>(name !== undefined && this.namedStatements ? { name, text, values } : { text, values });
+    });
   }
 
   /**
@@ -138,6 +120,28 @@ export class Database implements Queryable {
    * embedded database every other query waits while a transaction is open.
    */
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.onOneClient(
+      'a transaction',
+      async (client) => {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      },
+      async (client) => {
+        await client.query('ROLLBACK');
+      }
+    );
+  }
+
+  /**
+   * `work` on one connection of the pool, checked out for it alone. A connection lost meanwhile
+   * emits 'error' on its client, which pg's pool does not listen to then: without the listener here
+   * the process would crash (the failed query rejects too). Such a connection, or one whose query
+   * failed as unavailable, is released as broken (the pool closes it); otherwise `cleanUp` runs
+   * after a failed `work` (the rollback), its own failure ignored.
+   */
+  private async onOneClient<T>(during: string, work: (client: PoolClient) => Promise<T>, cleanUp?: (client: PoolClient) => Promise<void>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -145,21 +149,16 @@ export class Database implements Queryable {
       throw translate(err);
     }
     let broken = false;
-    // A connection lost while checked out emits 'error' on the client, which pg's pool does not
-    // listen to then: without this listener the process would crash. The failed query rejects too.
     const onClientError = (err: Error) => {
       broken = true;
-      this.log.warn({ err }, 'database connection lost during a transaction');
+      this.log.warn({ err }, `database connection lost during ${during}`);
     };
     client.on('error', onClientError);
     try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
+      return await work(client);
     } catch (err) {
-      broken = isUnavailableError(err);
-      if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+      broken ||= isUnavailableError(err);
+      if (!broken && cleanUp) await cleanUp(client).catch(() => undefined);
       throw translate(err);
     } finally {
       client.off('error', onClientError);

@@ -124,7 +124,7 @@ export function upstreamProxy(params: ProxyParams, { services }: PolicyContext<P
  * `AbortController` did the same with an EventTarget and an AbortSignal per request (issue 22
  * item 5; docs/performance.md).
  */
-class PartnerGone implements CallSignal {
+export class PartnerGone implements CallSignal {
   aborted = false;
   private listener: (() => void) | undefined;
 
