@@ -53,13 +53,17 @@ $$;
 
 -- Called last in the recording statement, once the transaction, its event, the claim's fenced update
 -- and the audit entry are written: a new transaction whose claim was not this request's any more
--- (another took it over) or that is past its deadline (the statement's start plus p_budget_ms, on
+-- (another took it over) or that is past its deadline (the transaction's start plus p_budget_ms, on
 -- the database's clock) raises, and the whole statement is rolled back: nothing stands that the
 -- processor will not be answered. SQLSTATE PGW01 (the gateway reads it as "too late").
+-- The transaction's start, not the statement's: in the extended protocol the server sets
+-- statement_timestamp() again at each message, and the Bind of a prepared statement is where its
+-- tables' locks are taken (waited for behind a migration's or an index build's lock), so a statement
+-- could wait there past its deadline and still pass; the implicit transaction starts before that wait.
 CREATE FUNCTION authorization_recorded_in_time(p_inserted bigint, p_fenced bigint, p_budget_ms double precision) RETURNS boolean
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-  IF p_inserted > 0 AND (p_fenced = 0 OR clock_timestamp() > statement_timestamp() + make_interval(secs => p_budget_ms / 1000)) THEN
+  IF p_inserted > 0 AND (p_fenced = 0 OR clock_timestamp() > transaction_timestamp() + make_interval(secs => p_budget_ms / 1000)) THEN
     RAISE EXCEPTION 'authorization decision not recorded: claim lost or past its deadline' USING ERRCODE = 'PGW01';
   END IF;
   RETURN true;

@@ -207,21 +207,22 @@ interface Claimed {
  * has a decision endpoint: one round trip. `claimed`: whether the claim changed a row. `name`: the
  * statement's (its text is fixed), so that PostgreSQL parses it once per connection.
  */
-async function claimAndRead(db: Database, claimSql: string, params: unknown[], cardParam: number, token: string, name: string): Promise<Claimed & { claimed: boolean }> {
+async function claimAndRead(db: Database, claimSql: string, params: unknown[], cardParam: number, token: string, name: string): Promise<Claimed & { claimed: boolean; seen: boolean }> {
   const row = (
-    await db.named<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null }>(
+    await db.named<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null; seen: boolean }>(
       name,
       `WITH claim AS (${claimSql})
        SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status,
               ${applicableControlsColumn('c')} AS controls,
-              EXISTS (SELECT 1 FROM authorization_endpoints e WHERE e.partner_id = c.partner_id) AS has_endpoint
+              EXISTS (SELECT 1 FROM authorization_endpoints e WHERE e.partner_id = c.partner_id) AS has_endpoint,
+              EXISTS (SELECT 1 FROM authorization_decisions d WHERE d.authorization_id = $1) AS seen
          FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}`,
       params
     )
   ).rows[0];
   const card: DecisionCard | undefined =
     row.partner_id === null ? undefined : { cardKey: params[cardParam - 1] as string, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status! };
-  return { claimed: Number(row.claimed) > 0, token, card, controls: applicableControlsOf(row.controls), hasEndpoint: row.has_endpoint === true };
+  return { claimed: Number(row.claimed) > 0, token, card, controls: applicableControlsOf(row.controls), hasEndpoint: row.has_endpoint === true, seen: row.seen };
 }
 
 /**
@@ -250,8 +251,9 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
     'authorization-claim'
   );
   if (first.claimed) return first;
-  // No claim was tried: the claim goes with the recording (a repeat finds it there).
-  if (!always && !first.hasEndpoint) return { ...first, token: undefined };
+  // No claim was tried: the claim goes with the recording (a concurrent repeat finds it there). A
+  // repeat of an id that has its decision row (committed) reads it below instead of recording again.
+  if (!always && !first.hasEndpoint && !first.seen) return { card: first.card, controls: first.controls, hasEndpoint: first.hasEndpoint, token: undefined };
   for (;;) {
     const row = (
       await db.query<{ state: string; card_key: string; decision: AuthorizationDecision | string | null; expired: boolean }>(

@@ -5,6 +5,7 @@ import type { SyncDeps } from '../cards/card-sync';
 import { GatewayError } from '../errors';
 import { notFound, problemHandler } from '../http/problem';
 import { requestContext } from '../http/request-context';
+import type { Logger } from '../logging/logger';
 import { verifySignature } from '../webhooks/signature';
 import type { NotifySecrets } from './secrets';
 import { TRANSACTION_ID } from '../ids';
@@ -127,20 +128,33 @@ function checkAuthorizationRequest(body: Record<string, unknown>): Authorization
  * margin, or at that moment 503 `decision_unavailable` (and at once 503 `database_unavailable` when
  * the database cannot be reached), so the processor applies its stand-in without waiting. Never later.
  */
-function answerAuthorizations(secrets: readonly string[], answering: AuthorizationAnswering): RequestHandler {
+/** Past `answerBy`, how long a recording on its way is waited for before the 503 all the same: half the margin, so the answer still precedes the processor's deadline. */
+export const FINAL_GRACE_MS = ANSWER_MARGIN_MS / 2;
+
+function answerAuthorizations(secrets: readonly string[], answering: AuthorizationAnswering, log: Logger): RequestHandler {
   return function answerAuthorization(req, res, next) {
     const arrived = Date.now();
     const answerBy = arrived + answering.deadlineMs - ANSWER_MARGIN_MS;
     const took = () => (Date.now() - arrived) / 1000;
     let answered = false;
     const progress: DecisionProgress = { committing: false };
-    const timer = setTimeout(() => {
-      // A decision whose commit is on its way is answered when it lands (the margin absorbs it): a
-      // 503 over a committed decision would leave a decision standing that the processor never got.
-      if (progress.committing) return;
+    const unavailable = () => {
       answered = true;
       recordAuthorizationDecision('unavailable', 'none', took());
       next(new GatewayError('decision_unavailable', 'No decision could be recorded before the deadline: apply the stand-in'));
+    };
+    let timer = setTimeout(() => {
+      // A decision whose recording is on its way is answered when it lands, within half the margin:
+      // a 503 over a committed decision would leave a decision standing that the processor never
+      // got. Past that, the stand-in's 503 all the same, before the processor's deadline: a
+      // recording still running then waited for a lock (a migration's, an index build's) and rolls
+      // back when it gets it (migration 021, authorization_recorded_in_time), or its commit stalled.
+      if (!progress.committing) return unavailable();
+      timer = setTimeout(() => {
+        if (answered) return;
+        log.warn({ stage: 'authorization' }, 'an authorization decision was still being recorded at the deadline: answered 503 (the stand-in)');
+        unavailable();
+      }, FINAL_GRACE_MS);
     }, Math.max(0, answerBy - Date.now()));
     void (async () => {
       const body = verifiedBody(req, secrets);
@@ -175,7 +189,7 @@ export function createNotificationsApp(deps: SyncDeps, secrets: NotifySecrets, a
   app.disable('x-powered-by');
   app.use(requestContext(deps.log, 'notifications'));
   if (authorizations && secrets.processing.length > 0) {
-    app.post('/upstream-notifications/processing/authorizations', express.raw({ type: () => true, limit: '64kb' }), answerAuthorizations(secrets.processing, authorizations));
+    app.post('/upstream-notifications/processing/authorizations', express.raw({ type: () => true, limit: '64kb' }), answerAuthorizations(secrets.processing, authorizations, deps.log));
   }
   for (const upstream of ['issuer', 'processing'] as const) {
     if (secrets[upstream].length === 0) continue;

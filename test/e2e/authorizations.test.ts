@@ -11,6 +11,7 @@ import { Database } from '../../gateway/db/database';
 import { createLogger } from '../../gateway/logging/logger';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { metricSample } from '../support/metrics';
+import { waitFor } from '../support/wait';
 
 const PROCESSING_SECRET = crypto.randomBytes(32).toString('base64url');
 const ISSUER_SECRET = crypto.randomBytes(32).toString('base64url');
@@ -367,6 +368,50 @@ describe('e2e: authorization decisions', function () {
       await link.restore();
     }
     expect((await ask(body)).body).to.deep.equal({ approved: true });
+    expect((await transactionsOf(cardKey)).map((t) => t._id)).to.deep.equal([body.authorization.transactionId]);
+  });
+
+  it('a recording held behind a table lock (a migration, an index build) is answered 503 before the deadline, and rolls back once it has the lock: a repeat is then decided, once', async () => {
+    const { cardKey } = await newCard();
+    const body = request(cardKey);
+    const locker = new Database(gateway.databaseUrl!, { max: 2, log: createLogger({ level: 'silent' }) });
+    const blocked = () =>
+      locker.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE '%authorization_velocity_gate%'`
+      );
+    let release: () => void = () => undefined;
+    let held: Promise<unknown> = Promise.resolve();
+    try {
+      // The lock a migration's ALTER TABLE takes, held in a transaction of its own until released.
+      let locked: () => void = () => undefined;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      held = locker.transaction(async (tx) => {
+        await tx.query('LOCK TABLE audit_log IN ACCESS EXCLUSIVE MODE');
+        locked();
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await isLocked;
+      const started = Date.now();
+      const answer = await ask(body);
+      const tookMs = Date.now() - started;
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(503);
+      expect(answer.body.code).to.equal('decision_unavailable');
+      expect(tookMs, 'before AUTHORIZATION_DEADLINE_MS (2000)').to.be.below(2000);
+      expect(Number((await blocked()).rows[0]!.n), 'the recording was still waiting for the lock when the 503 went out').to.equal(1);
+      await waitForLogLine(gateway, (l) => l.level === 'warn' && typeof l.msg === 'string' && l.msg.includes('still being recorded at the deadline'));
+      release();
+      await held;
+      await waitFor('the late recording to finish', async () => Number((await blocked()).rows[0]!.n) === 0);
+      const rows = await locker.query('SELECT 1 FROM authorization_decisions WHERE authorization_id = $1', [body.id]);
+      expect(rows.rowCount, 'the late recording rolled back: no decision row').to.equal(0);
+      expect(await transactionsOf(cardKey), 'nor a transaction').to.deep.equal([]);
+    } finally {
+      release();
+      await held.catch(() => undefined);
+      await locker.close();
+    }
+    expect(await ask(body)).to.deep.equal({ status: 200, body: { approved: true } });
+    expect(await ask(body), 'its repeat').to.deep.equal({ status: 200, body: { approved: true } });
     expect((await transactionsOf(cardKey)).map((t) => t._id)).to.deep.equal([body.authorization.transactionId]);
   });
 
