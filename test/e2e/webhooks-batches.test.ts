@@ -225,8 +225,9 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
         expect(ofCard, `card ${c} in order`).to.deep.equal([...ofCard].sort((a, b) => a - b));
       }
       // The other cards did not wait for card 1's retry (its backoff is at least 100 ms).
+      const refused = arrivals.findIndex((a) => a.status === 500);
       const retried = arrivals.findIndex((a) => a.card === 'hold-card-1' && a.n === 4 && a.status === 200);
-      expect(arrivals.slice(0, retried).filter((a) => a.card !== 'hold-card-1').length, 'other cards delivered meanwhile').to.be.greaterThan(20);
+      expect(arrivals.slice(refused, retried).filter((a) => a.card !== 'hold-card-1').length, 'other cards delivered meanwhile').to.be.greaterThan(0);
       const attempts = await db.query<{ attempt: number; outcome: string; http_status: number }>(
         `SELECT a.attempt, a.outcome, a.http_status FROM webhook_attempts a JOIN partner_events e ON e.id = a.event_id
           WHERE e.payload::jsonb #>> '{data,card,nickname}' = 'hold-card-1#4' ORDER BY a.attempt`
