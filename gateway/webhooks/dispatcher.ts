@@ -181,9 +181,9 @@ const PREPARE_STEP = `PREPARE ${STEP_NAME} (bigint, int, bigint, int, bigint[], 
 const CLAIM_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch-claims', 0))`;
 
 /**
- * A step's commit does not wait for its WAL to reach the disk (this transaction only): that flush
- * was most of a step's time on the bench machine (3 to 7 ms per fdatasync), and every slot waits
- * for its step. What a crash of PostgreSQL itself (not of a gateway) can then lose is the steps of
+ * A step's commit does not wait for its WAL to reach the disk (this transaction only): every slot
+ * waits for its step, and on the loaded bench machine that flush (3 to 7 ms per fdatasync) was most
+ * of it (docs/performance.md: up to 2.5 times the deliveries per second; a wash when quiet). What a crash of PostgreSQL itself (not of a gateway) can then lose is the steps of
  * its last moments (at most 3 × `wal_writer_delay`, 600 ms by default), always a suffix of them in
  * commit order, never one step without the steps after it: their claims are claimable again and
  * their completions not recorded, so those deliveries are sent again (same event ids: at least
