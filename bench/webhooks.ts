@@ -208,7 +208,8 @@ async function main(): Promise<void> {
       .then(() => true)
       .catch(() => false);
 
-    const workerPid = childrenOf(gateway.child.pid!)[0];
+    // WORKERS=1 serves in the process itself (no cluster worker): its CPU profile is its own.
+    const workerPid = childrenOf(gateway.child.pid!)[0] ?? gateway.child.pid!;
     let written = 0;
     if (warmup > 0) {
       log(`warm-up: ${warmup} events over ${cards} cards...`);

@@ -1,8 +1,11 @@
-import type { Database } from '../db/database';
+import crypto from 'node:crypto';
+import { escapeLiteral, isUnavailableError, type Database } from '../db/database';
+import type { QueryResult } from '../db/pg';
 import type { Logger } from '../logging/logger';
 import { recordWebhookAttempt } from '../metrics';
 import { retryDelayMs } from './backoff';
-import { liveSecrets, SecretUnavailableError } from './endpoint-store';
+import { SecretUnavailableError } from './endpoint-store';
+import { openSecrets, type SecretRow } from './secret-rows';
 import type { SecretKeyring } from './secret-box';
 import { signatureHeader } from './signature';
 import { sendWebhook, type SendResult } from './sender';
@@ -35,38 +38,97 @@ interface Claimed {
   attempts: number;
   created_at: Date;
   recovered: boolean;
+  /** Its endpoint had failed {@link UNHEALTHY_AFTER} times in a row at the claim (one of the probes' slots). */
+  unhealthy: boolean;
   event_id: string;
   type: string;
   payload: string;
   url: string;
+  /** The endpoint's live secrets as stored (read with the claim; dropped once opened). */
+  secret_rows?: SecretRow[];
+  /** Its slot was given back (set by the dispatcher). */
+  released?: boolean;
 }
 
-/** The oldest open delivery of its (endpoint, card) only: a card's events go one at a time, in order. */
+/**
+ * The oldest open delivery of its (endpoint, card) only: a card's events go one at a time, in order.
+ * `fin.closed`: the deliveries this very statement has just delivered or given up (the statement's
+ * snapshot still shows them in flight), so their cards' next events are claimable in the same step.
+ */
 const HEAD_OF_CARD = `(d.ordering_key IS NULL OR NOT EXISTS (
              SELECT 1 FROM webhook_deliveries o
-              WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key AND o.id < d.id AND o.state IN ('pending', 'in_flight')))`;
+              WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key AND o.id < d.id AND o.state IN ('pending', 'in_flight')
+                AND o.id <> ALL (fin.closed)))`;
 
 /**
- * Claims due deliveries in one statement, in batches: per endpoint, up to its free share of
- * in-flight slots (WEBHOOKS_ENDPOINT_CONCURRENCY, one when unhealthy), the oldest first, and per
- * (endpoint, card) only the oldest open one, so a healthy endpoint gets a card's events in order.
- * The least recently served endpoints go first. A claim is a lease: when its sender dies, another
- * takes it over after `lease_until` (the attempt counts as `interrupted`). No transaction or lock is
- * held while sending. It answers what the send needs (the event and the URL) with the claim.
+ * One step of the dispatcher, in one statement: it writes the attempts that ended since the last
+ * step (the completions) and claims due deliveries for the slots they free and any other free one.
+ *
+ * The completions (`$5`…`$16`, one array per column, empty when none ended): each delivery's next
+ * state where its claim is still its own, its attempt row, and its endpoint's health
+ * (`last_attempt_at`, and `consecutive_failures` as completing them one by one, in the order they
+ * ended, would leave it: the failures after its last delivered one, added to the count unless one
+ * was delivered). A completion whose claim was taken over meanwhile (lease expired, the delivery
+ * claimed again: its `attempts` moved on) changes nothing: no attempt row, no health change.
+ *
+ * The claim: per endpoint, up to its free share of in-flight slots (`$2`,
+ * WEBHOOKS_ENDPOINT_CONCURRENCY, one when unhealthy), counted in PostgreSQL, less the deliveries
+ * this statement completes; the oldest first, and per (endpoint, card) only the oldest open one (a
+ * delivery this statement delivers or gives up no longer holds its card), so a healthy endpoint
+ * gets a card's events in order. Healthy endpoints first, the least recently served first; at most
+ * `$1` in all (the process's free slots) and `$3` of unhealthy endpoints. A claim is a lease: when
+ * its sender dies, another takes it over after `lease_until` (`$4` seconds; the attempt counts as
+ * `interrupted`). No transaction or lock is held while sending. It answers what the send needs with
+ * the claim: the event, the URL, and the endpoint's live signing secrets as stored (sealed or not:
+ * opened by the dispatcher; the current one first, then one still in its overlap).
  *
  * The due pending deliveries and the expired leases are two arms, each walking its own partial
  * index in order and stopping at the slots it may fill (`webhook_deliveries_ready_idx`,
- * `webhook_deliveries_lease_idx`): one walk with an OR of both states read every open delivery of
- * the endpoint and sorted them, so a claim cost grew with the backlog.
+ * `webhook_deliveries_lease_idx`).
+ *
+ * The statement sees the completions it writes only through `done` (a data-modifying CTE's rows are
+ * not in the statement's snapshot): `fin` is read by every endpoint's count before anything is
+ * claimed, so the completions are written first; the claim never touches a row they wrote.
+ *
+ * Answers one row per claimed delivery (`kind` 'claimed') and one per completion written (`kind`
+ * 'done', with only `id`).
  */
-const CLAIM = `
-WITH picked AS (
-  SELECT d.id, d.recovered FROM webhook_endpoints e
-  CROSS JOIN LATERAL (SELECT GREATEST(0, (CASE WHEN e.consecutive_failures >= ${UNHEALTHY_AFTER} THEN 1 ELSE $2 END)
+const STEP = `
+WITH x AS (
+  SELECT * FROM unnest($5::bigint[], $6::int[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::int[], $14::int[], $15::text[], $16::boolean[])
+    WITH ORDINALITY AS x(id, attempts, state, next_at, endpoint_id, event_id, event_type, attempted_at, duration_ms, http_status, error, delivered, ord)
+), done AS (
+  UPDATE webhook_deliveries d
+     SET state = x.state, lease_until = NULL, next_attempt_at = COALESCE(x.next_at, d.next_attempt_at),
+         finished_at = CASE WHEN x.state = 'pending' THEN NULL ELSE now() END
+    FROM x
+   WHERE d.id = x.id AND d.state = 'in_flight' AND d.attempts = x.attempts
+  RETURNING d.id, d.state
+), recorded AS (
+  SELECT x.* FROM x JOIN done ON done.id = x.id
+), attempts AS (
+  INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_id, event_type, attempt, attempted_at, duration_ms, http_status, error, outcome, next_retry_at)
+  SELECT id, endpoint_id, event_id, event_type, attempts, attempted_at, duration_ms, http_status, error, CASE WHEN state = 'pending' THEN 'retrying' ELSE state END, next_at
+    FROM recorded ORDER BY ord
+), health AS (
+  SELECT r.endpoint_id, max(r.ord) FILTER (WHERE r.delivered) AS last_delivered FROM recorded r GROUP BY r.endpoint_id
+), endpoints AS (
+  UPDATE webhook_endpoints e
+     SET last_attempt_at = now(),
+         consecutive_failures = (CASE WHEN h.last_delivered IS NULL THEN e.consecutive_failures ELSE 0 END)
+           + (SELECT count(*) FROM recorded r WHERE r.endpoint_id = h.endpoint_id AND NOT r.delivered AND r.ord > COALESCE(h.last_delivered, 0))::int
+    FROM health h
+   WHERE e.id = h.endpoint_id
+), fin AS MATERIALIZED (
+  SELECT COALESCE(array_agg(id), '{}') AS ids, COALESCE(array_agg(id) FILTER (WHERE state <> 'pending'), '{}') AS closed FROM done
+), candidates AS (
+  SELECT c.id, c.recovered, s.unhealthy, e.last_attempt_at, c.due FROM fin CROSS JOIN webhook_endpoints e
+  CROSS JOIN LATERAL (SELECT e.consecutive_failures >= ${UNHEALTHY_AFTER} AS unhealthy) h
+  CROSS JOIN LATERAL (SELECT h.unhealthy, GREATEST(0, (CASE WHEN h.unhealthy THEN 1 ELSE $2 END)
                        - (SELECT count(*) FROM webhook_deliveries f
-                           WHERE f.endpoint_id = e.id AND f.state = 'in_flight' AND f.lease_until >= now())) AS free) s
+                           WHERE f.endpoint_id = e.id AND f.state = 'in_flight' AND f.lease_until >= now() AND f.id <> ALL (fin.ids))) AS free) s
   CROSS JOIN LATERAL (
-    SELECT c.id, c.recovered FROM (
+    SELECT c.id, c.recovered, c.due FROM (
       SELECT * FROM (
         SELECT d.id, false AS recovered, d.next_attempt_at AS due FROM webhook_deliveries d
          WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= now() AND ${HEAD_OF_CARD}
@@ -75,33 +137,85 @@ WITH picked AS (
       UNION ALL
       SELECT * FROM (
         SELECT d.id, true AS recovered, d.next_attempt_at AS due FROM webhook_deliveries d
-         WHERE d.endpoint_id = e.id AND d.state = 'in_flight' AND d.lease_until < now() AND ${HEAD_OF_CARD}
+         WHERE d.endpoint_id = e.id AND d.state = 'in_flight' AND d.lease_until < now() AND d.id <> ALL (fin.ids) AND ${HEAD_OF_CARD}
          ORDER BY d.lease_until, d.id LIMIT s.free
          FOR UPDATE OF d SKIP LOCKED) expired) c
      ORDER BY c.due, c.id
-     LIMIT s.free) d
-   WHERE e.status = 'enabled' AND e.deleted_at IS NULL
-     AND (CASE WHEN $3 THEN e.consecutive_failures >= ${UNHEALTHY_AFTER} ELSE e.consecutive_failures < ${UNHEALTHY_AFTER} END)
-   ORDER BY e.last_attempt_at NULLS FIRST
-   LIMIT $1)
-UPDATE webhook_deliveries d
-   SET state = 'in_flight', attempts = d.attempts + 1, lease_until = now() + make_interval(secs => $4)
-  FROM picked, partner_events ev, webhook_endpoints e
- WHERE d.id = picked.id AND ev.seq = d.event_seq AND e.id = d.endpoint_id
-RETURNING d.id, d.endpoint_id, d.attempts, d.created_at, picked.recovered, ev.id AS event_id, ev.type, ev.payload, e.url`;
+     LIMIT s.free) c
+   WHERE e.status = 'enabled' AND e.deleted_at IS NULL AND $1 > 0
+), picked AS (
+  SELECT id, recovered FROM (
+    SELECT id, recovered, unhealthy,
+           row_number() OVER (ORDER BY unhealthy, last_attempt_at NULLS FIRST, due, id) AS n,
+           row_number() OVER (PARTITION BY unhealthy ORDER BY last_attempt_at NULLS FIRST, due, id) AS n_of_kind
+      FROM candidates) ranked
+   WHERE n <= $1 AND (NOT unhealthy OR n_of_kind <= $3)
+), claimed AS (
+  UPDATE webhook_deliveries d
+     SET state = 'in_flight', attempts = d.attempts + 1, lease_until = now() + make_interval(secs => $4)
+    FROM picked, partner_events ev, webhook_endpoints e
+   WHERE d.id = picked.id AND ev.seq = d.event_seq AND e.id = d.endpoint_id
+  RETURNING d.id, d.endpoint_id, d.attempts, d.created_at, picked.recovered, e.consecutive_failures >= ${UNHEALTHY_AFTER} AS unhealthy,
+            ev.id AS event_id, ev.type, ev.payload, e.url,
+            (SELECT COALESCE(json_agg(json_build_object('id', s.id::text, 'secret', s.secret, 'sealed_secret', s.sealed_secret) ORDER BY s.id DESC), '[]')
+               FROM webhook_endpoint_secrets s WHERE s.endpoint_id = d.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > now())) AS secret_rows
+)
+SELECT 'claimed' AS kind, * FROM claimed
+UNION ALL
+SELECT 'done', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM done`;
+
+/**
+ * The statement prepared once per connection (SQL PREPARE: its plan is kept, not made at each
+ * step), under a name of its text, so a connection never runs another version's statement.
+ */
+const STEP_NAME = `webhook_dispatch_step_${crypto.createHash('sha256').update(STEP).digest('hex').slice(0, 12)}`;
+const PREPARE_STEP = `PREPARE ${STEP_NAME} (bigint, int, bigint, int, bigint[], int[], text[], timestamptz[], text[], text[], text[], timestamptz[], int[], int[], text[], boolean[]) AS ${STEP}`;
+
+/**
+ * Claims across instances are serialised by this transaction-scoped lock, taken by a statement of
+ * its own before the step: in READ COMMITTED the step's snapshot is taken after the lock is had, so
+ * it sees every claim committed by the instance that held it before. Without it, two instances
+ * claiming at once each counted the other's fresh claims as free and an endpoint could get more
+ * than WEBHOOKS_ENDPOINT_CONCURRENCY deliveries at once (6 of 4 seen with two gateways).
+ */
+const CLAIM_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch-claims', 0))`;
+
+/**
+ * A step's commit does not wait for its WAL to reach the disk (this transaction only): every slot
+ * waits for its step, and on the loaded bench machine that flush (3 to 7 ms per fdatasync) was most
+ * of it (docs/performance.md: up to 2.5 times the deliveries per second; a wash when quiet). What a crash of PostgreSQL itself (not of a gateway) can then lose is the steps of
+ * its last moments (at most 3 × `wal_writer_delay`, 600 ms by default), always a suffix of them in
+ * commit order, never one step without the steps after it: their claims are claimable again and
+ * their completions not recorded, so those deliveries are sent again (same event ids: at least
+ * once), after the lease for those whose claim survived; a card's next event is never claimed
+ * without its predecessor's completion (the same transaction), so the first arrivals per card stay
+ * in order. Nothing else is written this way.
+ */
+const STEP_COMMIT = 'SET LOCAL synchronous_commit = off';
 
 /**
  * Sends the partner events' webhook deliveries (docs/webhooks.md): every process runs one; they
  * share the work through the leases in PostgreSQL. At least once, with the same event id and body
  * on every attempt and a fresh signature.
+ *
+ * One step runs at a time per process (STEP: the attempts that ended since the last step are
+ * written and the slots they free refilled, in one round trip); attempts that end while a step
+ * runs go in the next. A slot, and so the card's next event, is released only by the step that
+ * commits its completion.
  */
 export class WebhookDispatcher {
   private inFlight = 0;
+  private unhealthyInFlight = 0;
   private timer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
   private stopping = false;
-  private looking = false;
-  private again = false;
+  private stepping = false;
+  /** A look for due deliveries was asked for (a new event, the poll) since the last step. */
+  private wanted = false;
+  private queued: Completion[] = [];
   private readonly sends = new Set<Promise<void>>();
+  /** The pool's connections on which STEP is prepared. */
+  private readonly prepared = new WeakSet<object>();
 
   constructor(
     private readonly db: Database,
@@ -115,30 +229,18 @@ export class WebhookDispatcher {
     this.wake();
   }
 
-  /** Looks for due deliveries now (a new event, a finished send). */
+  /** Looks for due deliveries now (a new event, the poll). */
   wake(): void {
     if (this.stopping) return;
-    if (this.looking) {
-      this.again = true;
-      return;
-    }
-    this.looking = true;
-    this.claimAndSend()
-      .catch((err: unknown) => this.log.warn({ err }, 'webhook claim failed'))
-      .finally(() => {
-        this.looking = false;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.wanted = true;
+    this.pump();
   }
 
-  /** Stops claiming and waits for the sends in flight (each ends within the timeout). */
+  /** Stops claiming and waits for the sends in flight (each ends within the timeout, then its completion is written). */
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
-    await Promise.all([...this.sends]);
+    while (this.sends.size) await Promise.all([...this.sends]);
   }
 
   /**
@@ -165,44 +267,165 @@ export class WebhookDispatcher {
     return Math.ceil(this.options.timeoutMs / 1000) + 20;
   }
 
-  private async claimAndSend(): Promise<void> {
-    for (const unhealthy of [false, true]) {
-      let free = this.options.concurrency - this.inFlight;
-      // The unhealthy endpoints' probes never take more than a quarter of the slots.
-      if (unhealthy) free = Math.min(free, Math.max(1, Math.floor(this.options.concurrency / 4)) - this.unhealthyInFlight);
-      if (free <= 0) continue;
-      const claimed = await this.db.query<Claimed>(CLAIM, [free, this.options.endpointConcurrency, unhealthy, this.leaseSeconds]);
-      if (!claimed.rows.length) continue;
-      // What is the same for the deliveries of one claim is read once for them: each endpoint's
-      // live secrets, and each URL's check (resolved and vetted once per claim).
-      const secrets = new Map<string, Promise<string[]>>();
-      const targets = new Map<string, Promise<TargetCheck>>();
-      for (const row of claimed.rows) {
-        if (!secrets.has(row.endpoint_id)) {
-          const read = liveSecrets(this.db, row.endpoint_id, this.options.keyring);
-          read.catch(() => undefined);
-          secrets.set(row.endpoint_id, read);
-        }
-        if (!targets.has(row.url)) targets.set(row.url, checkTarget(row.url, { allowPrivate: this.options.allowPrivate, resolve: this.options.resolve }));
-        this.track(this.deliver(row, secrets.get(row.endpoint_id)!, targets.get(row.url)!), unhealthy);
+  /** Runs steps one after another while completions wait or a look was asked for; after a failed step, waits a poll interval. */
+  private pump(): void {
+    if (this.stepping || this.retryTimer) return;
+    if (!this.queued.length && !(this.wanted && !this.stopping)) return;
+    this.stepping = true;
+    this.step().then(
+      () => {
+        this.stepping = false;
+        this.pump();
+      },
+      (err: unknown) => {
+        this.stepping = false;
+        this.log.warn({ err }, 'webhook dispatch step failed');
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          this.pump();
+        }, Math.min(this.options.pollMs, 1000));
       }
+    );
+  }
+
+  private async step(): Promise<void> {
+    const batch = this.queued;
+    this.queued = [];
+    this.wanted = false;
+    // The slots this batch's completions free are refilled by the same step.
+    const inFlight = this.inFlight - batch.length;
+    const unhealthyInFlight = this.unhealthyInFlight - batch.filter((c) => c.row.unhealthy).length;
+    const free = this.stopping ? 0 : Math.max(0, this.options.concurrency - inFlight);
+    // The unhealthy endpoints' probes never take more than a quarter of the slots.
+    const unhealthyFree = Math.max(0, Math.min(free, Math.max(1, Math.floor(this.options.concurrency / 4)) - unhealthyInFlight));
+    if (!batch.length && free === 0) return;
+    let rows: StepRow[];
+    try {
+      rows = await this.runStep(batch, free, unhealthyFree);
+    } catch (err) {
+      if (this.stopping) {
+        // Not written: the leases expire and another instance takes them over ('interrupted').
+        for (const c of batch) {
+          this.release(c.row);
+          c.resolve();
+        }
+      } else {
+        // Written by the next step (a completion whose claim was taken over meanwhile changes nothing).
+        this.queued = batch.concat(this.queued);
+      }
+      throw err;
+    }
+    const finished = new Set<string>();
+    const claimed: Claimed[] = [];
+    for (const row of rows) {
+      if (row.kind === 'done') finished.add(String(row.id));
+      else claimed.push(row as Claimed);
+    }
+    for (const c of batch) {
+      this.release(c.row);
+      if (finished.has(String(c.row.id))) {
+        const outcome = c.state === 'pending' ? 'retrying' : c.state;
+        recordWebhookAttempt(outcome, c.result.error ?? null, {
+          seconds: c.result.durationMs / 1000,
+          lagSeconds: c.delivered ? (Date.now() - c.row.created_at.getTime()) / 1000 : undefined,
+        });
+        if (c.state === 'failed') this.log.warn({ endpointId: c.row.endpoint_id, eventId: c.row.event_id, attempts: c.row.attempts }, 'webhook delivery failed: retry window over');
+      }
+      c.resolve();
+    }
+    this.sendAll(claimed);
+  }
+
+  /** One step on one connection, in one round trip: BEGIN, the commit mode, the claims' lock, the prepared STEP, COMMIT. */
+  private async runStep(batch: Completion[], free: number, unhealthyFree: number): Promise<StepRow[]> {
+    const client = await this.db.pool.connect();
+    let broken = false;
+    try {
+      if (!this.prepared.has(client)) {
+        // The embedded database is one session behind every connection: a new connection may find it prepared (42P05).
+        await client.query(PREPARE_STEP).catch((err: { code?: string }) => {
+          if (err.code !== '42P05') throw err;
+        });
+        this.prepared.add(client);
+      }
+      const args = [
+        String(free),
+        String(this.options.endpointConcurrency),
+        String(unhealthyFree),
+        String(this.leaseSeconds),
+        sqlArray(batch.map((c) => c.row.id), 'bigint'),
+        sqlArray(batch.map((c) => c.row.attempts), 'int'),
+        sqlArray(batch.map((c) => c.state), 'text'),
+        sqlArray(batch.map((c) => c.next), 'timestamptz'),
+        sqlArray(batch.map((c) => c.row.endpoint_id), 'text'),
+        sqlArray(batch.map((c) => c.row.event_id), 'text'),
+        sqlArray(batch.map((c) => c.row.type), 'text'),
+        sqlArray(batch.map((c) => c.attemptedAt), 'timestamptz'),
+        sqlArray(batch.map((c) => c.result.durationMs), 'int'),
+        sqlArray(batch.map((c) => c.result.status ?? null), 'int'),
+        sqlArray(batch.map((c) => c.result.error ?? null), 'text'),
+        sqlArray(batch.map((c) => c.delivered), 'boolean'),
+      ];
+      // The simple query protocol: several statements in one round trip, the values as literals.
+      const results = (await client.query(`BEGIN; ${STEP_COMMIT}; ${CLAIM_LOCK}; EXECUTE ${STEP_NAME}(${args.join(', ')}); COMMIT`)) as unknown as QueryResult<StepRow>[];
+      return results[results.length - 2].rows;
+    } catch (err) {
+      broken = isUnavailableError(err);
+      if (!broken) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        // A connection that lost its prepared statement (e.g. DISCARD ALL) prepares it again next time.
+        if ((err as { code?: string }).code === '26000') this.prepared.delete(client);
+      }
+      throw err;
+    } finally {
+      client.release(broken);
     }
   }
 
-  private unhealthyInFlight = 0;
+  private sendAll(claimed: Claimed[]): void {
+    if (!claimed.length) return;
+    // What is the same for the deliveries of one step is done once for them: each endpoint's live
+    // secrets opened (read by the step), and each URL's check (resolved and vetted once per step).
+    const secrets = new Map<string, Promise<string[]>>();
+    const targets = new Map<string, Promise<TargetCheck>>();
+    for (const row of claimed) {
+      if (!secrets.has(row.endpoint_id)) {
+        let opened: Promise<string[]>;
+        try {
+          opened = Promise.resolve(openSecrets(row.endpoint_id, row.secret_rows ?? [], this.options.keyring));
+        } catch (err) {
+          opened = Promise.reject(err);
+          opened.catch(() => undefined);
+        }
+        secrets.set(row.endpoint_id, opened);
+      }
+      row.secret_rows = undefined;
+      if (!targets.has(row.url)) targets.set(row.url, checkTarget(row.url, { allowPrivate: this.options.allowPrivate, resolve: this.options.resolve }));
+      this.track(row, this.deliver(row, secrets.get(row.endpoint_id)!, targets.get(row.url)!));
+    }
+  }
 
-  private track(send: Promise<void>, unhealthy: boolean): void {
+  /** Takes a slot for a claimed delivery until {@link release} (by the step that writes its completion, or when its send throws). */
+  private track(row: Claimed, send: Promise<void>): void {
     this.inFlight++;
-    if (unhealthy) this.unhealthyInFlight++;
+    if (row.unhealthy) this.unhealthyInFlight++;
     const tracked = send
       .catch((err: unknown) => this.log.warn({ err }, 'webhook delivery failed unexpectedly'))
       .finally(() => {
-        this.inFlight--;
-        if (unhealthy) this.unhealthyInFlight--;
+        // A send that threw before its completion was queued: its slot is freed here (its lease
+        // expires and another attempt takes it over).
+        this.release(row);
         this.sends.delete(tracked);
-        this.wake();
+        this.pump();
       });
     this.sends.add(tracked);
+  }
+
+  private release(row: Claimed): void {
+    if (row.released) return;
+    row.released = true;
+    this.inFlight--;
+    if (row.unhealthy) this.unhealthyInFlight--;
   }
 
   private async deliver(row: Claimed, secretsRead: Promise<string[]>, targetChecked: Promise<TargetCheck>): Promise<void> {
@@ -249,15 +472,12 @@ export class WebhookDispatcher {
     await this.complete(row, attemptedAt, result);
   }
 
-  private queued: Completion[] = [];
-  private flushing = false;
-
   /**
    * Records the attempt and the delivery's next state: delivered, retried after a backoff, or
-   * failed once the next attempt would fall past the retry window. Completions that end while
-   * another batch is being written are written together in the next one (one statement: see
-   * COMPLETE). Resolves once this one is written; the delivery's slot stays taken until then, so
-   * the card's next event is claimable only after its predecessor's outcome is committed.
+   * failed once the next attempt would fall past the retry window. Written by the next step (STEP),
+   * with the attempts that ended meanwhile. Resolves once it is written; the delivery's slot stays
+   * taken until then, so the card's next event is claimable only once its predecessor's outcome is
+   * committed (by the same statement that claims it).
    */
   private complete(row: Claimed, attemptedAt: Date, result: AttemptResult): Promise<void> {
     const delivered = result.error === undefined && result.status !== undefined;
@@ -272,40 +492,12 @@ export class WebhookDispatcher {
         state = 'pending';
       }
     }
-    return new Promise((resolve, reject) => {
-      this.queued.push({ row, attemptedAt, result, delivered, state, next, resolve, reject });
-      if (!this.flushing) this.flush();
+    return new Promise((resolve) => {
+      this.queued.push({ row, attemptedAt, result, delivered, state, next, resolve });
+      this.pump();
     });
   }
 
-  private flush(): void {
-    this.flushing = true;
-    const batch = this.queued;
-    this.queued = [];
-    writeCompletions(this.db, batch)
-      .then((finished) => {
-        for (const c of batch) {
-          if (!finished.has(c.row.id)) {
-            c.resolve();
-            continue;
-          }
-          const outcome = c.state === 'pending' ? 'retrying' : c.state;
-          recordWebhookAttempt(outcome, c.result.error ?? null, {
-            seconds: c.result.durationMs / 1000,
-            lagSeconds: c.delivered ? (Date.now() - c.row.created_at.getTime()) / 1000 : undefined,
-          });
-          if (c.state === 'failed') this.log.warn({ endpointId: c.row.endpoint_id, eventId: c.row.event_id, attempts: c.row.attempts }, 'webhook delivery failed: retry window over');
-          c.resolve();
-        }
-      })
-      .catch((err: unknown) => {
-        for (const c of batch) c.reject(err);
-      })
-      .finally(() => {
-        if (this.queued.length) this.flush();
-        else this.flushing = false;
-      });
-  }
 }
 
 /** One finished attempt waiting to be written. */
@@ -317,62 +509,23 @@ interface Completion {
   state: 'delivered' | 'pending' | 'failed';
   next: Date | null;
   resolve: () => void;
-  reject: (err: unknown) => void;
 }
 
-/**
- * Writes finished attempts in one statement (atomic like the transaction it replaces, one round
- * trip for the batch): each delivery's next state, its attempt, and its endpoint's health. A
- * completion whose claim was taken over meanwhile (lease expired, the delivery claimed again: its
- * `attempts` moved on) changes nothing: no attempt row, no health change. The endpoint's
- * `consecutive_failures` becomes what completing the batch's attempts one by one, in the order
- * they ended, would leave: the failures after its last delivered one, added to the count unless
- * one was delivered.
- */
-const COMPLETE = `
-WITH x AS (
-  SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::boolean[])
-    WITH ORDINALITY AS x(id, attempts, state, next_at, endpoint_id, event_id, event_type, attempted_at, duration_ms, http_status, error, delivered, ord)
-), done AS (
-  UPDATE webhook_deliveries d
-     SET state = x.state, lease_until = NULL, next_attempt_at = COALESCE(x.next_at, d.next_attempt_at),
-         finished_at = CASE WHEN x.state = 'pending' THEN NULL ELSE now() END
-    FROM x
-   WHERE d.id = x.id AND d.state = 'in_flight' AND d.attempts = x.attempts
-  RETURNING d.id
-), recorded AS (
-  SELECT x.* FROM x JOIN done ON done.id = x.id
-), attempts AS (
-  INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_id, event_type, attempt, attempted_at, duration_ms, http_status, error, outcome, next_retry_at)
-  SELECT id, endpoint_id, event_id, event_type, attempts, attempted_at, duration_ms, http_status, error, CASE WHEN state = 'pending' THEN 'retrying' ELSE state END, next_at
-    FROM recorded ORDER BY ord
-), health AS (
-  SELECT r.endpoint_id, max(r.ord) FILTER (WHERE r.delivered) AS last_delivered FROM recorded r GROUP BY r.endpoint_id
-), endpoints AS (
-  UPDATE webhook_endpoints e
-     SET last_attempt_at = now(),
-         consecutive_failures = (CASE WHEN h.last_delivered IS NULL THEN e.consecutive_failures ELSE 0 END)
-           + (SELECT count(*) FROM recorded r WHERE r.endpoint_id = h.endpoint_id AND NOT r.delivered AND r.ord > COALESCE(h.last_delivered, 0))::int
-    FROM health h
-   WHERE e.id = h.endpoint_id
-)
-SELECT id FROM done`;
+/** A row of STEP's answer: a claimed delivery, or (`kind` 'done', only `id`) a completion written. */
+type StepRow = (Claimed & { kind: 'claimed' }) | { kind: 'done'; id: string };
 
-/** Writes a batch of completions (COMPLETE); answers the ids whose claim was still theirs. */
-async function writeCompletions(db: Database, batch: Completion[]): Promise<Set<string>> {
-  const rows = await db.query<{ id: string }>(COMPLETE, [
-    batch.map((c) => c.row.id),
-    batch.map((c) => c.row.attempts),
-    batch.map((c) => c.state),
-    batch.map((c) => c.next),
-    batch.map((c) => c.row.endpoint_id),
-    batch.map((c) => c.row.event_id),
-    batch.map((c) => c.row.type),
-    batch.map((c) => c.attemptedAt),
-    batch.map((c) => c.result.durationMs),
-    batch.map((c) => c.result.status ?? null),
-    batch.map((c) => c.result.error ?? null),
-    batch.map((c) => c.delivered),
-  ]);
-  return new Set(rows.rows.map((row) => String(row.id)));
+/** An array literal of `values` for the simple query protocol (each element a literal; an empty array typed). */
+function sqlArray(values: readonly (string | number | boolean | Date | null)[], type: 'bigint' | 'int' | 'text' | 'timestamptz' | 'boolean'): string {
+  if (!values.length) return `'{}'::${type}[]`;
+  return `ARRAY[${values.map(sqlLiteral).join(', ')}]::${type}[]`;
+}
+
+function sqlLiteral(value: string | number | boolean | Date | null): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`not a finite number: ${String(value)}`);
+    return String(value);
+  }
+  return escapeLiteral(value instanceof Date ? value.toISOString() : value);
 }

@@ -95,4 +95,153 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await own.drop();
     }
   });
+  it('two gateways, 40 cards, the default limit of 4: never more than 4 open at once at the receiver nor in_flight in PostgreSQL, per-card order, each event once', async function () {
+    const own = await createOwnDatabase();
+    const arrivals: { id: string; card: string; n: number }[] = [];
+    let open = 0;
+    let maxOpen = 0;
+    const server = http.createServer((req, res) => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const [card, n] = String(event.data.card.nickname).split('#');
+        arrivals.push({ id: event.id, card, n: Number(n) });
+        // Answered after a short wait (or at once), so that sends overlap and end at varied times.
+        const answer = () => {
+          open--;
+          res.writeHead(200).end();
+        };
+        if (arrivals.length % 3 === 0) answer();
+        else setTimeout(answer, 1 + (arrivals.length % 4));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const gateways: GatewayProcess[] = [];
+    const db = new Client({ connectionString: own.url });
+    const watcher = new Client({ connectionString: own.url });
+    let watching = true;
+    let maxInFlight = 0;
+    try {
+      // The default WEBHOOKS_ENDPOINT_CONCURRENCY (4), far fewer than the cards with due events.
+      gateways.push(await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS }));
+      gateways.push(await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS }));
+      const partner = await registerPartner(gateways[0], 'acme-limit');
+      const created = await api(gateways[0], partner, 'POST', '/webhooks/endpoints', { body: { url } });
+      expect(created.status).to.equal(201);
+      recordSecret('webhookSecret', created.body.secret);
+      await db.connect();
+      await watcher.connect();
+      const cards = 40;
+      const total = 800;
+      await db.query('BEGIN');
+      for (let i = 0; i < total; i++) {
+        const cardKey = `limit-card-${i % cards}`;
+        const card = { cardKey, nickname: `${cardKey}#${i}` } as EventCard;
+        await emitEvent(db, { type: 'card.updated', partnerId: partner.id, cardKey, data: { cardKey, changed: ['nickname'], card } });
+      }
+      await db.query('COMMIT');
+      // The claims held in PostgreSQL, read over and over while the backlog drains.
+      const watch = (async () => {
+        while (watching) {
+          const row = await watcher.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'in_flight'`);
+          maxInFlight = Math.max(maxInFlight, row.rows[0].n);
+        }
+      })();
+      const deadline = Date.now() + 90_000;
+      while (arrivals.length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      watching = false;
+      await watch;
+      expect(arrivals, 'arrivals').to.have.length(total);
+      expect(new Set(arrivals.map((a) => a.id)).size, 'distinct events').to.equal(total);
+      for (let c = 0; c < cards; c++) {
+        const ofCard = arrivals.filter((a) => a.card === `limit-card-${c}`).map((a) => a.n);
+        expect(ofCard, `card ${c} in order`).to.deep.equal([...ofCard].sort((a, b) => a - b));
+      }
+      expect(maxOpen, 'deliveries open at once at the receiver').to.be.at.most(4);
+      expect(maxInFlight, 'deliveries in_flight at once in PostgreSQL').to.be.at.most(4);
+      expect(maxInFlight, 'the limit was reached (the test can see a breach)').to.equal(4);
+    } finally {
+      watching = false;
+      await db.end().catch(() => undefined);
+      await watcher.end().catch(() => undefined);
+      for (const g of gateways) await g.stop();
+      server.closeAllConnections();
+      server.close();
+      await own.drop();
+    }
+  });
+  it('a failed attempt holds its card: the step that records it as retrying claims none of that card\'s later events, other cards go on', async function () {
+    const own = await createOwnDatabase();
+    // Every attempt as it arrives: the event, its card, its number, and the status answered.
+    const arrivals: { id: string; card: string; n: number; status: number }[] = [];
+    const failOnce = new Set<string>(['hold-card-1#4']);
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const nickname = String(event.data.card.nickname);
+        const [card, n] = nickname.split('#');
+        const status = failOnce.delete(nickname) ? 500 : 200;
+        arrivals.push({ id: event.id, card, n: Number(n), status });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const db = new Client({ connectionString: own.url });
+    let gateway: GatewayProcess | undefined;
+    try {
+      gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS });
+      const partner = await registerPartner(gateway, 'acme-hold');
+      const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url } });
+      expect(created.status).to.equal(201);
+      recordSecret('webhookSecret', created.body.secret);
+      await db.connect();
+      const cards = 3;
+      const total = 60;
+      await db.query('BEGIN');
+      for (let i = 0; i < total; i++) {
+        const cardKey = `hold-card-${i % cards}`;
+        const card = { cardKey, nickname: `${cardKey}#${i}` } as EventCard;
+        await emitEvent(db, { type: 'card.updated', partnerId: partner.id, cardKey, data: { cardKey, changed: ['nickname'], card } });
+      }
+      await db.query('COMMIT');
+      const deadline = Date.now() + 60_000;
+      while (arrivals.filter((a) => a.status === 200).length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const delivered = arrivals.filter((a) => a.status === 200);
+      expect(delivered, 'delivered').to.have.length(total);
+      expect(new Set(delivered.map((a) => a.id)).size).to.equal(total);
+      // Card 1: #1, then #4 refused, then #4 again (after its backoff), and only then #7 and the rest.
+      const ofCard1 = arrivals.filter((a) => a.card === 'hold-card-1').map((a) => `${a.n}:${a.status}`);
+      expect(ofCard1.slice(0, 4)).to.deep.equal(['1:200', '4:500', '4:200', '7:200']);
+      expect(ofCard1).to.have.length(total / cards + 1);
+      for (let c = 0; c < cards; c++) {
+        const ofCard = delivered.filter((a) => a.card === `hold-card-${c}`).map((a) => a.n);
+        expect(ofCard, `card ${c} in order`).to.deep.equal([...ofCard].sort((a, b) => a - b));
+      }
+      // The other cards did not wait for card 1's retry (its backoff is at least 100 ms).
+      const refused = arrivals.findIndex((a) => a.status === 500);
+      const retried = arrivals.findIndex((a) => a.card === 'hold-card-1' && a.n === 4 && a.status === 200);
+      expect(arrivals.slice(refused, retried).filter((a) => a.card !== 'hold-card-1').length, 'other cards delivered meanwhile').to.be.greaterThan(0);
+      const attempts = await db.query<{ attempt: number; outcome: string; http_status: number }>(
+        `SELECT a.attempt, a.outcome, a.http_status FROM webhook_attempts a JOIN partner_events e ON e.id = a.event_id
+          WHERE e.payload::jsonb #>> '{data,card,nickname}' = 'hold-card-1#4' ORDER BY a.attempt`
+      );
+      expect(attempts.rows).to.deep.equal([
+        { attempt: 1, outcome: 'retrying', http_status: 500 },
+        { attempt: 2, outcome: 'delivered', http_status: 200 },
+      ]);
+    } finally {
+      await db.end().catch(() => undefined);
+      await gateway?.stop();
+      server.closeAllConnections();
+      server.close();
+      await own.drop();
+    }
+  });
 });
