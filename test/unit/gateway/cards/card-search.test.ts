@@ -134,9 +134,12 @@ describe('unit: cards/card-search page and count queries', function () {
     const q = cardTermCountQuery({ partnerId: P, type: 'virtual', search: 'ada' });
     for (const field of [1, 2, 3]) {
       expect(q.text).to.include(
-        `(SELECT count(*) FROM (SELECT 1 FROM card_search_terms t CROSS JOIN LATERAL (SELECT 1 FROM card_search_links l WHERE l.partner_id = $1 AND l.term = t.term AND l.field = t.field AND l.type = $3 OFFSET 0) AS l WHERE t.term LIKE lower($2) AND t.field = ${field} LIMIT $4) AS matching)::int`
+        `(SELECT count(*) FROM (SELECT 1 FROM card_search_terms t CROSS JOIN LATERAL (SELECT 1 FROM card_search_links l WHERE l.partner_id = $1 AND l.term = t.term AND l.field = t.field AND l.type = $3 OFFSET 0) AS l WHERE t.term LIKE lower($2) AND t.field = ${field} LIMIT $4) AS matching)`
       );
+      // Many values: one range of the links, from the first matching value to the last.
+      expect(q.text).to.include(`WHERE l.field = ${field} AND l.term LIKE lower($2) AND l.type = $3 LIMIT $4) AS matching)`);
     }
+    expect(q.text).to.include('l.term >= r.lo AND l.term <= r.hi LIMIT 25000');
     expect(q.values).to.deep.equal([P, '%ada%', 'virtual', RESULT_WINDOW + 1]);
   });
 
@@ -282,7 +285,7 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { description: 'status=FRAUD&type=physical page', query: () => cardPageQuery({ partnerId, status: 'FRAUD', type: 'physical' }, 0, 20), index: 'cards_partner_status_created_idx' },
     { description: 'search=travel&status=ACTIVE page, every match sorted', query: () => cardTermPageQuery({ partnerId, status: 'ACTIVE', search: 'travel' }, 0, 20), index: 'card_search_links_term_idx' },
     { description: 'search=1234 page, every match sorted', query: () => cardTermPageQuery({ partnerId, search: '1234' }, 0, 20), index: 'cards_pkey' },
-    { description: 'search=travel&status=ACTIVE count', query: () => cardTermCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'card_search_terms_trgm_idx' },
+    { description: 'search=travel&status=ACTIVE count', query: () => cardTermCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'card_search_terms_nickname_trgm_idx' },
     { description: 'search=travel&status=ACTIVE count, per value', query: () => cardTermCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'card_search_links_term_idx' },
     { description: 'search=z.z count (no trigram)', query: () => cardTermCountQuery({ partnerId, search: 'z.z' }), index: 'card_search_links_term_idx' },
     { description: 'search=12 distinct count', query: () => cardTermDistinctCountQuery({ partnerId, search: '12' }), index: 'card_search_links_term_idx' },
@@ -331,6 +334,9 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { walkBudget: 50, sortAllUpTo: 0, walkMax: 20_000 },
     // A walk that gives up early and no longer walk: every match sorted.
     { walkBudget: 50, sortAllUpTo: 0, walkMax: 50 },
+    // Ranges of links cut short: counted value by value, or on the cards.
+    { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX, rangeLinks: 50 },
+    { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX, rangeLinks: 3000 },
   ];
   for (const filter of filters) {
     it(`pages ${JSON.stringify({ ...filter, partnerId: undefined })} exactly like the reference, with a bounded total`, async function () {
