@@ -170,8 +170,8 @@ export const SEARCH_FIELDS = { mask: 1, nickname: 2, embossedName: 3 } as const;
 /**
  * The search's matches from the search terms (migration 020): the distinct lower-cased values of
  * the searched fields (each with its field) that contain the search (`card_search_terms`, through
- * the trigram index of the field, or
- * a `strpos` scan of the values when the search has no trigram), then each value's links to the
+ * the trigram index of the field, or a `strpos` scan of the values when the search has no
+ * trigram), then each value's links to the
  * partner's cards (`card_search_links`, index-only, field, status and type in the index). One row
  * per matching field of a card. The OFFSET 0 keeps the links a per-value index lookup (PostgreSQL
  * cannot turn it into a join that reads every link of the partner). `field` names the parameter
@@ -379,10 +379,10 @@ async function countOf(db: Queryable, query: SqlQuery): Promise<number> {
 
 const countMatching = (db: Queryable, filter: CardListFilter) => countOf(db, cardCountQuery(filter));
 /**
- * The bounded count of a search: per field first; a field over the cap means more than the cap, a
- * field not counted (-1) sends the count to the cards table,
- * one field with matches is the count; matches in two or three fields (a card may be in both)
- * are counted again as distinct cards.
+ * The bounded count of a search: per field first; a field over the cap means more than the cap; a
+ * field not counted (-1) sends the count to the cards table (through `cards_search_text_trgm_idx`
+ * or the btree walks, as before migration 020); one field with matches is the count; matches in
+ * two or three fields (a card may be in both) are counted again as distinct cards.
  */
 async function countSearchMatching(db: Queryable, filter: CardListFilter, rangeLinks = RANGE_LINKS): Promise<number> {
   const counts = (await db.query<{ mask: number; nickname: number; embossed_name: number }>(...queryArgs(cardTermCountQuery(filter, RESULT_WINDOW, rangeLinks)))).rows[0];
