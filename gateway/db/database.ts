@@ -1,4 +1,4 @@
-import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from './pg';
+import { escapeLiteral, Pool, type PoolClient, type QueryResult, type QueryResultRow } from './pg';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
 
@@ -48,6 +48,9 @@ function translate(err: unknown): unknown {
  * one. Connection failures surface as `GatewayError('database_unavailable')`; the pool reconnects
  * by itself when the database is back, so service resumes without a restart.
  */
+
+/** pg's literal quoting, for the few statements sent in the simple query protocol (no parameters there): the webhook dispatcher's step. */
+export { escapeLiteral };
 
 export class Database implements Queryable {
   readonly pool: Pool;

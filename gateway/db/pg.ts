@@ -29,4 +29,6 @@ export const Pool: typeof Pg.Pool = pg.Pool;
 export type Pool = Pg.Pool;
 export const Client: typeof Pg.Client = pg.Client;
 export type Client = Pg.Client;
+/** A string as an SQL literal (quotes doubled; an `E''` literal when it holds a backslash): pg's own. */
+export const escapeLiteral: (value: string) => string = pg.escapeLiteral;
 export type { PoolClient, QueryResult, QueryResultRow } from 'pg';
