@@ -26,6 +26,12 @@ CREATE FUNCTION authorization_velocity_gate(
   OUT amounts numeric[]
 ) LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
+  -- The count below sees the lock's previous holder's commit only at READ COMMITTED (a fresh
+  -- snapshot per statement); under REPEATABLE READ or SERIALIZABLE it would count the statement's
+  -- snapshot and over-approve without an error. Refused rather than trusted to the server's default.
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RAISE EXCEPTION 'authorization_velocity_gate needs READ COMMITTED, not %', current_setting('transaction_isolation') USING ERRCODE = 'PGW02';
+  END IF;
   PERFORM set_config('lock_timeout', greatest(1, p_lock_timeout_ms)::text || 'ms', true);
   PERFORM pg_advisory_xact_lock(hashtextextended('auth:' || p_lock_key, 0));
   passed := true;

@@ -5,8 +5,10 @@ import { VELOCITY_WINDOWS, type VelocityWindow } from '../schemas/spend-controls
  * Spend controls (docs/spend-controls.md): what a partner allows its cards to spend, set per card
  * (`PUT /cards/{id}/spend-controls`) and as the partner's default for all its cards
  * (`PUT /spend-controls`), stored in table `spend_controls` (migration 016). The authorization
- * decision checks a purchase against both: {@link checkStaticControls} (pure) and then
- * {@link checkVelocity} (PostgreSQL, inside the decision's transaction).
+ * decision checks a purchase against both: {@link checkStaticControls} (pure), then velocity, which
+ * holds in PostgreSQL: counted under the card's lock by `authorization_velocity_gate` (migration
+ * 021) in the statement that records the decision. {@link checkVelocity} is the same count without
+ * the lock, read before a partner's decision endpoint is asked (a purchase over a limit is not sent).
  */
 
 /** One velocity rule: at most `maxCount` approved authorizations and/or `maxAmount` authorized over the rolling `window`. */
@@ -283,15 +285,13 @@ export function velocityGate(controls: ApplicableSpendControls, purchase: Veloci
  * back the count and the amount, a SETTLED one keeps counting its `amount`. Declined
  * authorizations, force-posted clearings and refunds never count.
  *
- * **Concurrency contract.** The count is only as good as its serialization: two decisions on one
- * card that both count before either records its approval would both pass a `maxCount: 2` at 1.
- * The caller therefore runs this inside the database transaction that records the decision (the
- * approved authorization's `card_transactions` row), at READ COMMITTED (PostgreSQL's default: each
- * statement sees what committed before it began), after taking
- * `SELECT pg_advisory_xact_lock(hashtextextended('auth:' || $1, 0))` with the card key as `$1`
- * in that transaction. The lock is held until commit, so a concurrent decision on the same card, in
- * any process or instance on the same database, waits for it and then counts the row this one
- * recorded. Decisions on different cards do not wait on each other.
+ * **Concurrency.** This count takes no lock: two decisions on one card could both pass it. It only
+ * spares the partner a purchase that is over a limit already. What holds is the same count under
+ * the card's lock, `pg_advisory_xact_lock(hashtextextended('auth:' || cardKey, 0))`, taken by
+ * `authorization_velocity_gate` (migration 021) first in the statement that records the decision,
+ * at READ COMMITTED, with a fresh snapshot after the lock: a concurrent decision on the same card,
+ * in any process or instance on the same database, waits for the lock and then counts the row the
+ * holder recorded. Decisions on different cards do not wait on each other.
  */
 export async function checkVelocity(tx: Queryable, controls: ApplicableSpendControls, purchase: VelocityPurchase): Promise<SpendControlDecline<'velocity_exceeded'> | undefined> {
   const rules = velocityRules(controls);

@@ -325,6 +325,23 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
       expect(outcomes.filter(Boolean)).to.have.length(2);
     });
 
+    it('refuses to gate at another isolation level than READ COMMITTED, where its count would reuse the statement\'s snapshot', async function () {
+      const cardKey = await newCard();
+      const gate = velocityGate(cardRule({ window: '1h', maxCount: 2 }), { partnerId, cardKey, amount: 1, at: new Date() });
+      for (const level of ['REPEATABLE READ', 'SERIALIZABLE']) {
+        const refused = await services.db
+          .transaction(async (tx) => {
+            await tx.query(`SET TRANSACTION ISOLATION LEVEL ${level}`);
+            await tx.query('SELECT passed FROM authorization_velocity_gate($1, 5000, $2, $1, now(), $3::integer[], $4::bigint[], $5::numeric[])', [cardKey, partnerId, gate.windows, gate.countLimits, gate.amountLimits]);
+          })
+          .then(
+            () => undefined,
+            (err: { code?: string }) => err.code
+          );
+        expect(refused, level).to.equal('PGW02');
+      }
+    });
+
     it('approves exactly maxCount of concurrent single statements that gate (migration 021) and then write, as the recording statement does', async function () {
       const cardKey = await newCard();
       const gate = velocityGate(cardRule({ window: '1h', maxCount: 2 }), { partnerId, cardKey, amount: 1, at: new Date() });
