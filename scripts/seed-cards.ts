@@ -10,7 +10,7 @@
  * individual, whose users and onboardings are created too) and 20 % B2B (over a few tenants), with
  * realistic mixes of status, type and currency, masks like `5355 70** **** 1234`, nicknames on about
  * a third and embossed names on most. Each batch is one `INSERT ... SELECT generate_series`; the end
- * is `VACUUM (ANALYZE)` of the cards and their search terms (migration 020) so the planner has statistics and index-only counts work at once.
+ * is `VACUUM (ANALYZE) cards` so the planner has statistics and index-only counts work at once.
  */
 import crypto from 'node:crypto';
 import { Database } from '../gateway/db/database';
@@ -156,7 +156,7 @@ export async function seedCards(db: Database, options: SeedOptions): Promise<See
     inserted = last;
     options.progress?.(inserted);
   }
-  await db.query('VACUUM (ANALYZE) cards, card_search_links, card_search_terms');
+  await db.query('VACUUM (ANALYZE) cards');
   return { cards: inserted, individuals, tenants };
 }
 

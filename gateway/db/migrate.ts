@@ -34,9 +34,6 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return migrations;
 }
 
-/** How long one migration may run before the client gives up on it (and the start fails). */
-export const MIGRATION_QUERY_TIMEOUT_MS = 10 * 60_000;
-
 /**
  * Applies every migration not yet recorded in `schema_migrations`, each in its own transaction,
  * under an advisory lock. Returns the versions applied by this call.
@@ -58,10 +55,7 @@ export async function migrate(db: Database, log: Logger, dir = MIGRATIONS_DIR): 
       if (done.has(migration.version)) continue;
       await client.query('BEGIN');
       try {
-        // A migration may backfill a large table (020 links a million cards in about 30 s): its own
-        // read timeout, not the 15 s of the gateway's queries.
-        const query = { text: migration.sql, query_timeout: MIGRATION_QUERY_TIMEOUT_MS }; // read by pg's Client, not in its types
-        await client.query(query);
+        await client.query(migration.sql);
         await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
         await client.query('COMMIT');
       } catch (err) {
