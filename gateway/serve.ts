@@ -101,7 +101,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     // pglite-socket interleaves the extended-protocol messages of concurrent connections (a Bind of
     // one lands on another's Parse), so the embedded database gets exactly one pooled connection:
     // queries queue in the pool instead. Transactions never wait on a second connection, so one suffices.
-    const db = new Database(databaseUrl, { max: embedded ? 1 : settings.databasePoolMax, log, namedStatements: !embedded });
+    const db = new Database(databaseUrl, { max: embedded ? 1 : settings.databasePoolMax, log, namedStatements: !embedded && settings.databasePreparedStatements });
     cleanups.push(() => db.close());
     await migrate(db, log);
     // Webhook secrets at rest (docs/webhooks.md, "Storage of secrets"): refused here when secrets are

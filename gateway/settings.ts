@@ -44,6 +44,14 @@ export interface Settings {
   pipelineEngine: string | undefined;
   /** Maximum connections of the PostgreSQL pool (`DATABASE_POOL_MAX`, default 10). */
   databasePoolMax: number;
+  /**
+   * Whether the gateway keeps prepared statements on its PostgreSQL connections
+   * (`DATABASE_PREPARED_STATEMENTS`, default true): the authorization decision's statements and the
+   * webhook dispatcher's step, parsed and planned once per connection. False behind a pooler in
+   * transaction mode that does not carry prepared statements between server connections (PgBouncer
+   * before 1.21, or without `max_prepared_statements`). Never used on the embedded database.
+   */
+  databasePreparedStatements: boolean;
   /** Timeout of one upstream call in milliseconds (`UPSTREAM_TIMEOUT_MS`, default 5000). */
   upstreamTimeoutMs: number;
   /** How long a found owner of an individual or card is cached (`OWNERSHIP_CACHE_TTL_MS`, default 30000). */
@@ -284,6 +292,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     configDir: path.resolve(env.CONFIG_DIR || path.join(projectRoot, 'config')),
     pipelineEngine: env.PIPELINE_ENGINE?.trim() || undefined,
     databasePoolMax: intFrom(env, 'DATABASE_POOL_MAX', 10, 1, 200),
+    databasePreparedStatements: booleanFrom(env, 'DATABASE_PREPARED_STATEMENTS', true),
     upstreamTimeoutMs: intFrom(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120000),
     ownershipCacheTtlMs: intFrom(env, 'OWNERSHIP_CACHE_TTL_MS', 30000, 0, 3600000),
     cardReconcileIntervalMs: intFrom(env, 'CARD_RECONCILE_INTERVAL_MS', 60000, 100, 86400000),

@@ -56,7 +56,8 @@ export class Database implements Queryable {
   readonly pool: Pool;
   private readonly log: Logger;
   /** Whether {@link named} and {@link statement} send named (prepared) statements: real PostgreSQL only. */
-  private readonly namedStatements: boolean;
+  /** Whether statements given a name are sent as prepared statements (`namedStatements`). */
+  readonly namedStatements: boolean;
 
   /**
    * @param options.queryTimeoutMs how long a query may run before the client gives up on it (15 s,
@@ -111,7 +112,7 @@ export class Database implements Queryable {
    * `build` throws is thrown as it is, and nothing is sent.
    */
   async statement<R extends QueryResultRow = QueryResultRow>(build: () => { name?: string; text: string; values: unknown[] }): Promise<QueryResult<R>> {
-    return this.onOneClient('a statement', (client) => {
+    return this.withClient('a statement', (client) => {
       const { name, text, values } = build();
       return client.query<R>(name !== undefined && this.namedStatements ? { name, text, values } : { text, values });
     });
@@ -123,7 +124,7 @@ export class Database implements Queryable {
    * embedded database every other query waits while a transaction is open.
    */
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.onOneClient(
+    return this.withClient(
       'a transaction',
       async (client) => {
         await client.query('BEGIN');
@@ -144,7 +145,7 @@ export class Database implements Queryable {
    * failed as unavailable, is released as broken (the pool closes it); otherwise `cleanUp` runs
    * after a failed `work` (the rollback), its own failure ignored.
    */
-  private async onOneClient<T>(during: string, work: (client: PoolClient) => Promise<T>, cleanUp?: (client: PoolClient) => Promise<void>): Promise<T> {
+  async withClient<T>(during: string, work: (client: PoolClient) => Promise<T>, cleanUp?: (client: PoolClient) => Promise<void>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { escapeLiteral, isUnavailableError, type Database } from '../db/database';
+import { escapeLiteral, type Database } from '../db/database';
 import type { QueryResult } from '../db/pg';
 import type { Logger } from '../logging/logger';
 import { recordWebhookAttempt } from '../metrics';
@@ -169,7 +169,18 @@ SELECT 'done', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FR
  * step), under a name of its text, so a connection never runs another version's statement.
  */
 const STEP_NAME = `webhook_dispatch_step_${crypto.createHash('sha256').update(STEP).digest('hex').slice(0, 12)}`;
-const PREPARE_STEP = `PREPARE ${STEP_NAME} (bigint, int, bigint, int, bigint[], int[], text[], timestamptz[], text[], text[], text[], timestamptz[], int[], int[], text[], boolean[]) AS ${STEP}`;
+const STEP_PARAMETER_TYPES = ['bigint', 'int', 'bigint', 'int', 'bigint[]', 'int[]', 'text[]', 'timestamptz[]', 'text[]', 'text[]', 'text[]', 'timestamptz[]', 'int[]', 'int[]', 'text[]', 'boolean[]'] as const;
+const PREPARE_STEP = `PREPARE ${STEP_NAME} (${STEP_PARAMETER_TYPES.join(', ')}) AS ${STEP}`;
+
+/**
+ * STEP with its parameters written in as literals, for a database that does not keep prepared
+ * statements (`DATABASE_PREPARED_STATEMENTS=false`: a pooler in transaction mode, where a session's
+ * PREPARE and a later EXECUTE can land on two server connections; the embedded database). The
+ * parameters are `$1` to `$16` only (STEP has no other `$`).
+ */
+function inlineStep(args: readonly string[]): string {
+  return STEP.replace(/\$(\d+)/g, (_, n: string) => `(${args[Number(n) - 1]})::${STEP_PARAMETER_TYPES[Number(n) - 1]}`);
+}
 
 /**
  * Claims across instances are serialised by this transaction-scoped lock, taken by a statement of
@@ -336,50 +347,56 @@ export class WebhookDispatcher {
     this.sendAll(claimed);
   }
 
-  /** One step on one connection, in one round trip: BEGIN, the commit mode, the claims' lock, the prepared STEP, COMMIT. */
+  /**
+   * One step on one connection, in one round trip: BEGIN, the commit mode, the claims' lock, STEP
+   * (prepared once per connection where the database keeps prepared statements, else written in
+   * full), COMMIT. The connection is checked out through `Database.withClient`: a connection lost
+   * meanwhile is released as broken (its 'error' is listened to; unheard, it would end the
+   * process). After any other failure the transaction is rolled back and STEP deallocated, so that
+   * the next step prepares it afresh: a plan a migration made stale (0A000), a statement gone with a
+   * `DISCARD ALL` (26000), or one a pooler's other server connection never had.
+   */
   private async runStep(batch: Completion[], free: number, unhealthyFree: number): Promise<StepRow[]> {
-    const client = await this.db.pool.connect();
-    let broken = false;
-    try {
-      if (!this.prepared.has(client)) {
-        // The embedded database is one session behind every connection: a new connection may find it prepared (42P05).
-        await client.query(PREPARE_STEP).catch((err: { code?: string }) => {
-          if (err.code !== '42P05') throw err;
-        });
-        this.prepared.add(client);
+    const prepares = this.db.namedStatements;
+    return this.db.withClient(
+      'a webhook dispatch step',
+      async (client) => {
+        if (prepares && !this.prepared.has(client)) {
+          await client.query(PREPARE_STEP).catch((err: { code?: string }) => {
+            // Left by a step whose DEALLOCATE failed: the same text under the same name.
+            if (err.code !== '42P05') throw err;
+          });
+          this.prepared.add(client);
+        }
+        const args = [
+          String(free),
+          String(this.options.endpointConcurrency),
+          String(unhealthyFree),
+          String(this.leaseSeconds),
+          sqlArray(batch.map((c) => c.row.id), 'bigint'),
+          sqlArray(batch.map((c) => c.row.attempts), 'int'),
+          sqlArray(batch.map((c) => c.state), 'text'),
+          sqlArray(batch.map((c) => c.next), 'timestamptz'),
+          sqlArray(batch.map((c) => c.row.endpoint_id), 'text'),
+          sqlArray(batch.map((c) => c.row.event_id), 'text'),
+          sqlArray(batch.map((c) => c.row.type), 'text'),
+          sqlArray(batch.map((c) => c.attemptedAt), 'timestamptz'),
+          sqlArray(batch.map((c) => c.result.durationMs), 'int'),
+          sqlArray(batch.map((c) => c.result.status ?? null), 'int'),
+          sqlArray(batch.map((c) => c.result.error ?? null), 'text'),
+          sqlArray(batch.map((c) => c.delivered), 'boolean'),
+        ];
+        const step = prepares ? `EXECUTE ${STEP_NAME}(${args.join(', ')})` : inlineStep(args);
+        // The simple query protocol: several statements in one round trip, the values as literals.
+        const results = (await client.query(`BEGIN; ${STEP_COMMIT}; ${CLAIM_LOCK}; ${step}; COMMIT`)) as unknown as QueryResult<StepRow>[];
+        return results[results.length - 2].rows;
+      },
+      async (client) => {
+        this.prepared.delete(client);
+        await client.query('ROLLBACK');
+        if (prepares) await client.query(`DEALLOCATE ${STEP_NAME}`);
       }
-      const args = [
-        String(free),
-        String(this.options.endpointConcurrency),
-        String(unhealthyFree),
-        String(this.leaseSeconds),
-        sqlArray(batch.map((c) => c.row.id), 'bigint'),
-        sqlArray(batch.map((c) => c.row.attempts), 'int'),
-        sqlArray(batch.map((c) => c.state), 'text'),
-        sqlArray(batch.map((c) => c.next), 'timestamptz'),
-        sqlArray(batch.map((c) => c.row.endpoint_id), 'text'),
-        sqlArray(batch.map((c) => c.row.event_id), 'text'),
-        sqlArray(batch.map((c) => c.row.type), 'text'),
-        sqlArray(batch.map((c) => c.attemptedAt), 'timestamptz'),
-        sqlArray(batch.map((c) => c.result.durationMs), 'int'),
-        sqlArray(batch.map((c) => c.result.status ?? null), 'int'),
-        sqlArray(batch.map((c) => c.result.error ?? null), 'text'),
-        sqlArray(batch.map((c) => c.delivered), 'boolean'),
-      ];
-      // The simple query protocol: several statements in one round trip, the values as literals.
-      const results = (await client.query(`BEGIN; ${STEP_COMMIT}; ${CLAIM_LOCK}; EXECUTE ${STEP_NAME}(${args.join(', ')}); COMMIT`)) as unknown as QueryResult<StepRow>[];
-      return results[results.length - 2].rows;
-    } catch (err) {
-      broken = isUnavailableError(err);
-      if (!broken) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        // A connection that lost its prepared statement (e.g. DISCARD ALL) prepares it again next time.
-        if ((err as { code?: string }).code === '26000') this.prepared.delete(client);
-      }
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+    );
   }
 
   private sendAll(claimed: Claimed[]): void {

@@ -5,6 +5,8 @@ import { Client } from 'pg';
 import { emitEvent, type EventCard } from '../../gateway/outbox/partner-events';
 import { api } from '../support/api';
 import { FAST_WEBHOOKS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { waitFor } from '../support/wait';
+import { startTcpProxy } from '../support/tcp-proxy';
 import { registerPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { createOwnDatabase } from '../support/test-database';
@@ -18,7 +20,7 @@ import { createOwnDatabase } from '../support/test-database';
 describe('e2e: webhook deliveries claimed and completed in batches', function () {
   this.timeout(120_000);
 
-  it('two gateways drain 600 events of 6 cards: per-card order, each event once, the endpoint limit across both, one attempt row per delivery', async function () {
+  it('two gateways, one with prepared statements off (DATABASE_PREPARED_STATEMENTS=false: the step written in full), drain 600 events of 6 cards: per-card order, each event once, the endpoint limit across both, one attempt row per delivery', async function () {
     const own = await createOwnDatabase();
     const arrivals: { id: string; card: string; n: number }[] = [];
     let open = 0;
@@ -46,7 +48,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
     try {
       const env = { ...FAST_WEBHOOKS, WEBHOOKS_ENDPOINT_CONCURRENCY: '8' };
       gateways.push(await startGatewayProcess({ databaseUrl: own.url, env }));
-      gateways.push(await startGatewayProcess({ databaseUrl: own.url, env }));
+      gateways.push(await startGatewayProcess({ databaseUrl: own.url, env: { ...env, DATABASE_PREPARED_STATEMENTS: 'false' } }));
       const partner = await registerPartner(gateways[0], 'acme-batches');
       const created = await api(gateways[0], partner, 'POST', '/webhooks/endpoints', { body: { url } });
       expect(created.status).to.equal(201);
@@ -95,6 +97,87 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await own.drop();
     }
   });
+  it("survives its database connections being cut while it dispatches (terminated by the server, and dropped on the network mid-step): the process stays up, every event arrives in card order", async function () {
+    const own = await createOwnDatabase();
+    const arrivals: { id: string; card: string; n: number }[] = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const [card, n] = String(event.data.card.nickname).split('#');
+        arrivals.push({ id: event.id, card, n: Number(n) });
+        setTimeout(() => res.writeHead(200).end(), 2);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    let gateway: GatewayProcess | undefined;
+    const db = new Client({ connectionString: own.url });
+    const direct = new URL(own.url);
+    const link = await startTcpProxy({ host: decodeURIComponent(direct.hostname), port: Number(direct.port || 5432) });
+    try {
+      const viaLink = new URL(own.url);
+      viaLink.hostname = '127.0.0.1';
+      viaLink.port = String(link.port);
+      gateway = await startGatewayProcess({ databaseUrl: viaLink.toString(), env: FAST_WEBHOOKS });
+      const partner = await registerPartner(gateway, 'acme-cut');
+      const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url } });
+      expect(created.status).to.equal(201);
+      recordSecret('webhookSecret', created.body.secret);
+      await db.connect();
+      const cards = 4;
+      const total = 400;
+      await db.query('BEGIN');
+      for (let i = 0; i < total; i++) {
+        const cardKey = `cut-card-${i % cards}`;
+        const card = { cardKey, nickname: `${cardKey}#${i}` } as EventCard;
+        await emitEvent(db, { type: 'card.updated', partnerId: partner.id, cardKey, data: { cardKey, changed: ['nickname'], card } });
+      }
+      await db.query('COMMIT');
+      // Three times while the backlog drains: hold the dispatcher's claim lock, so that a step waits
+      // for it on a checked-out connection, and cut every connection of the gateway's then.
+      let cuts = 0;
+      for (const [i, after] of [40, 120, 200].entries()) {
+        await waitFor(`${after} arrivals`, () => arrivals.length >= after || undefined, 60_000, 5);
+        await db.query('BEGIN');
+        await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch-claims', 0))`);
+        const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%webhook-dispatch-claims%'`;
+        await waitFor('a step waiting for the claim lock', async () => ((await db.query(waiting)).rowCount ?? 0) > 0 || undefined, 30_000, 5);
+        if (i === 1) {
+          // The network drops: the sockets close with no word from the server (the checked-out client's 'error').
+          await link.cut();
+          cuts++;
+          await db.query('COMMIT');
+          await link.restore();
+        } else {
+          const cut = await db.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+          cuts += cut.rowCount ?? 0;
+          await db.query('COMMIT');
+        }
+      }
+      expect(cuts, "connections cut, a step's among them each time").to.be.at.least(3);
+      await waitFor('every event', () => new Set(arrivals.map((a) => a.id)).size >= total || undefined, 90_000);
+      expect(gateway.child.exitCode, 'the gateway process is still up').to.equal(null);
+      for (let c = 0; c < cards; c++) {
+        // First arrivals per card in order (a delivery whose completion was cut is sent again: at least once).
+        const seen = new Set<string>();
+        const ofCard = arrivals.filter((a) => a.card === `cut-card-${c}` && !seen.has(a.id) && seen.add(a.id)).map((a) => a.n);
+        expect(ofCard, `card ${c} in order`).to.deep.equal([...ofCard].sort((a, b) => a - b));
+        expect(ofCard).to.have.length(total / cards);
+      }
+      const answered = await api(gateway, partner, 'GET', '/me');
+      expect(answered.status, 'the gateway still answers').to.equal(200);
+    } finally {
+      await db.end().catch(() => undefined);
+      await gateway?.stop();
+      await link.close();
+      server.closeAllConnections();
+      server.close();
+      await own.drop();
+    }
+  });
+
   it('two gateways, 40 cards, the default limit of 4: never more than 4 open at once at the receiver nor in_flight in PostgreSQL, per-card order, each event once', async function () {
     const own = await createOwnDatabase();
     const arrivals: { id: string; card: string; n: number }[] = [];
