@@ -12,7 +12,6 @@ import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
 import { decideAuthorization, deleteExpiredDecisions, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
 import { askPartner, enrolled } from './authorizations/partner-endpoint';
-import { findCard } from './cards/card-store';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
 import { startRetention } from './background/retention';
@@ -266,25 +265,22 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
 
 /**
  * The checks of an authorization decision beyond the card's state (docs/authorizations.md): the
- * partner's decision endpoint (the decision reads the spend controls itself).
+ * partner's decision endpoint, as the decision's claim statement read it with the card (the
+ * decision reads the spend controls itself): no query here.
  */
 function authorizationChecks(services: ComposedServices['services']): DecisionChecks {
   return {
-    partnerEndpoint: async (card) => {
+    partnerEndpoint: async (card, { target, card: eventCard }) => {
       const { authorizationEndpoints } = services;
-      const target = await authorizationEndpoints.endpoints.target(card.partnerId);
       if (!enrolled(target)) return undefined;
       return {
         ask: async (request, budgetMs) => {
-          const started = Date.now();
-          // The card as events carry it (no card number, CVV or PIN).
-          const eventCard = await findCard(services.db, card.cardKey);
-          if (!eventCard) return { kind: 'none' };
           const { id, amount, currency, type, merchant } = request;
+          // The card as events carry it (no card number, CVV or PIN).
           const outcome = await askPartner(authorizationEndpoints, {
             partnerId: card.partnerId,
             request: { authorization: { id, amount, currency, type, merchant }, card: eventCard },
-            budgetMs: budgetMs - (Date.now() - started),
+            budgetMs,
             target,
           });
           if (outcome.kind !== 'none') recordPartnerDecision(outcome.kind === 'answered' ? 'answered' : outcome.reason, outcome.latencyMs / 1000);

@@ -8,7 +8,9 @@ import type { Logger } from '../logging/logger';
 import { decidedTransactionStatement } from '../transactions/projection';
 import { declineReasonOf, type DeclineReason } from '../upstreams/partner-transaction';
 import type { Transaction } from '../upstreams/types';
-import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocity, velocityGate, type ApplicableSpendControls } from './spend-controls';
+import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';
+import { endpointTargetColumn, endpointTargetOf, type AuthorizationEndpointTarget } from './endpoint-store';
+import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocityCounts, velocityCountsColumn, velocityGate, type ApplicableSpendControls } from './spend-controls';
 
 /**
  * Real-time authorization decisions (docs/authorizations.md): the card processing system asks, for
@@ -69,12 +71,23 @@ export type PartnerOutcome =
   | { kind: 'default'; reason: 'timeout' | 'error' | 'disabled' | 'overloaded'; approved: boolean; latencyMs: number };
 
 /**
+ * What the claim statement read of the card's partner's decision endpoint, when it has one (in any
+ * status): the endpoint with its live secret rows (sealed), and the card as events carry it (no
+ * card number, CVV or PIN).
+ */
+export interface EndpointRead {
+  target: AuthorizationEndpointTarget;
+  card: Card;
+}
+
+/**
  * What a decision asks beyond the card's state and its spend controls (which it reads itself): the
  * partner's decision endpoint, when the card's partner has one (enabled, or disabled by an
- * operator: its default applies); `ask` asks it within `budgetMs`. Undefined: not enrolled.
+ * operator: its default applies), as the claim statement read it; `ask` asks it within `budgetMs`.
+ * Undefined: not enrolled.
  */
 export interface DecisionChecks {
-  partnerEndpoint?(card: DecisionCard): Promise<{ ask(request: AuthorizationRequest, budgetMs: number): Promise<PartnerOutcome> } | undefined>;
+  partnerEndpoint?(card: DecisionCard, endpoint: EndpointRead): Promise<{ ask(request: AuthorizationRequest, budgetMs: number): Promise<PartnerOutcome> } | undefined>;
 }
 
 export interface DecisionDeps {
@@ -134,12 +147,12 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   for (let claimFirst = false; ; claimFirst = true) {
     const claim = await claimOrWait(deps.db, request, answerBy, claimFirst);
     if ('approved' in claim) return claim;
-    const { token, card, controls, hasEndpoint } = claim;
+    const { token, card, controls, endpoint } = claim;
     // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
     const stateRefusal = cardStateRefusal(card);
     const decision: AuthorizationDecision = stateRefusal
       ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
-      : await decideForCard(deps, card!, controls, hasEndpoint, request, answerBy);
+      : await decideForCard(deps, card!, controls, endpoint, request, answerBy);
     if (token !== undefined) return record(deps, card, controls, request, decision, answerBy, token, progress);
     const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress);
     if (recorded) return recorded;
@@ -150,18 +163,19 @@ async function decideForCard(
   deps: DecisionDeps,
   card: DecisionCard,
   controls: ApplicableSpendControls,
-  hasEndpoint: boolean,
+  read: (EndpointRead & { velocity: unknown }) | undefined,
   request: AuthorizationRequest,
   answerBy: number
 ): Promise<AuthorizationDecision> {
   const staticRefusal = checkStaticControls(controls, { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country });
   if (staticRefusal) return { approved: false, decidedBy: 'spend_controls', ...staticRefusal };
   // Without a decision endpoint, velocity is counted once, in the recording transaction.
-  const endpoint = hasEndpoint ? await deps.checks.partnerEndpoint?.(card) : undefined;
+  const endpoint = read ? await deps.checks.partnerEndpoint?.(card, read) : undefined;
   if (!endpoint) return { approved: true, decidedBy: 'approved' };
-  // Velocity is read before the partner is asked (a purchase over a limit is not sent to the
-  // partner), and counted again in the recording transaction, which is what holds.
-  const velocityRefusal = await checkVelocity(deps.db, controls, velocityPurchase(card, request));
+  // Velocity is checked before the partner is asked (a purchase over a limit is not sent to the
+  // partner), on the counts the claim statement read, and counted again in the recording
+  // transaction, which is what holds.
+  const velocityRefusal = checkVelocityCounts(controls, read!.velocity as Record<string, string> | string | null, velocityPurchase(card, request));
   if (velocityRefusal) return { approved: false, decidedBy: 'spend_controls', ...velocityRefusal };
   const budgetMs = answerBy - Date.now() - RECORDING_RESERVE_MS;
   // An exhausted budget still gets the endpoint's default decision (the call returns it at once).
@@ -197,32 +211,58 @@ interface Claimed {
   /** Undefined: no card of this gateway has the key. */
   card: DecisionCard | undefined;
   controls: ApplicableSpendControls;
-  /** The card's partner has a decision endpoint (enabled or not): only then is it read. */
-  hasEndpoint: boolean;
+  /** The card's partner's decision endpoint (enabled or not), with the card as events carry it and the velocity counts; undefined: none. */
+  endpoint: (EndpointRead & { velocity: unknown }) | undefined;
 }
+
+/** The card's columns as events carry them ({@link CARD_COLUMNS}), as one jsonb value. */
+const EVENT_CARD_JSON = `jsonb_build_object(${CARD_COLUMNS.split(',')
+  .map((column) => `'${column.trim()}', c.${column.trim()}`)
+  .join(', ')})`;
 
 /**
  * Runs a claim (`claimSql`: an INSERT or UPDATE of `authorization_decisions` … `RETURNING 1`) and,
- * in the same statement, reads the card (`$cardParam`), its spend controls and whether its partner
- * has a decision endpoint: one round trip. `claimed`: whether the claim changed a row. `name`: the
+ * in the same statement, reads the card (`$cardParam`), its spend controls and its partner's
+ * decision endpoint; when there is one, also its live secrets, the card as events carry it and the
+ * card's velocity counts at the purchase's time (`$atParam`): everything the decision reads before
+ * asking the partner, in one round trip. `claimed`: whether the claim changed a row. `name`: the
  * statement's (its text is fixed), so that PostgreSQL parses it once per connection.
  */
-async function claimAndRead(db: Database, claimSql: string, params: unknown[], cardParam: number, token: string, name: string): Promise<Claimed & { claimed: boolean; seen: boolean }> {
+async function claimAndRead(db: Database, claimSql: string, params: unknown[], cardParam: number, atParam: number, token: string, name: string): Promise<Claimed & { claimed: boolean; seen: boolean }> {
   const row = (
-    await db.named<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null; seen: boolean }>(
+    await db.named<{
+      claimed: string;
+      partner_id: string | null;
+      individual_id: string | null;
+      tenant_id: string | null;
+      status: string | null;
+      controls: Parameters<typeof applicableControlsOf>[0];
+      endpoint: unknown;
+      event_card: (Omit<CardRow, 'created_at'> & { created_at: string }) | string | null;
+      velocity: unknown;
+      seen: boolean;
+    }>(
       name,
       `WITH claim AS (${claimSql})
-       SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status,
-              ${applicableControlsColumn('c')} AS controls,
-              EXISTS (SELECT 1 FROM authorization_endpoints e WHERE e.partner_id = c.partner_id) AS has_endpoint,
+       SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status, ctl.controls, ep.endpoint,
+              CASE WHEN ep.endpoint IS NOT NULL THEN ${EVENT_CARD_JSON} END AS event_card,
+              CASE WHEN ep.endpoint IS NOT NULL THEN ${velocityCountsColumn('ctl.controls', 'c', `$${atParam}`)} END AS velocity,
               EXISTS (SELECT 1 FROM authorization_decisions d WHERE d.authorization_id = $1) AS seen
-         FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}`,
+         FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}
+              LEFT JOIN LATERAL (SELECT ${applicableControlsColumn('c')} AS controls) AS ctl ON true
+              LEFT JOIN LATERAL (SELECT ${endpointTargetColumn('c')} AS endpoint) AS ep ON true`,
       params
     )
   ).rows[0];
   const card: DecisionCard | undefined =
     row.partner_id === null ? undefined : { cardKey: params[cardParam - 1] as string, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status! };
-  return { claimed: Number(row.claimed) > 0, token, card, controls: applicableControlsOf(row.controls), hasEndpoint: row.has_endpoint === true, seen: row.seen };
+  const target = endpointTargetOf(row.endpoint);
+  let endpoint: Claimed['endpoint'];
+  if (target && row.event_card !== null) {
+    const cardRow = typeof row.event_card === 'string' ? (JSON.parse(row.event_card) as Omit<CardRow, 'created_at'> & { created_at: string }) : row.event_card;
+    endpoint = { target, card: toCard({ ...cardRow, created_at: new Date(cardRow.created_at) } as CardRow), velocity: row.velocity };
+  }
+  return { claimed: Number(row.claimed) > 0, token, card, controls: applicableControlsOf(row.controls), endpoint, seen: row.seen };
 }
 
 /**
@@ -245,15 +285,16 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
      SELECT $1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)
       WHERE $6::boolean OR EXISTS (SELECT 1 FROM cards c JOIN authorization_endpoints e ON e.partner_id = c.partner_id WHERE c.card_key = $3)
      ON CONFLICT (authorization_id) DO NOTHING RETURNING 1`,
-    [request.id, request.transactionId, request.cardId, token, leaseMs(), always],
+    [request.id, request.transactionId, request.cardId, token, leaseMs(), always, request.at],
     3,
+    7,
     token,
     'authorization-claim'
   );
   if (first.claimed) return first;
   // No claim was tried: the claim goes with the recording (a concurrent repeat finds it there). A
   // repeat of an id that has its decision row (committed) reads it below instead of recording again.
-  if (!always && !first.hasEndpoint && !first.seen) return { card: first.card, controls: first.controls, hasEndpoint: first.hasEndpoint, token: undefined };
+  if (!always && !first.endpoint && !first.seen) return { card: first.card, controls: first.controls, endpoint: undefined, token: undefined };
   for (;;) {
     const row = (
       await db.query<{ state: string; card_key: string; decision: AuthorizationDecision | string | null; expired: boolean }>(
@@ -270,8 +311,9 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
         db,
         `UPDATE authorization_decisions SET claim_token = $2, transaction_id = $3, lease_until = now() + make_interval(secs => $4::double precision / 1000)
           WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now() RETURNING 1`,
-        [request.id, token, request.transactionId, leaseMs(), request.cardId],
+        [request.id, token, request.transactionId, leaseMs(), request.cardId, request.at],
         5,
+        6,
         token,
         'authorization-takeover'
       );
