@@ -10,7 +10,7 @@ import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
-import { decideAuthorization, deleteExpiredDecisions, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
+import { decideAuthorization, deleteExpiredDecisions, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
 import { askPartner, enrolled } from './authorizations/partner-endpoint';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
@@ -240,7 +240,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     if (notifySecrets.issuer.length > 0 || notifySecrets.processing.length > 0) {
       const deps = { db, clients, log, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
       // The processor's authorization requests, answered before AUTHORIZATION_DEADLINE_MS (docs/authorizations.md).
-      const decisionDeps = { db, log, checks: authorizationChecks(services) };
+      const decisionDeps = { db, log, checks: authorizationChecks(services), endpointHints: newEndpointHints() };
       const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number, progress: DecisionProgress) => decideAuthorization(decisionDeps, request, answerBy, progress) };
       const notifyServer = http.createServer({ headersTimeout: 20_000, requestTimeout: 30_000 }, createNotificationsApp(deps, notifySecrets, authorizations));
       notifyPort = await listen(notifyServer, settings.notificationsPort, settings.notificationsHost);

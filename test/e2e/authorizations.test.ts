@@ -350,8 +350,8 @@ describe('e2e: authorization decisions', function () {
       expect((await ask(first)).body).to.deep.equal({ approved: true });
       expect(sent(first)).to.have.length(1);
       expect(sent(first)[0].body.data.card).to.deep.include({ cardKey: key, cardMask: card.body.cardMask, status: card.body.status, createdAt: card.body.createdAt });
-      const second = request(key, { amount: 25 });
-      expect((await ask(second)).body).to.deep.equal({ approved: true });
+      const again = request(key, { amount: 25 });
+      expect((await ask(again)).body).to.deep.equal({ approved: true });
       // 25 + 25 + 15 > 60: the 24h amount rule refuses, before the partner is asked.
       const overAmount = request(key, { amount: 15 });
       expect((await ask(overAmount)).body).to.deep.equal({ approved: false, declineReason: 'velocity_exceeded' });
@@ -363,6 +363,10 @@ describe('e2e: authorization decisions', function () {
       expect((await ask(overCount)).body).to.deep.equal({ approved: false, declineReason: 'velocity_exceeded' });
       expect(sent(overCount), 'not sent to the partner').to.have.length(0);
       expect((await decided(overCount)).authorization).to.include({ decidedBy: 'spend_controls', rule: 'card.velocity[0].maxCount' });
+      // The other instance decides this card for the first time (it reads the endpoint after its claim): the same.
+      const onSecond = request(key, { amount: 1 });
+      expect((await ask(onSecond, { to: second })).body).to.deep.equal({ approved: false, declineReason: 'velocity_exceeded' });
+      expect(sent(onSecond), 'not sent to the partner').to.have.length(0);
     });
   });
 
