@@ -59,6 +59,8 @@ export interface AuthorizationPhaseInput {
   s1Round: () => Promise<{ cpuUsPerRequest?: number }>;
   /** Starts (true) or stops (false) the gateway's CPU profile: around the first controls-only saturation round (`--profile A`). */
   profile?: (on: boolean) => Promise<void>;
+  /** The same around the saturation round with the loopback endpoint (`--profile AE`). */
+  profileEndpoint?: (on: boolean) => Promise<void>;
   log: (message: string) => void;
 }
 
@@ -346,7 +348,9 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     let saturationWithEndpoint: SaturationRound | undefined;
     if (!input.smoke) {
       log('authorizations: saturation with the loopback endpoint...');
+      await input.profileEndpoint?.(true);
       saturationWithEndpoint = await saturate('saturation-endpoint');
+      await input.profileEndpoint?.(false);
     }
 
     // What was recorded, by stage: the transactions the decisions wrote.

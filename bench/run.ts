@@ -18,7 +18,7 @@
  * saturation in rounds alternating with S1 (CPU per decision beside S1's, PostgreSQL's CPU and the
  * statements per decision), then p50/p99 at a fixed `--authorization-rate` (default 200 decisions/s),
  * controls only and with a loopback partner decision endpoint.
- * `--profile S1` (or another gateway scenario, or `A`: the first controls-only saturation round of the authorization phase) records a V8 CPU profile of the gateway over that
+ * `--profile S1` (or another gateway scenario, or `A`: the first controls-only saturation round of the authorization phase, or `AE`: its saturation round with the loopback endpoint) records a V8 CPU profile of the gateway over that
  * scenario only, in bench/results/profiles/ (`node dist/bench/profile-summary.js <file>` sums it up).
  */
 import crypto from 'node:crypto';
@@ -237,7 +237,7 @@ async function main(): Promise<void> {
   const duration = o.duration;
   const started = new Date();
   if (o.profile) {
-    if (!/^(S[1-5]|A)$/.test(o.profile)) throw new Error(`--profile takes a gateway scenario, S1 to S5, or A (the first saturation round of authorization decisions), not ${o.profile}`);
+    if (!/^(S[1-5]|A|AE)$/.test(o.profile)) throw new Error(`--profile takes a gateway scenario, S1 to S5, A (the first saturation round of authorization decisions) or AE (the saturation round with the loopback endpoint), not ${o.profile}`);
     const dir = path.join(ROOT, 'bench', 'results', 'profiles');
     fs.mkdirSync(dir, { recursive: true });
     profiledScenario = o.profile;
@@ -361,9 +361,9 @@ async function main(): Promise<void> {
         duration,
         connections: o.connections,
         rate: o.authorizationRate,
-        ...(profileFile && profiledScenario === 'A'
+        ...(profileFile && (profiledScenario === 'A' || profiledScenario === 'AE')
           ? {
-              profile: async (on: boolean) => {
+              [profiledScenario === 'A' ? 'profile' : 'profileEndpoint']: async (on: boolean) => {
                 await toggleProfiler(gateway, `${profileFile!}.${on ? 'started' : 'done'}`);
                 if (!on) process.stderr.write(`bench: CPU profile of the authorization decisions (its CPU figure includes the profiler's cost): ${path.relative(ROOT, profileFile!)}\n`);
               },

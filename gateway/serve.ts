@@ -10,9 +10,8 @@ import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
-import { decideAuthorization, deleteExpiredDecisions, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
+import { decideAuthorization, deleteExpiredDecisions, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
 import { askPartner, enrolled } from './authorizations/partner-endpoint';
-import { findCard } from './cards/card-store';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
 import { startRetention } from './background/retention';
@@ -241,7 +240,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     if (notifySecrets.issuer.length > 0 || notifySecrets.processing.length > 0) {
       const deps = { db, clients, log, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
       // The processor's authorization requests, answered before AUTHORIZATION_DEADLINE_MS (docs/authorizations.md).
-      const decisionDeps = { db, log, checks: authorizationChecks(services) };
+      const decisionDeps = { db, log, checks: authorizationChecks(services), endpointHints: newEndpointHints() };
       const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number, progress: DecisionProgress) => decideAuthorization(decisionDeps, request, answerBy, progress) };
       const notifyServer = http.createServer({ headersTimeout: 20_000, requestTimeout: 30_000 }, createNotificationsApp(deps, notifySecrets, authorizations));
       notifyPort = await listen(notifyServer, settings.notificationsPort, settings.notificationsHost);
@@ -266,25 +265,22 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
 
 /**
  * The checks of an authorization decision beyond the card's state (docs/authorizations.md): the
- * partner's decision endpoint (the decision reads the spend controls itself).
+ * partner's decision endpoint, as the decision's claim statement read it with the card (the
+ * decision reads the spend controls itself): no query here.
  */
 function authorizationChecks(services: ComposedServices['services']): DecisionChecks {
   return {
-    partnerEndpoint: async (card) => {
+    partnerEndpoint: async (card, { target, card: eventCard }) => {
       const { authorizationEndpoints } = services;
-      const target = await authorizationEndpoints.endpoints.target(card.partnerId);
       if (!enrolled(target)) return undefined;
       return {
         ask: async (request, budgetMs) => {
-          const started = Date.now();
-          // The card as events carry it (no card number, CVV or PIN).
-          const eventCard = await findCard(services.db, card.cardKey);
-          if (!eventCard) return { kind: 'none' };
           const { id, amount, currency, type, merchant } = request;
+          // The card as events carry it (no card number, CVV or PIN).
           const outcome = await askPartner(authorizationEndpoints, {
             partnerId: card.partnerId,
             request: { authorization: { id, amount, currency, type, merchant }, card: eventCard },
-            budgetMs: budgetMs - (Date.now() - started),
+            budgetMs,
             target,
           });
           if (outcome.kind !== 'none') recordPartnerDecision(outcome.kind === 'answered' ? 'answered' : outcome.reason, outcome.latencyMs / 1000);

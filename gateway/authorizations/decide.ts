@@ -8,7 +8,10 @@ import type { Logger } from '../logging/logger';
 import { decidedTransactionStatement } from '../transactions/projection';
 import { declineReasonOf, type DeclineReason } from '../upstreams/partner-transaction';
 import type { Transaction } from '../upstreams/types';
-import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocity, velocityGate, type ApplicableSpendControls } from './spend-controls';
+import { boundedLru } from '../bounded-lru';
+import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';
+import { endpointTargetColumn, endpointTargetOf, type AuthorizationEndpointTarget } from './endpoint-store';
+import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocityCounts, velocityCountsColumn, velocityGate, type ApplicableSpendControls } from './spend-controls';
 
 /**
  * Real-time authorization decisions (docs/authorizations.md): the card processing system asks, for
@@ -69,18 +72,31 @@ export type PartnerOutcome =
   | { kind: 'default'; reason: 'timeout' | 'error' | 'disabled' | 'overloaded'; approved: boolean; latencyMs: number };
 
 /**
+ * What the claim statement read of the card's partner's decision endpoint, when it has one (in any
+ * status): the endpoint with its live secret rows (sealed), and the card as events carry it (no
+ * card number, CVV or PIN).
+ */
+export interface EndpointRead {
+  target: AuthorizationEndpointTarget;
+  card: Card;
+}
+
+/**
  * What a decision asks beyond the card's state and its spend controls (which it reads itself): the
  * partner's decision endpoint, when the card's partner has one (enabled, or disabled by an
- * operator: its default applies); `ask` asks it within `budgetMs`. Undefined: not enrolled.
+ * operator: its default applies), as the claim statement read it; `ask` asks it within `budgetMs`.
+ * Undefined: not enrolled.
  */
 export interface DecisionChecks {
-  partnerEndpoint?(card: DecisionCard): Promise<{ ask(request: AuthorizationRequest, budgetMs: number): Promise<PartnerOutcome> } | undefined>;
+  partnerEndpoint?(card: DecisionCard, endpoint: EndpointRead): Promise<{ ask(request: AuthorizationRequest, budgetMs: number): Promise<PartnerOutcome> } | undefined>;
 }
 
 export interface DecisionDeps {
   db: Database;
   log: Logger;
   checks: DecisionChecks;
+  /** Which claim statement to send per card ({@link newEndpointHints}); without: always the one without the endpoint's reads. */
+  endpointHints?: EndpointHints;
 }
 
 /** The gateway answers this long before the processor's deadline (network, the processor's own work). */
@@ -132,14 +148,14 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   // (a lease repeats wait on) only when the partner is to be asked, or when that statement did not
   // record (another request's claim, or a transaction recorded before).
   for (let claimFirst = false; ; claimFirst = true) {
-    const claim = await claimOrWait(deps.db, request, answerBy, claimFirst);
+    const claim = await claimOrWait(deps.db, deps.endpointHints, request, answerBy, claimFirst);
     if ('approved' in claim) return claim;
-    const { token, card, controls, hasEndpoint } = claim;
+    const { token, card, controls, endpoint } = claim;
     // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
     const stateRefusal = cardStateRefusal(card);
     const decision: AuthorizationDecision = stateRefusal
       ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
-      : await decideForCard(deps, card!, controls, hasEndpoint, request, answerBy);
+      : await decideForCard(deps, card!, controls, endpoint, request, answerBy);
     if (token !== undefined) return record(deps, card, controls, request, decision, answerBy, token, progress);
     const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress);
     if (recorded) return recorded;
@@ -150,18 +166,19 @@ async function decideForCard(
   deps: DecisionDeps,
   card: DecisionCard,
   controls: ApplicableSpendControls,
-  hasEndpoint: boolean,
+  read: (EndpointRead & { velocity: unknown }) | undefined,
   request: AuthorizationRequest,
   answerBy: number
 ): Promise<AuthorizationDecision> {
   const staticRefusal = checkStaticControls(controls, { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country });
   if (staticRefusal) return { approved: false, decidedBy: 'spend_controls', ...staticRefusal };
   // Without a decision endpoint, velocity is counted once, in the recording transaction.
-  const endpoint = hasEndpoint ? await deps.checks.partnerEndpoint?.(card) : undefined;
+  const endpoint = read ? await deps.checks.partnerEndpoint?.(card, read) : undefined;
   if (!endpoint) return { approved: true, decidedBy: 'approved' };
-  // Velocity is read before the partner is asked (a purchase over a limit is not sent to the
-  // partner), and counted again in the recording transaction, which is what holds.
-  const velocityRefusal = await checkVelocity(deps.db, controls, velocityPurchase(card, request));
+  // Velocity is checked before the partner is asked (a purchase over a limit is not sent to the
+  // partner), on the counts the claim statement read, and counted again in the recording
+  // transaction, which is what holds.
+  const velocityRefusal = checkVelocityCounts(controls, read!.velocity as Record<string, string> | string | null, velocityPurchase(card, request));
   if (velocityRefusal) return { approved: false, decidedBy: 'spend_controls', ...velocityRefusal };
   const budgetMs = answerBy - Date.now() - RECORDING_RESERVE_MS;
   // An exhausted budget still gets the endpoint's default decision (the call returns it at once).
@@ -197,32 +214,121 @@ interface Claimed {
   /** Undefined: no card of this gateway has the key. */
   card: DecisionCard | undefined;
   controls: ApplicableSpendControls;
-  /** The card's partner has a decision endpoint (enabled or not): only then is it read. */
+  /** The card's partner has a decision endpoint (enabled or not). */
   hasEndpoint: boolean;
+  /** With a claim and an endpoint: the endpoint, the card as events carry it and the velocity counts; undefined otherwise. */
+  endpoint: (EndpointRead & { velocity: unknown }) | undefined;
+}
+
+/**
+ * Whether a card's partner had a decision endpoint at its last decision in this process, by card
+ * key: which of the two claim statements to send ({@link claimAndRead}). A hint only: a stale one
+ * costs a statement (a read of the endpoint after the claim) or a few reads of nothing, never a
+ * wrong decision.
+ */
+export type EndpointHints = ReturnType<typeof newEndpointHints>;
+
+/** The hints of one gateway process: the last 10,000 cards decided. */
+export function newEndpointHints() {
+  return boundedLru<string, boolean>(10_000);
+}
+
+/** The card's columns as events carry them ({@link CARD_COLUMNS}), as one jsonb value. */
+const EVENT_CARD_JSON = `jsonb_build_object(${CARD_COLUMNS.split(',')
+  .map((column) => `'${column.trim()}', c.${column.trim()}`)
+  .join(', ')})`;
+
+type EventCardJson = (Omit<CardRow, 'created_at'> & { created_at: string }) | string;
+
+/** What {@link EVENT_CARD_JSON}, {@link endpointTargetColumn} and {@link velocityCountsColumn} read, as the decision takes them; undefined without an endpoint. */
+function endpointReadOf(endpoint: unknown, eventCard: EventCardJson | null, velocity: unknown): Claimed['endpoint'] {
+  const target = endpointTargetOf(endpoint);
+  if (!target || eventCard === null) return undefined;
+  const cardRow = typeof eventCard === 'string' ? (JSON.parse(eventCard) as Exclude<EventCardJson, string>) : eventCard;
+  return { target, card: toCard({ ...cardRow, created_at: new Date(cardRow.created_at) } as CardRow), velocity };
 }
 
 /**
  * Runs a claim (`claimSql`: an INSERT or UPDATE of `authorization_decisions` … `RETURNING 1`) and,
  * in the same statement, reads the card (`$cardParam`), its spend controls and whether its partner
- * has a decision endpoint: one round trip. `claimed`: whether the claim changed a row. `name`: the
- * statement's (its text is fixed), so that PostgreSQL parses it once per connection.
+ * has a decision endpoint: one round trip. When the card's {@link EndpointHints hint} says its
+ * partner has one, the statement (`<name>-endpoint`) also reads the endpoint with its live secrets
+ * (sealed), the card as events carry it and the card's velocity counts at the purchase's time:
+ * everything the decision reads before asking the partner, in the same round trip. Without the
+ * hint those reads stay out of the statement (their tables out of its plan: about 40 µs of the
+ * backend's CPU per decision), and a claim that finds an endpoint reads them in one more
+ * statement. `claimed`: whether the claim changed a row. `name`: the statement's (its text is
+ * fixed), so that PostgreSQL parses it once per connection.
  */
-async function claimAndRead(db: Database, claimSql: string, params: unknown[], cardParam: number, token: string, name: string): Promise<Claimed & { claimed: boolean; seen: boolean }> {
-  const row = (
-    await db.named<{ claimed: string; partner_id: string | null; individual_id: string | null; tenant_id: string | null; status: string | null; controls: Parameters<typeof applicableControlsOf>[0]; has_endpoint: boolean | null; seen: boolean }>(
-      name,
-      `WITH claim AS (${claimSql})
+async function claimAndRead(
+  db: Database,
+  hints: EndpointHints | undefined,
+  claimSql: string,
+  params: unknown[],
+  cardParam: number,
+  at: string,
+  token: string,
+  name: string
+): Promise<Claimed & { claimed: boolean; seen: boolean }> {
+  const cardKey = params[cardParam - 1] as string;
+  const withEndpoint = hints?.get(cardKey) === true;
+  const head = `WITH claim AS (${claimSql})
        SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status,
-              ${applicableControlsColumn('c')} AS controls,
-              EXISTS (SELECT 1 FROM authorization_endpoints e WHERE e.partner_id = c.partner_id) AS has_endpoint,
-              EXISTS (SELECT 1 FROM authorization_decisions d WHERE d.authorization_id = $1) AS seen
+              EXISTS (SELECT 1 FROM authorization_decisions d WHERE d.authorization_id = $1) AS seen,`;
+  const row = (
+    await db.named<{
+      claimed: string;
+      partner_id: string | null;
+      individual_id: string | null;
+      tenant_id: string | null;
+      status: string | null;
+      controls: Parameters<typeof applicableControlsOf>[0];
+      has_endpoint: boolean | null;
+      endpoint?: unknown;
+      event_card?: EventCardJson | null;
+      velocity?: unknown;
+      seen: boolean;
+    }>(
+      withEndpoint ? `${name}-endpoint` : name,
+      withEndpoint
+        ? `${head} ctl.controls, ep.endpoint, ep.endpoint IS NOT NULL AS has_endpoint,
+              CASE WHEN ep.endpoint IS NOT NULL THEN ${EVENT_CARD_JSON} END AS event_card,
+              CASE WHEN ep.endpoint IS NOT NULL THEN ${velocityCountsColumn('ctl.controls', 'c', `$${params.length + 1}`)} END AS velocity
+         FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}
+              LEFT JOIN LATERAL (SELECT ${applicableControlsColumn('c')} AS controls) AS ctl ON true
+              LEFT JOIN LATERAL (SELECT ${endpointTargetColumn('c')} AS endpoint) AS ep ON true`
+        : `${head} ${applicableControlsColumn('c')} AS controls,
+              EXISTS (SELECT 1 FROM authorization_endpoints e WHERE e.partner_id = c.partner_id) AS has_endpoint
          FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}`,
-      params
+      withEndpoint ? [...params, at] : params
     )
   ).rows[0];
   const card: DecisionCard | undefined =
-    row.partner_id === null ? undefined : { cardKey: params[cardParam - 1] as string, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status! };
-  return { claimed: Number(row.claimed) > 0, token, card, controls: applicableControlsOf(row.controls), hasEndpoint: row.has_endpoint === true, seen: row.seen };
+    row.partner_id === null ? undefined : { cardKey, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status! };
+  const hasEndpoint = row.has_endpoint === true;
+  if (card) hints?.set(cardKey, hasEndpoint);
+  const claimed = Number(row.claimed) > 0;
+  let endpoint: Claimed['endpoint'];
+  if (withEndpoint) endpoint = endpointReadOf(row.endpoint, row.event_card ?? null, row.velocity);
+  else if (hasEndpoint && claimed && card) endpoint = await readEndpoint(db, cardKey, row.controls, at);
+  return { claimed, token, card, controls: applicableControlsOf(row.controls), hasEndpoint, endpoint, seen: row.seen };
+}
+
+/**
+ * The reads of {@link claimAndRead}'s `-endpoint` statement after a claim without them (the card's
+ * hint was missing or stale): the endpoint, the card as events carry it, and the velocity counts
+ * of the windows of `controls`, the controls the claim read.
+ */
+async function readEndpoint(db: Database, cardKey: string, controls: unknown, at: string): Promise<Claimed['endpoint']> {
+  const row = (
+    await db.named<{ endpoint: unknown; event_card: EventCardJson; velocity: unknown }>(
+      'authorization-endpoint-read',
+      `SELECT ${endpointTargetColumn('c')} AS endpoint, ${EVENT_CARD_JSON} AS event_card, ${velocityCountsColumn('$2::jsonb', 'c', '$3')} AS velocity
+         FROM cards c WHERE c.card_key = $1`,
+      [cardKey, controls === null || controls === undefined ? null : typeof controls === 'string' ? controls : JSON.stringify(controls), at]
+    )
+  ).rows[0];
+  return row ? endpointReadOf(row.endpoint, row.event_card, row.velocity) : undefined;
 }
 
 /**
@@ -233,7 +339,7 @@ async function claimAndRead(db: Database, claimSql: string, params: unknown[], c
  * on the database's clock. A repeat naming another card than the claim is refused: an authorization
  * id is one card's. {@link DecisionTooLate} when `answerBy` comes first.
  */
-async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy: number, always: boolean): Promise<Claimed | AuthorizationDecision> {
+async function claimOrWait(db: Database, hints: EndpointHints | undefined, request: AuthorizationRequest, answerBy: number, always: boolean): Promise<Claimed | AuthorizationDecision> {
   const token = newClaimToken();
   // The lease lasts until this request's answer is due, with the margin: counted on the database's clock.
   const leaseMs = () => Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now());
@@ -241,19 +347,21 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
   // own snapshot): otherwise the reads alone, and the caller records the decision with its claim.
   const first = await claimAndRead(
     db,
+    hints,
     `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, lease_until)
      SELECT $1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)
       WHERE $6::boolean OR EXISTS (SELECT 1 FROM cards c JOIN authorization_endpoints e ON e.partner_id = c.partner_id WHERE c.card_key = $3)
      ON CONFLICT (authorization_id) DO NOTHING RETURNING 1`,
     [request.id, request.transactionId, request.cardId, token, leaseMs(), always],
     3,
+    request.at,
     token,
     'authorization-claim'
   );
   if (first.claimed) return first;
   // No claim was tried: the claim goes with the recording (a concurrent repeat finds it there). A
   // repeat of an id that has its decision row (committed) reads it below instead of recording again.
-  if (!always && !first.hasEndpoint && !first.seen) return { card: first.card, controls: first.controls, hasEndpoint: first.hasEndpoint, token: undefined };
+  if (!always && !first.hasEndpoint && !first.seen) return { card: first.card, controls: first.controls, hasEndpoint: false, endpoint: undefined, token: undefined };
   for (;;) {
     const row = (
       await db.query<{ state: string; card_key: string; decision: AuthorizationDecision | string | null; expired: boolean }>(
@@ -268,10 +376,12 @@ async function claimOrWait(db: Database, request: AuthorizationRequest, answerBy
     if (row?.state === 'deciding' && row.expired) {
       const taken = await claimAndRead(
         db,
+        hints,
         `UPDATE authorization_decisions SET claim_token = $2, transaction_id = $3, lease_until = now() + make_interval(secs => $4::double precision / 1000)
           WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now() RETURNING 1`,
         [request.id, token, request.transactionId, leaseMs(), request.cardId],
         5,
+        request.at,
         token,
         'authorization-takeover'
       );

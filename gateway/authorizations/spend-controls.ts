@@ -200,6 +200,30 @@ export function velocityQuery(windows: readonly VelocityWindow[], refs: { partne
      AND status IN ('PENDING', 'SETTLED') AND type IN ('PURCHASE', 'WITHDRAWAL') AND (history -> 0 ->> 'kind') = 'authorization'`;
 }
 
+/**
+ * The velocity counts of {@link velocityQuery} as a scalar subquery of a statement that reads the
+ * card (`card`: its alias) and its controls (`controls`: {@link applicableControlsColumn}'s value):
+ * a jsonb object with `c_<window>` and `a_<window>` (text) for every window, counted over the
+ * longest window the rules name, as {@link velocityQuery} bounds it; zeros, nothing scanned, when
+ * no rule names one.
+ * The decision reads it in its claim statement when the partner has a decision endpoint: the
+ * pre-check before the partner is asked ({@link checkVelocityCounts}); what holds is still the
+ * recording's gate.
+ */
+export function velocityCountsColumn(controls: string, card: string, at: string): string {
+  const windows = Object.keys(VELOCITY_WINDOWS) as VelocityWindow[];
+  const seconds = `CASE r.value->>'window' ${windows.map((w) => `WHEN '${w}' THEN ${VELOCITY_WINDOWS[w]}`).join(' ')} END`;
+  const fields = windows.flatMap((w) => {
+    const since = `t.created_at > ${at}::timestamptz - interval '${VELOCITY_WINDOWS[w]} seconds'`;
+    return [`'c_${w}', count(*) FILTER (WHERE ${since})`, `'a_${w}', coalesce(sum(t.amount) FILTER (WHERE ${since}), 0)::text`];
+  });
+  return `(SELECT jsonb_build_object(${fields.join(', ')})
+             FROM (SELECT max(${seconds}) AS longest FROM jsonb_array_elements(coalesce(${controls}, '[]'::jsonb)) AS sc, jsonb_array_elements(coalesce(sc.value->'controls'->'velocity', '[]'::jsonb)) AS r) AS w
+             JOIN card_transactions t ON t.partner_id = ${card}.partner_id AND t.card_key = ${card}.card_key AND t.created_at > ${at}::timestamptz - make_interval(secs => w.longest)
+              AND t.status IN ('PENDING', 'SETTLED') AND t.type IN ('PURCHASE', 'WITHDRAWAL') AND (t.history -> 0 ->> 'kind') = 'authorization'
+            WHERE w.longest IS NOT NULL)`;
+}
+
 /** The velocity rules of both scopes, in the order they are checked. */
 function velocityRules(controls: ApplicableSpendControls) {
   return SCOPES.flatMap((scope) => (controls[scope].velocity ?? []).map((rule, index) => ({ scope, index, rule })));
@@ -269,6 +293,19 @@ export function velocityGate(controls: ApplicableSpendControls, purchase: Veloci
       return velocityRefusal(rules, counted, purchase);
     },
   };
+}
+
+/**
+ * {@link checkVelocity} on counts read already ({@link velocityCountsColumn}'s value; null: none
+ * read, no rule). The same rules, order and names; the same concurrency contract: a pre-check only.
+ */
+export function checkVelocityCounts(controls: ApplicableSpendControls, counted: Record<string, string | number> | string | null, purchase: VelocityPurchase): SpendControlDecline<'velocity_exceeded'> | undefined {
+  const rules = velocityRules(controls);
+  if (rules.length === 0) return undefined;
+  const row = typeof counted === 'string' ? (JSON.parse(counted) as Record<string, string | number>) : (counted ?? {});
+  const text: Record<string, string> = {};
+  for (const [key, value] of Object.entries(row)) text[key] = String(value);
+  return velocityRefusal(rules, text, purchase);
 }
 
 /**

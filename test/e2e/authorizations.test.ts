@@ -338,6 +338,36 @@ describe('e2e: authorization decisions', function () {
         await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { defaultDecision: 'decline' } });
       }
     });
+
+    it('checks velocity before asking: a purchase over a rule is velocity_exceeded and never sent to the partner; the card sent is the stored card', async () => {
+      const individual = await api(gateway, enrolled, 'POST', '/individual/accounts', { body: individualBody() });
+      const card = await api(gateway, enrolled, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
+      const key = card.body.cardKey;
+      const put = await api(gateway, enrolled, 'PUT', `/cards/${key}/spend-controls`, { body: { velocity: [{ window: '1h', maxCount: 3 }, { window: '24h', maxAmount: 60 }] } });
+      expect(put.status, JSON.stringify(put.body)).to.equal(200);
+      const sent = (body: ReturnType<typeof request>) => endpoint.received.filter((r) => r.body.data.authorization.id === body.id);
+      const first = request(key, { amount: 25 });
+      expect((await ask(first)).body).to.deep.equal({ approved: true });
+      expect(sent(first)).to.have.length(1);
+      expect(sent(first)[0].body.data.card).to.deep.include({ cardKey: key, cardMask: card.body.cardMask, status: card.body.status, createdAt: card.body.createdAt });
+      const again = request(key, { amount: 25 });
+      expect((await ask(again)).body).to.deep.equal({ approved: true });
+      // 25 + 25 + 15 > 60: the 24h amount rule refuses, before the partner is asked.
+      const overAmount = request(key, { amount: 15 });
+      expect((await ask(overAmount)).body).to.deep.equal({ approved: false, declineReason: 'velocity_exceeded' });
+      expect(sent(overAmount), 'not sent to the partner').to.have.length(0);
+      expect((await decided(overAmount)).authorization).to.include({ decidedBy: 'spend_controls', rule: 'card.velocity[1].maxAmount' });
+      const third = request(key, { amount: 5 });
+      expect((await ask(third)).body).to.deep.equal({ approved: true });
+      const overCount = request(key, { amount: 1 });
+      expect((await ask(overCount)).body).to.deep.equal({ approved: false, declineReason: 'velocity_exceeded' });
+      expect(sent(overCount), 'not sent to the partner').to.have.length(0);
+      expect((await decided(overCount)).authorization).to.include({ decidedBy: 'spend_controls', rule: 'card.velocity[0].maxCount' });
+      // The other instance decides this card for the first time (it reads the endpoint after its claim): the same.
+      const onSecond = request(key, { amount: 1 });
+      expect((await ask(onSecond, { to: second })).body).to.deep.equal({ approved: false, declineReason: 'velocity_exceeded' });
+      expect(sent(onSecond), 'not sent to the partner').to.have.length(0);
+    });
   });
 
   describe('operators', function () {
