@@ -563,7 +563,8 @@ async function main(): Promise<void> {
         'peak RSS per worker <= 200 MB': Math.max(singleRss, s1cluster.peakRssMb ?? 0) <= 200,
         'no error or non-2xx answer': results.every((r) => r.errors === 0 && r.non2xx === 0),
         [`authorizations: p99 <= 20 ms at ${o.authorizationRate}/s, controls only`]: authorizations.latencyControlsOnly.p99Ms <= 20,
-        [`authorizations: p99 <= 20 ms at ${o.authorizationRate}/s, loopback partner endpoint`]: authorizations.latencyWithEndpoint.p99Ms <= 20,
+        [`authorizations: p99 <= 20 ms at ${o.authorizationRate}/s, loopback partner endpoint, the gateway's own time (less the partner's)`]: authorizations.latencyWithEndpoint.ownP99Ms <= 20,
+        [`authorizations: p99 <= 20 ms at ${o.authorizationRate}/s, loopback partner endpoint, at the client (informative: the partner's time included)`]: authorizations.latencyWithEndpoint.p99Ms <= 20,
         'authorizations: >= 500 decisions/s per worker, controls only': authorizations.decisionsPerSecond >= 500,
         'authorizations: every decision answered 200 and recorded':
           [...authorizations.rounds, ...(authorizations.saturationWithEndpoint ? [authorizations.saturationWithEndpoint] : [])].every((r) => r.errors === 0) &&
@@ -734,7 +735,7 @@ function authorizationLines(a: AuthorizationResult): string {
     `authorizations (${a.cards} cards with spend controls, ${a.connections} connections, ${a.rounds.length} rounds alternating with S1): ${a.decisionsPerSecond} decisions/s per worker; CPU ${a.cpuUsPerDecision} µs per decision (S1 ${a.s1CpuUsPerRequest} µs: ${a.cpuVsS1}x), PostgreSQL ${a.postgresCpuUsPerDecision} µs, ${a.queriesPerDecision} statements per decision; p50 ${a.rounds[0]?.p50Ms} ms, p99 ${a.rounds[0]?.p99Ms} ms (round 1)`,
     `  mix at saturation: ${mix}`,
     `  at ${a.latencyControlsOnly.rate}/s, controls only: p50 ${a.latencyControlsOnly.p50Ms} ms, p99 ${a.latencyControlsOnly.p99Ms} ms, max ${a.latencyControlsOnly.maxMs} ms (${a.latencyControlsOnly.samples} decisions, CPU ${a.latencyControlsOnly.cpuUsPerDecision} µs each)`,
-    `  at ${e.rate}/s, loopback partner endpoint: p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms, max ${e.maxMs} ms (${e.samples} decisions, CPU ${e.cpuUsPerDecision} µs each); partner latency as recorded p50 ${e.partnerLatencyP50Ms} ms, p99 ${e.partnerLatencyP99Ms} ms; endpoint's own handling p50 ${e.endpointHandlingP50Ms} ms, p99 ${e.endpointHandlingP99Ms} ms`,
+    `  at ${e.rate}/s, loopback partner endpoint: p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms, max ${e.maxMs} ms (${e.samples} decisions, CPU ${e.cpuUsPerDecision} µs each); partner latency as recorded p50 ${e.partnerLatencyP50Ms} ms, p99 ${e.partnerLatencyP99Ms} ms; endpoint's own handling p50 ${e.endpointHandlingP50Ms} ms, p99 ${e.endpointHandlingP99Ms} ms; the gateway's own time (less the partner's as recorded) p50 ${e.ownP50Ms} ms, p99 ${e.ownP99Ms} ms`,
     ...(a.saturationWithEndpoint
       ? [`  with the endpoint at saturation: ${a.saturationWithEndpoint.decisionsPerSecond} decisions/s, CPU ${a.saturationWithEndpoint.cpuUsPerDecision} µs per decision, ${a.saturationWithEndpoint.queriesPerDecision} statements`]
       : []),

@@ -522,8 +522,10 @@ type RecordingOutcome =
 /**
  * The recording statement of {@link record} for `decision` on a known card, fenced by the claim's
  * `token`; without a token ({@link recordWithClaim}), the decision row is inserted, decided, after
- * the gate (the card's lock first, then a same-id repeat's row: the order every recording takes
- * them in), and the transaction is written only when it was; a transaction that existed already
+ * the gate (the card's lock first, then a same-id repeat's row; the claimed path takes the card's
+ * lock, then the transaction's and the event's, then fences its own row: no request waits for a
+ * lock that a request waiting on it holds, since a claim's holder never waits on its repeats), and
+ * the transaction is written only when it was; a transaction that existed already
  * then raises (PGW01: the check's "claimed but nothing recorded"), so that the claim rolls back too.
  */
 async function recordForCard(
@@ -593,7 +595,7 @@ async function recordForCard(
       if (token !== undefined) {
         const written = decidedTransactionStatement(transaction, { authorization: authorizationOf(decision), owner }, params, 'gate');
         const fence = fenceSql(params, request, token, answeredOf(decision));
-        // `checked` reads every write (and so runs after them): the commit follows it at once.
+        // `checked` reads the writes it must follow (the transaction, its claim's fence, the audit entry, the event), so it runs after them: the commit follows it at once.
         text = `WITH ${gated}, ${written.ctes}, fenced AS (${fence} AND EXISTS (SELECT 1 FROM ins) RETURNING 1), audited AS (
              INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM fenced RETURNING 1
            ), checked AS (

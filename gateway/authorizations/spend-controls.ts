@@ -188,7 +188,8 @@ export interface VelocityPurchase {
  * their count and amount; declines, force-posted clearings and refunds never counted. Served by
  * the partial index `card_transactions_velocity_idx` (migration 016).
  */
-export function velocityQuery(windows: readonly VelocityWindow[], refs: { partnerId: string; cardKey: string; at: string } = { partnerId: '$1', cardKey: '$2', at: '$3' }): string {
+export function velocityQuery(windows: readonly VelocityWindow[]): string {
+  const refs = { partnerId: '$1', cardKey: '$2', at: '$3' };
   const longest = Math.max(...windows.map((w) => VELOCITY_WINDOWS[w]));
   const columns = windows.flatMap((w) => {
     const since = `created_at > ${refs.at}::timestamptz - interval '${VELOCITY_WINDOWS[w]} seconds'`;
