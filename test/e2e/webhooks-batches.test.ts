@@ -17,6 +17,21 @@ import { createOwnDatabase } from '../support/test-database';
  * order, every event once, never more than WEBHOOKS_ENDPOINT_CONCURRENCY at once across both, and
  * every delivery has exactly one attempt recorded.
  */
+/**
+ * `total` card.updated events over `cards` card keys (`<prefix>-card-<n>`, round-robin), each
+ * nickname `<card key>#<i>` so that the receiver can check per-card order, written in one
+ * transaction: the whole backlog is due at once, as after an outage.
+ */
+async function emitBacklog(db: Client, partnerId: string, prefix: string, cards: number, total: number): Promise<void> {
+  await db.query('BEGIN');
+  for (let i = 0; i < total; i++) {
+    const cardKey = `${prefix}-card-${i % cards}`;
+    const card = { cardKey, nickname: `${cardKey}#${i}` } as EventCard;
+    await emitEvent(db, { type: 'card.updated', partnerId, cardKey, data: { cardKey, changed: ['nickname'], card } });
+  }
+  await db.query('COMMIT');
+}
+
 describe('e2e: webhook deliveries claimed and completed in batches', function () {
   this.timeout(120_000);
 
@@ -56,14 +71,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await db.connect();
       const cards = 6;
       const total = 600;
-      // One transaction: the whole backlog is due at once, as after an outage.
-      await db.query('BEGIN');
-      for (let i = 0; i < total; i++) {
-        const cardKey = `batch-card-${i % cards}`;
-        const card = { cardKey, nickname: `${cardKey}#${i}` } as EventCard;
-        await emitEvent(db, { type: 'card.updated', partnerId: partner.id, cardKey, data: { cardKey, changed: ['nickname'], card } });
-      }
-      await db.query('COMMIT');
+      await emitBacklog(db, partner.id, 'batch', cards, total);
       const deadline = Date.now() + 90_000;
       while (arrivals.length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(arrivals, 'arrivals').to.have.length(total);
@@ -128,13 +136,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await db.connect();
       const cards = 4;
       const total = 200;
-      await db.query('BEGIN');
-      for (let i = 0; i < total; i++) {
-        const cardKey = `cut-card-${i % cards}`;
-        const card = { cardKey, nickname: `${cardKey}#${i}` } as EventCard;
-        await emitEvent(db, { type: 'card.updated', partnerId: partner.id, cardKey, data: { cardKey, changed: ['nickname'], card } });
-      }
-      await db.query('COMMIT');
+      await emitBacklog(db, partner.id, 'cut', cards, total);
       // While the backlog drains: hold the dispatcher's claim lock, so that a step waits for it on a
       // checked-out connection, and drop the network then: the sockets close with no word from the
       // server (that client's 'error'; a server's pg_terminate_backend is answered to the query first).
@@ -212,13 +214,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await watcher.connect();
       const cards = 40;
       const total = 800;
-      await db.query('BEGIN');
-      for (let i = 0; i < total; i++) {
-        const cardKey = `limit-card-${i % cards}`;
-        const card = { cardKey, nickname: `${cardKey}#${i}` } as EventCard;
-        await emitEvent(db, { type: 'card.updated', partnerId: partner.id, cardKey, data: { cardKey, changed: ['nickname'], card } });
-      }
-      await db.query('COMMIT');
+      await emitBacklog(db, partner.id, 'limit', cards, total);
       // The claims held in PostgreSQL, read over and over while the backlog drains.
       const watch = (async () => {
         while (watching) {
@@ -279,13 +275,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await db.connect();
       const cards = 3;
       const total = 60;
-      await db.query('BEGIN');
-      for (let i = 0; i < total; i++) {
-        const cardKey = `hold-card-${i % cards}`;
-        const card = { cardKey, nickname: `${cardKey}#${i}` } as EventCard;
-        await emitEvent(db, { type: 'card.updated', partnerId: partner.id, cardKey, data: { cardKey, changed: ['nickname'], card } });
-      }
-      await db.query('COMMIT');
+      await emitBacklog(db, partner.id, 'hold', cards, total);
       const deadline = Date.now() + 60_000;
       while (arrivals.filter((a) => a.status === 200).length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       const delivered = arrivals.filter((a) => a.status === 200);
