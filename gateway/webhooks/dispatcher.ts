@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { escapeLiteral, type Database } from '../db/database';
+import { escapeLiteral, isUnavailableError, type Database } from '../db/database';
 import type { QueryResult } from '../db/pg';
 import type { Logger } from '../logging/logger';
 import { recordWebhookAttempt } from '../metrics';
@@ -205,6 +205,13 @@ const CLAIM_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispa
 const STEP_COMMIT = 'SET LOCAL synchronous_commit = off';
 
 /**
+ * A step whose completions fail it this many times in a row (for another reason than the database
+ * being unreachable, which every step waits out) gives them up, rather than holding back every
+ * claim of the process behind an attempt that cannot be written.
+ */
+const STEP_FAILURES_BEFORE_GIVING_UP = 3;
+
+/**
  * Sends the partner events' webhook deliveries (docs/webhooks.md): every process runs one; they
  * share the work through the leases in PostgreSQL. At least once, with the same event id and body
  * on every attempt and a fresh signature.
@@ -227,6 +234,8 @@ export class WebhookDispatcher {
   private readonly sends = new Set<Promise<void>>();
   /** The pool's connections on which STEP is prepared. */
   private readonly prepared = new WeakSet<object>();
+  /** Steps in a row that failed for another reason than the database being unreachable. */
+  private failedSteps = 0;
 
   constructor(
     private readonly db: Database,
@@ -320,12 +329,24 @@ export class WebhookDispatcher {
           this.release(c.row);
           c.resolve();
         }
-      } else {
+      } else if (isUnavailableError(err) || ++this.failedSteps < STEP_FAILURES_BEFORE_GIVING_UP || !batch.length) {
         // Written by the next step (a completion whose claim was taken over meanwhile changes nothing).
         this.queued = batch.concat(this.queued);
+      } else {
+        // The same completions failed the step again and again (one of them cannot be written): they
+        // are given up, so that this process claims again; their deliveries keep their slots until
+        // their leases run out, and are then sent again by any instance ('interrupted'), as after a
+        // crash (a completion that fails its statement did the same before steps were one statement).
+        this.failedSteps = 0;
+        for (const c of batch) {
+          this.release(c.row);
+          c.resolve();
+        }
+        this.log.error({ err, deliveries: batch.map((c) => String(c.row.id)) }, 'webhook attempts not recorded after repeated failed steps: given up, sent again when their leases run out');
       }
       throw err;
     }
+    this.failedSteps = 0;
     const finished = new Set<string>();
     const claimed: Claimed[] = [];
     for (const row of rows) {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { emitEvent, type EventCard } from '../../gateway/outbox/partner-events';
 import { api } from '../support/api';
-import { FAST_WEBHOOKS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { FAST_WEBHOOKS, startGatewayProcess, waitForLogLine, type GatewayProcess } from '../support/gateway-process';
 import { waitFor } from '../support/wait';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { registerPartner } from '../support/partners';
@@ -166,6 +166,63 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await db.end().catch(() => undefined);
       await gateway?.stop();
       await link.close();
+      server.closeAllConnections();
+      server.close();
+      await own.drop();
+    }
+  });
+
+  it("an attempt that cannot be recorded holds back only its own step's deliveries: after repeated failed steps they are given up (sent again after their lease), and the process claims again", async function () {
+    const own = await createOwnDatabase();
+    const arrivals: { id: string; card: string; n: number }[] = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const [card, n] = String(event.data.card.nickname).split('#');
+        arrivals.push({ id: event.id, card, n: Number(n) });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    let gateway: GatewayProcess | undefined;
+    const db = new Client({ connectionString: own.url });
+    try {
+      gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS });
+      const poisoned = await registerPartner(gateway, 'acme-poisoned');
+      const other = await registerPartner(gateway, 'acme-other');
+      for (const partner of [poisoned, other]) {
+        const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url } });
+        expect(created.status).to.equal(201);
+        recordSecret('webhookSecret', created.body.secret);
+      }
+      await db.connect();
+      // A fault no retry mends: recording an attempt of the poisoned card's events fails (as a
+      // constraint a new error kind broke would), and with it every step that carries it.
+      await db.query(`CREATE FUNCTION poison_attempt() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM partner_events e WHERE e.id = NEW.event_id AND e.ordering_key = 'poison-card-0') THEN
+            RAISE EXCEPTION 'this attempt cannot be recorded';
+          END IF;
+          RETURN NEW;
+        END $$`);
+      await db.query('CREATE TRIGGER poison_attempt BEFORE INSERT ON webhook_attempts FOR EACH ROW EXECUTE FUNCTION poison_attempt()');
+      await emitBacklog(db, poisoned.id, 'poison', 1, 3);
+      await waitForLogLine(gateway, (l) => l.level === 'error' && typeof l.msg === 'string' && l.msg.includes('given up'));
+      // Long before the given-up deliveries' leases (21.5 s) run out, the process claims again:
+      // another partner's events, written now, are all delivered, in order.
+      await emitBacklog(db, other.id, 'other', 4, 40);
+      await waitFor("the other partner's 40 events", () => new Set(arrivals.filter((a) => a.card.startsWith('other-')).map((a) => a.id)).size === 40 || undefined, 15_000, 20);
+      for (let c = 0; c < 4; c++) {
+        const ofCard = arrivals.filter((a) => a.card === `other-card-${c}`).map((a) => a.n);
+        expect(ofCard, `card ${c} in order`).to.deep.equal([...ofCard].sort((a, b) => a - b));
+      }
+      expect(gateway.child.exitCode).to.equal(null);
+    } finally {
+      await db.end().catch(() => undefined);
+      await gateway?.stop();
       server.closeAllConnections();
       server.close();
       await own.drop();
