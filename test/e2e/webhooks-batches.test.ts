@@ -32,32 +32,63 @@ async function emitBacklog(db: Client, partnerId: string, prefix: string, cards:
   await db.query('COMMIT');
 }
 
+/** One delivery as the receiver got it: the event, its card, its number there, and the status answered. */
+interface Arrival {
+  id: string;
+  card: string;
+  n: number;
+  status: number;
+}
+
+/**
+ * A loopback webhook receiver: records every delivery as it arrives (the card and number from the
+ * nickname `<card key>#<n>`) and answers it as `answer` says, given the nickname and how many have
+ * arrived: a status (200 by default), at once or after `afterMs`. `maxOpen` is the most deliveries
+ * it held unanswered at once.
+ */
+async function startReceiver(answer: (nickname: string, received: number) => { status?: number; afterMs?: number } = () => ({})) {
+  const arrivals: Arrival[] = [];
+  let open = 0;
+  let maxOpen = 0;
+  const server = http.createServer((req, res) => {
+    open++;
+    maxOpen = Math.max(maxOpen, open);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const nickname = String(event.data.card.nickname);
+      const [card, n] = nickname.split('#');
+      const { status = 200, afterMs } = answer(nickname, arrivals.length + 1);
+      arrivals.push({ id: event.id, card, n: Number(n), status });
+      const reply = () => {
+        open--;
+        res.writeHead(status).end();
+      };
+      if (afterMs === undefined) reply();
+      else setTimeout(reply, afterMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    arrivals,
+    maxOpen: () => maxOpen,
+    close(): void {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
 describe('e2e: webhook deliveries claimed and completed in batches', function () {
   this.timeout(120_000);
 
   it('two gateways, one with prepared statements off (DATABASE_PREPARED_STATEMENTS=false: the step written in full), drain 600 events of 6 cards: per-card order, each event once, the endpoint limit across both, one attempt row per delivery', async function () {
     const own = await createOwnDatabase();
-    const arrivals: { id: string; card: string; n: number }[] = [];
-    let open = 0;
-    let maxOpen = 0;
-    const server = http.createServer((req, res) => {
-      open++;
-      maxOpen = Math.max(maxOpen, open);
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const [card, n] = String(event.data.card.nickname).split('#');
-        arrivals.push({ id: event.id, card, n: Number(n) });
-        // A short wait, so that deliveries overlap and the limit is seen.
-        setTimeout(() => {
-          open--;
-          res.writeHead(200).end();
-        }, 2);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    // A short wait, so that deliveries overlap and the limit is seen.
+    const receiver = await startReceiver(() => ({ afterMs: 2 }));
+    const { url, arrivals } = receiver;
     const gateways: GatewayProcess[] = [];
     const db = new Client({ connectionString: own.url });
     try {
@@ -81,7 +112,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
         expect(ofCard, `card ${c} in order`).to.deep.equal([...ofCard].sort((a, b) => a - b));
         expect(ofCard).to.have.length(total / cards);
       }
-      expect(maxOpen, 'deliveries open at once').to.be.at.most(8);
+      expect(receiver.maxOpen(), 'deliveries open at once').to.be.at.most(8);
       // Completions are written just after the answer: wait for the last ones.
       let states: { state: string; n: number }[] = [];
       for (let i = 0; i < 100; i++) {
@@ -100,26 +131,14 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
     } finally {
       await db.end().catch(() => undefined);
       for (const g of gateways) await g.stop();
-      server.closeAllConnections();
-      server.close();
+      receiver.close();
       await own.drop();
     }
   });
   it("survives the network to its database dropping mid-step: the process stays up, every event arrives in card order", async function () {
     const own = await createOwnDatabase();
-    const arrivals: { id: string; card: string; n: number }[] = [];
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const [card, n] = String(event.data.card.nickname).split('#');
-        arrivals.push({ id: event.id, card, n: Number(n) });
-        setTimeout(() => res.writeHead(200).end(), 2);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const receiver = await startReceiver(() => ({ afterMs: 2 }));
+    const { url, arrivals } = receiver;
     let gateway: GatewayProcess | undefined;
     const db = new Client({ connectionString: own.url });
     const direct = new URL(own.url);
@@ -166,27 +185,15 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await db.end().catch(() => undefined);
       await gateway?.stop();
       await link.close();
-      server.closeAllConnections();
-      server.close();
+      receiver.close();
       await own.drop();
     }
   });
 
   it("an attempt that cannot be recorded holds back only its own step's deliveries: after repeated failed steps they are given up (sent again after their lease), and the process claims again", async function () {
     const own = await createOwnDatabase();
-    const arrivals: { id: string; card: string; n: number }[] = [];
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const [card, n] = String(event.data.card.nickname).split('#');
-        arrivals.push({ id: event.id, card, n: Number(n) });
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const receiver = await startReceiver();
+    const { url, arrivals } = receiver;
     let gateway: GatewayProcess | undefined;
     const db = new Client({ connectionString: own.url });
     try {
@@ -223,37 +230,16 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
     } finally {
       await db.end().catch(() => undefined);
       await gateway?.stop();
-      server.closeAllConnections();
-      server.close();
+      receiver.close();
       await own.drop();
     }
   });
 
   it('two gateways, 40 cards, the default limit of 4: never more than 4 open at once at the receiver nor in_flight in PostgreSQL, per-card order, each event once', async function () {
     const own = await createOwnDatabase();
-    const arrivals: { id: string; card: string; n: number }[] = [];
-    let open = 0;
-    let maxOpen = 0;
-    const server = http.createServer((req, res) => {
-      open++;
-      maxOpen = Math.max(maxOpen, open);
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const [card, n] = String(event.data.card.nickname).split('#');
-        arrivals.push({ id: event.id, card, n: Number(n) });
-        // Answered after a short wait (or at once), so that sends overlap and end at varied times.
-        const answer = () => {
-          open--;
-          res.writeHead(200).end();
-        };
-        if (arrivals.length % 3 === 0) answer();
-        else setTimeout(answer, 1 + (arrivals.length % 4));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    // Answered after a short wait (or at once), so that sends overlap and end at varied times.
+    const receiver = await startReceiver((_, received) => (received % 3 === 0 ? {} : { afterMs: 1 + (received % 4) }));
+    const { url, arrivals } = receiver;
     const gateways: GatewayProcess[] = [];
     const db = new Client({ connectionString: own.url });
     const watcher = new Client({ connectionString: own.url });
@@ -289,7 +275,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
         const ofCard = arrivals.filter((a) => a.card === `limit-card-${c}`).map((a) => a.n);
         expect(ofCard, `card ${c} in order`).to.deep.equal([...ofCard].sort((a, b) => a - b));
       }
-      expect(maxOpen, 'deliveries open at once at the receiver').to.be.at.most(4);
+      expect(receiver.maxOpen(), 'deliveries open at once at the receiver').to.be.at.most(4);
       expect(maxInFlight, 'deliveries in_flight at once in PostgreSQL').to.be.at.most(4);
       expect(maxInFlight, 'the limit was reached (the test can see a breach)').to.equal(4);
     } finally {
@@ -297,30 +283,16 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       await db.end().catch(() => undefined);
       await watcher.end().catch(() => undefined);
       for (const g of gateways) await g.stop();
-      server.closeAllConnections();
-      server.close();
+      receiver.close();
       await own.drop();
     }
   });
   it('a failed attempt holds its card: the step that records it as retrying claims none of that card\'s later events, other cards go on', async function () {
     const own = await createOwnDatabase();
-    // Every attempt as it arrives: the event, its card, its number, and the status answered.
-    const arrivals: { id: string; card: string; n: number; status: number }[] = [];
+    // Every attempt as it arrives, with the status answered: one event fails once.
     const failOnce = new Set<string>(['hold-card-1#4']);
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const nickname = String(event.data.card.nickname);
-        const [card, n] = nickname.split('#');
-        const status = failOnce.delete(nickname) ? 500 : 200;
-        arrivals.push({ id: event.id, card, n: Number(n), status });
-        res.writeHead(status).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const receiver = await startReceiver((nickname) => ({ status: failOnce.delete(nickname) ? 500 : 200 }));
+    const { url, arrivals } = receiver;
     const db = new Client({ connectionString: own.url });
     let gateway: GatewayProcess | undefined;
     try {
@@ -361,8 +333,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
     } finally {
       await db.end().catch(() => undefined);
       await gateway?.stop();
-      server.closeAllConnections();
-      server.close();
+      receiver.close();
       await own.drop();
     }
   });
