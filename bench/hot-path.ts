@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { signPartnerToken } from '../scripts/token';
-import { cpuTimeMs, startNode, type BenchProcess } from './processes';
+import { benchGatewayEnv, cpuTimeMs, startNode, type BenchProcess } from './processes';
 import { json } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -75,24 +75,7 @@ async function main(): Promise<void> {
     processes.push(sandbox);
     const issuer = sandbox.ready.issuer as string;
     const adminToken = crypto.randomBytes(24).toString('base64url');
-    const env = {
-      DATABASE_URL: dbUrl.toString(),
-      ISSUER_URL: issuer,
-      PROCESSING_URL: sandbox.ready.processing as string,
-      ACCOUNTS_URL: sandbox.ready.accounts as string,
-      PORT: '0',
-      ADMIN_PORT: '0',
-      NOTIFICATIONS_PORT: '0',
-      ADMIN_TOKEN: adminToken,
-      WORKERS: '1',
-      PIPELINE_ENGINE: 'compiled',
-      LOG_LEVEL: 'info',
-      NODE_OPTIONS: '--max-old-space-size=160',
-      RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
-      RATE_LIMIT_READS_PER_MINUTE: '100000000',
-      RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
-      DATA_DIR: dataDir,
-    };
+    const env: Record<string, string> = { ...benchGatewayEnv({ databaseUrl: dbUrl.toString(), sandbox, adminToken, dataDir }), PIPELINE_ENGINE: 'compiled' };
     const profileFile = values.profile ? path.join(ROOT, 'bench', 'results', 'profiles', `${new Date().toISOString().replace(/[:.]/g, '-')}-hot-path-S1.cpuprofile`) : undefined;
     if (profileFile) fs.mkdirSync(path.dirname(profileFile), { recursive: true });
     const profiled = profileFile ? { NODE_OPTIONS: `${env.NODE_OPTIONS} --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}`, BENCH_PROFILE_FILE: profileFile } : {};

@@ -13,6 +13,32 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * The environment of a one-worker bench gateway in front of the sandbox's upstreams: free ports
+ * (bench runs may overlap with another gateway on this machine), the bounded V8 heap `npm start`
+ * and the container run it with (docs/performance.md), and rate limits far above any rate a bench
+ * reaches (the benches measure throughput, not the rate limiter). Callers add or override the rest.
+ */
+export function benchGatewayEnv(o: { databaseUrl: string; sandbox: BenchProcess; adminToken: string; dataDir: string }): Record<string, string> {
+  return {
+    DATABASE_URL: o.databaseUrl,
+    ISSUER_URL: o.sandbox.ready.issuer as string,
+    PROCESSING_URL: o.sandbox.ready.processing as string,
+    ACCOUNTS_URL: o.sandbox.ready.accounts as string,
+    PORT: '0',
+    ADMIN_PORT: '0',
+    NOTIFICATIONS_PORT: '0',
+    ADMIN_TOKEN: o.adminToken,
+    WORKERS: '1',
+    LOG_LEVEL: 'info',
+    NODE_OPTIONS: '--max-old-space-size=160',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
+    RATE_LIMIT_READS_PER_MINUTE: '100000000',
+    RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
+    DATA_DIR: o.dataDir,
+  };
+}
+
 /** Whether a child process is still running (a child killed by a signal keeps `exitCode` null). */
 export function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;

@@ -33,7 +33,7 @@ import { compactVerify } from 'jose';
 import { Client } from 'pg';
 import { signPartnerToken } from '../scripts/token';
 import { authorizationPhase, LATENCY_RATE, type AuthorizationResult } from './authorizations';
-import { cpuTimeMs, peakRssMb, startNode, type BenchProcess } from './processes';
+import { benchGatewayEnv, cpuTimeMs, peakRssMb, startNode, type BenchProcess } from './processes';
 import { json, percentile } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -265,32 +265,17 @@ async function main(): Promise<void> {
     const processingSecret = crypto.randomBytes(32).toString('base64url');
     const queryCountFile = path.join(fs.mkdtempSync(path.join(ROOT, '.data-bench-')), 'queries');
     const gatewayEnv = (workers: number) => ({
-      DATABASE_URL: dbUrl.toString(),
-      ISSUER_URL: issuer,
-      PROCESSING_URL: sandbox.ready.processing as string,
-      ACCOUNTS_URL: sandbox.ready.accounts as string,
-      PORT: '0',
-      ADMIN_PORT: '0',
-      // Free ports: bench runs may overlap with another gateway on this machine.
-      NOTIFICATIONS_PORT: '0',
-      ADMIN_TOKEN: adminToken,
+      ...benchGatewayEnv({ databaseUrl: dbUrl.toString(), sandbox, adminToken, dataDir: fs.mkdtempSync(path.join(ROOT, '.data-bench-')) }),
       WORKERS: String(workers),
       // The scenarios measure the compiled engine; the engine phase sets the other beside it.
       PIPELINE_ENGINE: 'compiled',
-      LOG_LEVEL: 'info',
-      // As npm start and the container run it: a bounded V8 heap (docs/performance.md).
       // One worker: the statement counter of the authorization phase (bench/count-queries).
       NODE_OPTIONS: `--max-old-space-size=160${profileFile && workers === 1 ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}${workers === 1 ? ` --require ${path.join(DIST, 'bench', 'count-queries.js')}` : ''}`,
       ...(profileFile && workers === 1 ? { BENCH_PROFILE_FILE: profileFile } : {}),
       ...(workers === 1 ? { BENCH_QUERY_COUNT_FILE: queryCountFile } : {}),
       PROCESSING_NOTIFY_SECRET: processingSecret,
-      // The bench measures throughput, not the rate limiter: limits far above any rate reached here.
-      RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
-      RATE_LIMIT_READS_PER_MINUTE: '100000000',
-      RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
       // The webhook phase's receiver listens on loopback in this process.
       WEBHOOKS_ALLOW_PRIVATE: 'true',
-      DATA_DIR: fs.mkdtempSync(path.join(ROOT, '.data-bench-')),
     });
     // The gateway and the two baselines boot side by side (nothing is measured yet); every one
     // that started is stopped at the end, also when another failed to start.

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Client, type QueryResultRow } from 'pg';
 import { signPartnerToken } from '../scripts/token';
-import { startNode, type BenchProcess } from './processes';
+import { benchGatewayEnv, startNode, type BenchProcess } from './processes';
 
 const DIST = path.resolve(__dirname, '..');
 
@@ -132,24 +132,7 @@ export async function startBenchGateway(
   const adminToken = crypto.randomBytes(24).toString('base64url');
   const gateway = await startNode(
     path.join(DIST, 'gateway', 'main.js'),
-    {
-      DATABASE_URL: dbUrl,
-      ISSUER_URL: sandbox.ready.issuer as string,
-      PROCESSING_URL: sandbox.ready.processing as string,
-      ACCOUNTS_URL: sandbox.ready.accounts as string,
-      PORT: '0',
-      ADMIN_PORT: '0',
-      NOTIFICATIONS_PORT: '0',
-      ADMIN_TOKEN: adminToken,
-      WORKERS: '1',
-      LOG_LEVEL: 'info',
-      NODE_OPTIONS: '--max-old-space-size=160',
-      RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
-      RATE_LIMIT_READS_PER_MINUTE: '100000000',
-      RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
-      DATA_DIR: dataDir,
-      ...env,
-    },
+    { ...benchGatewayEnv({ databaseUrl: dbUrl, sandbox, adminToken, dataDir }), ...env },
     (l) => l.msg === 'gateway ready'
   );
   processes.push(gateway);
