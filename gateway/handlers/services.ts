@@ -41,12 +41,12 @@ export interface HandlerServices {
 export interface HandlerBuild<Entry extends Operation = Operation> {
   name: string;
   operation: Entry;
-  audit?: string;
   gatewayConfig: Record<string, unknown>;
 }
 
 /** The audit action of the operation a handler is built for; a handler that writes audit entries refuses to build without one. */
 export function auditActionOf(build: HandlerBuild): string {
-  if (!build.audit) throw new Error(`${build.name}: its catalog entry declares no audit action, and its handler writes audit entries`);
-  return build.audit;
+  const { audit } = build.operation;
+  if (!audit) throw new Error(`${build.name}: its catalog entry declares no audit action, and its handler writes audit entries`);
+  return audit;
 }

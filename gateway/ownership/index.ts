@@ -5,6 +5,6 @@
  * (invalidation.ts). The ownership policy (policies/ownership) runs the check on a request; the
  * handlers and reconcilers invalidate through {@link OwnershipInvalidation}.
  */
-export { OWNED_KINDS, OWNED_KIND_NAMES, isOwnedKind, type OwnedKind, type OwnedKindSpec, type Owner } from './kinds';
+export { OWNED_KINDS, OWNED_KIND_NAMES, type OwnedKind, type OwnedKindSpec, type Owner } from './kinds';
 export { OwnershipCache, type OwnershipCacheOptions } from './cache';
 export { INVALIDATED_KINDS, OWNERSHIP_CHANGED_CHANNEL, announceOwnershipChange, isInvalidatedKind, type InvalidatedKind, type OwnershipInvalidation } from './invalidation';

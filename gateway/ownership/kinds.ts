@@ -114,8 +114,3 @@ export type OwnedKind = keyof typeof OWNED_KINDS;
 
 /** Every owned kind, in the table's order (the ownership step's `resource` enum). */
 export const OWNED_KIND_NAMES = Object.keys(OWNED_KINDS) as OwnedKind[];
-
-/** Whether a string names an owned kind (a kind read from a notification, a config). */
-export function isOwnedKind(kind: string): kind is OwnedKind {
-  return Object.hasOwn(OWNED_KINDS, kind);
-}

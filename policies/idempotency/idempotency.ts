@@ -1,4 +1,5 @@
 import type { RequestHandler, Response } from 'express';
+import { IDEMPOTENCY_TTL_HOURS_DEFAULT } from '../../gateway/catalog/policy-contracts';
 import { GatewayError } from '../../gateway/errors';
 import { MissingFactError, PARTNER } from '../../gateway/http/request-facts';
 import { answeredThroughHook, beforeAnswer } from '../../gateway/http/answer';
@@ -118,7 +119,7 @@ export function idempotency(params: IdempotencyParams, { services }: PolicyConte
   const { db, log } = services;
   const store = new KeyClaimStore(db, PARTNER_KEYS);
   const keeper = claimKeeper(db, log);
-  const terms = { ttlHours: params.ttlHours ?? 24, leaseSeconds: STALE_AFTER_SECONDS };
+  const terms = { ttlHours: params.ttlHours ?? IDEMPOTENCY_TTL_HOURS_DEFAULT, leaseSeconds: STALE_AFTER_SECONDS };
   return function idempotencyCheck(req, res, next) {
     let key: string | undefined;
     try {

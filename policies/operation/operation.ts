@@ -44,6 +44,6 @@ export function operation(params: OperationParams, context: PolicyContext<Handle
   const name = params.name as HandledOperationName;
   const { handlerOf } = require('../../gateway/handlers') as typeof import('../../gateway/handlers');
   const factory = handlerOf(name) as HandlerFactory;
-  const handler = factory(context.services, { name, operation: entry, ...(entry.audit ? { audit: entry.audit } : {}), gatewayConfig: context.gatewayConfig });
+  const handler = factory(context.services, { name, operation: entry, gatewayConfig: context.gatewayConfig });
   return runWithFacts(handler, handlerFactsReader(name, entry));
 }
