@@ -263,9 +263,9 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       };
     };
 
-    /** `count` decisions at `rate` per second, open loop: latency at the client, ms. */
     /** The latency of each decision answered 200 at a fixed rate, by authorization id. */
     const latencyById = new Map<string, number>();
+    /** `count` decisions at `rate` per second, open loop: latency at the client, ms. */
     const fixedRate = async (stage: string, count: number): Promise<LatencyFigures> => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
       const url = new URL(`${notifyBase}${PATH}`);

@@ -194,28 +194,10 @@ export class AuthorizationEndpointStore {
     });
   }
 
-  /** The endpoint and its live secret rows, in one query (no transaction): what a decision call reads. */
+  /** The endpoint and its live secret rows, in one query (no transaction): what a decision call reads when its claim did not ({@link endpointTargetColumn}). */
   async target(partnerId: string): Promise<AuthorizationEndpointTarget | undefined> {
-    const rows = await this.db.query<EndpointRow & { secret_id: string | null; secret: string | null; sealed_secret: string | null }>(
-      `SELECT e.id, e.url, e.timeout_ms, e.default_decision, e.status, e.disabled_by, e.created_at, e.updated_at,
-              s.id AS secret_id, s.secret, s.sealed_secret
-         FROM authorization_endpoints e
-         LEFT JOIN authorization_endpoint_secrets s ON s.endpoint_id = e.id AND (s.expires_at IS NULL OR s.expires_at > now())
-        WHERE e.partner_id = $1
-        ORDER BY s.id DESC`,
-      [partnerId]
-    );
-    const first = rows.rows[0];
-    if (!first) return undefined;
-    return {
-      id: first.id,
-      url: first.url,
-      timeoutMs: first.timeout_ms,
-      defaultDecision: first.default_decision,
-      status: first.status,
-      disabledBy: first.disabled_by,
-      secretRows: rows.rows.filter((row) => row.secret_id !== null).map((row) => ({ id: row.secret_id!, secret: row.secret, sealed_secret: row.sealed_secret })),
-    };
+    const rows = await this.db.query<{ target: unknown }>(`SELECT ${endpointTargetColumn('p')} AS target FROM (SELECT $1::text AS partner_id) AS p`, [partnerId]);
+    return endpointTargetOf(rows.rows[0]?.target);
   }
 
   /** Opens the target's secrets (throws SecretUnavailableError, secret-rows.ts). */

@@ -43,20 +43,18 @@ function translate(err: unknown): unknown {
     : err;
 }
 
+/** pg's literal quoting, for the few statements sent in the simple query protocol (no parameters there): the webhook dispatcher's step. */
+export { escapeLiteral };
+
 /**
  * The gateway's access to PostgreSQL: a `pg` pool against real PostgreSQL or against the embedded
  * one. Connection failures surface as `GatewayError('database_unavailable')`; the pool reconnects
  * by itself when the database is back, so service resumes without a restart.
  */
-
-/** pg's literal quoting, for the few statements sent in the simple query protocol (no parameters there): the webhook dispatcher's step. */
-export { escapeLiteral };
-
 export class Database implements Queryable {
   readonly pool: Pool;
   private readonly log: Logger;
-  /** Whether {@link named} and {@link statement} send named (prepared) statements: real PostgreSQL only. */
-  /** Whether statements given a name are sent as prepared statements (`namedStatements`). */
+  /** Whether {@link named} and {@link statement} send named (prepared) statements (`namedStatements`; never on the embedded database). */
   readonly namedStatements: boolean;
 
   /**

@@ -122,15 +122,15 @@ function checkAuthorizationRequest(body: Record<string, unknown>): Authorization
   };
 }
 
+/** Past `answerBy`, how long a recording on its way is waited for before the 503 all the same: half the margin, so the answer still precedes the processor's deadline. */
+const FINAL_GRACE_MS = ANSWER_MARGIN_MS / 2;
+
 /**
  * `POST /upstream-notifications/processing/authorizations`: the processor asks for a decision. Signed
  * and checked as the notifications; answered `{approved, declineReason?}` by the deadline less the
  * margin, or at that moment 503 `decision_unavailable` (and at once 503 `database_unavailable` when
  * the database cannot be reached), so the processor applies its stand-in without waiting. Never later.
  */
-/** Past `answerBy`, how long a recording on its way is waited for before the 503 all the same: half the margin, so the answer still precedes the processor's deadline. */
-export const FINAL_GRACE_MS = ANSWER_MARGIN_MS / 2;
-
 function answerAuthorizations(secrets: readonly string[], answering: AuthorizationAnswering, log: Logger): RequestHandler {
   return function answerAuthorization(req, res, next) {
     const arrived = Date.now();
