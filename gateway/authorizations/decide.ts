@@ -248,6 +248,9 @@ function endpointReadOf(endpoint: unknown, eventCard: EventCardJson | null, velo
   return { target, card: toCard({ ...cardRow, created_at: new Date(cardRow.created_at) } as CardRow), velocity };
 }
 
+/** Each claim statement's text by its name, built on its first use (a name stands for one text: PostgreSQL prepares it under that name). */
+const claimTexts = new Map<string, string>();
+
 /**
  * Runs a claim (`claimSql`: an INSERT or UPDATE of `authorization_decisions` … `RETURNING 1`) and,
  * in the same statement, reads the card (`$cardParam`), its spend controls and whether its partner
@@ -272,9 +275,24 @@ async function claimAndRead(
 ): Promise<Claimed & { claimed: boolean; seen: boolean }> {
   const cardKey = params[cardParam - 1] as string;
   const withEndpoint = hints?.get(cardKey) === true;
-  const head = `WITH claim AS (${claimSql})
+  const statementName = withEndpoint ? `${name}-endpoint` : name;
+  let text = claimTexts.get(statementName);
+  if (text === undefined) {
+    const head = `WITH claim AS (${claimSql})
        SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status,
               EXISTS (SELECT 1 FROM authorization_decisions d WHERE d.authorization_id = $1) AS seen,`;
+    text = withEndpoint
+      ? `${head} ctl.controls, ep.endpoint, ep.endpoint IS NOT NULL AS has_endpoint,
+              CASE WHEN ep.endpoint IS NOT NULL THEN ${EVENT_CARD_JSON} END AS event_card,
+              CASE WHEN ep.endpoint IS NOT NULL THEN ${velocityCountsColumn('ctl.controls', 'c', `$${params.length + 1}`)} END AS velocity
+         FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}
+              LEFT JOIN LATERAL (SELECT ${applicableControlsColumn('c')} AS controls) AS ctl ON true
+              LEFT JOIN LATERAL (SELECT ${endpointTargetColumn('c')} AS endpoint) AS ep ON true`
+      : `${head} ${applicableControlsColumn('c')} AS controls,
+              EXISTS (SELECT 1 FROM authorization_endpoints e WHERE e.partner_id = c.partner_id) AS has_endpoint
+         FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}`;
+    claimTexts.set(statementName, text);
+  }
   const row = (
     await db.named<{
       claimed: string;
@@ -289,17 +307,8 @@ async function claimAndRead(
       velocity?: unknown;
       seen: boolean;
     }>(
-      withEndpoint ? `${name}-endpoint` : name,
-      withEndpoint
-        ? `${head} ctl.controls, ep.endpoint, ep.endpoint IS NOT NULL AS has_endpoint,
-              CASE WHEN ep.endpoint IS NOT NULL THEN ${EVENT_CARD_JSON} END AS event_card,
-              CASE WHEN ep.endpoint IS NOT NULL THEN ${velocityCountsColumn('ctl.controls', 'c', `$${params.length + 1}`)} END AS velocity
-         FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}
-              LEFT JOIN LATERAL (SELECT ${applicableControlsColumn('c')} AS controls) AS ctl ON true
-              LEFT JOIN LATERAL (SELECT ${endpointTargetColumn('c')} AS endpoint) AS ep ON true`
-        : `${head} ${applicableControlsColumn('c')} AS controls,
-              EXISTS (SELECT 1 FROM authorization_endpoints e WHERE e.partner_id = c.partner_id) AS has_endpoint
-         FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}`,
+      statementName,
+      text,
       withEndpoint ? [...params, at] : params
     )
   ).rows[0];
