@@ -7,8 +7,9 @@ import { VELOCITY_WINDOWS, type VelocityWindow } from '../schemas/spend-controls
  * (`PUT /spend-controls`), stored in table `spend_controls` (migration 016). The authorization
  * decision checks a purchase against both: {@link checkStaticControls} (pure), then velocity, which
  * holds in PostgreSQL: counted under the card's lock by `authorization_velocity_gate` (migration
- * 021) in the statement that records the decision. {@link checkVelocity} is the same count without
- * the lock, read before a partner's decision endpoint is asked (a purchase over a limit is not sent).
+ * 021) in the statement that records the decision. {@link velocityCountsColumn} is the same count
+ * without the lock, read with the claim and checked by {@link checkVelocityCounts} before a
+ * partner's decision endpoint is asked (a purchase already over a limit is not sent).
  */
 
 /** One velocity rule: at most `maxCount` approved authorizations and/or `maxAmount` authorized over the rolling `window`. */
@@ -180,33 +181,20 @@ export interface VelocityPurchase {
 }
 
 /**
- * The SQL of the velocity count over the given windows: one row with `c_<window>` (count) and
- * `a_<window>` (sum, as text) for each. Counted: the card's approved authorizations, i.e. rows of
- * `card_transactions` whose history starts with an `authorization` step, of type PURCHASE or
- * WITHDRAWAL, still PENDING or SETTLED, created after the window's start. The `amount` column is
- * what is authorized now: a partial reversal has lowered it. REVERSED and EXPIRED rows give back
- * their count and amount; declines, force-posted clearings and refunds never counted. Served by
- * the partial index `card_transactions_velocity_idx` (migration 016).
- */
-export function velocityQuery(windows: readonly VelocityWindow[]): string {
-  const refs = { partnerId: '$1', cardKey: '$2', at: '$3' };
-  const longest = Math.max(...windows.map((w) => VELOCITY_WINDOWS[w]));
-  const columns = windows.flatMap((w) => {
-    const since = `created_at > ${refs.at}::timestamptz - interval '${VELOCITY_WINDOWS[w]} seconds'`;
-    return [`count(*) FILTER (WHERE ${since}) AS "c_${w}"`, `coalesce(sum(amount) FILTER (WHERE ${since}), 0)::text AS "a_${w}"`];
-  });
-  return `SELECT ${columns.join(', ')}
-    FROM card_transactions
-   WHERE partner_id = ${refs.partnerId} AND card_key = ${refs.cardKey} AND created_at > ${refs.at}::timestamptz - interval '${longest} seconds'
-     AND status IN ('PENDING', 'SETTLED') AND type IN ('PURCHASE', 'WITHDRAWAL') AND (history -> 0 ->> 'kind') = 'authorization'`;
-}
-
-/**
- * The velocity counts of {@link velocityQuery} as a scalar subquery of a statement that reads the
- * card (`card`: its alias) and its controls (`controls`: {@link applicableControlsColumn}'s value):
- * a jsonb object with `c_<window>` and `a_<window>` (text) for every window, counted over the
- * longest window the rules name, as {@link velocityQuery} bounds it; zeros, nothing scanned, when
- * no rule names one.
+ * The velocity counts as a scalar subquery of a statement that reads the card (`card`: its alias,
+ * with `partner_id` and `card_key`) and its controls (`controls`: {@link applicableControlsColumn}'s
+ * value): a jsonb object with `c_<window>` (count) and `a_<window>` (sum, as text) for every window,
+ * counted over the longest window the rules name; zeros, nothing scanned, when no rule names one.
+ *
+ * What counts (decided in docs/spend-controls.md): the card's approved authorizations, i.e. rows
+ * of `card_transactions` whose history starts with an `authorization` step, of type PURCHASE or
+ * WITHDRAWAL, still PENDING or SETTLED, created in the rolling window before `at`, with their
+ * current `amount`: a partial reversal gives back the reversed amount, a full reversal (REVERSED)
+ * or an expiry (EXPIRED) gives back the count and the amount, a SETTLED one keeps counting its
+ * `amount`. Declined authorizations, force-posted clearings and refunds never count. Both scopes
+ * count the card's own authorizations: the partner's default is a rule for each card, not a pool
+ * across its cards. Served by the partial index `card_transactions_velocity_idx` (migration 016);
+ * `authorization_velocity_gate` (migration 021) counts the same rows under the card's lock.
  * The decision reads it in its claim statement when the partner has a decision endpoint: the
  * pre-check before the partner is asked ({@link checkVelocityCounts}); what holds is still the
  * recording's gate.
@@ -257,19 +245,19 @@ export interface VelocityGate {
   countLimits: (number | null)[];
   /** Per window: the most amount already authorized (a decimal string) that still lets this purchase pass; null: no amount rule. */
   amountLimits: (string | null)[];
-  /** The first rule the counts (per window, as the gate answers them) fail, named as {@link checkVelocity} names it. */
+  /** The first rule the counts (per window, as the gate answers them) fail, named as {@link checkVelocityCounts} names it. */
   refusal(counts: readonly (string | number)[], amounts: readonly (string | number)[]): SpendControlDecline<'velocity_exceeded'> | undefined;
 }
 
 /**
  * The velocity rules of both scopes as the limits of `authorization_velocity_gate` (migration 021),
  * which the decision's recording statement calls first: it takes the card's lock, counts per window
- * what {@link velocityQuery} counts (with a fresh snapshot, so it sees what the lock's previous holder
+ * what {@link velocityCountsColumn} counts (with a fresh snapshot, so it sees what the lock's previous holder
  * committed) and passes only when every window is within its limits; the statement writes only then.
  * The limits are the rules' own: a `maxCount` passes while the count is at most `maxCount - 1`, a
  * `maxAmount` while the amount counted is at most `maxAmount - amount` (exact, in ten-thousandths);
  * several rules on one window give the lowest. When the gate does not pass, `refusal` names the rule
- * from its counts, in {@link checkVelocity}'s order.
+ * from its counts, in {@link checkVelocityCounts}'s order.
  */
 export function velocityGate(controls: ApplicableSpendControls, purchase: VelocityPurchase): VelocityGate {
   const rules = velocityRules(controls);
@@ -297,8 +285,13 @@ export function velocityGate(controls: ApplicableSpendControls, purchase: Veloci
 }
 
 /**
- * {@link checkVelocity} on counts read already ({@link velocityCountsColumn}'s value; null: none
- * read, no rule). The same rules, order and names; the same concurrency contract: a pre-check only.
+ * Checks the velocity rules of the partner's default and of the card's controls on the counts
+ * read ({@link velocityCountsColumn}'s value, parsed or as JSON text; null: none read, no rule):
+ * would approving this purchase take the card over a rule's `maxCount` (approved authorizations in
+ * the window, this one included) or `maxAmount` (their amounts, this one's included)? First failure
+ * wins: the partner's rules before the card's, each in its list order, `maxCount` before
+ * `maxAmount`; `rule` names it (`card.velocity[1].maxAmount`). A pre-check only: the counts were
+ * read without the card's lock, and what holds is the gate of the recording statement.
  */
 export function checkVelocityCounts(controls: ApplicableSpendControls, counted: Record<string, string | number> | string | null, purchase: VelocityPurchase): SpendControlDecline<'velocity_exceeded'> | undefined {
   const rules = velocityRules(controls);
@@ -307,34 +300,4 @@ export function checkVelocityCounts(controls: ApplicableSpendControls, counted: 
   const text: Record<string, string> = {};
   for (const [key, value] of Object.entries(row)) text[key] = String(value);
   return velocityRefusal(rules, text, purchase);
-}
-
-/**
- * Checks the velocity rules of the partner's default and of the card's controls: would approving
- * this purchase take the card over a rule's `maxCount` (approved authorizations in the window, this
- * one included) or `maxAmount` (their amounts, this one's included)? Both scopes count the card's
- * own authorizations: the partner's default is a rule for each card, not a pool across its cards.
- * First failure wins: the partner's rules before the card's, each in its list order, `maxCount`
- * before `maxAmount`; `rule` names it (`card.velocity[1].maxAmount`). One query, whatever the rules.
- *
- * What counts (decided in docs/spend-controls.md): approved authorizations (PURCHASE and
- * WITHDRAWAL) created in the rolling window before `at`, with their current `amount`: a partial
- * reversal gives back the reversed amount, a full reversal (REVERSED) or an expiry (EXPIRED) gives
- * back the count and the amount, a SETTLED one keeps counting its `amount`. Declined
- * authorizations, force-posted clearings and refunds never count.
- *
- * **Concurrency.** This count takes no lock: two decisions on one card could both pass it. It only
- * spares the partner a purchase that is over a limit already. What holds is the same count under
- * the card's lock, `pg_advisory_xact_lock(hashtextextended('auth:' || cardKey, 0))`, taken by
- * `authorization_velocity_gate` (migration 021) first in the statement that records the decision,
- * at READ COMMITTED, with a fresh snapshot after the lock: a concurrent decision on the same card,
- * in any process or instance on the same database, waits for the lock and then counts the row the
- * holder recorded. Decisions on different cards do not wait on each other.
- */
-export async function checkVelocity(tx: Queryable, controls: ApplicableSpendControls, purchase: VelocityPurchase): Promise<SpendControlDecline<'velocity_exceeded'> | undefined> {
-  const rules = velocityRules(controls);
-  if (rules.length === 0) return undefined;
-  const windows = [...new Set(rules.map((r) => r.rule.window))];
-  const rows = await tx.query<Record<string, string>>(velocityQuery(windows), [purchase.partnerId, purchase.cardKey, purchase.at.toISOString()]);
-  return velocityRefusal(rules, rows.rows[0], purchase);
 }

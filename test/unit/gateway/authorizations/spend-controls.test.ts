@@ -4,11 +4,11 @@ import {
   checkStaticControls,
   applicableControlsColumn,
   applicableControlsOf,
-  checkVelocity,
+  checkVelocityCounts,
   readSpendControls,
+  velocityCountsColumn,
   velocityGate,
   saveSpendControls,
-  velocityQuery,
   type ApplicableSpendControls,
   type PurchaseFacts,
   type SpendControls,
@@ -21,6 +21,32 @@ import { openServices, type InProcessServices } from '../../../support/in-proces
 import { makeKeyPair } from '../../../support/partners';
 
 const NONE: ApplicableSpendControls = { partner: {}, card: {} };
+
+/** A purchase's place in the velocity count: whose card, and when. */
+interface VelocityPurchase {
+  partnerId: string;
+  cardKey: string;
+  amount: number;
+  at: Date;
+}
+
+/** The SQL the decision's claim reads the velocity counts with (velocityCountsColumn), for one card and these controls. */
+const COUNTS_SQL = `SELECT ${velocityCountsColumn('$1::jsonb', 'c', '$4')} AS velocity FROM (SELECT $2::text AS partner_id, $3::text AS card_key) AS c`;
+const countsParams = (controls: ApplicableSpendControls, p: VelocityPurchase) => [
+  JSON.stringify([
+    { card_key: null, controls: controls.partner },
+    { card_key: p.cardKey, controls: controls.card },
+  ]),
+  p.partnerId,
+  p.cardKey,
+  p.at.toISOString(),
+];
+
+/** The velocity pre-check as the decision makes it: the counts its claim reads, checked by checkVelocityCounts. */
+async function checkVelocity(db: Queryable, controls: ApplicableSpendControls, p: VelocityPurchase) {
+  const { rows } = await db.query<{ velocity: Record<string, string | number> | null }>(COUNTS_SQL, countsParams(controls, p));
+  return checkVelocityCounts(controls, rows[0]!.velocity, p);
+}
 const purchase = (over: Partial<PurchaseFacts> = {}): PurchaseFacts => ({ amount: 10, mcc: '5411', country: 'DE', ...over });
 
 describe('unit: authorizations/spend-controls checkStaticControls (pure)', function () {
@@ -160,10 +186,10 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
     expect(row.passed, `the gate passed ${row.passed}, the rules on its counts ${JSON.stringify(refusal)}`).to.equal(refusal === undefined);
     return row.passed ? undefined : refusal;
   };
-  /** checkVelocity's answer, checked against the gate's for the same purchase (unless `db` is a stand-in). */
-  const velocity = async (controls: ApplicableSpendControls, cardKey: string, amount: number, db: Queryable = services.db) => {
-    const checked = await checkVelocity(db, controls, { partnerId, cardKey, amount, at: NOW });
-    if (db === services.db) expect(await gated(controls, cardKey, amount), 'the recording statement\'s gate').to.deep.equal(checked);
+  /** The pre-check's answer (checkVelocity), checked against the gate's for the same purchase. */
+  const velocity = async (controls: ApplicableSpendControls, cardKey: string, amount: number) => {
+    const checked = await checkVelocity(services.db, controls, { partnerId, cardKey, amount, at: NOW });
+    expect(await gated(controls, cardKey, amount), 'the recording statement\'s gate').to.deep.equal(checked);
     return checked;
   };
   const cardRule = (rule: Record<string, unknown>): ApplicableSpendControls => ({ partner: {}, card: { velocity: [rule as never] } });
@@ -229,10 +255,13 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
   });
 
   describe('checkVelocity', function () {
-    it('passes without a velocity rule, without querying', async function () {
+    it('passes without a velocity rule, counting nothing (the counts read are zeros)', async function () {
       const cardKey = await newCard();
-      const noQuery: Queryable = { query: () => Promise.reject(new Error('queried')) };
-      expect(await velocity({ partner: { maxAmountPerTransaction: 5 }, card: { blockedMccs: ['7995'] } }, cardKey, 1000, noQuery)).to.equal(undefined);
+      await transaction(cardKey, { status: 'PENDING', amount: 30, hoursAgo: 0.5 });
+      const controls: ApplicableSpendControls = { partner: { maxAmountPerTransaction: 5 }, card: { blockedMccs: ['7995'] } };
+      const { rows } = await services.db.query<{ velocity: Record<string, unknown> }>(COUNTS_SQL, countsParams(controls, { partnerId, cardKey, amount: 1000, at: NOW }));
+      expect(rows[0]!.velocity).to.deep.equal({ c_1h: 0, a_1h: '0', c_24h: 0, a_24h: '0', c_7d: 0, a_7d: '0', c_30d: 0, a_30d: '0' });
+      expect(await velocity(controls, cardKey, 1000)).to.equal(undefined);
     });
 
     it('counts approved authorizations in the window: maxCount 2 declines the third', async function () {
@@ -278,8 +307,8 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
       expect(await velocity(cardRule({ window: '1h', maxCount: 3 }), cardKey, 1)).to.deep.equal({ declineReason: 'velocity_exceeded', rule: 'card.velocity[0].maxCount' });
       expect(await velocity(cardRule({ window: '1h', maxAmount: 100 }), cardKey, 25), 'exactly the maximum').to.equal(undefined);
       expect(await velocity(cardRule({ window: '1h', maxAmount: 100 }), cardKey, 25.01)).to.deep.equal({ declineReason: 'velocity_exceeded', rule: 'card.velocity[0].maxAmount' });
-      const { rows } = await services.db.query(velocityQuery(['1h']), [partnerId, cardKey, NOW.toISOString()]);
-      expect(rows[0]).to.deep.equal({ c_1h: '3', a_1h: '75.0000' });
+      const { rows } = await services.db.query<{ velocity: Record<string, unknown> }>(COUNTS_SQL, countsParams(cardRule({ window: '1h', maxCount: 4 }), { partnerId, cardKey, amount: 1, at: NOW }));
+      expect({ c_1h: rows[0]!.velocity.c_1h, a_1h: rows[0]!.velocity.a_1h }).to.deep.equal({ c_1h: 3, a_1h: '75.0000' });
     });
 
     it("checks the partner's rules before the card's, each in order, maxCount before maxAmount", async function () {
@@ -300,7 +329,8 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
       const cardKey = await newCard();
       const plan = await services.db.transaction(async (tx) => {
         await tx.query('SET LOCAL enable_seqscan = off');
-        const explained = await tx.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${velocityQuery(['1h', '30d'])}`, [partnerId, cardKey, NOW.toISOString()]);
+        const controls: ApplicableSpendControls = { partner: {}, card: { velocity: [{ window: '1h', maxCount: 1 }, { window: '30d', maxCount: 1 }] } };
+        const explained = await tx.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${COUNTS_SQL}`, countsParams(controls, { partnerId, cardKey, amount: 1, at: NOW }));
         return JSON.stringify(explained.rows[0]['QUERY PLAN']);
       });
       expect(plan).to.include('card_transactions_velocity_idx');
