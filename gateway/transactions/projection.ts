@@ -140,7 +140,7 @@ export function decidedTransactionStatement(
   snapshot: Transaction,
   decided: { authorization: TransactionAuthorization; owner: TransactionOwner },
   params: StatementParams,
-  gate?: string
+  gate: string
 ): { ctes: string; columns: string } {
   const t = normalizeTransaction(snapshot);
   const values = rowValues(t, decided.owner, decided.authorization);
@@ -148,10 +148,10 @@ export function decidedTransactionStatement(
   const transaction = toPartnerTransaction(t, decided.owner.individual_id, decided.authorization);
   const event = eventStatement({ type: 'transaction.created', partnerId: decided.owner.partner_id, cardKey: t.cardId, data: { transaction } }, params, 'ins');
   const ctes = `locked AS (
-    SELECT pg_advisory_xact_lock(hashtextextended('txn:' || ${id}::text, 0))${gate === undefined ? '' : ` FROM ${gate} WHERE passed`}
+    SELECT pg_advisory_xact_lock(hashtextextended('txn:' || ${id}::text, 0)) FROM ${gate} WHERE passed
   ), ins AS (
     INSERT INTO card_transactions (${INSERT_COLUMNS})
-    SELECT ${id}, ${params.list(values.slice(1))} FROM (SELECT count(*) FROM locked) AS txn_locked${gate === undefined ? '' : ` WHERE EXISTS (SELECT 1 FROM ${gate} WHERE passed)`}
+    SELECT ${id}, ${params.list(values.slice(1))} FROM (SELECT count(*) FROM locked) AS txn_locked WHERE EXISTS (SELECT 1 FROM ${gate} WHERE passed)
     ON CONFLICT (id) DO NOTHING RETURNING id
   ), ${event.ctes}`;
   return { ctes, columns: `(SELECT count(*) FROM ins) AS inserted, ${event.columns}` };
