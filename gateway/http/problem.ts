@@ -4,7 +4,8 @@ import type { Logger } from '../logging/logger';
 import { isUnavailableError } from '../db/database';
 import { recordAuthRefusal } from '../metrics';
 import { containsCardNumber, memberHoldsCardNumber } from '../upstreams/card-data';
-import { awaitsAnswer, endAnswer } from './answer';
+import { awaitsAnswer } from './answer';
+import { sendText } from './send-json';
 
 /** An RFC 9457 problem document as the gateway writes it. */
 export interface Problem {
@@ -75,12 +76,8 @@ export function sendProblem(res: Response, requestId: string, error: GatewayErro
   if (awaitsAnswer(res)) {
     // An answer hook waits for it (the partner app's routes that take an Idempotency-Key, where
     // ETags are off): the headers `send` gives it there, then the hook, then the bytes.
-    const text = JSON.stringify(body);
-    res.statusCode = error.status;
     res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-    endAnswer(res, text);
+    sendText(res, error.status, 'application/problem+json; charset=utf-8', JSON.stringify(body));
     return;
   }
   res.status(error.status).set('Cache-Control', 'no-store').type('application/problem+json').send(JSON.stringify(body));

@@ -10,9 +10,13 @@ import { endAnswer } from './answer';
  * answer hook, if any, runs before the bytes leave (`endAnswer`).
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  sendText(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+}
+
+/** {@link sendJson}'s way with any text: the status, `Content-Type`, `Content-Length`, then the answer hook and the bytes. */
+export function sendText(res: Response, status: number, contentType: string, text: string): void {
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   endAnswer(res, text);
 }
