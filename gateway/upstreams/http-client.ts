@@ -1,9 +1,9 @@
-import http from 'node:http';
-import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
 import type { Logger } from '../logging/logger';
 import { recordUpstreamCall } from '../metrics';
-import { createUpstreamAgent, MAX_SOCKETS_PER_ORIGIN } from './agents';
+import { createUpstreamPool, MAX_SOCKETS_PER_ORIGIN, type UpstreamPool } from './agents';
 import { cardDataIn } from './card-data';
 import { mapUpstreamFailure, type UpstreamFailure } from './failures';
 import { encodeQuery, upstreamHeaders, upstreamPath } from './request-parts';
@@ -62,17 +62,23 @@ export interface UpstreamHttpClientOptions {
   timeoutMs: number;
   /** Receives one debug line per call. */
   log: Logger;
-  /** The keep-alive agent of the upstream's origin (`UpstreamPools`, agents.ts); by default one of its own. */
-  agent?: http.Agent;
-  /** Bound on the sockets of an agent of its own; default {@link MAX_SOCKETS_PER_ORIGIN}. */
+  /** The keep-alive pool of the upstream's origin (`UpstreamPools`, agents.ts); by default one of its own. */
+  pool?: UpstreamPool;
+  /** Bound on the connections of a pool of its own; default {@link MAX_SOCKETS_PER_ORIGIN}. */
   maxSockets?: number;
 }
 
 /** Largest upstream answer read, for every upstream and caller; a bigger one is unusable (`malformed`). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
-/** Methods retried once when a reused keep-alive socket turned out to be closed by the upstream. */
+/** Methods retried once when the connection turned out to be closed by the upstream before any answer byte. */
 const IDEMPOTENT: ReadonlySet<UpstreamMethod> = new Set(['GET']);
+
+/**
+ * Connection failures after which a GET is sent once more: the peer closed the connection
+ * (undici's `UND_ERR_SOCKET`, "other side closed") or reset it, before any byte of an answer came.
+ */
+const RETRYABLE_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
 
 /** A failure observed by one exchange, with the low-level error kept for the logs only. */
 class ExchangeFailure extends Error {
@@ -87,17 +93,44 @@ class ExchangeFailure extends Error {
 
 interface RawAnswer {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  /** The `Retry-After` header of a non-2xx answer (the only header read). */
+  retryAfter: string | undefined;
   body: Buffer;
 }
 
-function errorCodeOf(err: unknown): string | undefined {
+/**
+ * The failure of an undici error, with the codes the node:http client named (partners read them in
+ * a 502's detail): a connection the peer closed is `ECONNRESET` as before, a destroyed pool
+ * `CLIENT_CLOSED`, an abort `ABORTED`; undici's connect timeout is a `timeout` as the whole-call
+ * timer's is. Other codes (ECONNREFUSED, ENOTFOUND, a parser's HPE_*) pass through.
+ */
+function failureOf(err: unknown): UpstreamFailure {
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') return code;
-  // Node reports a server that closed before answering as "socket hang up" with ECONNRESET;
-  // keep the message-only variants recognisable too.
-  const message = err instanceof Error ? err.message : '';
-  if (message === 'socket hang up' || message === 'aborted') return 'ECONNRESET';
+  if (typeof code !== 'string') return { kind: 'connection', code: 'ECONNRESET' };
+  switch (code) {
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
+      return { kind: 'connection', code: 'ECONNRESET' };
+    case 'UND_ERR_DESTROYED':
+    case 'UND_ERR_CLOSED':
+      return { kind: 'connection', code: 'CLIENT_CLOSED' };
+    case 'UND_ERR_ABORTED':
+      return { kind: 'connection', code: 'ABORTED' };
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return { kind: 'timeout' };
+    default:
+      return { kind: 'connection', code };
+  }
+}
+
+/** The first `Retry-After` value of undici's raw header list (name, value, name, value...). */
+function retryAfterIn(rawHeaders: Buffer[] | string[] | null | undefined): string | undefined {
+  if (!rawHeaders) return undefined;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.toString().toLowerCase() === 'retry-after') return rawHeaders[i + 1]!.toString();
+  }
   return undefined;
 }
 
@@ -112,30 +145,25 @@ function upstreamErrorCode(body: Buffer): string | undefined {
   }
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /**
  * The one HTTP client of an upstream, used by its typed client methods and by the `upstream-proxy`
- * policy alike: the keep-alive agent of the upstream's origin, `x-request-id` forwarding, a
- * whole-call timeout, one retry rule (a GET that failed at once on a reused keep-alive socket is
- * sent again, within the same deadline), a size cap ({@link MAX_ANSWER_BYTES}), and every failure
+ * policy alike: the keep-alive pool of the upstream's origin (undici's `Pool`, agents.ts),
+ * `x-request-id` forwarding, a whole-call timeout, one retry rule (a GET whose connection the
+ * upstream closed or reset before any byte of an answer is sent again once, within the same
+ * deadline), a size cap ({@link MAX_ANSWER_BYTES}), and every failure
  * thrown as the GatewayError of {@link mapUpstreamFailure}. Logs one debug line per call
  * (upstream, method, path without its query string, status, ms); never bodies nor query strings,
  * which carry security keys, PIN blocks and personal data.
  *
  * @example
- * const issuerHttp = new UpstreamHttpClient('issuer', 'http://127.0.0.1:4101', { timeoutMs: 5000, log, agent: pools.agentFor(url) });
+ * const issuerHttp = new UpstreamHttpClient('issuer', 'http://127.0.0.1:4101', { timeoutMs: 5000, log, pool: pools.poolFor(url) });
  * const card = await issuerHttp.request<IssuerCard>(ctx, { method: 'GET', path: upstreamPath`/cards/${cardKey}` });
  */
 export class UpstreamHttpClient {
-  /** The keep-alive agent of this upstream's origin (exposed for tests and metrics). */
-  readonly agent: http.Agent;
-  private readonly transport: typeof http | typeof https;
-  private readonly hostname: string;
-  private readonly port: string | undefined;
-  private readonly protocol: string;
+  /** The keep-alive pool of this upstream's origin (exposed for tests). */
+  readonly pool: UpstreamPool;
+  private readonly dispatcher: Dispatcher;
+  private readonly origin: string;
   private readonly basePath: string;
   private readonly timeoutMs: number;
   private readonly log: Logger;
@@ -153,17 +181,14 @@ export class UpstreamHttpClient {
       throw new TypeError(`${upstream} base URL must be http(s), got ${url.protocol}`);
     }
     if (!(options.timeoutMs > 0)) throw new TypeError('timeoutMs must be positive');
-    this.protocol = url.protocol;
-    this.hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    this.port = url.port || undefined;
+    this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs;
     this.log = options.log;
-    this.transport = url.protocol === 'https:' ? https : http;
-    const host = this.hostname.includes(':') ? `[${this.hostname}]` : this.hostname;
-    const defaultPort = url.protocol === 'https:' ? 443 : 80;
-    this.hostHeader = this.port !== undefined && Number(this.port) !== defaultPort ? `${host}:${this.port}` : host;
-    this.agent = options.agent ?? createUpstreamAgent(baseUrl, options.maxSockets ?? MAX_SOCKETS_PER_ORIGIN);
+    // URL.host leaves out the protocol's default port and keeps an IPv6 address's brackets.
+    this.hostHeader = url.host;
+    this.pool = options.pool ?? createUpstreamPool(baseUrl, options.maxSockets ?? MAX_SOCKETS_PER_ORIGIN);
+    this.dispatcher = this.pool.dispatcher;
   }
 
   /**
@@ -188,7 +213,7 @@ export class UpstreamHttpClient {
         try {
           answer = await this.exchange(request, target, headers, payload, deadline - performance.now());
         } catch (err) {
-          // A keep-alive socket the upstream closed while idle fails at once with ECONNRESET;
+          // A keep-alive connection the upstream closed while idle fails before any answer byte;
           // retrying is safe for an idempotent read, and stays inside the same deadline.
           const again = err instanceof ExchangeFailure && err.retryable && attempts === 1 && IDEMPOTENT.has(request.method);
           if (!again || deadline - performance.now() <= 0) throw err;
@@ -224,22 +249,20 @@ export class UpstreamHttpClient {
   }
 
   /**
-   * The request's headers as the flat list `http.request` takes without a `setHeader` per header
-   * (its fast path: the list goes straight to the request head, each name and value still
-   * validated), ending with the `Host` header Node adds itself to a header object, prebuilt per
-   * client: the same bytes on the wire, in the same order.
+   * The request's headers as the flat list undici takes (name, value, ...), ending with the `Host`
+   * header prebuilt per client (undici then adds none of its own).
    */
-  private headerList(headers: http.OutgoingHttpHeaders): string[] {
+  private headerList(headers: OutgoingHttpHeaders): string[] {
     const list: string[] = [];
     for (const name in headers) list.push(name, String(headers[name]));
-    list.push('Host', this.hostHeader);
+    list.push('host', this.hostHeader);
     return list;
   }
 
-  /** Destroys the agent's sockets; later calls fail as `upstream_error` without connecting. */
+  /** Destroys the pool's connections; later calls fail as `upstream_error` without connecting. */
   close(): void {
     this.closed = true;
-    this.agent.destroy();
+    this.pool.destroy();
   }
 
   private interpret<T>(answer: RawAnswer, request: UpstreamRequest): T {
@@ -261,75 +284,83 @@ export class UpstreamHttpClient {
       return parsed as T;
     }
     throw new ExchangeFailure(
-      { kind: 'status', status, errorCode: upstreamErrorCode(body), retryAfter: headerValue(answer.headers['retry-after']) },
+      { kind: 'status', status, errorCode: upstreamErrorCode(body), retryAfter: answer.retryAfter },
       false,
     );
   }
 
-  /** One HTTP exchange: resolves with status, headers and the whole body, or rejects with an ExchangeFailure. */
+  /**
+   * One HTTP exchange on the origin's pool (undici's `dispatch` with a handler of its own: no
+   * stream, no promise per chunk): resolves with status, `Retry-After` and the whole body, or
+   * rejects with an ExchangeFailure.
+   */
   private exchange(request: UpstreamRequest, target: string, headers: string[], payload: Buffer | undefined, budgetMs: number): Promise<RawAnswer> {
     return new Promise<RawAnswer>((resolve, reject) => {
-      let settled = false;
-      let timer: NodeJS.Timeout | undefined;
-      let req: http.ClientRequest;
       const { signal } = request;
-      const onAbort = (): void => fail({ kind: 'connection', code: 'ABORTED' }, false);
-      const fail = (failure: UpstreamFailure, retryable: boolean, cause?: unknown): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        req.destroy();
-        reject(new ExchangeFailure(failure, retryable, cause === undefined ? undefined : { cause }));
-      };
       if (signal?.aborted) {
         reject(new ExchangeFailure({ kind: 'connection', code: 'ABORTED' }, false));
         return;
       }
-      try {
-        req = this.transport.request({
-          protocol: this.protocol,
-          hostname: this.hostname,
-          port: this.port,
-          method: request.method,
-          path: target,
-          headers,
-          agent: this.agent,
-        });
-      } catch (err) {
-        // A programming error (e.g. an invalid header value): not an upstream failure.
-        reject(err);
-        return;
-      }
-      timer = setTimeout(() => fail({ kind: 'timeout' }, false), Math.max(0, budgetMs));
-      // Removed when the exchange settles (either way), not on the request's 'close': one listener less per call.
+      let settled = false;
+      let answered = false;
+      let abortExchange: ((err?: Error) => void) | undefined;
+      let status = 0;
+      let retryAfter: string | undefined;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const settle = (): void => {
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const fail = (failure: UpstreamFailure, retryable: boolean, cause?: unknown): void => {
+        if (settled) return;
+        settle();
+        // Before undici handed the request to a connection there is nothing to abort yet: onConnect does it then.
+        abortExchange?.(new Error(`upstream ${failure.kind}`));
+        reject(new ExchangeFailure(failure, retryable, cause === undefined ? undefined : { cause }));
+      };
+      const onAbort = (): void => fail({ kind: 'connection', code: 'ABORTED' }, false);
+      const timer = setTimeout(() => fail({ kind: 'timeout' }, false), Math.max(0, budgetMs));
+      // Removed when the exchange settles (either way): one listener per call in flight.
       signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (err) => {
-        const code = errorCodeOf(err);
-        fail({ kind: 'connection', code }, req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE'), err);
-      });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
+      const handler: Dispatcher.DispatchHandler = {
+        onConnect(abort) {
+          if (settled) abort(new Error('upstream call ended'));
+          else abortExchange = abort;
+        },
+        onHeaders(statusCode, rawHeaders) {
+          answered = true;
+          status = statusCode;
+          if (statusCode < 200 || statusCode >= 300) retryAfter = retryAfterIn(rawHeaders);
+          return true;
+        },
+        onData(chunk) {
           size += chunk.length;
           if (size > MAX_ANSWER_BYTES) fail({ kind: 'malformed' }, false);
           else chunks.push(chunk);
-        });
-        res.on('error', (err) => fail({ kind: 'connection', code: errorCodeOf(err) ?? 'ECONNRESET' }, false, err));
-        res.on('close', () => {
-          // The upstream dropped the connection mid-body (content-length not reached).
-          if (!res.complete) fail({ kind: 'connection', code: 'ECONNRESET' }, false);
-        });
-        res.on('end', () => {
+          return true;
+        },
+        onComplete() {
           if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
-        });
-      });
-      req.end(payload);
+          settle();
+          resolve({ status, retryAfter, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+        },
+        onError(err) {
+          const failure = failureOf(err);
+          // A connection the upstream closed or reset before any answer byte (typically an idle
+          // keep-alive connection it was closing as the request went out): the caller may send a GET again.
+          const retryable = !answered && failure.kind === 'connection' && failure.code !== undefined && RETRYABLE_CODES.has(failure.code);
+          fail(failure, retryable, err);
+        },
+      };
+      try {
+        this.dispatcher.dispatch({ origin: this.origin, method: request.method, path: target, headers, body: payload ?? null }, handler);
+      } catch (err) {
+        // A programming error (e.g. an invalid header value): not an upstream failure.
+        settle();
+        reject(err);
+      }
     });
   }
 }
