@@ -461,14 +461,39 @@ describe('unit: upstreams/http-client', () => {
       ]);
     });
 
-    it('a connection dropped mid-body: 502 upstream_error', async () => {
+    it('a connection dropped mid-body: 502 upstream_error naming ECONNRESET, and a GET is not sent again once its answer began', async () => {
+      let received = 0;
       const server = await startServer((req, res) => {
+        received += 1;
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
         res.write('{"cardKey":"CK1",', () => req.socket.destroy());
       });
       const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
       const error = await rejection(real.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1' }));
-      expect(error).to.include({ status: 502, code: 'upstream_error' });
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
+      expect(received).to.equal(1);
+      real.close();
+      await server.close();
+    });
+
+    it('a GET whose connection is closed before any answer byte is sent once more, on a fresh connection too; a POST is not', async () => {
+      let received = 0;
+      const server = await startServer((req, res) => {
+        received += 1;
+        // Every odd request finds its connection closed without an answer.
+        if (received % 2 === 1) {
+          req.socket.destroy();
+          return;
+        }
+        res.setHeader('content-type', 'application/json');
+        res.end('{"ok":true}');
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+      expect(await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' })).to.deep.equal({ ok: true });
+      expect(received, 'the first connection closed, the GET sent again').to.equal(2);
+      const error = await rejection(real.request({ requestId: 'b' }, { method: 'POST', path: '/x', body: {} }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
+      expect(received, 'a POST is sent once').to.equal(3);
       real.close();
       await server.close();
     });
