@@ -347,6 +347,13 @@ export class UpstreamHttpClient {
           resolve({ status, retryAfter, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
         },
         onError(err) {
+          if ((err as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
+            // A programming error (e.g. an invalid header value), which undici reports here: not an upstream failure.
+            if (settled) return;
+            settle();
+            reject(err);
+            return;
+          }
           const failure = failureOf(err);
           // A connection the upstream closed or reset before any answer byte (typically an idle
           // keep-alive connection it was closing as the request went out): the caller may send a GET again.

@@ -246,6 +246,24 @@ describe('unit: upstreams/http-client', () => {
       refused.close();
     });
 
+    it('an invalid header value is a programming error, not an upstream failure: the call rejects with it, nothing is sent', async () => {
+      let received = 0;
+      const server = await startServer((_req, res) => {
+        received += 1;
+        res.end('{}');
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 1000, log: captureLogger().log });
+      let error: unknown;
+      await real.request({ requestId: 'bad\nid' }, { method: 'GET', path: '/cards/CK1' }).catch((err: unknown) => {
+        error = err;
+      });
+      expect(error).to.be.instanceOf(Error).and.not.to.be.instanceOf(GatewayError);
+      expect((error as { code?: string }).code).to.equal('UND_ERR_INVALID_ARG');
+      expect(received).to.equal(0);
+      real.close();
+      await server.close();
+    });
+
     it('a connection reset: 502 upstream_error', async () => {
       upstream().intercept({ method: 'POST', path: '/cards' }).replyWithError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
       const error = await rejection(client.request({ requestId: 'r' }, { method: 'POST', path: '/cards', body: {} }));
