@@ -1,4 +1,4 @@
-import { Pool, type Dispatcher } from 'undici';
+import { Client, Pool, type Dispatcher } from 'undici';
 
 /** Bound on concurrent connections to one upstream origin, shared by every caller of that origin. */
 export const MAX_SOCKETS_PER_ORIGIN = 64;
@@ -12,15 +12,63 @@ export const MAX_SOCKETS_PER_ORIGIN = 64;
 export const IDLE_SOCKET_MS = 4000;
 
 /**
- * One upstream origin's keep-alive pool (undici's `Pool`): at most `connections` connections, one
- * request at a time on each (no pipelining), idle ones closed after {@link IDLE_SOCKET_MS}, the first
- * free connection in the pool's order taken (the later ones can idle out). undici's own header and
- * body timeouts are off: the client's whole-call timer bounds every call (http-client.ts).
+ * undici's connect timeout (its default is 10 s): the longest whole-call budget any call can have
+ * (`UPSTREAM_TIMEOUT_MS` and a step's `timeoutMs` are both bounded to 120 s, gateway/settings.ts and
+ * the policies' schemas), so that the client's own timer always ends a call first, as it did with
+ * node:http, which had no connect timeout of its own. It still bounds a connection attempt that
+ * outlives the call it was opened for (undici does not drop it when that call ends), about as the
+ * kernel's SYN retries would.
+ */
+export const CONNECT_TIMEOUT_MS = 120_000;
+
+/**
+ * Where a request went out: the connection (undici's `Client`, one socket at a time) that took it,
+ * set by {@link CountingClient} before undici calls the handler's `onConnect`.
+ */
+export interface ConnectionAware {
+  connection?: CountingClient;
+}
+
+/**
+ * One connection of an upstream pool (undici's `Client`) that counts the answers completed on its
+ * current socket, so that the upstream client knows whether a request went out on a reused
+ * keep-alive connection (its retry rule, http-client.ts) with undici's public API only: the count
+ * restarts at each 'connect' and 'disconnect', and with one request at a time per connection (no
+ * pipelining) a count above 0 when the request is handed to the socket means the socket answered
+ * before. The handler adds 1 when its answer completes.
+ */
+export class CountingClient extends Client {
+  /** Answers completed on the current socket; 0 on a fresh one. */
+  answers = 0;
+
+  constructor(origin: string | URL, options?: Client.Options) {
+    super(origin, options);
+    const restart = (): void => {
+      this.answers = 0;
+    };
+    this.on('connect', restart);
+    this.on('disconnect', restart);
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    (handler as ConnectionAware).connection = this;
+    return super.dispatch(options, handler);
+  }
+}
+
+/**
+ * One upstream origin's keep-alive pool (undici's `Pool` of {@link CountingClient}s): at most
+ * `connections` connections, one request at a time on each (no pipelining), idle ones closed after
+ * {@link IDLE_SOCKET_MS}, the first free connection in the pool's order taken (the later ones can
+ * idle out). undici's own header and body timeouts are off and its connect timeout is
+ * {@link CONNECT_TIMEOUT_MS}: the client's whole-call timer bounds every call (http-client.ts).
  */
 export interface UpstreamPool {
   readonly dispatcher: Dispatcher;
   /** The pool's bound on connections. */
   readonly connections: number;
+  /** undici's connect timeout ({@link CONNECT_TIMEOUT_MS}); absent for a test's dispatcher. */
+  readonly connectTimeoutMs?: number;
   /** Closes the pool's connections at once; later calls fail without connecting. */
   destroy(): void;
 }
@@ -36,10 +84,13 @@ export function createUpstreamPool(baseUrl: string, connections = MAX_SOCKETS_PE
     keepAliveMaxTimeout: IDLE_SOCKET_MS,
     headersTimeout: 0,
     bodyTimeout: 0,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    factory: (origin, options) => new CountingClient(origin, options as Client.Options),
   });
   return {
     dispatcher: pool,
     connections,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
     destroy() {
       // Rejects the requests still queued or in flight with ClientDestroyedError; nothing awaits the promise.
       pool.destroy().catch(() => undefined);

@@ -3,7 +3,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../logging/logger';
 import { recordUpstreamCall } from '../metrics';
-import { createUpstreamPool, MAX_SOCKETS_PER_ORIGIN, type UpstreamPool } from './agents';
+import { createUpstreamPool, MAX_SOCKETS_PER_ORIGIN, type ConnectionAware, type UpstreamPool } from './agents';
 import { cardDataIn } from './card-data';
 import { mapUpstreamFailure, type UpstreamFailure } from './failures';
 import { encodeQuery, upstreamHeaders, upstreamPath } from './request-parts';
@@ -71,14 +71,74 @@ export interface UpstreamHttpClientOptions {
 /** Largest upstream answer read, for every upstream and caller; a bigger one is unusable (`malformed`). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
-/** Methods retried once when the connection turned out to be closed by the upstream before any answer byte. */
+/** Methods retried once when a reused keep-alive connection turned out to be closed by the upstream. */
 const IDEMPOTENT: ReadonlySet<UpstreamMethod> = new Set(['GET']);
 
 /**
- * Connection failures after which a GET is sent once more: the peer closed the connection
- * (undici's `UND_ERR_SOCKET`, "other side closed") or reset it, before any byte of an answer came.
+ * Whether undici's error says the peer closed or reset the connection, the only failures after which
+ * a GET sent on a reused keep-alive connection is sent once more (node:http's rule: ECONNRESET or
+ * EPIPE, "socket hang up" included): a reset or broken pipe, or undici's `SocketError` "other side
+ * closed" (a FIN) or "closed". Never a malformed answer, which undici also reports as a
+ * `SocketError` ("bad response", "bad upgrade") or a content-length mismatch.
  */
-const RETRYABLE_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
+function peerClosed(err: unknown): boolean {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (code === 'ECONNRESET' || code === 'EPIPE') return true;
+  return code === 'UND_ERR_SOCKET' && (message === 'other side closed' || message === 'closed');
+}
+
+/**
+ * The 502 detail of a malformed answer whose parser failure undici does not name: an answer head
+ * llhttp refused after a `content-length` header (undici then reports a content-length mismatch
+ * and drops llhttp's reason), an unsolicited `100 Continue` or `101` ("bad response", "bad
+ * upgrade"), or a reason missing from {@link PARSER_CODES}. docs/decisions.md lists these.
+ */
+export const UNNAMED_PARSER_FAILURE = 'HPE_INVALID_RESPONSE';
+
+/**
+ * llhttp's reasons (undici puts them in its `HTTPParserError` message, without a code: undici 7
+ * looks the code up in a name-to-number table) and the `HPE_*` code node:http's client named for
+ * each, which the 502 detail keeps. Pairs read from both clients on the same malformed answers
+ * (llhttp 9); the request-only reasons (method, URL) cannot occur in an answer.
+ */
+const PARSER_CODES: ReadonlyMap<string, string> = new Map([
+  ['Invalid status code', 'HPE_INVALID_STATUS'],
+  ['Invalid response status', 'HPE_INVALID_STATUS'],
+  ['Invalid HTTP version', 'HPE_INVALID_VERSION'],
+  ['Invalid major version', 'HPE_INVALID_VERSION'],
+  ['Invalid minor version', 'HPE_INVALID_VERSION'],
+  ['Expected dot', 'HPE_INVALID_VERSION'],
+  ['Expected space after version', 'HPE_INVALID_VERSION'],
+  ['Expected HTTP/, RTSP/ or ICE/', 'HPE_INVALID_CONSTANT'],
+  ['Unexpected space after start line', 'HPE_UNEXPECTED_SPACE'],
+  ['Missing expected CR after response line', 'HPE_CR_EXPECTED'],
+  ['Missing expected CR after header value', 'HPE_CR_EXPECTED'],
+  ['Missing expected LF after header value', 'HPE_LF_EXPECTED'],
+  ['Expected LF after CR', 'HPE_STRICT'],
+  ['Expected LF after headers', 'HPE_STRICT'],
+  ['Expected LF after chunk size', 'HPE_STRICT'],
+  ['Expected LF after chunk data', 'HPE_STRICT'],
+  ['Invalid character in chunk extensions', 'HPE_STRICT'],
+  ['Invalid character in chunk extensions name', 'HPE_STRICT'],
+  ['Invalid character in chunk extensions value', 'HPE_STRICT'],
+  ['Invalid header token', 'HPE_INVALID_HEADER_TOKEN'],
+  ['Invalid header field char', 'HPE_INVALID_HEADER_TOKEN'],
+  ['Invalid header value char', 'HPE_INVALID_HEADER_TOKEN'],
+  ['Empty Content-Length', 'HPE_INVALID_CONTENT_LENGTH'],
+  ['Invalid character in Content-Length', 'HPE_INVALID_CONTENT_LENGTH'],
+  ['Content-Length overflow', 'HPE_INVALID_CONTENT_LENGTH'],
+  ["Content-Length can't be present with Transfer-Encoding", 'HPE_INVALID_CONTENT_LENGTH'],
+  ['Duplicate Content-Length', 'HPE_UNEXPECTED_CONTENT_LENGTH'],
+  ["Transfer-Encoding can't be present with Content-Length", 'HPE_INVALID_TRANSFER_ENCODING'],
+  ['Invalid `Transfer-Encoding` header value', 'HPE_INVALID_TRANSFER_ENCODING'],
+  ['Invalid character in chunk size', 'HPE_INVALID_CHUNK_SIZE'],
+  ['Chunk size overflow', 'HPE_INVALID_CHUNK_SIZE'],
+  ['Invalid EOF state', 'HPE_INVALID_EOF_STATE'],
+  ['Data after `Connection: close`', 'HPE_CLOSED_CONNECTION'],
+]);
+
+/** The prefix of undici's `HTTPParserError` message; llhttp's reason follows in parentheses. */
+const PARSER_MESSAGE = 'Response does not match the HTTP/1.1 protocol (';
 
 /** A failure observed by one exchange, with the low-level error kept for the logs only. */
 class ExchangeFailure extends Error {
@@ -100,17 +160,30 @@ interface RawAnswer {
 
 /**
  * The failure of an undici error, with the codes the node:http client named (partners read them in
- * a 502's detail): a connection the peer closed is `ECONNRESET` as before, a destroyed pool
- * `CLIENT_CLOSED`, an abort `ABORTED`; undici's connect timeout is a `timeout` as the whole-call
- * timer's is. Other codes (ECONNREFUSED, ENOTFOUND, a parser's HPE_*) pass through.
+ * a 502's detail): a connection the peer closed is `ECONNRESET` as before (a body cut short
+ * included), a malformed answer the parser's `HPE_*` code ({@link PARSER_CODES}, else
+ * {@link UNNAMED_PARSER_FAILURE}), a header block over 16 KiB `HPE_HEADER_OVERFLOW`, a TLS protocol
+ * failure (OpenSSL's `ERR_SSL_*`) `EPROTO`, a destroyed pool `CLIENT_CLOSED`, an abort `ABORTED`;
+ * undici's timeouts are a `timeout` as the whole-call timer's is. Other codes (ECONNREFUSED,
+ * ENOTFOUND, certificate errors) pass through. `answered`: the answer's head was read.
  */
-function failureOf(err: unknown): UpstreamFailure {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return { kind: 'connection', code: 'ECONNRESET' };
+function failureOf(err: unknown, answered: boolean): UpstreamFailure {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') {
+    if (typeof message === 'string' && message.startsWith(PARSER_MESSAGE)) {
+      return { kind: 'connection', code: PARSER_CODES.get(message.slice(PARSER_MESSAGE.length, -1)) ?? UNNAMED_PARSER_FAILURE };
+    }
+    return { kind: 'connection', code: 'ECONNRESET' };
+  }
   switch (code) {
     case 'UND_ERR_SOCKET':
+      return { kind: 'connection', code: message === 'bad response' || message === 'bad upgrade' ? UNNAMED_PARSER_FAILURE : 'ECONNRESET' };
     case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
-      return { kind: 'connection', code: 'ECONNRESET' };
+      // After the head: the body was cut short (node:http: ECONNRESET). Before it: llhttp refused
+      // the head after a content-length header, and undici kept only the mismatch.
+      return { kind: 'connection', code: answered ? 'ECONNRESET' : UNNAMED_PARSER_FAILURE };
+    case 'UND_ERR_HEADERS_OVERFLOW':
+      return { kind: 'connection', code: 'HPE_HEADER_OVERFLOW' };
     case 'UND_ERR_DESTROYED':
     case 'UND_ERR_CLOSED':
       return { kind: 'connection', code: 'CLIENT_CLOSED' };
@@ -121,7 +194,7 @@ function failureOf(err: unknown): UpstreamFailure {
     case 'UND_ERR_BODY_TIMEOUT':
       return { kind: 'timeout' };
     default:
-      return { kind: 'connection', code };
+      return { kind: 'connection', code: code.startsWith('ERR_SSL_') ? 'EPROTO' : code };
   }
 }
 
@@ -148,9 +221,9 @@ function upstreamErrorCode(body: Buffer): string | undefined {
 /**
  * The one HTTP client of an upstream, used by its typed client methods and by the `upstream-proxy`
  * policy alike: the keep-alive pool of the upstream's origin (undici's `Pool`, agents.ts),
- * `x-request-id` forwarding, a whole-call timeout, one retry rule (a GET whose connection the
- * upstream closed or reset before any byte of an answer is sent again once, within the same
- * deadline), a size cap ({@link MAX_ANSWER_BYTES}), and every failure
+ * `x-request-id` forwarding, a whole-call timeout, one retry rule (a GET sent on a reused keep-alive
+ * connection that the upstream closed or reset before the answer's head is sent again once, within
+ * the same deadline; never one on a fresh connection), a size cap ({@link MAX_ANSWER_BYTES}), and every failure
  * thrown as the GatewayError of {@link mapUpstreamFailure}. Logs one debug line per call
  * (upstream, method, path without its query string, status, ms); never bodies nor query strings,
  * which carry security keys, PIN blocks and personal data.
@@ -170,6 +243,8 @@ export class UpstreamHttpClient {
   /** The `Host` header's value, as Node builds it for a header object (ClientRequest): the port when it is not the protocol's. */
   private readonly hostHeader: string;
   private closed = false;
+  /** The pool is this client's own (none given): close() destroys it; a shared one is the pools' to destroy. */
+  private readonly ownsPool: boolean;
 
   constructor(
     readonly upstream: UpstreamName,
@@ -187,6 +262,7 @@ export class UpstreamHttpClient {
     this.log = options.log;
     // URL.host leaves out the protocol's default port and keeps an IPv6 address's brackets.
     this.hostHeader = url.host;
+    this.ownsPool = options.pool === undefined;
     this.pool = options.pool ?? createUpstreamPool(baseUrl, options.maxSockets ?? MAX_SOCKETS_PER_ORIGIN);
     this.dispatcher = this.pool.dispatcher;
   }
@@ -213,7 +289,7 @@ export class UpstreamHttpClient {
         try {
           answer = await this.exchange(request, target, headers, payload, deadline - performance.now());
         } catch (err) {
-          // A keep-alive connection the upstream closed while idle fails before any answer byte;
+          // A reused keep-alive connection the upstream closed while idle fails before the answer;
           // retrying is safe for an idempotent read, and stays inside the same deadline.
           const again = err instanceof ExchangeFailure && err.retryable && attempts === 1 && IDEMPOTENT.has(request.method);
           if (!again || deadline - performance.now() <= 0) throw err;
@@ -259,10 +335,14 @@ export class UpstreamHttpClient {
     return list;
   }
 
-  /** Destroys the pool's connections; later calls fail as `upstream_error` without connecting. */
+  /**
+   * Later calls fail as `upstream_error` (CLIENT_CLOSED) without connecting, and a pool of its own is
+   * destroyed (its connections closed at once). A pool shared with the other upstreams of its origin
+   * (`UpstreamPools`) is left to them: `UpstreamClients.close()` destroys every pool at shutdown.
+   */
   close(): void {
     this.closed = true;
-    this.pool.destroy();
+    if (this.ownsPool) this.pool.destroy();
   }
 
   private interpret<T>(answer: RawAnswer, request: UpstreamRequest): T {
@@ -303,6 +383,8 @@ export class UpstreamHttpClient {
       }
       let settled = false;
       let answered = false;
+      /** The request went out on a keep-alive connection that had answered before (set in onConnect). */
+      let reused = false;
       let abortExchange: ((err?: Error) => void) | undefined;
       let status = 0;
       let retryAfter: string | undefined;
@@ -324,10 +406,15 @@ export class UpstreamHttpClient {
       const timer = setTimeout(() => fail({ kind: 'timeout' }, false), Math.max(0, budgetMs));
       // Removed when the exchange settles (either way): one listener per call in flight.
       signal?.addEventListener('abort', onAbort, { once: true });
-      const handler: Dispatcher.DispatchHandler = {
+      const handler: Dispatcher.DispatchHandler & ConnectionAware = {
         onConnect(abort) {
-          if (settled) abort(new Error('upstream call ended'));
-          else abortExchange = abort;
+          // The call ended (timeout, abort) while the request waited for a connection: throwing
+          // fails the request without sending it and keeps the healthy keep-alive connection open
+          // (abort() would destroy it, one new connection per call that timed out in the queue).
+          if (settled) throw new Error('upstream call ended');
+          abortExchange = abort;
+          // One request at a time per connection: a count above 0 means this socket answered before.
+          reused = (handler.connection?.answers ?? 0) > 0;
         },
         onHeaders(statusCode, rawHeaders) {
           answered = true;
@@ -342,6 +429,7 @@ export class UpstreamHttpClient {
           return true;
         },
         onComplete() {
+          if (handler.connection) handler.connection.answers += 1;
           if (settled) return;
           settle();
           resolve({ status, retryAfter, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
@@ -354,11 +442,10 @@ export class UpstreamHttpClient {
             reject(err);
             return;
           }
-          const failure = failureOf(err);
-          // A connection the upstream closed or reset before any answer byte (typically an idle
-          // keep-alive connection it was closing as the request went out): the caller may send a GET again.
-          const retryable = !answered && failure.kind === 'connection' && failure.code !== undefined && RETRYABLE_CODES.has(failure.code);
-          fail(failure, retryable, err);
+          // A reused keep-alive connection the upstream closed or reset before the answer's head
+          // (typically one it was closing while idle as the request went out): the caller may send a
+          // GET again. Never a fresh connection, nor a malformed answer (node:http's rule).
+          fail(failureOf(err, answered), reused && !answered && peerClosed(err), err);
         },
       };
       try {

@@ -5,8 +5,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Pool } from 'undici';
 import { GatewayError } from '../../../../gateway/errors';
 import { createUpstreamClients, type CallContext } from '../../../../gateway/upstreams';
-import { MAX_ANSWER_BYTES, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
-import { MAX_SOCKETS_PER_ORIGIN } from '../../../../gateway/upstreams/agents';
+import { MAX_ANSWER_BYTES, UNNAMED_PARSER_FAILURE, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
+import { CONNECT_TIMEOUT_MS, createUpstreamPool, MAX_SOCKETS_PER_ORIGIN } from '../../../../gateway/upstreams/agents';
+import { readSettings } from '../../../../gateway/settings';
+import { schema as operationSchema } from '../../../../policies/operation/schema';
+import { schema as proxySchema } from '../../../../policies/proxy/schema';
 import { captureLogger, MOCK_URLS, useMockAgent } from './helpers';
 
 const ISSUER = MOCK_URLS.issuer;
@@ -55,6 +58,47 @@ async function startServer(handler: http.RequestListener): Promise<{ url: string
       }),
   };
 }
+
+/**
+ * A raw loopback upstream (node:net) for answers node:http's server would never write: `answer`
+ * gets each request's socket and its number on that socket (1 = the first), and writes what it wants.
+ */
+async function startRawServer(answer: (socket: Socket, nthOnSocket: number) => void): Promise<{ url: string; connections: () => number; requests: () => number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  let requests = 0;
+  const server = net.createServer((socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let text = '';
+    let n = 0;
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      for (let end = text.indexOf('\r\n\r\n'); end !== -1; end = text.indexOf('\r\n\r\n')) {
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(text.slice(0, end))?.[1] ?? 0);
+        text = text.slice(end + 4 + length);
+        requests += 1;
+        n += 1;
+        answer(socket, n);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const OK_ANSWER = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{"ok":true}';
 
 describe('unit: upstreams/http-client', () => {
   const mock = useMockAgent();
@@ -494,25 +538,144 @@ describe('unit: upstreams/http-client', () => {
       await server.close();
     });
 
-    it('a GET whose connection is closed before any answer byte is sent once more, on a fresh connection too; a POST is not', async () => {
-      let received = 0;
-      const server = await startServer((req, res) => {
-        received += 1;
-        // Every odd request finds its connection closed without an answer.
-        if (received % 2 === 1) {
-          req.socket.destroy();
-          return;
-        }
-        res.setHeader('content-type', 'application/json');
-        res.end('{"ok":true}');
+    it('a GET whose fresh connection is closed or reset before any answer byte is not sent again (only a reused one is)', async () => {
+      for (const close of ['FIN', 'RST'] as const) {
+        const server = await startRawServer((socket) => (close === 'FIN' ? socket.end() : socket.resetAndDestroy()));
+        const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+        const error = await rejection(real.request({ requestId: 'a' }, { method: 'GET', path: '/x' }));
+        expect(error, close).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
+        expect(server.requests(), `${close}: sent once`).to.equal(1);
+        expect(server.connections(), close).to.equal(1);
+        real.close();
+        await server.close();
+      }
+    });
+
+    it('a GET on a reused keep-alive connection the upstream closed or reset before answering is sent once more, on a new connection', async () => {
+      for (const close of ['FIN', 'RST'] as const) {
+        // The second request on each connection finds it closed, like an idle timeout racing a reuse.
+        const server = await startRawServer((socket, n) => {
+          if (n === 1) socket.write(OK_ANSWER);
+          else if (close === 'FIN') socket.end();
+          else socket.resetAndDestroy();
+        });
+        const { log, lines } = captureLogger();
+        const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log });
+        await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+        await nextTurn();
+        expect(await real.request({ requestId: 'b' }, { method: 'GET', path: '/x' }), close).to.deep.equal({ ok: true });
+        expect(server.requests(), `${close}: first, then the GET twice`).to.equal(3);
+        expect(server.connections(), close).to.equal(2);
+        expect(lines[1], close).to.include({ status: 200, attempts: 2 });
+        real.close();
+        await server.close();
+      }
+    });
+  });
+
+  describe('malformed answers (real loopback upstreams): never sent again, the 502 names the parser failure', () => {
+    const cases: Array<{ what: string; answer: string; code: string }> = [
+      { what: 'an invalid status line', answer: 'HTTP/1.1 2x0 OK\r\n\r\n', code: 'HPE_INVALID_STATUS' },
+      { what: 'a bad header line', answer: 'HTTP/1.1 200 OK\r\nbad header\r\ncontent-length: 2\r\n\r\n{}', code: 'HPE_INVALID_HEADER_TOKEN' },
+      { what: 'not HTTP at all', answer: 'garbage\r\n\r\n', code: 'HPE_INVALID_CONSTANT' },
+      { what: 'a bad chunk size', answer: 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n', code: 'HPE_INVALID_CHUNK_SIZE' },
+      { what: 'a header block over 16 KiB', answer: `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(20_000)}\r\ncontent-length: 2\r\n\r\n{}`, code: 'HPE_HEADER_OVERFLOW' },
+      // undici drops llhttp's reason once a content-length header was read (a content-length mismatch).
+      { what: 'a bad header line after content-length', answer: 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\nbad header\r\n\r\n{}', code: UNNAMED_PARSER_FAILURE },
+      { what: 'two content-length headers', answer: 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}', code: UNNAMED_PARSER_FAILURE },
+      // undici refuses an unsolicited 100 Continue (docs/decisions.md); node:http read the answer after it.
+      { what: 'an unsolicited 100 Continue', answer: 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}', code: UNNAMED_PARSER_FAILURE },
+    ];
+    for (const c of cases) {
+      it(`${c.what}, on a reused connection: 502 naming ${c.code}, the GET sent once`, async () => {
+        // The first request on each connection is answered well, so that the malformed answer comes on a reused one.
+        const server = await startRawServer((socket, n) => socket.write(n === 1 ? OK_ANSWER : c.answer));
+        const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+        await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+        await nextTurn();
+        const error = await rejection(real.request({ requestId: 'b' }, { method: 'GET', path: '/x' }));
+        expect(error).to.include({ status: 502, code: 'upstream_error', message: `The card issuer platform could not be reached (${c.code})` });
+        expect(server.requests(), 'the GET was not sent again').to.equal(2);
+        expect(server.connections()).to.equal(1);
+        real.close();
+        await server.close();
+      });
+    }
+
+    it('an unsolicited 100 Continue before a POST\'s 201: 502, the POST sent once (a known difference from node:http)', async () => {
+      const server = await startRawServer((socket) => {
+        socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+        setImmediate(() => socket.write('HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n{}'));
       });
       const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
-      expect(await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' })).to.deep.equal({ ok: true });
-      expect(received, 'the first connection closed, the GET sent again').to.equal(2);
-      const error = await rejection(real.request({ requestId: 'b' }, { method: 'POST', path: '/x', body: {} }));
-      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
-      expect(received, 'a POST is sent once').to.equal(3);
+      const error = await rejection(real.request({ requestId: 'r' }, { method: 'POST', path: '/cards', body: { a: 1 }, idempotencyKey: 'op-1' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: `The card issuer platform could not be reached (${UNNAMED_PARSER_FAILURE})` });
+      expect(server.requests()).to.equal(1);
       real.close();
+      await server.close();
+    });
+
+    it('a TLS protocol failure is EPROTO, as node:http named it', async () => {
+      // A plain TCP server behind an https URL: its bytes are no TLS record.
+      const sockets = new Set<Socket>();
+      const server = net.createServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.end('garbage-not-tls\r\n\r\n');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const real = new UpstreamHttpClient('issuer', `https://127.0.0.1:${(server.address() as AddressInfo).port}`, { timeoutMs: 2000, log: captureLogger().log });
+      const error = await rejection(real.request({ requestId: 'r' }, { method: 'GET', path: '/x' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (EPROTO)' });
+      real.close();
+      // The server's half-closed socket outlives the client's (node:http's client left it so too).
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
+  });
+
+  describe('queued calls, connect timeout, close', () => {
+    it('calls that time out while queued for a connection are never sent and leave the keep-alive connection open', async () => {
+      const server = await startRawServer((socket) => setTimeout(() => socket.write(OK_ANSWER), 150));
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log, maxSockets: 1 });
+      const first = real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+      const queued = await Promise.all([1, 2, 3].map((i) => rejection(real.request({ requestId: `q${i}` }, { method: 'POST', path: '/x', body: {}, timeoutMs: 50 }))));
+      for (const error of queued) expect(error).to.include({ status: 504, code: 'upstream_timeout' });
+      expect(await first).to.deep.equal({ ok: true });
+      await nextTurn();
+      expect(await real.request({ requestId: 'b' }, { method: 'GET', path: '/x' })).to.deep.equal({ ok: true });
+      expect(server.requests(), 'the queued POSTs were never sent').to.equal(2);
+      expect(server.connections(), 'one connection throughout').to.equal(1);
+      real.close();
+      await server.close();
+    });
+
+    it('undici\'s connect timeout is the longest budget a call can have, so the call\'s own timer always ends it first', () => {
+      const longest = Math.max(
+        readSettings({ UPSTREAM_TIMEOUT_MS: '120000' }).upstreamTimeoutMs,
+        (operationSchema.properties as Record<string, { maximum: number }>).timeoutMs!.maximum,
+        (proxySchema.properties as Record<string, { maximum: number }>).timeoutMs!.maximum,
+      );
+      expect(() => readSettings({ UPSTREAM_TIMEOUT_MS: String(longest + 1) })).to.throw(/UPSTREAM_TIMEOUT_MS/);
+      expect(CONNECT_TIMEOUT_MS).to.be.at.least(longest);
+      expect(createUpstreamPool('http://127.0.0.1:9').connectTimeoutMs).to.equal(CONNECT_TIMEOUT_MS);
+    });
+
+    it('close() of one client leaves a sibling sharing its pool working; the closed one fails without connecting', async () => {
+      const server = await startServer((_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end('{"data":[],"total":0,"page":1,"limit":20}');
+      });
+      const clients = createUpstreamClients(
+        { issuer: `${server.url}/issuer`, processing: `${server.url}/processing`, accounts: 'http://127.0.0.1:9' },
+        { timeoutMs: 1000, log: captureLogger().log },
+      );
+      clients.http.issuer.close();
+      const error = await rejection(clients.http.issuer.request({ requestId: 'a' }, { method: 'GET', path: '/x' }));
+      expect(error.message).to.equal('The card issuer platform could not be reached (CLIENT_CLOSED)');
+      expect(server.connections(), 'nothing sent by the closed client').to.equal(0);
+      expect(await clients.processing.listTransactions({ requestId: 'b' }, { cardId: 'CK1', page: 1, limit: 20 })).to.include({ total: 0 });
+      clients.close();
       await server.close();
     });
   });
