@@ -602,6 +602,39 @@ describe('unit: upstreams/http-client', () => {
       });
     }
 
+    it('names the parser failure of each malformed answer as node:http\'s client names it for the same bytes', async () => {
+      const chunked = 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n';
+      const answers = [
+        'HTTP/1.1 2x0 OK\r\n\r\n', 'HTTP/1.1 1000 OK\r\n\r\n', 'HTTP/1.1 200\n\r\n', 'HTTP/1.x 200 OK\r\n\r\n', 'HTTP/x.1 200 OK\r\n\r\n',
+        'HTTP/11 200 OK\r\n\r\n', 'HTTP/1.1200 OK\r\n\r\n', 'HTTX/1.1 200 OK\r\n\r\n', 'HTTP/1.1 200 OK\r\n x: a\r\n\r\n',
+        'HTTP/1.1 200 OK\nx: a\n\n', 'HTTP/1.1 200 OK\rX\n\r\n', 'HTTP/1.1 200 OK\r\nx: a\r\n\rX', 'HTTP/1.1 200 OK\r\nbad header\r\n\r\n',
+        'HTTP/1.1 200 OK\r\nx: a\x01b\r\n\r\n', 'HTTP/1.1 200 OK\r\nx: a\nb\r\n\r\n', 'HTTP/1.1 200 OK\r\nx: a\rb\r\n\r\n',
+        'HTTP/1.1 200 OK\r\ncontent-length: abc\r\n\r\n', 'HTTP/1.1 200 OK\r\ncontent-length:\r\n\r\n',
+        'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-length: 2\r\n\r\n{}',
+        `${chunked}zz\r\n`, `${chunked}ffffffffffffffffffff\r\n`, `${chunked}2\rX`, `${chunked}2\r\n{}XX`, `${chunked}2\n{}\r\n0\r\n\r\n`,
+        `${chunked}2\r\n{}\n0\r\n\r\n`, `${chunked}2;\x01\r\n`, `${chunked}2;a=\x01\r\n`, `${chunked}2;a="\x01"\r\n`, `${chunked}2;a="b"x\r\n`,
+        `${chunked}2;a="\\\x01"\r\n`, `${chunked}2;a\n`, `${chunked}2;a=b\n`, `${chunked}2\r\n{}\r\n0\r\nx y\r\n\r\n`,
+      ];
+      for (const answer of answers) {
+        const server = await startRawServer((socket) => socket.write(answer, () => setTimeout(() => socket.end(), 20)));
+        const port = Number(new URL(server.url).port);
+        const named = await new Promise<string>((resolve) => {
+          const request = http.get({ host: '127.0.0.1', port, agent: false }, (response) => {
+            response.on('error', (err: NodeJS.ErrnoException) => resolve(String(err.code)));
+            response.resume();
+            response.on('end', () => resolve('answered'));
+          });
+          request.on('error', (err: NodeJS.ErrnoException) => resolve(String(err.code)));
+        });
+        expect(named, JSON.stringify(answer)).to.match(/^HPE_/);
+        const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+        const error = await rejection(real.request({ requestId: 'r' }, { method: 'GET', path: '/x' }));
+        expect(error.message, JSON.stringify(answer)).to.equal(`The card issuer platform could not be reached (${named})`);
+        real.close();
+        await server.close();
+      }
+    });
+
     it('an unsolicited 100 Continue before a POST\'s 201: 502, the POST sent once (a known difference from node:http)', async () => {
       const server = await startRawServer((socket) => {
         socket.write('HTTP/1.1 100 Continue\r\n\r\n');
