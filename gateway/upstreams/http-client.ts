@@ -98,8 +98,8 @@ export const UNNAMED_PARSER_FAILURE = 'HPE_INVALID_RESPONSE';
 /**
  * llhttp's reasons (undici puts them in its `HTTPParserError` message, without a code: undici 7
  * looks the code up in a name-to-number table) and the `HPE_*` code node:http's client named for
- * each, which the 502 detail keeps: 37 pairs read from node:http's client on malformed answers
- * (whose llhttp 9 gives the same reasons; a unit test compares the two clients on 27 of them),
+ * each, which the 502 detail keeps: 33 pairs read from node:http's client on malformed answers
+ * (its llhttp 9 gives the same reasons; a unit test compares the two clients on 33 answers),
  * `Invalid HTTP version` and the `Transfer-Encoding` value from llhttp's source, `Invalid EOF
  * state` by its name. The request-only reasons (method, URL) cannot occur in an answer.
  */
