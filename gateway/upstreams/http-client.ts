@@ -414,6 +414,8 @@ export class UpstreamHttpClient {
       // Removed when the exchange settles (either way): one listener per call in flight.
       signal?.addEventListener('abort', onAbort, { once: true });
       const handler: Dispatcher.DispatchHandler & ConnectionAware = {
+        // Set by the pool's connection (CountingClient) as it takes the request; declared here so the object keeps one shape.
+        connection: undefined,
         onConnect(abort) {
           // The call ended (timeout, abort) while the request waited for a connection: throwing
           // fails the request without sending it and keeps the healthy keep-alive connection open
