@@ -538,6 +538,18 @@ describe('unit: upstreams/http-client', () => {
       await server.close();
     });
 
+    it('a chunked answer with Connection: close cut short: 502 naming ECONNRESET as node:http did, the GET not sent again', async () => {
+      const server = await startRawServer((socket) => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"a":', () => socket.end());
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+      const error = await rejection(real.request({ requestId: 'r' }, { method: 'GET', path: '/x' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
+      expect(server.requests()).to.equal(1);
+      real.close();
+      await server.close();
+    });
+
     it('a GET whose fresh connection is closed or reset before any answer byte is not sent again (only a reused one is)', async () => {
       for (const close of ['FIN', 'RST'] as const) {
         const server = await startRawServer((socket) => (close === 'FIN' ? socket.end() : socket.resetAndDestroy()));
