@@ -248,6 +248,19 @@ function endpointReadOf(endpoint: unknown, eventCard: EventCardJson | null, velo
   return { target, card: toCard({ ...cardRow, created_at: new Date(cardRow.created_at) } as CardRow), velocity };
 }
 
+/**
+ * The claim's commit does not wait for its WAL flush (docs/authorizations.md, "Exactly once"): a
+ * column of every claim statement, so that it holds for that statement's own transaction only (the
+ * setting is local to it, and the connection's next transaction commits synchronously again). The
+ * claim is visible to other sessions at its commit either way; it is durable once the decision's
+ * recording, which commits synchronously after it, is, since flushing the WAL to the recording's
+ * commit flushes everything before it. Lost only when PostgreSQL crashes between the two, which
+ * leaves the id as a crash before the claim would: nothing recorded, the holder's recording fenced
+ * out (its token gone), a repeat decides afresh. Half the flushes of a decision with an endpoint
+ * (docs/performance.md, "Run K").
+ */
+export const CLAIM_COMMIT_COLUMN = "set_config('synchronous_commit', 'off', true) AS claim_commit";
+
 /** Each claim statement's text by its name, built on its first use (a name stands for one text: PostgreSQL prepares it under that name). */
 const claimTexts = new Map<string, string>();
 
@@ -279,7 +292,7 @@ async function claimAndRead(
   let text = claimTexts.get(statementName);
   if (text === undefined) {
     const head = `WITH claim AS (${claimSql})
-       SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status,
+       SELECT (SELECT count(*) FROM claim) AS claimed, ${CLAIM_COMMIT_COLUMN}, c.partner_id, c.individual_id, c.tenant_id, c.status,
               EXISTS (SELECT 1 FROM authorization_decisions d WHERE d.authorization_id = $1) AS seen,`;
     text = withEndpoint
       ? `${head} ctl.controls, ep.endpoint, ep.endpoint IS NOT NULL AS has_endpoint,
