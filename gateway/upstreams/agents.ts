@@ -56,9 +56,104 @@ export class CountingClient extends Client {
   }
 }
 
+/** A call waiting in an {@link OriginGate} for a free exchange slot (a doubly linked list: O(1) removal). */
+export interface WaitingExchange {
+  readonly options: Dispatcher.DispatchOptions;
+  readonly handler: Dispatcher.DispatchHandler;
+  prev: WaitingExchange | undefined;
+  next: WaitingExchange | undefined;
+}
+
 /**
- * One upstream origin's keep-alive pool (undici's `Pool` of {@link CountingClient}s): at most
- * `connections` connections, one request at a time on each (no pipelining), idle ones closed after
+ * The bound on one origin's exchanges, in front of its undici pool: a request is handed to undici
+ * only while fewer than `limit` exchanges of the origin are outstanding (dispatched, and not yet
+ * ended by undici's `onComplete` or `onError`); the others wait here, first in first out, and a
+ * waiting call that ends (its timer, the partner leaving) is withdrawn and never dispatched. So
+ * undici holds at most `limit` requests at once, and never opens more than `limit` connection
+ * attempts: undici's Pool alone does not hold its `connections` bound when connections fail (a
+ * client whose connection attempt failed leaves the pool's list but still takes the pool's queued
+ * requests on 'drain' and connects again, while the pool makes new clients), and keeps in its
+ * queue every request whose call already ended. A slot is released by undici's end of the
+ * exchange, never by the call's own timer: an exchange undici still works on (a connection attempt
+ * to a black-holed upstream, up to {@link CONNECT_TIMEOUT_MS}) keeps its slot.
+ *
+ * Under the limit a call costs a comparison and a count (no allocation); the waiting entry is made
+ * only when the origin is at its limit.
+ */
+export class OriginGate {
+  /** Exchanges handed to undici and not yet ended (exposed for tests). */
+  outstanding = 0;
+  /** Calls waiting for a slot (exposed for tests). */
+  waiting = 0;
+  private head: WaitingExchange | undefined;
+  private tail: WaitingExchange | undefined;
+  /** release() is handing slots out: a release inside it (an exchange that failed at once) only counts. */
+  private releasing = false;
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    readonly limit: number,
+  ) {}
+
+  /**
+   * Hands the request to undici now if a slot is free and nobody waits (answers `undefined`), else
+   * queues it (answers the entry, for {@link withdraw}). The handler must call {@link release} once
+   * when undici ends the exchange (`onComplete` or `onError`), and once if `dispatch` throws.
+   */
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): WaitingExchange | undefined {
+    if (this.outstanding < this.limit && this.head === undefined) {
+      this.outstanding += 1;
+      this.dispatcher.dispatch(options, handler);
+      return undefined;
+    }
+    const entry: WaitingExchange = { options, handler, prev: this.tail, next: undefined };
+    if (this.tail) this.tail.next = entry;
+    else this.head = entry;
+    this.tail = entry;
+    this.waiting += 1;
+    return entry;
+  }
+
+  /** Removes a waiting call that ended before its turn: it is never dispatched. */
+  withdraw(entry: WaitingExchange): void {
+    if (entry.prev) entry.prev.next = entry.next;
+    else if (this.head === entry) this.head = entry.next;
+    else return; // already taken out
+    if (entry.next) entry.next.prev = entry.prev;
+    else this.tail = entry.prev;
+    entry.prev = entry.next = undefined;
+    this.waiting -= 1;
+  }
+
+  /** An exchange ended: its slot goes to the first waiting call. */
+  release(): void {
+    this.outstanding -= 1;
+    if (this.head === undefined || this.releasing) return;
+    this.releasing = true;
+    try {
+      // A loop, not recursion: a request that fails at once (a destroyed pool calls onError
+      // synchronously) releases inside dispatch, and the next waiting call goes out here.
+      while (this.head !== undefined && this.outstanding < this.limit) {
+        const entry = this.head;
+        this.withdraw(entry);
+        this.outstanding += 1;
+        try {
+          this.dispatcher.dispatch(entry.options, entry.handler);
+        } catch (err) {
+          // undici reports its own failures through onError; a throw is a programming error, failed the same way.
+          entry.handler.onError?.(err as Error);
+        }
+      }
+    } finally {
+      this.releasing = false;
+    }
+  }
+}
+
+/**
+ * One upstream origin's keep-alive pool (undici's `Pool` of {@link CountingClient}s) behind its
+ * {@link OriginGate}: at most `connections` exchanges in flight, hence at most as many connections
+ * busy or connecting, one request at a time on each (no pipelining), idle ones closed after
  * {@link IDLE_SOCKET_MS}, the first free connection in the pool's order taken (the later ones can
  * idle out). undici's own header and body timeouts are off and its connect timeout is
  * {@link CONNECT_TIMEOUT_MS}: the client's whole-call timer bounds every call (http-client.ts).
@@ -69,6 +164,11 @@ export interface UpstreamPool {
   readonly connections: number;
   /** undici's connect timeout ({@link CONNECT_TIMEOUT_MS}); absent for a test's dispatcher. */
   readonly connectTimeoutMs?: number;
+  /**
+   * The origin's bound on exchanges in front of undici ({@link OriginGate}), shared by every client
+   * of the pool; a test's pool without one gets one per client.
+   */
+  readonly gate?: OriginGate;
   /** Closes the pool's connections at once; later calls fail without connecting. */
   destroy(): void;
 }
@@ -91,6 +191,7 @@ export function createUpstreamPool(baseUrl: string, connections = MAX_SOCKETS_PE
     dispatcher: pool,
     connections,
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    gate: new OriginGate(pool, connections),
     destroy() {
       // Rejects the requests still queued or in flight with ClientDestroyedError; nothing awaits the promise.
       pool.destroy().catch(() => undefined);
@@ -126,7 +227,8 @@ export class UpstreamPools {
     let pool = this.pools.get(origin);
     if (!pool) {
       const { dispatcher } = this;
-      pool = dispatcher ? { dispatcher, connections: this.connections, destroy: () => undefined } : createUpstreamPool(baseUrl, this.connections);
+      pool = dispatcher
+        ? { dispatcher, connections: this.connections, gate: new OriginGate(dispatcher, this.connections), destroy: () => undefined } : createUpstreamPool(baseUrl, this.connections);
       this.pools.set(origin, pool);
     }
     return pool;

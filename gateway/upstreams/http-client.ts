@@ -3,7 +3,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../logging/logger';
 import { recordUpstreamCall } from '../metrics';
-import { createUpstreamPool, MAX_SOCKETS_PER_ORIGIN, type ConnectionAware, type UpstreamPool } from './agents';
+import { createUpstreamPool, MAX_SOCKETS_PER_ORIGIN, OriginGate, type ConnectionAware, type UpstreamPool, type WaitingExchange } from './agents';
 import { cardDataIn } from './card-data';
 import { mapUpstreamFailure, type UpstreamFailure } from './failures';
 import { encodeQuery, upstreamHeaders, upstreamPath } from './request-parts';
@@ -98,11 +98,12 @@ export const UNNAMED_PARSER_FAILURE = 'HPE_INVALID_RESPONSE';
 /**
  * llhttp's reasons (undici puts them in its `HTTPParserError` message, without a code: undici 7
  * looks the code up in a name-to-number table) and the `HPE_*` code node:http's client named for
- * each, which the 502 detail keeps: 33 pairs read from node:http's client on malformed answers
- * (its llhttp 9 gives the same reasons; a unit test compares the two clients on 33 answers),
+ * each, which the 502 detail keeps: pairs read from node:http's client on malformed answers
+ * (its llhttp 9 gives the same reasons; a unit test compares the two clients on 36 answers),
  * `Invalid HTTP version` and the `Transfer-Encoding` value from llhttp's source, and `Invalid EOF
- * state`, a body cut short, compared in a unit test too. The request-only reasons (method, URL)
- * cannot occur in an answer.
+ * state`, a body cut short, compared in a unit test too. The request-only reasons (method, URL,
+ * `Expected CRLF after version` and `Expected CRLF` after a request line's version) cannot occur
+ * in an answer.
  */
 const PARSER_CODES: ReadonlyMap<string, string> = new Map([
   ['Invalid status code', 'HPE_INVALID_STATUS'],
@@ -121,6 +122,7 @@ const PARSER_CODES: ReadonlyMap<string, string> = new Map([
   ['Expected LF after headers', 'HPE_STRICT'],
   ['Expected LF after chunk size', 'HPE_STRICT'],
   ['Expected LF after chunk data', 'HPE_STRICT'],
+  ['Invalid character in chunk extensions', 'HPE_STRICT'],
   ['Invalid character in chunk extensions name', 'HPE_STRICT'],
   ['Invalid character in chunk extensions value', 'HPE_STRICT'],
   ['Invalid character in chunk extensions quoted value', 'HPE_STRICT'],
@@ -132,6 +134,10 @@ const PARSER_CODES: ReadonlyMap<string, string> = new Map([
   ['Missing expected CR after chunk extension value', 'HPE_CR_EXPECTED'],
   ['Invalid header token', 'HPE_INVALID_HEADER_TOKEN'],
   ['Invalid header value char', 'HPE_INVALID_HEADER_TOKEN'],
+  // A space before the colon of a header llhttp reads itself (content-length, transfer-encoding, connection, upgrade).
+  ['Invalid header field char', 'HPE_INVALID_HEADER_TOKEN'],
+  // A folded (obsolete line-folding) header line.
+  ['Unexpected whitespace after header value', 'HPE_INVALID_HEADER_TOKEN'],
   ['Empty Content-Length', 'HPE_INVALID_CONTENT_LENGTH'],
   ['Invalid character in Content-Length', 'HPE_INVALID_CONTENT_LENGTH'],
   ['Content-Length overflow', 'HPE_INVALID_CONTENT_LENGTH'],
@@ -245,7 +251,8 @@ function upstreamErrorCode(body: Buffer): string | undefined {
 export class UpstreamHttpClient {
   /** The keep-alive pool of this upstream's origin (exposed for tests). */
   readonly pool: UpstreamPool;
-  private readonly dispatcher: Dispatcher;
+  /** The origin's bound on exchanges in flight, in front of the pool (agents.ts): every request goes through it. */
+  private readonly gate: OriginGate;
   private readonly origin: string;
   private readonly basePath: string;
   private readonly timeoutMs: number;
@@ -274,7 +281,7 @@ export class UpstreamHttpClient {
     this.hostHeader = url.host;
     this.ownsPool = options.pool === undefined;
     this.pool = options.pool ?? createUpstreamPool(baseUrl, options.maxSockets ?? MAX_SOCKETS_PER_ORIGIN);
-    this.dispatcher = this.pool.dispatcher;
+    this.gate = this.pool.gate ?? new OriginGate(this.pool.dispatcher, this.pool.connections);
   }
 
   /**
@@ -302,7 +309,7 @@ export class UpstreamHttpClient {
           // A reused keep-alive connection the upstream closed while idle fails before the answer;
           // retrying is safe for an idempotent read, and stays inside the same deadline.
           const again = err instanceof ExchangeFailure && err.retryable && attempts === 1 && IDEMPOTENT.has(request.method);
-          if (!again || deadline - performance.now() <= 0) throw err;
+          if (!again || this.closed || deadline - performance.now() <= 0) throw err;
         }
       }
       status = answer.status;
@@ -396,6 +403,11 @@ export class UpstreamHttpClient {
       /** The request went out on a keep-alive connection that had answered before (set in onConnect). */
       let reused = false;
       let abortExchange: ((err?: Error) => void) | undefined;
+      const { gate } = this;
+      /** The call's place in the origin's queue while it waits for a slot (the origin at its limit). */
+      let waiting: WaitingExchange | undefined;
+      /** The exchange's slot was given back (once: undici ends an exchange with onComplete or onError). */
+      let released = false;
       let status = 0;
       let retryAfter: string | undefined;
       const chunks: Buffer[] = [];
@@ -408,7 +420,9 @@ export class UpstreamHttpClient {
       const fail = (failure: UpstreamFailure, retryable: boolean, cause?: unknown): void => {
         if (settled) return;
         settle();
-        // Before undici handed the request to a connection there is nothing to abort yet: onConnect does it then.
+        // Still waiting for a slot: never dispatched. Dispatched, before undici handed the request to a
+        // connection: nothing to abort yet, onConnect does it then.
+        if (waiting !== undefined) gate.withdraw(waiting);
         abortExchange?.(new Error(`upstream ${failure.kind}`));
         reject(new ExchangeFailure(failure, retryable, cause === undefined ? undefined : { cause }));
       };
@@ -429,9 +443,12 @@ export class UpstreamHttpClient {
           reused = (handler.connection?.answers ?? 0) > 0;
         },
         onHeaders(statusCode, rawHeaders) {
+          // An informational answer (103 Early Hints) is not the answer's head: the final one follows
+          // (node:http's rule too: a reused connection closed after a 1xx still allows the retry).
+          if (statusCode < 200) return true;
           answered = true;
           status = statusCode;
-          if (statusCode < 200 || statusCode >= 300) retryAfter = retryAfterIn(rawHeaders);
+          if (statusCode >= 300) retryAfter = retryAfterIn(rawHeaders);
           return true;
         },
         onData(chunk) {
@@ -442,11 +459,19 @@ export class UpstreamHttpClient {
         },
         onComplete() {
           if (handler.connection) handler.connection.answers += 1;
+          if (!released) {
+            released = true;
+            gate.release();
+          }
           if (settled) return;
           settle();
           resolve({ status, retryAfter, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
         },
         onError(err) {
+          if (!released) {
+            released = true;
+            gate.release();
+          }
           if ((err as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
             // A programming error (e.g. an invalid header value), which undici reports here: not an upstream failure.
             if (settled) return;
@@ -461,9 +486,13 @@ export class UpstreamHttpClient {
         },
       };
       try {
-        this.dispatcher.dispatch({ origin: this.origin, method: request.method, path: target, headers, body: payload ?? null }, handler);
+        waiting = gate.dispatch({ origin: this.origin, method: request.method, path: target, headers, body: payload ?? null }, handler);
       } catch (err) {
         // A programming error (e.g. an invalid header value): not an upstream failure.
+        if (!released) {
+          released = true;
+          gate.release();
+        }
         settle();
         reject(err);
       }

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { Pool } from 'undici';
+import { Pool, type Client } from 'undici';
 import { GatewayError } from '../../../../gateway/errors';
 import { createUpstreamClients, type CallContext } from '../../../../gateway/upstreams';
 import { MAX_ANSWER_BYTES, UNNAMED_PARSER_FAILURE, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
-import { CONNECT_TIMEOUT_MS, createUpstreamPool, MAX_SOCKETS_PER_ORIGIN } from '../../../../gateway/upstreams/agents';
+import { CONNECT_TIMEOUT_MS, CountingClient, createUpstreamPool, MAX_SOCKETS_PER_ORIGIN, OriginGate } from '../../../../gateway/upstreams/agents';
 import { readSettings } from '../../../../gateway/settings';
 import { schema as operationSchema } from '../../../../policies/operation/schema';
 import { schema as proxySchema } from '../../../../policies/proxy/schema';
@@ -26,6 +26,11 @@ async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
 
 /** Resolves one event-loop turn later (after the I/O callbacks of this one). */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Resolves once `condition` holds, checked every few ms. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 /** A port nothing listens on (bound, then released). */
 async function unusedPort(): Promise<number> {
@@ -474,7 +479,9 @@ describe('unit: upstreams/http-client', () => {
 
     it('retries a GET once when a reused keep-alive socket was closed by the upstream; never a POST', async () => {
       const perSocket = new WeakMap<Socket, number>();
+      let received = 0;
       const server = await startServer((req, res) => {
+        received += 1;
         const n = (perSocket.get(req.socket) ?? 0) + 1;
         perSocket.set(req.socket, n);
         // Every second request on a socket finds it closed, like an idle timeout racing a reuse.
@@ -485,11 +492,21 @@ describe('unit: upstreams/http-client', () => {
         res.setHeader('content-type', 'application/json');
         res.end('{"ok":true}');
       });
-      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+      const { log, lines } = captureLogger();
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log });
       await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+      // One turn later the answered socket is free again: b goes out on it (reused) and finds it closed.
+      await nextTurn();
       expect(await real.request({ requestId: 'b' }, { method: 'GET', path: '/x' })).to.deep.equal({ ok: true });
+      expect(lines[1], 'b sent twice').to.include({ requestId: 'b', status: 200, attempts: 2 });
+      expect(received).to.equal(3);
+      await nextTurn();
+      // c goes out on b's second connection, reused too: the upstream closes it, and a POST is not sent again.
       const error = await rejection(real.request({ requestId: 'c' }, { method: 'POST', path: '/x', body: {} }));
       expect(error).to.include({ status: 502, code: 'upstream_error' });
+      expect(received, 'the POST sent once').to.equal(4);
+      expect(lines[2]).to.not.have.property('attempts');
+      expect(server.connections()).to.equal(2);
       real.close();
       await server.close();
     });
@@ -585,6 +602,44 @@ describe('unit: upstreams/http-client', () => {
     });
   });
 
+  describe('retry rule: informational answers, close()', () => {
+    it('a 103 Early Hints is not the answer: a reused connection closed after it still sends the GET once more', async () => {
+      const server = await startRawServer((socket, n) => {
+        if (n === 1) socket.write(OK_ANSWER);
+        else socket.write('HTTP/1.1 103 Early Hints\r\nlink: </a.css>; rel=preload\r\n\r\n', () => socket.end());
+      });
+      const { log, lines } = captureLogger();
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log });
+      await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+      await nextTurn();
+      expect(await real.request({ requestId: 'b' }, { method: 'GET', path: '/x' })).to.deep.equal({ ok: true });
+      expect(server.requests(), 'first, then the GET twice').to.equal(3);
+      expect(lines[1]).to.include({ status: 200, attempts: 2 });
+      real.close();
+      await server.close();
+    });
+
+    it('a client closed while its GET is in flight does not send it again (its pool shared with a sibling)', async () => {
+      let held: Socket | undefined;
+      const server = await startRawServer((socket, n) => {
+        if (n === 1) socket.write(OK_ANSWER);
+        else held = socket;
+      });
+      const pool = createUpstreamPool(server.url);
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log, pool });
+      await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+      await nextTurn();
+      const pending = rejection(real.request({ requestId: 'b' }, { method: 'GET', path: '/x' }));
+      await until(() => held !== undefined);
+      real.close();
+      held!.end();
+      expect((await pending).message).to.equal('The card issuer platform could not be reached (ECONNRESET)');
+      expect(server.requests(), 'the GET not sent again after close()').to.equal(2);
+      pool.destroy();
+      await server.close();
+    });
+  });
+
   describe('malformed answers (real loopback upstreams): never sent again, the 502 names the parser failure', () => {
     const cases: Array<{ what: string; answer: string; code: string }> = [
       { what: 'an invalid status line', answer: 'HTTP/1.1 2x0 OK\r\n\r\n', code: 'HPE_INVALID_STATUS' },
@@ -626,6 +681,8 @@ describe('unit: upstreams/http-client', () => {
         `${chunked}zz\r\n`, `${chunked}ffffffffffffffffffff\r\n`, `${chunked}2\rX`, `${chunked}2\r\n{}XX`, `${chunked}2\n{}\r\n0\r\n\r\n`,
         `${chunked}2\r\n{}\n0\r\n\r\n`, `${chunked}2;\x01\r\n`, `${chunked}2;a=\x01\r\n`, `${chunked}2;a="\x01"\r\n`, `${chunked}2;a="b"x\r\n`,
         `${chunked}2;a="\\\x01"\r\n`, `${chunked}2;a\n`, `${chunked}2;a=b\n`, `${chunked}2\r\n{}\r\n0\r\nx y\r\n\r\n`,
+        // A folded header line, an empty chunk extension, a space before a read header's colon.
+        'HTTP/1.1 200 OK\r\nx: a\r\n b\r\n\r\n', `${chunked}2;\r\n`, 'HTTP/1.1 200 OK\r\ncontent-length : 2\r\n\r\n{}',
       ];
       for (const answer of answers) {
         const server = await startRawServer((socket) => socket.write(answer, () => setTimeout(() => socket.end(), 20)));
@@ -686,12 +743,123 @@ describe('unit: upstreams/http-client', () => {
       const first = real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
       const queued = await Promise.all([1, 2, 3].map((i) => rejection(real.request({ requestId: `q${i}` }, { method: 'POST', path: '/x', body: {}, timeoutMs: 50 }))));
       for (const error of queued) expect(error).to.include({ status: 504, code: 'upstream_timeout' });
+      expect(real.pool.gate!.waiting, 'the ended calls left the queue at once').to.equal(0);
       expect(await first).to.deep.equal({ ok: true });
       await nextTurn();
       expect(await real.request({ requestId: 'b' }, { method: 'GET', path: '/x' })).to.deep.equal({ ok: true });
       expect(server.requests(), 'the queued POSTs were never sent').to.equal(2);
       expect(server.connections(), 'one connection throughout').to.equal(1);
       real.close();
+      await server.close();
+    });
+
+    it('a call the partner abandons while it waits for a slot leaves the queue and is never sent', async () => {
+      const server = await startRawServer((socket) => setTimeout(() => socket.write(OK_ANSWER), 50));
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log, maxSockets: 1 });
+      const first = real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+      const partner = new AbortController();
+      const abandoned = rejection(real.request({ requestId: 'q' }, { method: 'POST', path: '/x', body: {}, signal: partner.signal }));
+      expect(real.pool.gate!.waiting).to.equal(1);
+      partner.abort();
+      expect((await abandoned).message).to.equal('The card issuer platform could not be reached (ABORTED)');
+      expect(real.pool.gate!.waiting).to.equal(0);
+      expect(await first).to.deep.equal({ ok: true });
+      await until(() => real.pool.gate!.outstanding === 0);
+      expect(server.requests(), 'the abandoned POST was never sent').to.equal(1);
+      real.close();
+      await server.close();
+    });
+
+    it('calls above the limit wait their turn in order and all complete', async () => {
+      const order: string[] = [];
+      const held: http.ServerResponse[] = [];
+      // Answers in pairs: both connections are busy at once before either answers.
+      const server = await startServer((req, res) => {
+        order.push(String(req.headers['x-request-id']));
+        held.push(res);
+        if (held.length < 2) return;
+        for (const response of held.splice(0)) {
+          response.setHeader('content-type', 'application/json');
+          response.end('{"ok":true}');
+        }
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log, maxSockets: 2 });
+      const calls = Array.from({ length: 8 }, (_, i) => real.request({ requestId: `r${i}` }, { method: 'GET', path: '/x' }));
+      expect(real.pool.gate!.outstanding).to.equal(2);
+      expect(real.pool.gate!.waiting).to.equal(6);
+      for (const answer of await Promise.all(calls)) expect(answer).to.deep.equal({ ok: true });
+      expect(order.slice(0, 2).sort()).to.deep.equal(['r0', 'r1']);
+      expect(order.slice(2)).to.deep.equal(['r2', 'r3', 'r4', 'r5', 'r6', 'r7']);
+      expect(server.connections()).to.equal(2);
+      expect(real.pool.gate!.waiting).to.equal(0);
+      real.close();
+      await server.close();
+    });
+
+    it('an upstream that never accepts: at most `connections` connection attempts at once, and calls that ended are neither kept nor sent later', async () => {
+      const server = await startRawServer((socket) => socket.write(OK_ANSWER));
+      const port = Number(new URL(server.url).port);
+      let blackHoled = true;
+      let attempts = 0;
+      let connecting = 0;
+      let peak = 0;
+      let peakQueued = 0;
+      const LIMIT = 2;
+      const CONNECT_TIMEOUT = 60;
+      // undici's pool with a connector standing for a black-holed address (its SYNs never answered,
+      // undici's connect timeout ending each attempt), then for the upstream back on line.
+      const dispatcher = new Pool(server.url, {
+        connections: LIMIT,
+        pipelining: 1,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        factory: (origin, options) => new CountingClient(origin, options as Client.Options),
+        connect: ((_options: unknown, callback: (err: Error | null, socket: Socket | null) => void) => {
+          attempts += 1;
+          peakQueued = Math.max(peakQueued, dispatcher.stats.queued);
+          if (!blackHoled) {
+            const socket = net.connect(port, '127.0.0.1');
+            socket.once('connect', () => callback(null, socket));
+            socket.once('error', (err) => callback(err, null));
+            return;
+          }
+          connecting += 1;
+          peak = Math.max(peak, connecting);
+          setTimeout(() => {
+            connecting -= 1;
+            peakQueued = Math.max(peakQueued, dispatcher.stats.queued);
+            callback(Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' }), null);
+          }, CONNECT_TIMEOUT);
+        }) as unknown as Pool.Options['connect'],
+      });
+      const gate = new OriginGate(dispatcher, LIMIT);
+      const real = new UpstreamHttpClient('issuer', server.url, {
+        timeoutMs: 20,
+        log: captureLogger().log,
+        pool: { dispatcher, connections: LIMIT, gate, destroy: () => void dispatcher.destroy().catch(() => undefined) },
+      });
+      // A call every 5 ms over about five connect-timeout periods, each ended by its own 20 ms timer.
+      const calls: Array<Promise<GatewayError>> = [];
+      for (let i = 0; i < 60; i += 1) {
+        calls.push(rejection(real.request({ requestId: `r${i}` }, { method: 'GET', path: '/x' })));
+        peakQueued = Math.max(peakQueued, dispatcher.stats.queued);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      for (const error of await Promise.all(calls)) expect(error).to.include({ status: 504, code: 'upstream_timeout' });
+      expect(gate.waiting, 'ended calls left the queue').to.equal(0);
+      await until(() => gate.outstanding === 0 && connecting === 0);
+      expect(peak, 'connection attempts at once').to.equal(LIMIT);
+      // undici's own queue holds a request only for the moment between a slot's release and a connection's 'drain'.
+      expect(peakQueued, 'requests waiting in undici\'s queue').to.be.at.most(LIMIT);
+      expect(dispatcher.stats.queued).to.equal(0);
+      const attemptsWhenIdle = attempts;
+      blackHoled = false;
+      expect(await real.request({ requestId: 'back' }, { method: 'GET', path: '/x', timeoutMs: 5000 })).to.deep.equal({ ok: true });
+      await nextTurn();
+      expect(attempts, 'one connection for the new call, none for the ended ones').to.equal(attemptsWhenIdle + 1);
+      expect(server.requests(), 'only the new call was sent').to.equal(1);
+      real.close();
+      await dispatcher.destroy();
       await server.close();
     });
 
@@ -703,7 +871,9 @@ describe('unit: upstreams/http-client', () => {
       );
       expect(() => readSettings({ UPSTREAM_TIMEOUT_MS: String(longest + 1) })).to.throw(/UPSTREAM_TIMEOUT_MS/);
       expect(CONNECT_TIMEOUT_MS).to.be.at.least(longest);
-      expect(createUpstreamPool('http://127.0.0.1:9').connectTimeoutMs).to.equal(CONNECT_TIMEOUT_MS);
+      const pool = createUpstreamPool('http://127.0.0.1:9');
+      expect(pool.connectTimeoutMs).to.equal(CONNECT_TIMEOUT_MS);
+      pool.destroy();
     });
 
     it('close() of one client leaves a sibling sharing its pool working; the closed one fails without connecting', async () => {
