@@ -333,11 +333,17 @@ describe('e2e: authorization decisions', function () {
       endpoint.behaviour = { kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)), body: { approved: true } };
       const body = request(cardKey);
       const sent = () => endpoint.received.filter((r) => r.body.data.authorization.id === body.id);
-      const first = ask(body);
-      await waitFor('the partner asked', () => sent().length === 1);
+      // The checks below run while the partner is held, before its timeout decides: the connection
+      // is opened first, and the endpoint given 1500 ms rather than 400 (a loaded machine's margin).
       const db = new Database(gateway.databaseUrl!, { max: 1, log: createLogger({ level: 'silent' }) });
+      await db.query('SELECT 1');
       const recorded = async () => (await db.query('SELECT status FROM card_transactions WHERE id = $1', [body.authorization.transactionId])).rows;
+      const patched = await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { timeoutMs: 1500 } });
+      expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+      let first: ReturnType<typeof ask> | undefined;
       try {
+        first = ask(body);
+        await waitFor('the partner asked', () => sent().length === 1);
         // The partner is being asked: the claim is committed. A crash would lose it (its WAL not flushed yet).
         expect((await db.query('SELECT state FROM authorization_decisions WHERE authorization_id = $1', [body.id])).rows).to.deep.equal([{ state: 'deciding' }]);
         await db.query('DELETE FROM authorization_decisions WHERE authorization_id = $1', [body.id]);
@@ -353,7 +359,10 @@ describe('e2e: authorization decisions', function () {
         expect(await recorded(), 'one transaction').to.deep.equal([{ status: 'PENDING' }]);
       } finally {
         release();
+        await first?.catch(() => undefined);
         await db.close();
+        const restored = await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { timeoutMs: 400 } });
+        expect(restored.status, JSON.stringify(restored.body)).to.equal(200);
       }
     });
 
@@ -495,6 +504,16 @@ describe('e2e: authorization decisions', function () {
       const waited = await ask(live);
       expect(waited.status, 'a live claim is waited for until the deadline: the stand-in applies').to.equal(503);
       expect(waited.body.code).to.equal('decision_unavailable');
+      // A claim still deciding may not be durable yet (its commit does not wait for the flush): a
+      // repeat naming another card is 503 (retryable), not the 400 a decided id gets, and decides nothing.
+      for (const leaseSeconds of [30, -1]) {
+        const deciding = request(cardKey);
+        await claim(deciding.id, leaseSeconds);
+        const elsewhere = await ask({ ...deciding, authorization: { ...deciding.authorization, cardId: other.cardKey } });
+        expect(elsewhere.status, `another card's repeat of a deciding claim (lease ${leaseSeconds} s)`).to.equal(503);
+        expect(elsewhere.body.code).to.equal('decision_unavailable');
+        expect((await db.query('SELECT state, card_key, claim_token FROM authorization_decisions WHERE authorization_id = $1', [deciding.id])).rows).to.deep.equal([{ state: 'deciding', card_key: cardKey, claim_token: 'a-dead-holder' }]);
+      }
     } finally {
       await db.close();
     }
