@@ -281,6 +281,11 @@ const claimTexts = new Map<string, string>();
  * backend's CPU per decision), and a claim that finds an endpoint reads them in one more
  * statement. `claimed`: whether the claim changed a row. `name`: the statement's (its text is
  * fixed), so that PostgreSQL parses it once per connection.
+ *
+ * Never run it inside an explicit transaction (BEGIN … COMMIT, `db.transaction`): the statement's
+ * {@link CLAIM_COMMIT_COLUMN} sets `synchronous_commit = off` for the transaction it runs in, which
+ * is the statement's own only when it autocommits; inside a transaction it would turn off the
+ * synchronous commit of everything that transaction writes (docs/authorizations.md, "Exactly once").
  */
 async function claimAndRead(
   db: Database,
