@@ -10,7 +10,7 @@ import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startTransactionReconciler } from './transactions/reconciler';
-import { startTraceMonitors, traceNow, tracing } from './authorizations/decision-trace';
+import { openDecisionTrace, startTraceMonitors, traceNow, tracing } from './authorizations/decision-trace';
 import { decideAuthorization, deleteExpiredDecisions, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
 import { askPartner, enrolled } from './authorizations/partner-endpoint';
 import { deleteExpiredEvents } from './outbox/event-log';
@@ -244,10 +244,16 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       const decisionDeps = { db, log, checks: authorizationChecks(services), endpointHints: newEndpointHints() };
       const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number, progress: DecisionProgress) => decideAuthorization(decisionDeps, request, answerBy, progress) };
       const notifyServer = http.createServer({ headersTimeout: 20_000, requestTimeout: 30_000 }, createNotificationsApp(deps, notifySecrets, authorizations));
-      if (tracing) {
-        // The diagnostic of docs/performance.md "Run K" (AUTHORIZATION_TRACE_FILE): each request's arrival, before the app's own work.
+      if (settings.authorizationTraceFile) {
+        // The diagnostic of docs/performance.md "Run K" (AUTHORIZATION_TRACE_FILE): opened now, ended at
+        // shutdown (after the listener, whose last decisions it records); each request's arrival, before the app's own work.
+        log.warn({ file: settings.authorizationTraceFile }, 'AUTHORIZATION_TRACE_FILE is set: a line per authorization decision is written (a diagnostic, not for production)');
+        const trace = openDecisionTrace(settings.authorizationTraceFile, log);
+        cleanups.push(() => trace.close());
         startTraceMonitors();
-        notifyServer.prependListener('request', (req: http.IncomingMessage) => ((req as { traceRequestAt?: number }).traceRequestAt = traceNow()));
+        notifyServer.prependListener('request', (req: http.IncomingMessage) => {
+          if (tracing()) (req as { traceRequestAt?: number }).traceRequestAt = traceNow();
+        });
       }
       notifyPort = await listen(notifyServer, settings.notificationsPort, settings.notificationsHost);
       cleanups.push(() => closeServer(notifyServer, 2_000));

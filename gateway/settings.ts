@@ -1,4 +1,5 @@
 import crypto, { type KeyObject } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
@@ -140,6 +141,14 @@ export interface Settings {
   authFailuresPerAddressPerMinute: number;
   /** Failed token verifications a minute per claimed partner before 429 (`AUTH_FAILURES_PER_PARTNER_PER_MINUTE`, default 30). */
   authFailuresPerPartnerPerMinute: number;
+  /**
+   * A diagnostic, never set in production (`AUTHORIZATION_TRACE_FILE`, unset: off): the file each
+   * process appends a JSON line per authorization decision to, with its garbage collections and
+   * event-loop delay (gateway/authorizations/decision-trace.ts, docs/performance.md "Run K").
+   * Absolute once read; its directory must exist at start, else the start is refused. A file that
+   * cannot be written after that turns the diagnostic off with one error line, never the gateway.
+   */
+  authorizationTraceFile: string | undefined;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -258,6 +267,21 @@ function redisKeyPrefixFrom(env: NodeJS.ProcessEnv, name: string): string {
   return raw;
 }
 
+function traceFileFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const file = path.resolve(raw);
+  const dir = path.dirname(file);
+  let directory = false;
+  try {
+    directory = fs.statSync(dir).isDirectory();
+  } catch {
+    directory = false;
+  }
+  if (!directory) throw new Error(`${name} must name a file in an existing directory (a diagnostic, not for production), got "${raw}": ${dir} is not a directory`);
+  return file;
+}
+
 /** The project root: dist/gateway/settings.js sits two levels below it. */
 export const projectRoot = path.resolve(__dirname, '..', '..');
 
@@ -324,5 +348,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     configWatch: booleanFrom(env, 'CONFIG_WATCH', true),
     authFailuresPerAddressPerMinute: intFrom(env, 'AUTH_FAILURES_PER_ADDRESS_PER_MINUTE', 60, 1, 1_000_000_000),
     authFailuresPerPartnerPerMinute: intFrom(env, 'AUTH_FAILURES_PER_PARTNER_PER_MINUTE', 30, 1, 1_000_000_000),
+    authorizationTraceFile: traceFileFrom(env, 'AUTHORIZATION_TRACE_FILE'),
   };
 }

@@ -281,6 +281,11 @@ const claimTexts = new Map<string, string>();
  * backend's CPU per decision), and a claim that finds an endpoint reads them in one more
  * statement. `claimed`: whether the claim changed a row. `name`: the statement's (its text is
  * fixed), so that PostgreSQL parses it once per connection.
+ *
+ * Never run it inside an explicit transaction (BEGIN … COMMIT, `db.transaction`): the statement's
+ * {@link CLAIM_COMMIT_COLUMN} sets `synchronous_commit = off` for the transaction it runs in, which
+ * is the statement's own only when it autocommits; inside a transaction it would turn off the
+ * synchronous commit of everything that transaction writes (docs/authorizations.md, "Exactly once").
  */
 async function claimAndRead(
   db: Database,
@@ -367,8 +372,9 @@ async function readEndpoint(db: Database, cardKey: string, controls: unknown, at
  * decision another request recorded for it. A claim whose lease ran out (its holder died, or missed
  * its deadline without recording) is taken over by whichever repeat sees it first, with a new token
  * (the old holder's late recording then finds its token gone and rolls back). The lease is counted
- * on the database's clock. A repeat naming another card than the claim is refused: an authorization
- * id is one card's. {@link DecisionTooLate} when `answerBy` comes first.
+ * on the database's clock. A repeat naming another card than a decided claim is refused: an
+ * authorization id is one card's; while that claim is still deciding, {@link DecisionTooLate} (503) at
+ * once, since the claim may not be durable yet. {@link DecisionTooLate} when `answerBy` comes first.
  */
 async function claimOrWait(db: Database, hints: EndpointHints | undefined, request: AuthorizationRequest, answerBy: number, always: boolean, trace?: DecisionTrace): Promise<Claimed | AuthorizationDecision> {
   const token = newClaimToken();
@@ -402,6 +408,11 @@ async function claimOrWait(db: Database, hints: EndpointHints | undefined, reque
       )
     ).rows[0];
     if (row && row.card_key !== request.cardId) {
+      // Refused (400) only once the other card's decision is recorded (a synchronous commit: durable).
+      // A claim still deciding may not be durable yet (its commit does not wait for its flush): lost in
+      // a crash, the id could still be decided for this card. Until then 503, as when no decision can
+      // be had (the processor's stand-in; its retry gets the 400 or a decision).
+      if (row.state !== 'decided') throw new DecisionTooLate();
       throw new GatewayError('validation_failed', 'The authorization id is another card\'s', { invalidParams: [{ name: 'authorization.id', reason: 'is already another card\'s authorization' }] });
     }
     if (row?.state === 'decided' && row.decision) return typeof row.decision === 'string' ? (JSON.parse(row.decision) as AuthorizationDecision) : row.decision;

@@ -139,7 +139,7 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
     const took = () => (Date.now() - arrived) / 1000;
     let answered = false;
     const progress: DecisionProgress = { committing: false };
-    if (tracing) {
+    if (tracing()) {
       // The diagnostic (AUTHORIZATION_TRACE_FILE): the request event's time, set by the server's first listener.
       const trace = { request: (req as { traceRequestAt?: number }).traceRequestAt ?? 0, handler: traceNow() };
       progress.trace = trace;

@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { verifySignature } from '../../gateway/webhooks/signature';
@@ -35,6 +38,14 @@ describe('e2e: authorization decisions', function () {
   let partner: TestPartner;
 
   const env = { PROCESSING_NOTIFY_SECRET: PROCESSING_SECRET, ISSUER_NOTIFY_SECRET: ISSUER_SECRET };
+  /**
+   * The decision trace (AUTHORIZATION_TRACE_FILE, a diagnostic): on in the first instance; in the
+   * second it names a directory, which cannot be opened for appending (as a full disk or a denied
+   * path): that instance must go on deciding.
+   */
+  const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'authorization-trace-'));
+  const traceFile = path.join(traceDir, 'gateway.jsonl');
+  let secondReadyAt = 0;
   const newCard = async () => {
     const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
     const card = await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
@@ -76,19 +87,21 @@ describe('e2e: authorization decisions', function () {
   before(async () => {
     recordSecret('notifySecret', PROCESSING_SECRET);
     recordSecret('notifySecret', ISSUER_SECRET);
-    gateway = await startGatewayProcess({ env, ownDatabase: true });
+    gateway = await startGatewayProcess({ env: { ...env, AUTHORIZATION_TRACE_FILE: traceFile }, ownDatabase: true });
     const direct = new URL(gateway.databaseUrl!);
     link = await startTcpProxy({ host: decodeURIComponent(direct.hostname), port: Number(direct.port || 5432) });
     const viaLink = new URL(direct.toString());
     viaLink.hostname = '127.0.0.1';
     viaLink.port = String(link.port);
-    second = await startGatewayProcess({ env, databaseUrl: viaLink.toString() });
+    second = await startGatewayProcess({ env: { ...env, AUTHORIZATION_TRACE_FILE: traceDir }, databaseUrl: viaLink.toString() });
+    secondReadyAt = Date.now();
     partner = await registerPartner(gateway);
   });
   after(async () => {
     await second?.stop();
     await link?.close();
     await gateway?.stop();
+    fs.rmSync(traceDir, { recursive: true, force: true });
   });
 
   it('approves a purchase on an active card: the transaction is PENDING with authorization.decidedBy approved, and its event is written', async () => {
@@ -333,11 +346,17 @@ describe('e2e: authorization decisions', function () {
       endpoint.behaviour = { kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)), body: { approved: true } };
       const body = request(cardKey);
       const sent = () => endpoint.received.filter((r) => r.body.data.authorization.id === body.id);
-      const first = ask(body);
-      await waitFor('the partner asked', () => sent().length === 1);
+      // The checks below run while the partner is held, before its timeout decides: the connection
+      // is opened first, and the endpoint given 1500 ms rather than 400 (a loaded machine's margin).
       const db = new Database(gateway.databaseUrl!, { max: 1, log: createLogger({ level: 'silent' }) });
+      await db.query('SELECT 1');
       const recorded = async () => (await db.query('SELECT status FROM card_transactions WHERE id = $1', [body.authorization.transactionId])).rows;
+      const patched = await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { timeoutMs: 1500 } });
+      expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+      let first: ReturnType<typeof ask> | undefined;
       try {
+        first = ask(body);
+        await waitFor('the partner asked', () => sent().length === 1);
         // The partner is being asked: the claim is committed. A crash would lose it (its WAL not flushed yet).
         expect((await db.query('SELECT state FROM authorization_decisions WHERE authorization_id = $1', [body.id])).rows).to.deep.equal([{ state: 'deciding' }]);
         await db.query('DELETE FROM authorization_decisions WHERE authorization_id = $1', [body.id]);
@@ -353,7 +372,10 @@ describe('e2e: authorization decisions', function () {
         expect(await recorded(), 'one transaction').to.deep.equal([{ status: 'PENDING' }]);
       } finally {
         release();
+        await first?.catch(() => undefined);
         await db.close();
+        const restored = await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { timeoutMs: 400 } });
+        expect(restored.status, JSON.stringify(restored.body)).to.equal(200);
       }
     });
 
@@ -495,6 +517,16 @@ describe('e2e: authorization decisions', function () {
       const waited = await ask(live);
       expect(waited.status, 'a live claim is waited for until the deadline: the stand-in applies').to.equal(503);
       expect(waited.body.code).to.equal('decision_unavailable');
+      // A claim still deciding may not be durable yet (its commit does not wait for the flush): a
+      // repeat naming another card is 503 (retryable), not the 400 a decided id gets, and decides nothing.
+      for (const leaseSeconds of [30, -1]) {
+        const deciding = request(cardKey);
+        await claim(deciding.id, leaseSeconds);
+        const elsewhere = await ask({ ...deciding, authorization: { ...deciding.authorization, cardId: other.cardKey } });
+        expect(elsewhere.status, `another card's repeat of a deciding claim (lease ${leaseSeconds} s)`).to.equal(503);
+        expect(elsewhere.body.code).to.equal('decision_unavailable');
+        expect((await db.query('SELECT state, card_key, claim_token FROM authorization_decisions WHERE authorization_id = $1', [deciding.id])).rows).to.deep.equal([{ state: 'deciding', card_key: cardKey, claim_token: 'a-dead-holder' }]);
+      }
     } finally {
       await db.close();
     }
@@ -503,6 +535,33 @@ describe('e2e: authorization decisions', function () {
     const reused = await ask({ ...first, authorization: { ...first.authorization, cardId: other.cardKey } });
     expect(reused.status, 'the same authorization id for another card').to.equal(400);
     expect(await transactionsOf(other.cardKey)).to.deep.equal([]);
+  });
+
+  it('the decision trace (a diagnostic): a line per decision with the process id when on; a file that cannot be written is logged once and the instance goes on deciding', async () => {
+    const { cardKey } = await newCard();
+    const body = request(cardKey);
+    expect((await ask(body)).body).to.deep.equal({ approved: true });
+    const traced = await waitFor('the decision\'s trace line', () =>
+      fs
+        .readFileSync(traceFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.id === body.id)
+    );
+    expect(traced).to.include({ pid: gateway.child.pid });
+    for (const step of ['request', 'handler', 'claimSent', 'claimDone', 'decided', 'written']) expect(traced[step], step).to.be.a('number');
+    // The event loop's line each second: the process-wide records are on too, with the pid.
+    await waitFor('an event-loop line', () => fs.readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).some((l) => 'eld' in JSON.parse(l) && JSON.parse(l).pid === gateway.child.pid));
+
+    const failed = await waitForLogLine(second, (l) => l.msg === 'AUTHORIZATION_TRACE_FILE cannot be written: the decision trace is off');
+    expect(failed).to.include({ level: 'error', code: 'EISDIR', file: traceDir });
+    // Past the first second (when the event loop's line would be written) and after a decision: alive, deciding, one error line.
+    const other = request(cardKey);
+    await waitFor('the second instance up for more than a second', () => Date.now() - secondReadyAt >= 1500);
+    expect((await ask(other, { to: second })).body).to.deep.equal({ approved: true });
+    expect(second.child.exitCode, 'the instance with the unwritable trace file still runs').to.equal(null);
+    expect(second.logLines().filter((l) => l.msg === failed.msg)).to.have.length(1);
   });
 
   it('refuses a forged, cross-upstream or stale request (401) and an invalid one (400), deciding and recording nothing', async () => {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import util from 'node:util';
 import { expect } from 'chai';
@@ -24,6 +25,13 @@ describe('unit: settings', function () {
     expect(readSettings({}).authorizationDeadlineMs).to.equal(2000);
     expect(readSettings({ AUTHORIZATION_DEADLINE_MS: '1500' }).authorizationDeadlineMs).to.equal(1500);
     expect(() => readSettings({ AUTHORIZATION_DEADLINE_MS: '300' })).to.throw(/AUTHORIZATION_DEADLINE_MS/);
+  });
+
+  it('reads AUTHORIZATION_TRACE_FILE (a diagnostic): read as an absolute path; a directory that does not exist refuses the start with the variable named', function () {
+    expect(readSettings({}).authorizationTraceFile).to.equal(undefined);
+    expect(readSettings({ AUTHORIZATION_TRACE_FILE: path.join(os.tmpdir(), 't.jsonl') }).authorizationTraceFile).to.equal(path.join(os.tmpdir(), 't.jsonl'));
+    expect(path.isAbsolute(readSettings({ AUTHORIZATION_TRACE_FILE: 't.jsonl' }).authorizationTraceFile!)).to.equal(true);
+    expect(() => readSettings({ AUTHORIZATION_TRACE_FILE: path.join(os.tmpdir(), `missing-${process.pid}-${Date.now()}`, 't.jsonl') })).to.throw(/AUTHORIZATION_TRACE_FILE must name a file in an existing directory/);
   });
 
   it('reads every variable', function () {
