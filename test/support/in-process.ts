@@ -88,12 +88,12 @@ export interface SandboxedServices {
 }
 
 /**
- * Starts the sandboxes, opens the services on them (the run's database) and makes a partner named
- * `name` with one pending individual: the set-up of the tests of card code in-process.
+ * Starts the sandboxes, opens the services on them (the run's database, or `databaseUrl`) and makes
+ * a partner named `name` with one pending individual: the set-up of the tests of card code in-process.
  */
-export async function openSandboxedServices(name: string, settings: Partial<Settings> = {}): Promise<SandboxedServices> {
+export async function openSandboxedServices(name: string, settings: Partial<Settings> = {}, databaseUrl?: string): Promise<SandboxedServices> {
   const sandboxes = await startSandboxes();
-  const services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url }, { settings });
+  const services = await openServices({ issuer: sandboxes.issuer.url, processing: sandboxes.processing.url, accounts: sandboxes.accounts.url }, { settings, ...(databaseUrl ? { databaseUrl } : {}) });
   const partnerId = (await services.partners.create({ name, issuer: `https://${name}.example`, publicKey: makeKeyPair().publicPem }))._id;
   const individualId = (await services.individuals.createPending(partnerId, individualBody() as unknown as IndividualCreateBody)).onboardingId;
   return {

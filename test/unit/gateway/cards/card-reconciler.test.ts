@@ -4,6 +4,7 @@ import { insertCard } from '../../../../gateway/cards/card-store';
 import type { Sandboxes } from '../../../../sandbox';
 import { cardBody } from '../../../support/api';
 import { openSandboxedServices, type InProcessServices, type SandboxedServices } from '../../../support/in-process';
+import { createOwnDatabase, type RunDatabase } from '../../../support/test-database';
 
 /** The card reconciler over real PostgreSQL and a real issuer sandbox (gateway/cards/card-sync.ts). */
 describe('cards: reconciler bringing our card records to the issuer', function () {
@@ -13,16 +14,21 @@ describe('cards: reconciler bringing our card records to the issuer', function (
   let individualId: string;
 
   let world: SandboxedServices;
+  let own: RunDatabase;
 
   before(async function () {
     // 10 s for the issuer's answers, not the 2 s of in-process services: a pass whose issuer call
     // timed out counts the card as failed, which a machine busy with the rest of the suite made
     // happen once (1 repaired of 2 checked). No test here waits for a timeout.
-    world = await openSandboxedServices('card-reconcile', { upstreamTimeoutMs: 10_000 });
+    // A database of its own: a pass reads every due card of the database, and the run's shared one
+    // holds other test files' cards marked due meanwhile (one took a slot of a batch of 2 once).
+    own = await createOwnDatabase();
+    world = await openSandboxedServices('card-reconcile', { upstreamTimeoutMs: 10_000 }, own.url);
     ({ sandboxes, services, partnerId, individualId } = world);
   });
   after(async function () {
     await world?.close();
+    await own?.drop();
   });
 
   /** A card the issuer holds, recorded by us as ACTIVE `00`, then locked at the issuer only (`L1`), marked due. */
