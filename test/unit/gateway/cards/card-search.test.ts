@@ -5,6 +5,9 @@ import {
   cardListWhere,
   cardNewestMatchCountQuery,
   cardPageQuery,
+  cardTermCountQuery,
+  cardTermDistinctCountQuery,
+  cardTermPageQuery,
   escapeLike,
   RESULT_WINDOW,
   searchCards,
@@ -115,10 +118,48 @@ describe('unit: cards/card-search page and count queries', function () {
     expect(q.values).to.deep.equal([P, 'travel', 20, 40, 500]);
   });
 
-  it('reads every match through a materialized LIKE, then sorts', function () {
+  it('reads every match through a materialized LIKE, then sorts (before the search links are backfilled)', function () {
     const q = cardPageQuery({ partnerId: P, search: 'travel' }, 0, 20, 'sort-all');
     expect(q.text).to.match(/^WITH matching AS MATERIALIZED \(SELECT .* FROM cards WHERE partner_id = \$1 AND search_text LIKE lower\(\$2\)\) SELECT \* FROM matching ORDER BY created_at DESC, card_key LIMIT \$3 OFFSET \$4$/);
     expect(q.values).to.deep.equal([P, '%travel%', 20, 0]);
+  });
+
+  it('reads every match of a search from the search terms, sorts the keys, then reads the page by key', function () {
+    const q = cardTermPageQuery({ partnerId: P, status: 'ACTIVE', search: 'Trav%el' }, 40, 20);
+    expect(q.text).to.equal(
+      'WITH matching AS MATERIALIZED (SELECT DISTINCT l.card_key, l.created_at FROM card_search_terms t CROSS JOIN LATERAL ' +
+        '(SELECT l.card_key, l.created_at FROM card_search_links l WHERE l.partner_id = $1 AND l.term = t.term AND l.field = t.field AND l.status = $3 OFFSET 0) AS l ' +
+        'WHERE t.partner_id = $1 AND t.term LIKE lower($2)), page AS MATERIALIZED (SELECT card_key FROM matching ORDER BY created_at DESC, card_key LIMIT $4 OFFSET $5) ' +
+        'SELECT card_key, card_mask, type, status, status_code, currency, owner_type, owner_id, nickname, embossed_name, exp_date, created_at ' +
+        'FROM cards WHERE partner_id = $1 AND card_key IN (SELECT card_key FROM page) ORDER BY created_at DESC, card_key'
+    );
+    expect(q.values).to.deep.equal([P, '%Trav\\%el%', 'ACTIVE', 20, 40]);
+  });
+
+  it('counts a search per field from the search terms, at most the cap plus one each', function () {
+    const q = cardTermCountQuery({ partnerId: P, type: 'virtual', search: 'ada' });
+    for (const field of [1, 2, 3]) {
+      expect(q.text).to.include(
+        `(SELECT count(*) FROM (SELECT 1 FROM card_search_terms t CROSS JOIN LATERAL (SELECT 1 FROM card_search_links l WHERE l.partner_id = $1 AND l.term = t.term AND l.field = t.field AND l.type = $3 OFFSET 0) AS l WHERE t.partner_id = $1 AND t.term LIKE lower($2) AND t.field = ${field} LIMIT $4) AS matching)`
+      );
+      // Many values: one range of the links, from the first matching value to the last.
+      expect(q.text).to.include(`WHERE l.field = ${field} AND l.term LIKE lower($2) AND l.type = $3 LIMIT $4) AS matching)`);
+    }
+    expect(q.text).to.include('l.term >= r.lo AND l.term <= r.hi LIMIT 25000');
+    expect(q.values).to.deep.equal([P, '%ada%', 'virtual', RESULT_WINDOW + 1]);
+  });
+
+  it('finds the values of a search without a trigram with strpos, unescaped', function () {
+    const q = cardTermCountQuery({ partnerId: P, search: 'z.%' });
+    expect(q.text).to.match(/^WITH terms AS MATERIALIZED \(SELECT t.term, t.field FROM card_search_terms t WHERE t.partner_id = \$1 AND strpos\(t.term, lower\(\$2\)\) > 0\) SELECT /);
+    expect(q.text).to.include('FROM terms t WHERE t.field = 1');
+    expect(q.values).to.deep.equal([P, 'z.%', RESULT_WINDOW + 1]);
+  });
+
+  it('counts the distinct cards of a search over three times the cap plus one links', function () {
+    const q = cardTermDistinctCountQuery({ partnerId: P, search: '12' }, 100);
+    expect(q.text).to.match(/^SELECT CASE WHEN sum\(links\) = \$3 OR count\(\*\) > \$4 THEN \$4 ELSE count\(\*\) END::int AS n FROM \(SELECT card_key, count\(\*\) AS links FROM \(SELECT l.card_key FROM .* LIMIT \$3\) AS matching GROUP BY card_key\) AS cards$/);
+    expect(q.values).to.deep.equal([P, '12', 303, 101]);
   });
 
   it('selects the summary columns only (no PAN, CVV or other column)', function () {
@@ -249,15 +290,17 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { description: 'status=ACTIVE page', query: () => cardPageQuery({ partnerId, status: 'ACTIVE' }, 0, 20), index: 'cards_partner_status_created_idx' },
     { description: 'type=physical page', query: () => cardPageQuery({ partnerId, type: 'physical' }, 0, 20), index: 'cards_partner_type_created_idx' },
     { description: 'status=FRAUD&type=physical page', query: () => cardPageQuery({ partnerId, status: 'FRAUD', type: 'physical' }, 0, 20), index: 'cards_partner_status_created_idx' },
-    { description: 'search=travel&status=ACTIVE page, every match sorted', query: () => cardPageQuery({ partnerId, status: 'ACTIVE', search: 'travel' }, 0, 20, 'sort-all'), index: 'cards_search_text_trgm_idx' },
-    { description: 'search=1234 page, every match sorted', query: () => cardPageQuery({ partnerId, search: '1234' }, 0, 20, 'sort-all'), index: 'cards_search_text_trgm_idx' },
-    { description: 'search=travel&status=ACTIVE count', query: () => cardCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'cards_search_text_trgm_idx' },
-    { description: 'search=zzzz count', query: () => cardCountQuery({ partnerId, search: 'zzzz' }), index: 'cards_search_text_trgm_idx' },
+    { description: 'search=travel&status=ACTIVE page, every match sorted', query: () => cardTermPageQuery({ partnerId, status: 'ACTIVE', search: 'travel' }, 0, 20), index: 'card_search_links_term_idx' },
+    { description: 'search=1234 page, every match sorted', query: () => cardTermPageQuery({ partnerId, search: '1234' }, 0, 20), index: 'cards_pkey' },
+    { description: 'search=travel&status=ACTIVE count', query: () => cardTermCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'card_search_terms_nickname_trgm_idx' },
+    { description: 'search=travel&status=ACTIVE count, per value', query: () => cardTermCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'card_search_links_term_idx' },
+    { description: 'search=z.z count (no trigram)', query: () => cardTermCountQuery({ partnerId, search: 'z.z' }), index: 'card_search_links_term_idx' },
+    { description: 'search=12 distinct count', query: () => cardTermDistinctCountQuery({ partnerId, search: '12' }), index: 'card_search_links_term_idx' },
   ];
   for (const { description, query, index } of plans) {
-    it(`plans the ${description} on ${index}, never a Seq Scan on cards`, async function () {
+    it(`plans the ${description} on ${index}, never a Seq Scan on cards or their search links`, async function () {
       const nodes = await planOf(query());
-      expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'cards'), JSON.stringify(nodes)).to.deep.equal([]);
+      expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && ['cards', 'card_search_links'].includes(n['Relation Name'] ?? '')), JSON.stringify(nodes)).to.deep.equal([]);
       expect(nodes.map((n) => n['Index Name'])).to.include(index);
     });
   }
@@ -274,6 +317,21 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { partnerId, search: 'zzzz' },
     { partnerId, search: '00' },
     { partnerId, search: 'zq' },
+    // Punctuation and no trigram: the values are scanned with strpos.
+    { partnerId, search: 'z.z' },
+    { partnerId, search: '** ****' },
+    { partnerId, search: '.LOV' },
+    { partnerId, search: 'ADA.lovelace', status: 'ACTIVE', type: 'physical' },
+    { partnerId, search: 'acme-', status: 'LOCKED' },
+    // Matches in two fields (masks and numbered nicknames): the distinct count.
+    { partnerId, search: '12' },
+    { partnerId, search: '12', type: 'virtual' },
+    { partnerId, search: '4921', status: 'ACTIVE' },
+    { partnerId, search: 'Marketing 5' },
+    { partnerId, search: 'ada', type: 'physical', status: 'LOST' },
+    // The separator of search_text never matches: fields are searched on their own.
+    { partnerId, search: 'lovelace\u001f' },
+    { partnerId, search: '100%' },
   ];
   const tunings: SearchTuning[] = [
     { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX },
@@ -283,6 +341,12 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { walkBudget: 50, sortAllUpTo: 0, walkMax: 20_000 },
     // A walk that gives up early and no longer walk: every match sorted.
     { walkBudget: 50, sortAllUpTo: 0, walkMax: 50 },
+    // Ranges of links cut short: counted value by value, or on the cards.
+    { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX, rangeLinks: 50 },
+    { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX, rangeLinks: 3000 },
+    // The cards table only, as before the search links' backfill is marked done.
+    { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX, links: false },
+    { walkBudget: 50, sortAllUpTo: 0, walkMax: 50, links: false },
   ];
   for (const filter of filters) {
     it(`pages ${JSON.stringify({ ...filter, partnerId: undefined })} exactly like the reference, with a bounded total`, async function () {
@@ -309,5 +373,119 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     expect(beyond).to.deep.include({ total: RESULT_WINDOW, totalCapped: true, withinWindow: false, items: [] });
     const pastTheEnd = await searchCards(services.db, { partnerId, search: 'travel' }, { page: 501, limit: 20 });
     expect(pastTheEnd).to.deep.include({ total: expected({ partnerId, search: 'travel' }).length, totalCapped: false, withinWindow: true, items: [] });
+  });
+});
+
+describe('unit: cards/card-search search terms kept in step with the cards (migration 022)', function () {
+  this.timeout(60_000);
+  let services: InProcessServices;
+  const partnerId = crypto.randomBytes(12).toString('hex');
+  const FIELDS = 'card_key, field::int AS field, partner_id, term, status, type, created_at';
+  // What card_search_links should hold, derived from the cards the straightforward way.
+  const derived =
+    `SELECT c.card_key, v.field::int AS field, c.partner_id, lower(v.value) AS term, c.status, c.type, c.created_at ` +
+    `FROM cards c CROSS JOIN LATERAL (VALUES (1, c.card_mask), (2, c.nickname), (3, c.embossed_name)) AS v (field, value) ` +
+    `WHERE v.value IS NOT NULL AND v.value <> '' AND c.partner_id = $1`;
+  const stored = `SELECT ${FIELDS} FROM card_search_links WHERE partner_id = $1`;
+
+  async function count(sql: string): Promise<number> {
+    return Number((await services.db.query<{ n: string }>(`SELECT count(*) AS n FROM (${sql}) AS x`, [partnerId])).rows[0].n);
+  }
+  async function expectInStep(): Promise<void> {
+    expect(await count(`${derived} EXCEPT ${stored}`), 'links missing').to.equal(0);
+    expect(await count(`${stored} EXCEPT ${derived}`), 'links that should not be there').to.equal(0);
+    expect(await count(`SELECT term, field FROM card_search_links WHERE partner_id = $1 EXCEPT SELECT term, field FROM card_search_terms WHERE partner_id = $1`), 'links without their value').to.equal(0);
+  }
+  async function keys(filter: CardListFilter): Promise<string[]> {
+    const search = filter.search?.toLowerCase();
+    const rows = await services.db.query<{ card_key: string; card_mask: string; nickname: string | null; embossed_name: string | null; status: string; type: string }>(
+      'SELECT card_key, card_mask, nickname, embossed_name, status, type FROM cards WHERE partner_id = $1 ORDER BY created_at DESC, card_key',
+      [partnerId]
+    );
+    return rows.rows
+      .filter(
+        (c) =>
+          (filter.status === undefined || c.status === filter.status) &&
+          (filter.type === undefined || c.type === filter.type) &&
+          (search === undefined || [c.card_mask, c.nickname, c.embossed_name].some((f) => f !== null && f.toLowerCase().includes(search)))
+      )
+      .map((c) => c.card_key);
+  }
+  async function someKeys(where: string, n: number): Promise<string[]> {
+    const rows = await services.db.query<{ card_key: string }>(`SELECT card_key FROM cards WHERE partner_id = $1 AND ${where} ORDER BY card_key LIMIT ${n}`, [partnerId]);
+    expect(rows.rows).to.have.length(n);
+    return rows.rows.map((r) => r.card_key);
+  }
+
+  before(async function () {
+    services = await openServices();
+    await seedCards(services.db, { partnerId, count: 2000 });
+  });
+  after(async function () {
+    await services?.close();
+  });
+
+  it('links every seeded card (one statement of many rows)', async function () {
+    expect(await count(stored)).to.be.greaterThan(2000);
+    await expectInStep();
+  });
+
+  it('follows status, nickname, embossed name, card key changes, deletes and inserts', async function () {
+    const db = services.db;
+    await db.query(`UPDATE cards SET status = 'FRAUD' WHERE card_key = ANY($1)`, [await someKeys(`status <> 'FRAUD'`, 40)]);
+    await db.query(`UPDATE cards SET type = 'physical' WHERE card_key = ANY($1)`, [await someKeys(`type = 'virtual'`, 10)]);
+    await db.query(`UPDATE cards SET nickname = 'Zebra Fund ' || substr(card_key, 3, 4) WHERE card_key = ANY($1)`, [await someKeys('nickname IS NULL', 15)]);
+    await db.query('UPDATE cards SET nickname = NULL WHERE card_key = ANY($1)', [await someKeys(`nickname IS NOT NULL AND nickname NOT LIKE 'Zebra%'`, 15)]);
+    await db.query(`UPDATE cards SET embossed_name = 'QUINN.XAVIER' WHERE card_key = ANY($1)`, [await someKeys('embossed_name IS NOT NULL', 12)]);
+    await db.query(`UPDATE cards SET card_mask = '5355 70** **** 9x9x' WHERE card_key = ANY($1)`, [await someKeys('true', 3)]);
+    // A replacement gives the card a new key (gateway/handlers/card-replacement.ts).
+    for (const key of await someKeys(`nickname LIKE 'Zebra%'`, 3)) await db.query('UPDATE cards SET card_key = $2 WHERE card_key = $1', [key, `${key}R`]);
+    await db.query('UPDATE cards SET updated_at = now() WHERE card_key = ANY($1)', [await someKeys('true', 20)]);
+    await db.query('DELETE FROM cards WHERE card_key = ANY($1)', [await someKeys(`embossed_name = 'QUINN.XAVIER'`, 4)]);
+    const models = await someKeys('true', 3);
+    await db.query(
+      `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, embossed_name, nickname, created_at)
+       SELECT card_key || 'N', partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date,
+              'NEW.HOLDER', 'Brand new ' || substr(card_key, 3, 2), now() FROM cards WHERE card_key = ANY($1)`,
+      [models]
+    );
+    await expectInStep();
+
+    const filters: CardListFilter[] = [
+      { partnerId, search: 'zebra' },
+      { partnerId, search: 'zebra fund', status: 'FRAUD' },
+      { partnerId, search: 'quinn' },
+      { partnerId, search: 'new.holder' },
+      { partnerId, search: 'brand new' },
+      { partnerId, search: '9x9x' },
+      { partnerId, search: 'travel', status: 'FRAUD' },
+      { partnerId, search: 'ada', type: 'physical' },
+      { partnerId, search: 'x.' },
+    ];
+    for (const filter of filters) {
+      const all = await keys(filter);
+      for (const page of [{ page: 1, limit: 20 }, { page: 2, limit: 5 }]) {
+        const got = await searchCards(db, filter, page);
+        const from = (page.page - 1) * page.limit;
+        expect(got.total, JSON.stringify(filter)).to.equal(all.length);
+        expect(got.items.map((c) => c.cardKey), JSON.stringify(filter)).to.deep.equal(all.slice(from, from + page.limit));
+      }
+    }
+  });
+
+  it('counts per field and distinct cards up to a small cap exactly like the reference', async function () {
+    for (const filter of [{ partnerId, search: '12' }, { partnerId, search: '1', type: 'virtual' as const }, { partnerId, search: 'a' }]) {
+      const all = await keys(filter);
+      for (const cap of [5, 50, 500, 5000]) {
+        const got = (await services.db.query<{ n: number }>(cardTermDistinctCountQuery(filter, cap).text, cardTermDistinctCountQuery(filter, cap).values)).rows[0].n;
+        expect(got, `${JSON.stringify(filter)} cap ${cap}`).to.equal(Math.min(all.length, cap + 1));
+      }
+    }
+    // '1' is in most masks and in the numbered nicknames ('Travel 12'); in no embossed name.
+    const perFieldQuery = cardTermCountQuery({ partnerId, search: '1' }, 30);
+    const perField = (await services.db.query<{ mask: number; nickname: number; embossed_name: number }>(perFieldQuery.text, perFieldQuery.values)).rows[0];
+    const nicknames = await count(`SELECT 1 FROM cards WHERE partner_id = $1 AND nickname LIKE '%1%'`);
+    expect(nicknames).to.be.greaterThan(0);
+    expect(perField).to.deep.equal({ mask: 31, nickname: Math.min(nicknames, 31), embossed_name: 0 });
   });
 });
