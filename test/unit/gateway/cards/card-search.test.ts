@@ -8,6 +8,7 @@ import {
   cardTermCountQuery,
   cardTermDistinctCountQuery,
   cardTermPageQuery,
+  searchLinksReady,
   escapeLike,
   RESULT_WINDOW,
   searchCards,
@@ -21,8 +22,11 @@ import {
   type CardListFilter,
   type SearchTuning,
 } from '../../../../gateway/cards/card-search';
+import { backfillSearchLinks, pruneSearchTerms } from '../../../../gateway/cards/search-links';
+import type { Queryable } from '../../../../gateway/db/database';
 import { seedCards } from '../../../../scripts/seed-cards';
 import { openServices, type InProcessServices } from '../../../support/in-process';
+import { createOwnDatabase, type RunDatabase } from '../../../support/test-database';
 
 const P = 'aaaaaaaaaaaaaaaaaaaaaaaa';
 
@@ -487,5 +491,267 @@ describe('unit: cards/card-search search terms kept in step with the cards (migr
     const nicknames = await count(`SELECT 1 FROM cards WHERE partner_id = $1 AND nickname LIKE '%1%'`);
     expect(nicknames).to.be.greaterThan(0);
     expect(perField).to.deep.equal({ mask: 31, nickname: Math.min(nicknames, 31), embossed_name: 0 });
+  });
+});
+
+describe('unit: cards/card-search search links backfill and pruning (migration 022)', function () {
+  this.timeout(180_000);
+  // Two connections at once need PostgreSQL: PGlite is one session (the race tests skip there).
+  const embedded = process.env.TEST_DB === 'embedded';
+  let own: RunDatabase | undefined;
+  let services: InProcessServices;
+  const A = crypto.randomBytes(12).toString('hex');
+  const B = crypto.randomBytes(12).toString('hex');
+  const derived = (partner: string) =>
+    `SELECT c.card_key, v.field::int AS field, c.partner_id, lower(v.value) AS term, c.status, c.type, c.created_at ` +
+    `FROM cards c CROSS JOIN LATERAL (VALUES (1, c.card_mask), (2, c.nickname), (3, c.embossed_name)) AS v (field, value) ` +
+    `WHERE v.value IS NOT NULL AND v.value <> '' AND c.partner_id = '${partner}'`;
+  const stored = (partner: string) => `SELECT card_key, field::int AS field, partner_id, term, status, type, created_at FROM card_search_links WHERE partner_id = '${partner}'`;
+
+  async function count(sql: string, params: unknown[] = []): Promise<number> {
+    return Number((await services.db.query<{ n: string }>(`SELECT count(*) AS n FROM (${sql}) AS x`, params)).rows[0].n);
+  }
+  async function expectInStep(partner: string): Promise<void> {
+    expect(await count(`${derived(partner)} EXCEPT ${stored(partner)}`), 'links missing').to.equal(0);
+    expect(await count(`${stored(partner)} EXCEPT ${derived(partner)}`), 'links that should not be there').to.equal(0);
+  }
+  async function reference(filter: CardListFilter): Promise<string[]> {
+    const search = filter.search?.toLowerCase();
+    const rows = await services.db.query<{ card_key: string; card_mask: string; nickname: string | null; embossed_name: string | null; status: string; type: string }>(
+      'SELECT card_key, card_mask, nickname, embossed_name, status, type FROM cards WHERE partner_id = $1 ORDER BY created_at DESC, card_key',
+      [filter.partnerId]
+    );
+    return rows.rows
+      .filter(
+        (c) =>
+          (filter.status === undefined || c.status === filter.status) &&
+          (filter.type === undefined || c.type === filter.type) &&
+          (search === undefined || [c.card_mask, c.nickname, c.embossed_name].some((f) => f !== null && f.toLowerCase().includes(search)))
+      )
+      .map((c) => c.card_key);
+  }
+  /** The real database, each statement's text recorded: which tables a search read. */
+  function recording(): { db: Queryable; texts: string[] } {
+    const texts: string[] = [];
+    return { texts, db: { query: (text: string, params?: unknown[]) => (texts.push(text), services.db.query(text, params)) } as Queryable };
+  }
+  async function expectAnswers(db: Queryable, filters: CardListFilter[]): Promise<void> {
+    for (const filter of filters) {
+      const all = await reference(filter);
+      for (const page of [{ page: 1, limit: 20 }, { page: 2, limit: 3 }]) {
+        const got = await searchCards(db, filter, page);
+        const from = (page.page - 1) * page.limit;
+        expect(got.total, JSON.stringify(filter)).to.equal(Math.min(all.length, RESULT_WINDOW));
+        expect(got.items.map((c) => c.cardKey), JSON.stringify(filter)).to.deep.equal(all.slice(from, from + page.limit));
+      }
+    }
+  }
+  async function someKeys(partner: string, where: string, n: number): Promise<string[]> {
+    const rows = await services.db.query<{ card_key: string }>(`SELECT card_key FROM cards WHERE partner_id = $1 AND ${where} ORDER BY card_key LIMIT ${n}`, [partner]);
+    expect(rows.rows).to.have.length(n);
+    return rows.rows.map((r) => r.card_key);
+  }
+  /**
+   * The state of a database whose cards were written before migration 022: no links, no values
+   * (unless `keepValues`: then the values exist, as when other cards hold them), no mark.
+   */
+  async function unlinkAll(keepValues = false): Promise<void> {
+    await services.db.query('DELETE FROM card_search_links');
+    if (!keepValues) await services.db.query('DELETE FROM card_search_terms');
+    await services.db.query('UPDATE card_search_backfill SET linked_through = NULL, done_at = NULL');
+  }
+  /** Waits until a statement matching `like` waits for a lock (another connection holds it). */
+  async function waitUntilBlocked(like: string): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while ((await count(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [like])) === 0) {
+      if (Date.now() > deadline) throw new Error(`no statement like ${like} waited for a lock`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  const termsOf = async (partner: string, term: string) =>
+    (await services.db.query<{ field: number }>('SELECT field::int AS field FROM card_search_terms WHERE partner_id = $1 AND term = $2 ORDER BY field', [partner, term])).rows.map((r) => r.field);
+
+  before(async function () {
+    own = embedded ? undefined : await createOwnDatabase();
+    services = await openServices(undefined, own ? { databaseUrl: own.url } : {});
+    await seedCards(services.db, { partnerId: A, count: 1500 });
+    await seedCards(services.db, { partnerId: B, count: 300 });
+  });
+  after(async function () {
+    // Whatever a test left, the database ends backfilled (the run's database on PGlite is shared).
+    if (services) await backfillSearchLinks(services.db);
+    await services?.close();
+    await own?.drop();
+  });
+
+  it('answers from the cards table until the backfill is marked done, then from the links; cards written before and during the backfill are all searchable', async function () {
+    const db = services.db;
+    await db.query(`UPDATE cards SET nickname = 'Before Zulu ' || substr(card_key, 3, 3) WHERE card_key = ANY($1)`, [await someKeys(A, 'nickname IS NULL', 6)]);
+    await unlinkAll();
+    const filters: CardListFilter[] = [
+      { partnerId: A, search: 'before zulu' },
+      { partnerId: A, search: 'during yankee' },
+      { partnerId: A, search: 'travel', status: 'FRAUD' },
+      { partnerId: A, search: 'ada', type: 'physical' },
+      { partnerId: A, search: 'z.z' },
+      { partnerId: A, search: '** ****', status: 'ACTIVE' },
+      { partnerId: A, status: 'FRAUD' },
+    ];
+    const before = recording();
+    expect(await searchLinksReady(before.db)).to.equal(false);
+    await expectAnswers(before.db, filters);
+    expect(before.texts.filter((t) => t.includes('card_search_')).length, 'only the mark read').to.equal(before.texts.filter((t) => t.includes('card_search_backfill')).length);
+
+    // One batch, then cards written while the backfill is under way, above and below its cursor.
+    const first = await backfillSearchLinks(db, { batch: 400, maxBatches: 1 });
+    expect(first).to.deep.equal({ linked: 400, done: false, busy: false });
+    const cursor = (await db.query<{ linked_through: string }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
+    const below = (await someKeys(A, `card_key < '${cursor}'`, 3));
+    const above = (await someKeys(A, `card_key > '${cursor}'`, 5));
+    await db.query(`UPDATE cards SET status = 'FRAUD' WHERE card_key = ANY($1)`, [[below[0], above[0]]]);
+    await db.query(`UPDATE cards SET nickname = 'During Yankee ' || substr(card_key, 3, 3) WHERE card_key = ANY($1)`, [[below[1], above[1]]]);
+    // A new key below the cursor for a card the backfill had not reached (the batch never goes back).
+    await db.query(`UPDATE cards SET card_key = (SELECT min(card_key) FROM cards) || 'x' WHERE card_key = $1`, [above[2]]);
+    await db.query('DELETE FROM cards WHERE card_key = $1', [above[3]]);
+    await db.query(
+      `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, embossed_name, nickname, created_at)
+       SELECT card_key || 'N', partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date,
+              embossed_name, 'During Yankee new', now() FROM cards WHERE card_key = ANY($1)`,
+      [[below[2], above[4]]]
+    );
+    const during = recording();
+    await expectAnswers(during.db, filters);
+    expect(during.texts.some((t) => t.includes('card_search_links'))).to.equal(false);
+
+    const rest = await backfillSearchLinks(db, { batch: 400 });
+    expect(rest.done).to.equal(true);
+    expect(rest.linked).to.be.greaterThan(1000);
+    await expectInStep(A);
+    await expectInStep(B);
+    const after = recording();
+    expect(await searchLinksReady(after.db)).to.equal(true);
+    await expectAnswers(after.db, filters);
+    expect(after.texts.some((t) => t.includes('card_search_links'))).to.equal(true);
+    // Idempotent: once done, nothing more.
+    expect(await backfillSearchLinks(db)).to.deep.equal({ linked: 0, done: true, busy: false });
+  });
+
+  it('keeps each partner its own values: B’s never in A’s search, one value per partner', async function () {
+    const db = services.db;
+    await db.query(`UPDATE cards SET nickname = 'Bravo Sierra' WHERE card_key = ANY($1)`, [await someKeys(B, 'true', 4)]);
+    await db.query(`UPDATE cards SET nickname = 'Shared Echo' WHERE card_key = ANY($1)`, [[...(await someKeys(A, `nickname IS NULL`, 2)), ...(await someKeys(B, `nickname IS NULL`, 1))]]);
+    expect(await termsOf(A, 'bravo sierra')).to.deep.equal([]);
+    expect(await termsOf(B, 'bravo sierra')).to.deep.equal([2]);
+    expect(await termsOf(A, 'shared echo')).to.deep.equal([2]);
+    expect(await termsOf(B, 'shared echo')).to.deep.equal([2]);
+    const links = { links: true, walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX };
+    expect(await searchCards(db, { partnerId: A, search: 'bravo' }, { page: 1, limit: 20 }, links)).to.deep.include({ total: 0, items: [] });
+    expect((await searchCards(db, { partnerId: B, search: 'bravo' }, { page: 1, limit: 20 }, links)).total).to.equal(4);
+    expect((await searchCards(db, { partnerId: A, search: 'shared echo' }, { page: 1, limit: 20 }, links)).total).to.equal(2);
+    expect((await searchCards(db, { partnerId: B, search: 'shared echo' }, { page: 1, limit: 20 }, links)).total).to.equal(1);
+    const q = cardTermCountQuery({ partnerId: A, search: 'sierra' });
+    expect((await db.query(q.text, q.values)).rows[0]).to.deep.equal({ mask: 0, nickname: 0, embossed_name: 0 });
+    expect(await count(`SELECT 1 FROM card_search_links l JOIN cards c USING (card_key) WHERE l.partner_id <> c.partner_id`)).to.equal(0);
+  });
+
+  it('deletes a value once no card of its partner holds it, and keeps the values still held', async function () {
+    const db = services.db;
+    const [lonely, shared1, shared2] = await someKeys(A, `nickname IS NULL`, 3);
+    const [other] = await someKeys(B, `nickname IS NULL`, 1);
+    await db.query(`UPDATE cards SET nickname = 'Lonely Victor' WHERE card_key = ANY($1)`, [[lonely, other]]);
+    await db.query(`UPDATE cards SET nickname = 'Kept Uniform' WHERE card_key = ANY($1)`, [[shared1, shared2]]);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = $1`, [lonely]);
+    await db.query(`UPDATE cards SET nickname = 'Changed Uniform' WHERE card_key = $1`, [shared1]);
+    // The links follow at once; the value stays until the pruning's pass.
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND field = 2`, [lonely])).to.equal(0);
+    expect(await termsOf(A, 'lonely victor')).to.deep.equal([2]);
+    const pruned = await pruneSearchTerms(db, { batch: 50 });
+    expect(pruned.deleted).to.be.at.least(1);
+    expect(await termsOf(A, 'lonely victor')).to.deep.equal([]);
+    expect(await termsOf(B, 'lonely victor'), 'the other partner’s card still holds it').to.deep.equal([2]);
+    expect(await termsOf(A, 'kept uniform')).to.deep.equal([2]);
+    expect(await termsOf(A, 'changed uniform')).to.deep.equal([2]);
+    // A deleted card's values go too, and nothing a link references ever goes.
+    await db.query('DELETE FROM cards WHERE card_key = $1', [other]);
+    await pruneSearchTerms(db);
+    expect(await termsOf(B, 'lonely victor')).to.deep.equal([]);
+    expect(await count(`SELECT partner_id, field, term FROM card_search_terms EXCEPT SELECT partner_id, field, term FROM card_search_links`)).to.equal(0);
+    await expectInStep(A);
+    await expectInStep(B);
+  });
+
+  it('leaves the links alone when an update sets the values they hold again', async function () {
+    const db = services.db;
+    const [key] = await someKeys(A, 'nickname IS NOT NULL', 1);
+    const xmins = async () => (await db.query<{ xmin: string }>('SELECT xmin::text FROM card_search_links WHERE card_key = $1 ORDER BY field', [key])).rows.map((r) => r.xmin);
+    const before = await xmins();
+    expect(before.length).to.be.greaterThan(1);
+    await db.query('UPDATE cards SET status = status, type = type, nickname = nickname, card_mask = card_mask, embossed_name = embossed_name, updated_at = now() WHERE card_key = $1', [key]);
+    expect(await xmins()).to.deep.equal(before);
+    await db.query(`UPDATE cards SET status = CASE WHEN status = 'LOCKED' THEN 'ACTIVE' ELSE 'LOCKED' END WHERE card_key = $1`, [key]);
+    expect(await xmins()).to.not.deep.equal(before);
+    await expectInStep(A);
+  });
+
+  it('does not lose an update that races a backfill batch, in either order', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    await unlinkAll();
+    const [first, second] = await someKeys(A, 'true', 2);
+    // The batch first: it holds its cards FOR SHARE, so the update waits, then applies on top.
+    const batch = await db.pool.connect();
+    try {
+      await batch.query('BEGIN');
+      await batch.query('SELECT * FROM card_search_backfill_batch(500)');
+      const update = db.query(`UPDATE cards SET nickname = 'Racing Whiskey' WHERE card_key = $1`, [first]);
+      await waitUntilBlocked(`UPDATE cards SET nickname = 'Racing Whiskey'%`);
+      await batch.query('COMMIT');
+      await update;
+    } finally {
+      batch.release();
+    }
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND field = 2 AND term = 'racing whiskey'`, [first])).to.equal(1);
+    // The update first (uncommitted): the batch waits for its card, then links the updated row. The
+    // values exist already, so nothing but the card's lock makes the batch wait.
+    await unlinkAll(true);
+    const writer = await db.pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`UPDATE cards SET nickname = 'Racing Xray', status = 'LOST' WHERE card_key = $1`, [second]);
+      const backfill = backfillSearchLinks(db, { batch: 500, maxBatches: 1 });
+      await waitUntilBlocked('SELECT linked, done, busy FROM card_search_backfill_batch%');
+      await writer.query('COMMIT');
+      expect((await backfill).linked).to.equal(500);
+    } finally {
+      writer.release();
+    }
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND field = 2 AND term = 'racing xray' AND status = 'LOST'`, [second])).to.equal(1);
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND status <> 'LOST'`, [second]), 'links of the card before the update').to.equal(0);
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    await expectInStep(A);
+  });
+
+  it('fails the pruning of a value that a concurrent write links again, safely: the value and its link stay', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    const [key] = await someKeys(A, 'nickname IS NULL', 1);
+    await db.query(`UPDATE cards SET nickname = 'Orphan Tango' WHERE card_key = $1`, [key]);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = $1`, [key]);
+    expect(await termsOf(A, 'orphan tango')).to.deep.equal([2]);
+    const writer = await db.pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`UPDATE cards SET nickname = 'Orphan Tango' WHERE card_key = $1`, [key]);
+      const prune = pruneSearchTerms(db);
+      await waitUntilBlocked('%DELETE FROM card_search_terms%');
+      await writer.query('COMMIT');
+      expect((await prune).raced).to.equal(1);
+    } finally {
+      writer.release();
+    }
+    expect(await termsOf(A, 'orphan tango')).to.deep.equal([2]);
+    await expectInStep(A);
+    expect(await count(`SELECT partner_id, field, term FROM card_search_links EXCEPT SELECT partner_id, field, term FROM card_search_terms`)).to.equal(0);
   });
 });
