@@ -60,12 +60,16 @@ export interface PruneOutcome {
 
 /**
  * One batch of the pruning: the next `$4` values after the cursor `($1, $2, $3)` in key order; those
- * no link references are deleted. Answers the batch's last key (no row: the end) and the count.
+ * no link references are deleted. Answers the batch's last key (no row: the end, or another
+ * instance is pruning: the state row, taken FOR UPDATE SKIP LOCKED as the backfill does, lets one
+ * instance at a time) and the count.
  */
 const PRUNE_STATEMENT = `
-WITH batch AS (
+WITH mutex AS (
+  SELECT 1 FROM card_search_backfill FOR UPDATE SKIP LOCKED
+), batch AS (
   SELECT partner_id, field, term FROM card_search_terms
-  WHERE (partner_id, field, term) > ($1::char(24), $2::smallint, $3::text)
+  WHERE (partner_id, field, term) > ($1::char(24), $2::smallint, $3::text) AND EXISTS (SELECT 1 FROM mutex)
   ORDER BY partner_id, field, term LIMIT $4
 ), gone AS (
   DELETE FROM card_search_terms t USING batch b
@@ -80,7 +84,8 @@ FROM (SELECT partner_id, field, term FROM batch ORDER BY partner_id DESC, field 
  * Deletes every value (`card_search_terms`) that no card of its partner holds any more: a card
  * deleted, or its nickname, embossed name or mask changed. The links go with the card's own write
  * (the triggers); the value goes here, at the next pass. One pass reads every value once, in
- * batches, each its own statement. A value a concurrent card write links again while its batch
+ * batches, each its own statement, one instance at a time (a pass that finds another instance
+ * pruning stops). A value a concurrent card write links again while its batch
  * deletes it is protected by the foreign key: that batch fails and deletes nothing (the write's
  * trigger holds the value FOR KEY SHARE, card_search_keep_terms), counted in `raced`, and the pass
  * goes on with the next batch.
