@@ -323,6 +323,21 @@ export function cardNewestMatchCountQuery(filter: CardListFilter, budget: number
   };
 }
 
+/**
+ * How many of the partner's `budget` newest cards (of the status and type asked) match the search
+ * (`n`), and how many cards that walk looked at (`seen`: fewer than `budget` when it reached the
+ * last card of the status and type, and then `n` is the exact count).
+ */
+export function cardNewestWalkCountQuery(filter: CardListFilter, budget: number): SqlQuery {
+  const { base, search, values } = conditionsOf(filter, 'strpos');
+  return {
+    text:
+      `SELECT (count(*) FILTER (WHERE ${search.join(' AND ')}))::int AS n, count(*)::int AS seen ` +
+      `FROM (SELECT search_text, card_mask, nickname, embossed_name FROM cards WHERE ${base.join(' AND ')} ${ORDER} LIMIT $${values.length + 1}) AS newest`,
+    values: [...values, budget],
+  };
+}
+
 /** The part of a page inside the result window: its offset and how many rows to read (0 past it). */
 export function windowOf(page: PageRequest, window = RESULT_WINDOW): { offset: number; rows: number } {
   const offset = offsetOf(page);
@@ -422,7 +437,17 @@ const countMatching = (db: Queryable, filter: CardListFilter) => countOf(db, car
  * or the btree walks, as before migration 022); one field with matches is the count; matches in
  * two or three fields (a card may be in both) are counted again as distinct cards.
  */
-async function countSearchMatching(db: Queryable, filter: CardListFilter, rangeLinks = RANGE_LINKS): Promise<number> {
+async function countSearchMatching(db: Queryable, filter: CardListFilter, walkBudget: number, rangeLinks = RANGE_LINKS): Promise<number> {
+  // A search without a trigram (punctuation: `** ****`) may match most of a field's values while
+  // few of their links have the status or type asked; the range of links then reads RANGE_LINKS
+  // for nothing before the count on the cards. With a status or type, the walk of the newest cards
+  // of that status and type comes first, bounded: it counts exactly when it reaches their last card
+  // (a rare status) or finds more than the cap (a dense search); otherwise the links count.
+  if (filter.search !== undefined && !usesTrigramIndex(filter.search) && (filter.status !== undefined || filter.type !== undefined)) {
+    const walk = (await db.query<{ n: number; seen: number }>(...queryArgs(cardNewestWalkCountQuery(filter, walkBudget)))).rows[0];
+    if (walk.n > RESULT_WINDOW) return RESULT_WINDOW + 1;
+    if (walk.seen < walkBudget) return walk.n;
+  }
   const counts = (await db.query<{ mask: number; nickname: number; embossed_name: number }>(...queryArgs(cardTermCountQuery(filter, RESULT_WINDOW, rangeLinks)))).rows[0];
   const perField = [counts.mask, counts.nickname, counts.embossed_name];
   if (perField.some((n) => n > RESULT_WINDOW)) return RESULT_WINDOW + 1;
@@ -448,7 +473,8 @@ function result(matching: number, rows: number, items: CardSummary[]): CardSearc
  * estimated rare would read and sort tens of thousands.
  *
  * - A search, once the search links are backfilled (searchLinksReady): the bounded count first,
- *   from the search terms (index-only); no page query when the page starts past the matches; a few
+ *   from the search terms (index-only; for a search without a trigram and a status or type, a
+ *   bounded walk of the newest cards first, countSearchMatching); no page query when the page starts past the matches; a few
  *   matches (SORT_ALL_UP_TO) are read from the search terms and sorted; otherwise a walk of the
  *   WALK_BUDGET newest cards. When that does not complete the page (a deep page), over
  *   RESULT_WINDOW matches a longer walk (up to WALK_MAX) if the density of matches among the newest
@@ -467,7 +493,7 @@ export async function searchCards(
   const { offset, rows } = windowOf(page);
   const links = filter.search !== undefined && (tuning.links ?? (await searchLinksReady(db)));
   if (filter.search !== undefined && (links || usesTrigramIndex(filter.search))) {
-    const matching = links ? await countSearchMatching(db, filter, tuning.rangeLinks) : await countMatching(db, filter);
+    const matching = links ? await countSearchMatching(db, filter, tuning.walkBudget, tuning.rangeLinks) : await countMatching(db, filter);
     if (rows === 0 || offset >= matching) return result(matching, rows, []);
     const expected = Math.min(rows, matching - offset);
     if (matching > tuning.sortAllUpTo) {

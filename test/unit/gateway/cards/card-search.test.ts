@@ -4,6 +4,7 @@ import {
   cardCountQuery,
   cardListWhere,
   cardNewestMatchCountQuery,
+  cardNewestWalkCountQuery,
   cardPageQuery,
   cardTermCountQuery,
   cardTermDistinctCountQuery,
@@ -158,6 +159,15 @@ describe('unit: cards/card-search page and count queries', function () {
     expect(q.text).to.match(/^WITH terms AS MATERIALIZED \(SELECT t.term, t.field FROM card_search_terms t WHERE t.partner_id = \$1 AND strpos\(t.term, lower\(\$2\)\) > 0\) SELECT /);
     expect(q.text).to.include('FROM terms t WHERE t.field = 1');
     expect(q.values).to.deep.equal([P, 'z.%', RESULT_WINDOW + 1]);
+  });
+
+  it('counts the matches among the newest cards of a status and type, and how many it looked at', function () {
+    const q = cardNewestWalkCountQuery({ partnerId: P, status: 'LOST', type: 'physical', search: '** ****' }, 500);
+    expect(q.text).to.equal(
+      'SELECT (count(*) FILTER (WHERE strpos(search_text, lower($4)) > 0))::int AS n, count(*)::int AS seen FROM (SELECT search_text, card_mask, nickname, embossed_name ' +
+        'FROM cards WHERE partner_id = $1 AND status = $2 AND type = $3 ORDER BY created_at DESC, card_key LIMIT $5) AS newest'
+    );
+    expect(q.values).to.deep.equal([P, 'LOST', 'physical', '** ****', 500]);
   });
 
   it('counts the distinct cards of a search over three times the cap plus one links', function () {
@@ -327,6 +337,12 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { partnerId, search: '.LOV' },
     { partnerId, search: 'ADA.lovelace', status: 'ACTIVE', type: 'physical' },
     { partnerId, search: 'acme-', status: 'LOCKED' },
+    // Without a trigram, with a status or type: the bounded walk first (exact when it reaches the
+    // last card of the status and type, or over the cap), else the links.
+    { partnerId, search: '** ****', type: 'physical', status: 'LOST' },
+    { partnerId, search: '** ****', status: 'ACTIVE' },
+    { partnerId, search: 'z.z', status: 'ACTIVE' },
+    { partnerId, search: 'a.l', type: 'virtual' },
     // Matches in two fields (masks and numbered nicknames): the distinct count.
     { partnerId, search: '12' },
     { partnerId, search: '12', type: 'virtual' },
