@@ -15,6 +15,7 @@
  * statistics and index-only counts work at once.
  */
 import crypto from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Database } from '../gateway/db/database';
 import { backfillSearchLinks } from '../gateway/cards/search-links';
 import { seedCli } from './seed-cli';
@@ -161,8 +162,8 @@ export async function seedCards(db: Database, options: SeedOptions): Promise<See
   }
   // Cards the database held before migration 022 are linked now (a no-op when its backfill is done:
   // the seed's own cards were linked by the insert trigger), so searches read the search links.
-  const backfill = await backfillSearchLinks(db, { batch: 20_000 });
-  if (!backfill.done) throw new Error('the card search links backfill is running elsewhere: seed again once it is done');
+  // A gateway's job running a batch meanwhile (`busy`) goes on after it: wait for it, then go on.
+  while (!(await backfillSearchLinks(db, { batch: 20_000 })).done) await delay(500);
   await db.query('VACUUM (ANALYZE) cards, card_search_links, card_search_terms');
   return { cards: inserted, individuals, tenants };
 }

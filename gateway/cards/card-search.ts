@@ -186,10 +186,10 @@ export const SEARCH_FIELDS = { mask: 1, nickname: 2, embossedName: 3 } as const;
 
 /**
  * The search's matches from the search terms (migration 022): the partner's distinct lower-cased
- * values of the searched fields (each with its field) that contain the search (`card_search_terms`, through
- * the trigram index of the field, or a `strpos` scan of the values when the search has no
- * trigram), then each value's links to the
- * partner's cards (`card_search_links`, index-only, field, status and type in the index). One row
+ * values of the searched fields (each with its field) that contain the search
+ * (`card_search_terms`, through the trigram index of the field, or a `strpos` scan of the
+ * partner's values when the search has no trigram), then each value's links to the partner's
+ * cards (`card_search_links`, index-only, field, status and type in the index). One row
  * per matching field of a card. The OFFSET 0 keeps the links a per-value index lookup (PostgreSQL
  * cannot turn it into a join that reads every link of the partner). `field` names the parameter
  * (1, 2, 3) of a field to read alone.
