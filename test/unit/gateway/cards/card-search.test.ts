@@ -23,7 +23,9 @@ import {
   type CardListFilter,
   type SearchTuning,
 } from '../../../../gateway/cards/card-search';
-import { backfillSearchLinks, pruneSearchTerms } from '../../../../gateway/cards/search-links';
+import { backfillSearchLinks, pruneSearchTerms, startSearchLinks } from '../../../../gateway/cards/search-links';
+import { migrate } from '../../../../gateway/db/migrate';
+import { createLogger } from '../../../../gateway/logging/logger';
 import type { Queryable } from '../../../../gateway/db/database';
 import { seedCards } from '../../../../scripts/seed-cards';
 import { openServices, type InProcessServices } from '../../../support/in-process';
@@ -650,6 +652,41 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     expect(after.texts.some((t) => t.includes('card_search_links'))).to.equal(true);
     // Idempotent: once done, nothing more.
     expect(await backfillSearchLinks(db)).to.deep.equal({ linked: 0, done: true, busy: false });
+  });
+
+  it('migrates a database that holds cards without linking any at boot, then the background job links them all and prunes', async function () {
+    if (embedded) this.skip(); // drops and re-creates the tables the whole run's database shares
+    const db = services.db;
+    // The database as main left it: cards, no migration 022.
+    await db.query(
+      `DROP TRIGGER cards_search_links_insert ON cards; DROP TRIGGER cards_search_links_update ON cards; DROP TRIGGER cards_search_links_delete ON cards;
+       DROP FUNCTION card_search_links_insert(), card_search_links_update(), card_search_links_delete(), card_search_backfill_batch(integer), card_search_link_card(cards), card_search_keep_terms(bpchar[], smallint[], text[]);
+       DROP TABLE card_search_links, card_search_terms, card_search_backfill; DELETE FROM schema_migrations WHERE version = '022'`
+    );
+    const log = createLogger({ level: 'silent' });
+    expect(await migrate(db, log)).to.deep.equal(['022']);
+    expect(await count('SELECT 1 FROM card_search_links')).to.equal(0);
+    expect((await db.query('SELECT linked_through, done_at FROM card_search_backfill')).rows).to.deep.equal([{ linked_through: null, done_at: null }]);
+    expect(await searchLinksReady(recording().db)).to.equal(false);
+    // A card written after the migration is linked by its own statement, before any backfill.
+    const [key] = await someKeys(A, 'nickname IS NULL', 1);
+    await db.query(`UPDATE cards SET nickname = 'After Migration' WHERE card_key = $1`, [key]);
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1`, [key])).to.be.greaterThan(1);
+    // A value its card no longer holds, for the job's pruning.
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = $1`, [key]);
+    expect(await termsOf(A, 'after migration')).to.deep.equal([2]);
+    const stop = startSearchLinks(db, log, { intervalMs: 20, pruneEveryMs: 0 });
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!(await searchLinksReady(recording().db)) || (await termsOf(A, 'after migration')).length > 0) {
+        if (Date.now() > deadline) throw new Error('the job did not link every card and prune the value');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      stop();
+    }
+    await expectInStep(A);
+    await expectInStep(B);
   });
 
   it('keeps each partner its own values: B’s never in A’s search, one value per partner', async function () {
