@@ -58,11 +58,21 @@ CREATE TABLE card_search_backfill (
   done_at        timestamptz
 );
 
+-- The row-level functions below plan their statements on each call (plan_cache_mode =
+-- force_custom_plan): PL/pgSQL would otherwise keep, for the life of a connection, generic plans
+-- made when these tables were empty, right after this migration, and a pooled connection that
+-- linked a card then went on reading the two million links of a backfilled database sequentially
+-- for every card write (`WHERE card_key = …` is not unique in the links: measured, 186 ms per status
+-- change instead of 2). The set-based ones (the insert trigger, the backfill batch) keep cached
+-- plans: the foreign key's checks they cause, one per link, would otherwise be planned one by one
+-- too (their lookups are unique, so a plan cached early still uses the index), and the one
+-- statement among them that reads the links by card is dynamic SQL, planned on each call.
+
 -- Makes sure each (partner, field, value) exists and stays until this transaction ends: inserted
 -- when missing, then locked FOR KEY SHARE, which the pruner's DELETE waits for. A value the pruner
 -- deleted between the insert (which found it) and the lock is inserted again.
 CREATE FUNCTION card_search_keep_terms(p_partners bpchar[], p_fields smallint[], p_terms text[]) RETURNS void
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   wanted integer;
   kept integer;
@@ -92,7 +102,7 @@ $$;
 -- Links one card from its current values: a link per field that has a value (inserted or
 -- updated), none for the others. Used by the update trigger and, set-based, by the backfill.
 CREATE FUNCTION card_search_link_card(c cards) RETURNS void
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
   PERFORM card_search_keep_terms(array_agg(c.partner_id), array_agg(v.field), array_agg(lower(v.value)))
   FROM (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
@@ -130,7 +140,7 @@ $$;
 -- fire it). With the same values (compared lower-cased) the card's links are updated in place; a
 -- card without links (not backfilled yet) or with a changed value is linked from its new row.
 CREATE FUNCTION card_search_links_update() RETURNS trigger
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   moved integer;
 BEGIN
@@ -157,7 +167,7 @@ END
 $$;
 
 CREATE FUNCTION card_search_links_delete() RETURNS trigger
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
   DELETE FROM card_search_links WHERE card_key = OLD.card_key;
   RETURN NULL;
@@ -216,9 +226,10 @@ BEGIN
     ON CONFLICT (card_key, field) DO UPDATE SET partner_id = EXCLUDED.partner_id, term = EXCLUDED.term, status = EXCLUDED.status, type = EXCLUDED.type, created_at = EXCLUDED.created_at
     WHERE (card_search_links.partner_id, card_search_links.term, card_search_links.status, card_search_links.type, card_search_links.created_at)
       IS DISTINCT FROM (EXCLUDED.partner_id, EXCLUDED.term, EXCLUDED.status, EXCLUDED.type, EXCLUDED.created_at);
-    DELETE FROM card_search_links l
-    USING cards c CROSS JOIN LATERAL (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
-    WHERE c.card_key = ANY (v_keys) AND l.card_key = c.card_key AND l.field = v.field AND coalesce(v.value, '') = '';
+    EXECUTE 'DELETE FROM card_search_links l
+      USING cards c CROSS JOIN LATERAL (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
+      WHERE c.card_key = ANY ($1) AND l.card_key = c.card_key AND l.field = v.field AND coalesce(v.value, '''') = '''''
+    USING v_keys;
   END IF;
   done := linked < p_limit;
   UPDATE card_search_backfill SET linked_through = coalesce(v_keys[linked], v_after), done_at = CASE WHEN done THEN now() END;

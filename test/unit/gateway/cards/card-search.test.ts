@@ -733,6 +733,17 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     await expectInStep(B);
   });
 
+  it('plans the row triggers’ statements on every call, never with plans made while the tables were empty', async function () {
+    // A connection that linked cards right after the migration would otherwise keep generic plans
+    // that scan the links sequentially (186 ms per status change at a million cards). The
+    // set-based functions keep cached plans (their foreign key checks, one per link, would be
+    // planned one by one too); their one read of the links by card is dynamic SQL.
+    const functions = await services.db.query<{ proname: string; proconfig: string[] | null }>(`SELECT proname, proconfig FROM pg_proc WHERE proname LIKE 'card_search%' ORDER BY proname`);
+    const custom = functions.rows.filter((f) => (f.proconfig ?? []).includes('plan_cache_mode=force_custom_plan')).map((f) => f.proname);
+    expect(custom).to.deep.equal(['card_search_keep_terms', 'card_search_link_card', 'card_search_links_delete', 'card_search_links_update']);
+    expect(functions.rows.map((f) => f.proname)).to.include.members(['card_search_backfill_batch', 'card_search_links_insert']);
+  });
+
   it('leaves the links alone when an update sets the values they hold again', async function () {
     const db = services.db;
     const [key] = await someKeys(A, 'nickname IS NOT NULL', 1);
