@@ -23,14 +23,35 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { cpuTimeMs, type BenchProcess } from './processes';
+import { cpuTimeMs, startNode, type BenchProcess } from './processes';
 import { upstreamSignature } from '../sandbox/shared/notifier';
 import { json, percentile, QUERY_COUNT_EVERY_MS, round2 } from './stats';
 
 const PATH = '/upstream-notifications/processing/authorizations';
+/**
+ * The decision-time diagnostic (docs/performance.md "Run K"): with BENCH_AUTHORIZATION_TRACE_DIR set,
+ * the fixed-rate client writes each request's send and answer times (epoch ms) to client.jsonl there,
+ * the loopback endpoint its request event and answer per authorization id to endpoint.jsonl, and this
+ * process its event loop's delay each second (client.jsonl); the gateway writes gateway.jsonl.
+ */
+const TRACE_DIR = process.env.BENCH_AUTHORIZATION_TRACE_DIR;
+const traceNow = () => performance.timeOrigin + performance.now();
+const traceLines = new Map<string, string[]>();
+const trace = (file: string, record: object) => {
+  if (!TRACE_DIR) return;
+  let lines = traceLines.get(file);
+  if (!lines) traceLines.set(file, (lines = []));
+  lines.push(JSON.stringify(record));
+};
+const flushTrace = () => {
+  if (!TRACE_DIR) return;
+  for (const [file, lines] of traceLines) fs.appendFileSync(path.join(TRACE_DIR, file), `${lines.join('\n')}\n`);
+  traceLines.clear();
+};
 /** The fixed rate of the latency measurements by default (issue 21's target is stated at it; `--authorization-rate`). */
 export const LATENCY_RATE = 200;
 
@@ -128,6 +149,13 @@ export interface AuthorizationResult {
      */
     ownP50Ms: number;
     ownP99Ms: number;
+    /**
+     * The client's latency less the endpoint's own handling time (request event to answer written,
+     * in its own process), decision by decision: the partner call's HTTP exchange, which the
+     * recorded partner latency includes, is counted here as the gateway's (docs/performance.md "Run K").
+     */
+    beyondEndpointP50Ms: number;
+    beyondEndpointP99Ms: number;
   };
   /** Not in the smoke. */
   saturationWithEndpoint?: SaturationRound;
@@ -276,6 +304,8 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
           const raw = nextBody(stage);
           const id = (JSON.parse(raw) as { id: string }).id;
           const started = performance.now();
+          const sentAt = TRACE_DIR ? traceNow() : 0;
+          let flushedAt = 0;
           const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: signedHeaders(raw) }, (res) => {
             res.resume();
             res.on('end', () => {
@@ -283,6 +313,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
                 const took = performance.now() - started;
                 latencies.push(took);
                 latencyById.set(id, took);
+                trace('client.jsonl', { id, stage, sent: sentAt, flushed: flushedAt, end: traceNow(), ms: took });
               }
               else errors += 1;
               resolve();
@@ -292,9 +323,18 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
             errors += 1;
             resolve();
           });
+          if (TRACE_DIR) req.on('finish', () => (flushedAt = traceNow()));
           req.end(raw);
         });
       const cpuBefore = cpuTimeMs(gateway.child.pid!);
+      const delay = TRACE_DIR ? monitorEventLoopDelay({ resolution: 1 }) : undefined;
+      delay?.enable();
+      const delayEach = delay
+        ? setInterval(() => {
+            trace('client.jsonl', { eld: traceNow(), stage, maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6 });
+            delay.reset();
+          }, 1000)
+        : undefined;
       const pending: Promise<void>[] = [];
       const began = performance.now();
       for (let i = 0; i < count; i++) {
@@ -303,6 +343,9 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
         pending.push(send());
       }
       await Promise.all(pending);
+      clearInterval(delayEach);
+      delay?.disable();
+      flushTrace();
       const cpuMs = cpuTimeMs(gateway.child.pid!) - cpuBefore;
       agent.destroy();
       answered += latencies.length;
@@ -349,9 +392,11 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     await json(`${input.partnerApi}/authorization-endpoint`, { method: 'POST', headers: await input.auth(), body: JSON.stringify({ url: endpoint.url, timeoutMs: 1000 }) });
     // The gateway's keep-alive sockets to the endpoint, opened before the measurement.
     if (!input.smoke) await fixedRate('warm-up', 100);
-    const callsBefore = endpoint.handling.length;
+    const callsBefore = await endpoint.calls();
     const withEndpoint = await fixedRate('endpoint', samples);
-    const handling = endpoint.handling.slice(callsBefore).sort((a, b) => a - b);
+    const calls = await endpoint.handlingFrom(callsBefore);
+    const handlingById = new Map(calls.ids.map((id, i) => [id, calls.handling[i]!]));
+    const handling = [...calls.handling].sort((a, b) => a - b);
     const recordedPartner = (
       await pg.query<{ id: string; ms: number }>(
         "SELECT authorization_id AS id, (decided_by->>'partnerLatencyMs')::float8 AS ms FROM card_transactions WHERE authorization_id LIKE $1 AND merchant->>'name' = 'bench endpoint' AND decided_by ? 'partnerLatencyMs' ORDER BY 2",
@@ -364,6 +409,13 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       return took === undefined ? [] : [Math.max(0, took - r.ms)];
     });
     own.sort((a, b) => a - b);
+    // The stricter reading: the client's latency less the endpoint's own handling only (all the rest,
+    // the partner call's HTTP exchange included, counted as the gateway's).
+    const beyondEndpoint = [...handlingById].flatMap(([id, ms]) => {
+      const took = latencyById.get(id);
+      return took === undefined ? [] : [Math.max(0, took - ms)];
+    });
+    beyondEndpoint.sort((a, b) => a - b);
     let saturationWithEndpoint: SaturationRound | undefined;
     if (!input.smoke) {
       log('authorizations: saturation with the loopback endpoint...');
@@ -412,6 +464,8 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
         endpointCalls: handling.length,
         ownP50Ms: round2(percentile(own, 50)),
         ownP99Ms: round2(percentile(own, 99)),
+        beyondEndpointP50Ms: round2(percentile(beyondEndpoint, 50)),
+        beyondEndpointP99Ms: round2(percentile(beyondEndpoint, 99)),
       },
       ...(saturationWithEndpoint ? { saturationWithEndpoint } : {}),
       mix,
@@ -423,26 +477,22 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
   }
 }
 
-/** A loopback partner decision endpoint: answers `{approved: true}` at once; keeps its own handling time per call (ms). */
-async function startDecisionEndpoint(): Promise<{ url: string; handling: number[]; close: () => Promise<void> }> {
-  const handling: number[] = [];
-  const answer = Buffer.from('{"approved":true}');
-  const server = http.createServer((req, res) => {
-    const started = performance.now();
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer);
-      handling.push(performance.now() - started);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+/**
+ * The loopback partner decision endpoint (bench/decision-endpoint.ts) in a child process of its own,
+ * so that it does not share this process's event loop with the open-loop client: `calls()` how many
+ * it answered, `handlingFrom(i)` its own handling times (ms) from the i-th call on.
+ */
+async function startDecisionEndpoint(): Promise<{ url: string; calls: () => Promise<number>; handlingFrom: (from: number) => Promise<{ handling: number[]; ids: string[] }>; close: () => Promise<void> }> {
+  const child = await startNode(path.join(__dirname, 'decision-endpoint.js'), {}, (line) => typeof line.port === 'number');
+  const base = `http://127.0.0.1:${String(child.ready.port)}`;
+  const stats = async (from: number, all: boolean): Promise<{ calls: number; handling: number[]; ids: string[] }> => {
+    if (TRACE_DIR) await fetch(`${base}/flush`).then((r) => r.arrayBuffer());
+    return (await (await fetch(`${base}/${all ? 'handling' : 'calls'}?from=${from}`)).json()) as { calls: number; handling: number[]; ids: string[] };
+  };
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/decide`,
-    handling,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: `${base}/decide`,
+    calls: async () => (await stats(0, false)).calls,
+    handlingFrom: async (from) => stats(from, true),
+    close: () => child.stop(),
   };
 }

@@ -15,9 +15,15 @@
  * - upstream request head: `http.request` with a header object (a `setHeader` per header, Node
  *   adding Host) against the flat list with the prebuilt Host, built and ended on an agent that
  *   never connects;
+ * - answer headers: S1's answer as the gateway writes it (a `setHeader` per header: the request
+ *   context's three, the rate limit's two, the proxy's `Cache-Control`, `sendJson`'s two, then
+ *   `end`), against the one `writeHead` with the route's prebuilt list a single writer of the
+ *   answer's headers would make (not adopted: docs/performance.md); the same head bytes, on a
+ *   `ServerResponse` without a socket;
  * - metrics: what one request's observations cost now (`http_requests_total`,
- *   `http_request_duration_seconds`, `upstream_request_duration_seconds`), with no alternative:
- *   the figure behind leaving them as they are.
+ *   `http_request_duration_seconds`, `upstream_request_duration_seconds`), against the floor a
+ *   metric type of our own could reach (a count, a sum and a bucket array per series, kept in
+ *   plain numbers and read at scrape time; not built: docs/performance.md).
  */
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
@@ -47,6 +53,17 @@ function neverConnects(): http.Agent {
   return agent;
 }
 
+/** A `ServerResponse` to a keep-alive GET, without a socket: its head is built, its bytes kept. */
+function response(): http.ServerResponse {
+  const req = new http.IncomingMessage(null as unknown as import('node:net').Socket);
+  req.method = 'GET';
+  req.httpVersionMajor = 1;
+  req.httpVersionMinor = 1;
+  const res = new http.ServerResponse(req);
+  res.shouldKeepAlive = true;
+  return res;
+}
+
 function pieces(): Record<string, { before: () => void; after: () => void }> {
   // S1's access-log line.
   const log = createLogger({ level: 'info', destination: { write: () => true } });
@@ -67,6 +84,27 @@ function pieces(): Record<string, { before: () => void; after: () => void }> {
   const metrics = requestMetrics('gateway');
   const routed = { apiEndpointName: 'get-card-status', method: 'GET' } as unknown as Request;
   let tick = 0;
+  // The floor of a metric of our own: per series a count, a sum and cumulative-at-scrape bucket counts.
+  const bounds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+  interface PlainHistogram {
+    count: number;
+    sum: number;
+    buckets: Float64Array;
+  }
+  const plainHistogram = (): PlainHistogram => ({ count: 0, sum: 0, buckets: new Float64Array(bounds.length + 1) });
+  const observePlain = (h: PlainHistogram, value: number): void => {
+    let i = 0;
+    while (i < bounds.length && value > bounds[i]!) i++;
+    h.buckets[i]! += 1;
+    h.count += 1;
+    h.sum += value;
+  };
+  const plainSeries = new Map([['get-card-status', { count200: 0, duration: plainHistogram() }]]);
+  const plainUpstream = plainHistogram();
+
+  const statusBody = '{"cardId":"CK12345678","status":"ACTIVE","statusCode":"00","updatedAt":"2026-11-27T12:00:00.000Z"}';
+  const rateLimitPolicy = '"get-card-status";q=600;w=60';
+  const rateLimit = '"get-card-status";r=599;t=60';
 
   return {
     'access-log line': {
@@ -119,7 +157,35 @@ function pieces(): Record<string, { before: () => void; after: () => void }> {
         http.request({ ...target, headers: list }).end();
       },
     },
-    'metrics (one request, kept as is)': {
+    'answer headers (S1)': {
+      before: () => {
+        const answer = response();
+        answer.setHeader('X-Request-Id', requestId);
+        answer.setHeader('X-Content-Type-Options', 'nosniff');
+        answer.setHeader('Cache-Control', 'no-store');
+        answer.setHeader('RateLimit-Policy', rateLimitPolicy);
+        answer.setHeader('RateLimit', rateLimit);
+        answer.setHeader('Cache-Control', 'no-store');
+        answer.statusCode = 200;
+        answer.setHeader('Content-Type', 'application/json; charset=utf-8');
+        answer.setHeader('Content-Length', Buffer.byteLength(statusBody));
+        answer.end(statusBody);
+      },
+      after: () => {
+        const answer = response();
+        answer.writeHead(200, [
+          'X-Request-Id', requestId,
+          'X-Content-Type-Options', 'nosniff',
+          'Cache-Control', 'no-store',
+          'RateLimit-Policy', rateLimitPolicy,
+          'RateLimit', rateLimit,
+          'Content-Type', 'application/json; charset=utf-8',
+          'Content-Length', String(Buffer.byteLength(statusBody)),
+        ]);
+        answer.end(statusBody);
+      },
+    },
+    'metrics (one request; after: plain accumulators)': {
       before: () => {
         tick = (tick + 1) % 100;
         metrics.record(routed, 200, tick / 10_000);
@@ -127,8 +193,10 @@ function pieces(): Record<string, { before: () => void; after: () => void }> {
       },
       after: () => {
         tick = (tick + 1) % 100;
-        metrics.record(routed, 200, tick / 10_000);
-        recordUpstreamCall('issuer', tick / 20_000, undefined, 200);
+        const route = plainSeries.get(routed.apiEndpointName!)!;
+        route.count200 += 1;
+        observePlain(route.duration, tick / 10_000);
+        observePlain(plainUpstream, tick / 20_000);
       },
     },
   };

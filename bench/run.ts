@@ -270,10 +270,13 @@ async function main(): Promise<void> {
       // The scenarios measure the compiled engine; the engine phase sets the other beside it.
       PIPELINE_ENGINE: 'compiled',
       // One worker: the statement counter of the authorization phase (bench/count-queries).
-      NODE_OPTIONS: `--max-old-space-size=160${profileFile && workers === 1 ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}${workers === 1 ? ` --require ${path.join(DIST, 'bench', 'count-queries.js')}` : ''}`,
+      // BENCH_GATEWAY_NODE_FLAGS: more V8 flags for the one-worker gateway (a diagnostic: docs/performance.md "Run K").
+      NODE_OPTIONS: `--max-old-space-size=160${workers === 1 && process.env.BENCH_GATEWAY_NODE_FLAGS ? ` ${process.env.BENCH_GATEWAY_NODE_FLAGS}` : ''}${profileFile && workers === 1 ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}${workers === 1 ? ` --require ${path.join(DIST, 'bench', 'count-queries.js')}` : ''}`,
       ...(profileFile && workers === 1 ? { BENCH_PROFILE_FILE: profileFile } : {}),
       ...(workers === 1 ? { BENCH_QUERY_COUNT_FILE: queryCountFile } : {}),
       PROCESSING_NOTIFY_SECRET: processingSecret,
+      // The decision-time diagnostic (docs/performance.md "Run K"): the gateway's side of BENCH_AUTHORIZATION_TRACE_DIR.
+      ...(process.env.BENCH_AUTHORIZATION_TRACE_DIR && workers === 1 ? { AUTHORIZATION_TRACE_FILE: path.join(process.env.BENCH_AUTHORIZATION_TRACE_DIR, 'gateway.jsonl') } : {}),
       // The webhook phase's receiver listens on loopback in this process.
       WEBHOOKS_ALLOW_PRIVATE: 'true',
     });
@@ -720,7 +723,7 @@ function authorizationLines(a: AuthorizationResult): string {
     `authorizations (${a.cards} cards with spend controls, ${a.connections} connections, ${a.rounds.length} rounds alternating with S1): ${a.decisionsPerSecond} decisions/s per worker; CPU ${a.cpuUsPerDecision} µs per decision (S1 ${a.s1CpuUsPerRequest} µs: ${a.cpuVsS1}x), PostgreSQL ${a.postgresCpuUsPerDecision} µs, ${a.queriesPerDecision} statements per decision; p50 ${a.rounds[0]?.p50Ms} ms, p99 ${a.rounds[0]?.p99Ms} ms (round 1)`,
     `  mix at saturation: ${mix}`,
     `  at ${a.latencyControlsOnly.rate}/s, controls only: p50 ${a.latencyControlsOnly.p50Ms} ms, p99 ${a.latencyControlsOnly.p99Ms} ms, max ${a.latencyControlsOnly.maxMs} ms (${a.latencyControlsOnly.samples} decisions, CPU ${a.latencyControlsOnly.cpuUsPerDecision} µs each)`,
-    `  at ${e.rate}/s, loopback partner endpoint: p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms, max ${e.maxMs} ms (${e.samples} decisions, CPU ${e.cpuUsPerDecision} µs each); partner latency as recorded p50 ${e.partnerLatencyP50Ms} ms, p99 ${e.partnerLatencyP99Ms} ms; endpoint's own handling p50 ${e.endpointHandlingP50Ms} ms, p99 ${e.endpointHandlingP99Ms} ms; the gateway's own time (less the partner's as recorded) p50 ${e.ownP50Ms} ms, p99 ${e.ownP99Ms} ms`,
+    `  at ${e.rate}/s, loopback partner endpoint: p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms, max ${e.maxMs} ms (${e.samples} decisions, CPU ${e.cpuUsPerDecision} µs each); partner latency as recorded p50 ${e.partnerLatencyP50Ms} ms, p99 ${e.partnerLatencyP99Ms} ms; endpoint's own handling p50 ${e.endpointHandlingP50Ms} ms, p99 ${e.endpointHandlingP99Ms} ms; the gateway's own time (less the partner's as recorded) p50 ${e.ownP50Ms} ms, p99 ${e.ownP99Ms} ms; less the endpoint's own handling only p50 ${e.beyondEndpointP50Ms} ms, p99 ${e.beyondEndpointP99Ms} ms`,
     ...(a.saturationWithEndpoint
       ? [`  with the endpoint at saturation: ${a.saturationWithEndpoint.decisionsPerSecond} decisions/s, CPU ${a.saturationWithEndpoint.cpuUsPerDecision} µs per decision, ${a.saturationWithEndpoint.queriesPerDecision} statements`]
       : []),

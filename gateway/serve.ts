@@ -11,6 +11,7 @@ import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
 import { startSearchLinks } from './cards/search-links';
 import { startTransactionReconciler } from './transactions/reconciler';
+import { startTraceMonitors, traceNow, tracing } from './authorizations/decision-trace';
 import { decideAuthorization, deleteExpiredDecisions, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
 import { askPartner, enrolled } from './authorizations/partner-endpoint';
 import { deleteExpiredEvents } from './outbox/event-log';
@@ -249,6 +250,11 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       const decisionDeps = { db, log, checks: authorizationChecks(services), endpointHints: newEndpointHints() };
       const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number, progress: DecisionProgress) => decideAuthorization(decisionDeps, request, answerBy, progress) };
       const notifyServer = http.createServer({ headersTimeout: 20_000, requestTimeout: 30_000 }, createNotificationsApp(deps, notifySecrets, authorizations));
+      if (tracing) {
+        // The diagnostic of docs/performance.md "Run K" (AUTHORIZATION_TRACE_FILE): each request's arrival, before the app's own work.
+        startTraceMonitors();
+        notifyServer.prependListener('request', (req: http.IncomingMessage) => ((req as { traceRequestAt?: number }).traceRequestAt = traceNow()));
+      }
       notifyPort = await listen(notifyServer, settings.notificationsPort, settings.notificationsHost);
       cleanups.push(() => closeServer(notifyServer, 2_000));
       sandboxes?.setNotifyTarget({ url: `http://${urlHost(settings.notificationsHost)}:${notifyPort}`, issuerSecret: notifySecrets.issuer[0], processingSecret: notifySecrets.processing[0] });

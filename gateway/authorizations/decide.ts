@@ -9,6 +9,7 @@ import { decidedTransactionStatement } from '../transactions/projection';
 import { declineReasonOf, type DeclineReason } from '../upstreams/partner-transaction';
 import type { Transaction } from '../upstreams/types';
 import { boundedLru } from '../bounded-lru';
+import { mark, type DecisionTrace } from './decision-trace';
 import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';
 import { endpointTargetColumn, endpointTargetOf, type AuthorizationEndpointTarget } from './endpoint-store';
 import { applicableControlsColumn, applicableControlsOf, checkStaticControls, checkVelocityCounts, velocityCountsColumn, velocityGate, type ApplicableSpendControls } from './spend-controls';
@@ -111,6 +112,8 @@ const WAIT_STEP_MS = 10;
 /** Where a decision stands: `committing` once its commit is sent (the caller then waits for it, rather than answering over it). */
 export interface DecisionProgress {
   committing: boolean;
+  /** The decision's timestamps by step, when the diagnostic is on (./decision-trace). */
+  trace?: DecisionTrace;
 }
 
 /** The budget ran out before the decision was recorded: nothing is recorded, the processor applies its stand-in. */
@@ -148,14 +151,14 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   // (a lease repeats wait on) only when the partner is to be asked, or when that statement did not
   // record (another request's claim, or a transaction recorded before).
   for (let claimFirst = false; ; claimFirst = true) {
-    const claim = await claimOrWait(deps.db, deps.endpointHints, request, answerBy, claimFirst);
+    const claim = await claimOrWait(deps.db, deps.endpointHints, request, answerBy, claimFirst, progress.trace);
     if ('approved' in claim) return claim;
     const { token, card, controls, endpoint } = claim;
     // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
     const stateRefusal = cardStateRefusal(card);
     const decision: AuthorizationDecision = stateRefusal
       ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
-      : await decideForCard(deps, card!, controls, endpoint, request, answerBy);
+      : await decideForCard(deps, card!, controls, endpoint, request, answerBy, progress.trace);
     if (token !== undefined) return record(deps, card, controls, request, decision, answerBy, token, progress);
     const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress);
     if (recorded) return recorded;
@@ -168,7 +171,8 @@ async function decideForCard(
   controls: ApplicableSpendControls,
   read: (EndpointRead & { velocity: unknown }) | undefined,
   request: AuthorizationRequest,
-  answerBy: number
+  answerBy: number,
+  trace?: DecisionTrace
 ): Promise<AuthorizationDecision> {
   const staticRefusal = checkStaticControls(controls, { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country });
   if (staticRefusal) return { approved: false, decidedBy: 'spend_controls', ...staticRefusal };
@@ -182,7 +186,9 @@ async function decideForCard(
   if (velocityRefusal) return { approved: false, decidedBy: 'spend_controls', ...velocityRefusal };
   const budgetMs = answerBy - Date.now() - RECORDING_RESERVE_MS;
   // An exhausted budget still gets the endpoint's default decision (the call returns it at once).
+  mark(trace, 'askStart');
   const outcome = await endpoint.ask(request, Math.max(0, budgetMs));
+  mark(trace, 'askEnd');
   switch (outcome.kind) {
     case 'none':
       return { approved: true, decidedBy: 'approved' };
@@ -248,6 +254,19 @@ function endpointReadOf(endpoint: unknown, eventCard: EventCardJson | null, velo
   return { target, card: toCard({ ...cardRow, created_at: new Date(cardRow.created_at) } as CardRow), velocity };
 }
 
+/**
+ * The claim's commit does not wait for its WAL flush (docs/authorizations.md, "Exactly once"): a
+ * column of every claim statement, so that it holds for that statement's own transaction only (the
+ * setting is local to it, and the connection's next transaction commits synchronously again). The
+ * claim is visible to other sessions at its commit either way; it is durable once the decision's
+ * recording, which commits synchronously after it, is, since flushing the WAL to the recording's
+ * commit flushes everything before it. Lost only when PostgreSQL crashes between the two, which
+ * leaves the id as a crash before the claim would: nothing recorded, the holder's recording fenced
+ * out (its token gone), a repeat decides afresh. Half the flushes of a decision with an endpoint
+ * (docs/performance.md, "Run K").
+ */
+export const CLAIM_COMMIT_COLUMN = "set_config('synchronous_commit', 'off', true) AS claim_commit";
+
 /** Each claim statement's text by its name, built on its first use (a name stands for one text: PostgreSQL prepares it under that name). */
 const claimTexts = new Map<string, string>();
 
@@ -271,7 +290,8 @@ async function claimAndRead(
   cardParam: number,
   at: string,
   token: string,
-  name: string
+  name: string,
+  trace?: DecisionTrace
 ): Promise<Claimed & { claimed: boolean; seen: boolean }> {
   const cardKey = params[cardParam - 1] as string;
   const withEndpoint = hints?.get(cardKey) === true;
@@ -279,7 +299,7 @@ async function claimAndRead(
   let text = claimTexts.get(statementName);
   if (text === undefined) {
     const head = `WITH claim AS (${claimSql})
-       SELECT (SELECT count(*) FROM claim) AS claimed, c.partner_id, c.individual_id, c.tenant_id, c.status,
+       SELECT (SELECT count(*) FROM claim) AS claimed, ${CLAIM_COMMIT_COLUMN}, c.partner_id, c.individual_id, c.tenant_id, c.status,
               EXISTS (SELECT 1 FROM authorization_decisions d WHERE d.authorization_id = $1) AS seen,`;
     text = withEndpoint
       ? `${head} ctl.controls, ep.endpoint, ep.endpoint IS NOT NULL AS has_endpoint,
@@ -293,6 +313,7 @@ async function claimAndRead(
          FROM (SELECT 1) AS one LEFT JOIN cards c ON c.card_key = $${cardParam}`;
     claimTexts.set(statementName, text);
   }
+  if (trace && trace.claimSent === undefined) mark(trace, 'claimSent');
   const row = (
     await db.named<{
       claimed: string;
@@ -312,6 +333,7 @@ async function claimAndRead(
       withEndpoint ? [...params, at] : params
     )
   ).rows[0];
+  mark(trace, 'claimDone');
   const card: DecisionCard | undefined =
     row.partner_id === null ? undefined : { cardKey, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status! };
   const hasEndpoint = row.has_endpoint === true;
@@ -348,7 +370,7 @@ async function readEndpoint(db: Database, cardKey: string, controls: unknown, at
  * on the database's clock. A repeat naming another card than the claim is refused: an authorization
  * id is one card's. {@link DecisionTooLate} when `answerBy` comes first.
  */
-async function claimOrWait(db: Database, hints: EndpointHints | undefined, request: AuthorizationRequest, answerBy: number, always: boolean): Promise<Claimed | AuthorizationDecision> {
+async function claimOrWait(db: Database, hints: EndpointHints | undefined, request: AuthorizationRequest, answerBy: number, always: boolean, trace?: DecisionTrace): Promise<Claimed | AuthorizationDecision> {
   const token = newClaimToken();
   // The lease lasts until this request's answer is due, with the margin: counted on the database's clock.
   const leaseMs = () => Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now());
@@ -365,7 +387,8 @@ async function claimOrWait(db: Database, hints: EndpointHints | undefined, reque
     3,
     request.at,
     token,
-    'authorization-claim'
+    'authorization-claim',
+    trace
   );
   if (first.claimed) return first;
   // No claim was tried: the claim goes with the recording (a concurrent repeat finds it there). A
@@ -588,8 +611,10 @@ async function recordForCard(
       partnerReason: decision.partnerReason?.slice(0, 200) ?? null,
     },
   };
+  mark(progress.trace, 'recCall');
   const row = (
     await db.statement<{ passed: boolean; counts: string[] | string; amounts: string[] | string; inserted: string; fenced: string }>(() => {
+      mark(progress.trace, 'recSent');
       // Built once the connection is had: the lock's wait and the deadline are bounded by what is left then.
       const budgetMs = answerBy - COMMIT_RESERVE_MS - Date.now();
       if (budgetMs <= 0) throw new DecisionTooLate();
@@ -632,6 +657,7 @@ async function recordForCard(
       return { name: token === undefined ? 'authorization-record-with-claim' : 'authorization-record', text, values: params.values };
     })
   ).rows[0];
+  mark(progress.trace, 'recDone');
   if (!row.passed) {
     const refusal = gate.refusal(textArray(row.counts), textArray(row.amounts));
     if (!refusal) throw new Error('the velocity gate refused a purchase that no velocity rule refuses');

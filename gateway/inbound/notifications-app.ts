@@ -10,6 +10,7 @@ import { verifySignature } from '../webhooks/signature';
 import type { NotifySecrets } from './secrets';
 import { TRANSACTION_ID } from '../ids';
 import { checkTransaction, instant, isObject, UPSTREAM_CARD_KEY } from '../transactions/validate';
+import { mark, tracing, traceNow, writeTrace } from '../authorizations/decision-trace';
 import { applyIssuerNotification, applyProcessingNotification, type IssuerNotification, type NotifyingUpstream, type ProcessingNotification } from './apply';
 
 /** How far a notification's `t` may be from the gateway's clock, in seconds (either way). */
@@ -138,6 +139,15 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
     const took = () => (Date.now() - arrived) / 1000;
     let answered = false;
     const progress: DecisionProgress = { committing: false };
+    if (tracing) {
+      // The diagnostic (AUTHORIZATION_TRACE_FILE): the request event's time, set by the server's first listener.
+      const trace = { request: (req as { traceRequestAt?: number }).traceRequestAt ?? 0, handler: traceNow() };
+      progress.trace = trace;
+      res.on('finish', () => {
+        mark(trace, 'written');
+        writeTrace(trace);
+      });
+    }
     const unavailable = () => {
       answered = true;
       recordAuthorizationDecision('unavailable', 'none', took());
@@ -159,7 +169,9 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
     void (async () => {
       const body = verifiedBody(req, secrets);
       const request = checkAuthorizationRequest(body);
+      if (progress.trace) progress.trace.id = request.id;
       const decision = await answering.decide(request, answerBy, progress);
+      mark(progress.trace, 'decided');
       if (answered) return;
       recordAuthorizationDecision(decision.approved ? 'approved' : 'declined', decision.decidedBy, took());
       // On the request's access-log line (one line per decision, not two).

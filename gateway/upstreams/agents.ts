@@ -1,55 +1,140 @@
-import http from 'node:http';
-import https from 'node:https';
+import { Client, Pool, type Dispatcher } from 'undici';
 
-/** Bound on concurrent sockets to one upstream origin, shared by every caller of that origin. */
+/** Bound on concurrent connections to one upstream origin, shared by every caller of that origin. */
 export const MAX_SOCKETS_PER_ORIGIN = 64;
 
 /**
- * Idle keep-alive sockets are closed after this many ms: below the usual 5 s keep-alive timeout of
- * Node servers, so the gateway rarely reuses a socket the upstream is closing at the same moment.
+ * Idle keep-alive connections are closed after this many ms: below the usual 5 s keep-alive timeout
+ * of Node servers, so the gateway rarely reuses a connection the upstream is closing at the same
+ * moment. A shorter `Keep-Alive: timeout=` hint from the upstream is honoured (undici subtracts 2 s
+ * from it); a longer one is capped to this.
  */
 export const IDLE_SOCKET_MS = 4000;
 
 /**
- * A keep-alive agent for one upstream origin: at most `maxSockets` sockets, idle ones closed after
- * {@link IDLE_SOCKET_MS}, the most recently used socket reused first (`lifo`: the others can idle
- * out).
+ * undici's connect timeout (its default is 10 s): the longest whole-call budget any call can have
+ * (`UPSTREAM_TIMEOUT_MS` and a step's `timeoutMs` are both bounded to 120 s, gateway/settings.ts and
+ * the policies' schemas), so that the client's own timer always ends a call first, as it did with
+ * node:http, which had no connect timeout of its own. It still bounds a connection attempt that
+ * outlives the call it was opened for (undici does not drop it when that call ends), about as the
+ * kernel's SYN retries would.
  */
-export function createUpstreamAgent(baseUrl: string, maxSockets = MAX_SOCKETS_PER_ORIGIN): http.Agent {
-  const url = new URL(baseUrl);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`upstream URL must be http(s), got ${url.protocol}`);
-  const options: http.AgentOptions = { keepAlive: true, maxSockets, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' };
-  return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+export const CONNECT_TIMEOUT_MS = 120_000;
+
+/**
+ * Where a request went out: the connection (undici's `Client`, one socket at a time) that took it,
+ * set by {@link CountingClient} before undici calls the handler's `onConnect`.
+ */
+export interface ConnectionAware {
+  connection?: CountingClient;
 }
 
 /**
- * The keep-alive pools of one set of upstream clients: one agent per origin, so two upstreams
+ * One connection of an upstream pool (undici's `Client`) that counts the answers completed on its
+ * current socket, so that the upstream client knows whether a request went out on a reused
+ * keep-alive connection (its retry rule, http-client.ts) with undici's public API only: the count
+ * restarts at each 'connect' and 'disconnect', and with one request at a time per connection (no
+ * pipelining) a count above 0 when the request is handed to the socket means the socket answered
+ * before. The handler adds 1 when its answer completes.
+ */
+export class CountingClient extends Client {
+  /** Answers completed on the current socket; 0 on a fresh one. */
+  answers = 0;
+
+  constructor(origin: string | URL, options?: Client.Options) {
+    super(origin, options);
+    const restart = (): void => {
+      this.answers = 0;
+    };
+    this.on('connect', restart);
+    this.on('disconnect', restart);
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    (handler as ConnectionAware).connection = this;
+    return super.dispatch(options, handler);
+  }
+}
+
+/**
+ * One upstream origin's keep-alive pool (undici's `Pool` of {@link CountingClient}s): at most
+ * `connections` connections, one request at a time on each (no pipelining), idle ones closed after
+ * {@link IDLE_SOCKET_MS}, the first free connection in the pool's order taken (the later ones can
+ * idle out). undici's own header and body timeouts are off and its connect timeout is
+ * {@link CONNECT_TIMEOUT_MS}: the client's whole-call timer bounds every call (http-client.ts).
+ */
+export interface UpstreamPool {
+  readonly dispatcher: Dispatcher;
+  /** The pool's bound on connections. */
+  readonly connections: number;
+  /** undici's connect timeout ({@link CONNECT_TIMEOUT_MS}); absent for a test's dispatcher. */
+  readonly connectTimeoutMs?: number;
+  /** Closes the pool's connections at once; later calls fail without connecting. */
+  destroy(): void;
+}
+
+/** A keep-alive pool for one upstream origin (see {@link UpstreamPool}). */
+export function createUpstreamPool(baseUrl: string, connections = MAX_SOCKETS_PER_ORIGIN): UpstreamPool {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`upstream URL must be http(s), got ${url.protocol}`);
+  const pool = new Pool(url.origin, {
+    connections,
+    pipelining: 1,
+    keepAliveTimeout: IDLE_SOCKET_MS,
+    keepAliveMaxTimeout: IDLE_SOCKET_MS,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    factory: (origin, options) => new CountingClient(origin, options as Client.Options),
+  });
+  return {
+    dispatcher: pool,
+    connections,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    destroy() {
+      // Rejects the requests still queued or in flight with ClientDestroyedError; nothing awaits the promise.
+      pool.destroy().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The keep-alive pools of one set of upstream clients: one pool per origin, so two upstreams
  * served by one origin (a path prefix each) share one bounded pool, and every caller (typed client
- * methods and the `upstream-proxy` policy alike) goes through the same sockets.
+ * methods and the `upstream-proxy` policy alike) goes through the same connections.
  *
  * @example
  * const pools = new UpstreamPools();
- * pools.agentFor('http://issuer:4101') === pools.agentFor('http://issuer:4101/api/'); // true
+ * pools.poolFor('http://issuer:4101') === pools.poolFor('http://issuer:4101/api/'); // true
  */
 export class UpstreamPools {
-  private readonly agents = new Map<string, http.Agent>();
+  private readonly pools = new Map<string, UpstreamPool>();
 
-  constructor(private readonly maxSockets = MAX_SOCKETS_PER_ORIGIN) {}
+  /**
+   * @param connections each origin's bound on connections
+   * @param dispatcher in tests, one dispatcher that answers for every origin (undici's `MockAgent`)
+   *   in place of a pool per origin
+   */
+  constructor(
+    private readonly connections = MAX_SOCKETS_PER_ORIGIN,
+    private readonly dispatcher?: Dispatcher,
+  ) {}
 
-  /** The agent of `baseUrl`'s origin, created on first use. */
-  agentFor(baseUrl: string): http.Agent {
+  /** The pool of `baseUrl`'s origin, created on first use. */
+  poolFor(baseUrl: string): UpstreamPool {
     const origin = new URL(baseUrl).origin;
-    let agent = this.agents.get(origin);
-    if (!agent) {
-      agent = createUpstreamAgent(baseUrl, this.maxSockets);
-      this.agents.set(origin, agent);
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      const { dispatcher } = this;
+      pool = dispatcher ? { dispatcher, connections: this.connections, destroy: () => undefined } : createUpstreamPool(baseUrl, this.connections);
+      this.pools.set(origin, pool);
     }
-    return agent;
+    return pool;
   }
 
-  /** Destroys every agent's sockets (shutdown); later calls through a closed client fail without connecting. */
+  /** Destroys every pool's connections (shutdown); later calls through a closed client fail without connecting. */
   destroy(): void {
-    for (const agent of this.agents.values()) agent.destroy();
-    this.agents.clear();
+    for (const pool of this.pools.values()) pool.destroy();
+    this.pools.clear();
   }
 }

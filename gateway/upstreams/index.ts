@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import type { Logger } from '../logging/logger';
 import { createAccountsClient, type AccountsClient } from './accounts-client';
 import { MAX_SOCKETS_PER_ORIGIN, UpstreamPools } from './agents';
@@ -30,15 +31,15 @@ export interface UpstreamClients {
   accounts: AccountsClient;
   /**
    * The HTTP client under each typed client: what the `upstream-proxy` policy calls for a route
-   * that is one upstream call (same agent, timeout, retry rule, size cap and failure mapping).
+   * that is one upstream call (same pool, timeout, retry rule, size cap and failure mapping).
    */
   http: Readonly<Record<UpstreamName, UpstreamHttpClient>>;
-  /** Destroys the keep-alive agents (their open sockets); later calls fail with `upstream_error`. */
+  /** Destroys the keep-alive pools (their open connections); later calls fail with `upstream_error`. */
   close(): void;
 }
 
 /**
- * Builds the upstream clients once at start: one keep-alive agent per origin with at most
+ * Builds the upstream clients once at start: one keep-alive pool per origin with at most
  * `maxSocketsPerUpstream` sockets (default 64), shared by every caller; a whole-call timeout of
  * `timeoutMs` (a call may set its own); failures thrown as GatewayErrors (see
  * {@link mapUpstreamFailure}).
@@ -50,11 +51,11 @@ export interface UpstreamClients {
  */
 export function createUpstreamClients(
   urls: UpstreamUrls,
-  options: { timeoutMs: number; log: Logger; maxSocketsPerUpstream?: number },
+  options: { timeoutMs: number; log: Logger; maxSocketsPerUpstream?: number; /** Tests: answers for every origin (undici's `MockAgent`). */ dispatcher?: Dispatcher },
 ): UpstreamClients {
-  const pools = new UpstreamPools(options.maxSocketsPerUpstream ?? MAX_SOCKETS_PER_ORIGIN);
+  const pools = new UpstreamPools(options.maxSocketsPerUpstream ?? MAX_SOCKETS_PER_ORIGIN, options.dispatcher);
   const client = (name: UpstreamName): UpstreamHttpClient =>
-    new UpstreamHttpClient(name, urls[name], { timeoutMs: options.timeoutMs, log: options.log, agent: pools.agentFor(urls[name]) });
+    new UpstreamHttpClient(name, urls[name], { timeoutMs: options.timeoutMs, log: options.log, pool: pools.poolFor(urls[name]) });
   const http = { issuer: client('issuer'), processing: client('processing'), accounts: client('accounts') };
   return {
     issuer: createIssuerClient(http.issuer),

@@ -111,7 +111,7 @@ export function proxiedBody(method: string, mode: 'forward' | 'none', partnerBod
  * The complete header set of an upstream request: `accept`, `x-request-id`, `idempotency-key` for
  * an operation id, and `content-type` / `content-length` for a body. Nothing of the partner's
  * request (authorization, cookies, its idempotency-key, forwarding headers...) is ever included.
- * Node adds `host` and `connection`.
+ * The upstream client adds `host` (prebuilt per client) and undici `connection: keep-alive`.
  */
 export function upstreamHeaders(method: string, requestId: string | undefined, payload: Buffer | undefined, operationId?: string): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = { accept: 'application/json' };

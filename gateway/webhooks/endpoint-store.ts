@@ -3,7 +3,7 @@ import { encodeCursor } from '../db/cursor';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import { newObjectId } from '../ids';
 import type { SecretKeyring } from './secret-box';
-import { addNewSecret, liveSecretsIn, rotateSecretIn } from './secret-rows';
+import { addNewSecret, rotateSecretIn } from './secret-rows';
 
 export { SecretUnavailableError, type SecretUnavailableReason } from './secret-rows';
 
@@ -208,16 +208,6 @@ export class WebhookEndpointStore {
       nextCursor: rows.rows.length > page.limit ? encodeCursor(items[items.length - 1].id) : null,
     };
   }
-}
-
-/**
- * The secrets that sign a delivery to the endpoint now: the current one first, then one still in
- * its overlap. Sealed ones are opened with `keyring`. Throws a {@link SecretUnavailableError} when
- * there is none, or one cannot be read (sealed while no key is configured, under a key not
- * configured, or not authentic).
- */
-export function liveSecrets(db: Queryable, endpointId: string, keyring: SecretKeyring | undefined): Promise<string[]> {
-  return liveSecretsIn(db, 'webhook_endpoint_secrets', endpointId, keyring);
 }
 
 /**

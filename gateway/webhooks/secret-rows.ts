@@ -80,9 +80,3 @@ export function openSecrets(endpointId: string, rows: readonly SecretRow[], keyr
     }
   });
 }
-
-/** The secrets that sign for the endpoint now: the current one first, then one still in its overlap ({@link openSecrets}). */
-export async function liveSecretsIn(db: Queryable, table: SecretTable, endpointId: string, keyring: SecretKeyring | undefined): Promise<string[]> {
-  const rows = await db.query<SecretRow>(`SELECT id, secret, sealed_secret FROM ${table} WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > now()) ORDER BY id DESC`, [endpointId]);
-  return openSecrets(endpointId, rows.rows, keyring);
-}

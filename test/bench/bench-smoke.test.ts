@@ -71,6 +71,8 @@ describe(`bench harness (smoke: ${REQUESTS} requests per scenario)`, function ()
       expect(latency.p99Ms).to.be.at.least(latency.p50Ms);
     }
     expect(a.latencyWithEndpoint.endpointCalls, 'the loopback endpoint was asked for each decision it could approve').to.be.greaterThan(0);
+    // The own time read the stricter way (the client's latency less the endpoint's own handling, by authorization id): every call matched.
+    expect(a.latencyWithEndpoint.beyondEndpointP99Ms, 'the endpoint, in its own process, reported its calls by id').to.be.at.least(a.latencyWithEndpoint.beyondEndpointP50Ms).and.above(0);
     expect(a.mix.saturation, 'approvals and spend-control declines').to.include.keys('approved', 'mcc_blocked', 'country_blocked', 'amount_exceeded');
     expect(a.mix.endpoint['decidedBy:partner'], 'decided by the loopback endpoint').to.be.greaterThan(0);
     expect(stdout).to.match(/authorizations \(\d+ cards with spend controls.*\): \d+ decisions\/s per worker/);

@@ -223,7 +223,7 @@ describe('e2e: authorization decisions', function () {
 
   describe('the partner\'s decision endpoint', function () {
     /** A real decision endpoint: answers as `behaviour` says and keeps what it received. */
-    type Behaviour = { kind: 'answer'; body: unknown } | { kind: 'hang' } | { kind: 'status'; status: number } | { kind: 'garbage' };
+    type Behaviour = { kind: 'answer'; body: unknown } | { kind: 'hang' } | { kind: 'status'; status: number } | { kind: 'garbage' } | { kind: 'hold'; until: Promise<void>; body: unknown };
     class DecisionEndpoint {
       readonly received: { raw: string; body: any; signature: string }[] = [];
       behaviour: Behaviour = { kind: 'answer', body: { approved: true } };
@@ -237,6 +237,7 @@ describe('e2e: authorization decisions', function () {
           if (b.kind === 'hang') return;
           if (b.kind === 'status') return void res.writeHead(b.status).end();
           if (b.kind === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"approved": "maybe"');
+          if (b.kind === 'hold') return void b.until.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(b.body)));
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(b.body));
         });
       });
@@ -326,6 +327,35 @@ describe('e2e: authorization decisions', function () {
         expect((await decided(body)).authorization).to.include({ decidedBy: 'partner_default' });
       });
     }
+
+    it('a claim lost before its decision (PostgreSQL crashing after the claim\'s commit, which does not wait for its flush) is a crash before the claim: the holder records nothing, a repeat decides once', async () => {
+      let release!: () => void;
+      endpoint.behaviour = { kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)), body: { approved: true } };
+      const body = request(cardKey);
+      const sent = () => endpoint.received.filter((r) => r.body.data.authorization.id === body.id);
+      const first = ask(body);
+      await waitFor('the partner asked', () => sent().length === 1);
+      const db = new Database(gateway.databaseUrl!, { max: 1, log: createLogger({ level: 'silent' }) });
+      const recorded = async () => (await db.query('SELECT status FROM card_transactions WHERE id = $1', [body.authorization.transactionId])).rows;
+      try {
+        // The partner is being asked: the claim is committed. A crash would lose it (its WAL not flushed yet).
+        expect((await db.query('SELECT state FROM authorization_decisions WHERE authorization_id = $1', [body.id])).rows).to.deep.equal([{ state: 'deciding' }]);
+        await db.query('DELETE FROM authorization_decisions WHERE authorization_id = $1', [body.id]);
+        release();
+        const lost = await first;
+        expect(lost.status, 'its holder\'s recording finds its claim gone: nothing recorded, the stand-in applies').to.equal(503);
+        expect(await recorded()).to.deep.equal([]);
+        // The processor's retry after the crash: decided afresh, as after a crash before the claim.
+        endpoint.behaviour = { kind: 'answer', body: { approved: true } };
+        expect((await ask(body)).body).to.deep.equal({ approved: true });
+        expect(await ask(body, { to: second }), 'a repeat of it').to.deep.equal({ status: 200, body: { approved: true } });
+        expect(sent(), 'asked once per claim').to.have.length(2);
+        expect(await recorded(), 'one transaction').to.deep.equal([{ status: 'PENDING' }]);
+      } finally {
+        release();
+        await db.close();
+      }
+    });
 
     it('with defaultDecision approve, a hanging endpoint approves (partner_default)', async () => {
       expect((await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { defaultDecision: 'approve' } })).status).to.equal(200);

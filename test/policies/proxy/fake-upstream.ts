@@ -33,18 +33,22 @@ export interface FakeUpstream {
   behave: (req: SeenRequest) => Behaviour;
   /** Open connections right now. */
   openConnections(): number;
+  /** Whether the connection of that id (`SeenRequest.connection`) is still open. */
+  isOpen(connection: number): boolean;
   close(): Promise<void>;
 }
 
 export async function startFakeUpstream(): Promise<FakeUpstream> {
   const sockets = new Set<Socket>();
   const connectionIds = new WeakMap<Socket, { id: number; served: number }>();
+  const openIds = new Set<number>();
   let connections = 0;
   const fake: FakeUpstream = {
     url: '',
     seen: [],
     behave: () => ({ kind: 'json', body: {} }),
     openConnections: () => sockets.size,
+    isOpen: (connection) => openIds.has(connection),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -96,9 +100,14 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   server.keepAliveTimeout = 30_000;
   server.on('connection', (socket: Socket) => {
     connections += 1;
-    connectionIds.set(socket, { id: connections, served: 0 });
+    const id = connections;
+    connectionIds.set(socket, { id, served: 0 });
+    openIds.add(id);
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      openIds.delete(id);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

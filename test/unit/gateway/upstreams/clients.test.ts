@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import nock from 'nock';
 import { createUpstreamClients, upstreamPath, type CallContext, type UpstreamClients, type UpstreamName, type UpstreamRequest } from '../../../../gateway/upstreams';
-import { captureLogger, NOCK_URLS, useNock } from './helpers';
+import { captureLogger, MOCK_URLS, useMockAgent } from './helpers';
 
 interface MethodCase {
   name: string;
@@ -123,26 +122,32 @@ const cases: MethodCase[] = [
 ];
 
 describe('unit: upstreams/clients (every contract endpoint)', () => {
-  useNock();
+  const mock = useMockAgent();
   let clients: UpstreamClients;
-  before(() => {
-    clients = createUpstreamClients(NOCK_URLS, { timeoutMs: 2000, log: captureLogger().log });
+  beforeEach(() => {
+    clients = createUpstreamClients(MOCK_URLS, { timeoutMs: 2000, log: captureLogger().log, dispatcher: mock.agent });
   });
-  after(() => clients.close());
+  afterEach(() => clients.close());
 
   for (const c of cases) {
     it(`${c.name}: ${c.method} ${c.uri}`, async () => {
       let seenBody: string | undefined;
-      let seenHeaders: Record<string, string | string[] | undefined> = {};
-      nock(NOCK_URLS[c.upstream])
-        .intercept((uri) => uri === c.uri, c.method)
-        .reply(function (_uri, body) {
-          seenBody = typeof body === 'string' ? body : JSON.stringify(body);
-          seenHeaders = this.req.headers;
-          return [c.status ?? 200, c.reply as nock.Body];
+      let seenPath: string | undefined;
+      const seenHeaders: Record<string, unknown> = {};
+      // The mock agent matches a query re-encoded and sorted: the exact target is read from what was sent.
+      mock.agent
+        .get(MOCK_URLS[c.upstream])
+        .intercept({ method: c.method, path: (uri) => uri.split('?')[0] === c.uri.split('?')[0] })
+        .reply((options) => {
+          seenPath = options.path;
+          seenBody = options.body === null || options.body === undefined ? undefined : String(options.body);
+          const raw = options.headers as unknown as string[];
+          for (let i = 0; i < raw.length; i += 2) seenHeaders[raw[i]!.toLowerCase()] = raw[i + 1];
+          return { statusCode: c.status ?? 200, data: c.reply as object };
         });
       const ctx: CallContext = { requestId: `req-${c.name}`, timing: {} };
       const result = await c.call(clients, ctx);
+      expect(seenPath).to.equal(c.uri);
       expect(result).to.deep.equal('expected' in c ? c.expected : c.reply);
       expect(seenHeaders['x-request-id']).to.equal(ctx.requestId);
       if (c.body === undefined) {
@@ -186,7 +191,7 @@ describe('unit: upstreams/clients (every contract endpoint)', () => {
   });
 
   it('findByOnboardingId: an answer without a data array is an upstream_error, not "no account"', async () => {
-    nock(NOCK_URLS.accounts).get('/accounts').query({ onboardingId: 'o1' }).reply(200, { accounts: [] });
+    mock.agent.get(MOCK_URLS.accounts).intercept({ method: 'GET', path: '/accounts', query: { onboardingId: 'o1' } }).reply(200, { accounts: [] });
     let error: unknown;
     await clients.accounts.findByOnboardingId({ requestId: 'r' }, 'o1').catch((err: unknown) => {
       error = err;
@@ -195,9 +200,14 @@ describe('unit: upstreams/clients (every contract endpoint)', () => {
   });
 
   it('all three clients forward the request id and sum their latency into one timing sink', async () => {
-    nock(NOCK_URLS.accounts, { reqheaders: { 'x-request-id': 'flow-1' } }).get('/accounts').query({ onboardingId: 'o1' }).delay(15).reply(200, { data: [ACCOUNT] });
-    nock(NOCK_URLS.issuer, { reqheaders: { 'x-request-id': 'flow-1' } }).get('/cards/CK1').delay(15).reply(200, CARD);
-    nock(NOCK_URLS.processing, { reqheaders: { 'x-request-id': 'flow-1' } }).get('/transactions').query({ cardId: 'CK1', page: 1, limit: 20 }).delay(15).reply(200, { data: [], total: 0, page: 1, limit: 20 });
+    const flow = { 'x-request-id': 'flow-1' };
+    mock.agent.get(MOCK_URLS.accounts).intercept({ method: 'GET', path: '/accounts', query: { onboardingId: 'o1' }, headers: flow }).reply(200, { data: [ACCOUNT] }).delay(15);
+    mock.agent.get(MOCK_URLS.issuer).intercept({ method: 'GET', path: '/cards/CK1', headers: flow }).reply(200, CARD).delay(15);
+    mock.agent
+      .get(MOCK_URLS.processing)
+      .intercept({ method: 'GET', path: '/transactions', query: { cardId: 'CK1', page: 1, limit: 20 }, headers: flow })
+      .reply(200, { data: [], total: 0, page: 1, limit: 20 })
+      .delay(15);
     const ctx: CallContext = { requestId: 'flow-1', timing: { upstreamLatencyMs: 5 } };
     await clients.accounts.findByOnboardingId(ctx, 'o1');
     await clients.issuer.getCard(ctx, 'CK1');

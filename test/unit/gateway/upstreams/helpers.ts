@@ -1,14 +1,10 @@
-// Shared fixtures of the upstream client tests: a captured debug logger and nock hygiene.
-import nock from 'nock';
+// Shared fixtures of the upstream client tests: a captured debug logger and a mock upstream.
+import { MockAgent } from 'undici';
 import { createLogger, type Logger } from '../../../../gateway/logging/logger';
+import type { UpstreamPool } from '../../../../gateway/upstreams/agents';
 
-// Requiring nock switches its interception on for the whole mocha process, and while it is on,
-// real requests pass through interceptors that ignore the caller's http.Agent (no keep-alive,
-// no maxSockets) and wrap fetch. Off by default then: only suites that call useNock() get it.
-if (nock.isActive()) nock.restore();
-
-/** Base URLs nock answers for; never resolvable, so nothing leaks to a real network. */
-export const NOCK_URLS = { issuer: 'http://issuer.test', processing: 'http://processing.test', accounts: 'http://accounts.test' } as const;
+/** Base URLs the mock agent answers for; never resolvable, so nothing leaks to a real network. */
+export const MOCK_URLS = { issuer: 'http://issuer.test', processing: 'http://processing.test', accounts: 'http://accounts.test' } as const;
 
 /** A debug-level logger whose lines are parsed into `lines`. */
 export function captureLogger(): { log: Logger; lines: Array<Record<string, unknown>> } {
@@ -25,37 +21,34 @@ export function captureLogger(): { log: Logger; lines: Array<Record<string, unkn
 }
 
 /**
- * Mocha hooks for a nock-based suite: nock is on for the suite only, only loopback may be reached
- * for real (the refused-port test), every interceptor must be used, and nothing outlives the suite.
+ * Mocha hooks for a suite whose upstream is undici's `MockAgent` (the client's pool is undici's, so
+ * the agent stands in for the upstream the way nock did for node:http): a new agent per test, no
+ * real connection through it, and every interceptor must be used. `mock.agent` is the current
+ * test's agent; `mock.pool()` wraps it as a client's pool.
  */
-export function useNock(): void {
-  before(() => {
-    if (!nock.isActive()) nock.activate();
-    nock.disableNetConnect();
-    nock.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
+export function useMockAgent(): { readonly agent: MockAgent; pool(): UpstreamPool } {
+  let agent: MockAgent | undefined;
+  beforeEach(() => {
+    agent = new MockAgent();
+    agent.disableNetConnect();
   });
-  afterEach(function () {
-    const pending = nock.pendingMocks();
-    nock.cleanAll();
+  afterEach(async function () {
+    const current = agent!;
+    agent = undefined;
+    const pending = current.pendingInterceptors();
+    await current.close();
     if (this.currentTest?.state === 'passed' && pending.length > 0) {
-      throw new Error(`nock interceptors not used: ${pending.join(', ')}`);
+      throw new Error(`interceptors not used: ${pending.map((p) => `${p.method} ${p.origin}${String(p.path)}`).join(', ')}`);
     }
   });
-  after(() => {
-    nock.cleanAll();
-    nock.enableNetConnect();
-    nock.restore();
-  });
-}
-
-/** Mocha hooks for a suite inside a nock suite that needs real sockets (agents, keep-alive). */
-export function withoutNock(): void {
-  let wasActive = false;
-  before(() => {
-    wasActive = nock.isActive();
-    if (wasActive) nock.restore();
-  });
-  after(() => {
-    if (wasActive) nock.activate();
-  });
+  return {
+    get agent(): MockAgent {
+      if (!agent) throw new Error('no mock agent outside a test');
+      return agent;
+    },
+    pool(): UpstreamPool {
+      const dispatcher = this.agent;
+      return { dispatcher, connections: 64, destroy: () => undefined };
+    },
+  };
 }

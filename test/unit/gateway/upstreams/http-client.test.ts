@@ -2,14 +2,17 @@ import { expect } from 'chai';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import nock from 'nock';
+import { Pool } from 'undici';
 import { GatewayError } from '../../../../gateway/errors';
 import { createUpstreamClients, type CallContext } from '../../../../gateway/upstreams';
-import { MAX_ANSWER_BYTES, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
-import { MAX_SOCKETS_PER_ORIGIN } from '../../../../gateway/upstreams/agents';
-import { captureLogger, NOCK_URLS, useNock, withoutNock } from './helpers';
+import { MAX_ANSWER_BYTES, UNNAMED_PARSER_FAILURE, UpstreamHttpClient, upstreamPath } from '../../../../gateway/upstreams/http-client';
+import { CONNECT_TIMEOUT_MS, createUpstreamPool, MAX_SOCKETS_PER_ORIGIN } from '../../../../gateway/upstreams/agents';
+import { readSettings } from '../../../../gateway/settings';
+import { schema as operationSchema } from '../../../../policies/operation/schema';
+import { schema as proxySchema } from '../../../../policies/proxy/schema';
+import { captureLogger, MOCK_URLS, useMockAgent } from './helpers';
 
-const ISSUER = NOCK_URLS.issuer;
+const ISSUER = MOCK_URLS.issuer;
 
 async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
   try {
@@ -21,6 +24,9 @@ async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
   throw new Error('expected a rejection');
 }
 
+/** Resolves one event-loop turn later (after the I/O callbacks of this one). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** A port nothing listens on (bound, then released). */
 async function unusedPort(): Promise<number> {
   const server = http.createServer();
@@ -30,7 +36,7 @@ async function unusedPort(): Promise<number> {
   return port;
 }
 
-/** A real loopback server for what nock cannot show (sockets, keep-alive). */
+/** A real loopback server for what a mock agent cannot show (sockets, keep-alive, a late body). */
 async function startServer(handler: http.RequestListener): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
   const server = http.createServer(handler);
   const sockets = new Set<Socket>();
@@ -53,22 +59,68 @@ async function startServer(handler: http.RequestListener): Promise<{ url: string
   };
 }
 
+/**
+ * A raw loopback upstream (node:net) for answers node:http's server would never write: `answer`
+ * gets each request's socket and its number on that socket (1 = the first), and writes what it wants.
+ */
+async function startRawServer(answer: (socket: Socket, nthOnSocket: number) => void): Promise<{ url: string; connections: () => number; requests: () => number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  let requests = 0;
+  const server = net.createServer((socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let text = '';
+    let n = 0;
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      for (let end = text.indexOf('\r\n\r\n'); end !== -1; end = text.indexOf('\r\n\r\n')) {
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(text.slice(0, end))?.[1] ?? 0);
+        text = text.slice(end + 4 + length);
+        requests += 1;
+        n += 1;
+        answer(socket, n);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const OK_ANSWER = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{"ok":true}';
+
 describe('unit: upstreams/http-client', () => {
-  useNock();
+  const mock = useMockAgent();
+  /** The mock upstream of `origin` (the issuer by default). */
+  const upstream = (origin: string = ISSUER) => mock.agent.get(origin);
+  /** A client on the mock agent (the issuer's by default). */
+  const mocked = (timeoutMs: number, baseUrl: string = ISSUER, name: 'issuer' | 'processing' | 'accounts' = 'issuer') =>
+    new UpstreamHttpClient(name, baseUrl, { timeoutMs, log: captureLogger().log, pool: mock.pool() });
   let client: UpstreamHttpClient;
   let lines: Array<Record<string, unknown>>;
 
   beforeEach(() => {
     const captured = captureLogger();
     lines = captured.lines;
-    client = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captured.log });
+    client = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captured.log, pool: mock.pool() });
   });
   afterEach(() => client.close());
 
   describe('requests', () => {
     it('sends x-request-id and accept, and answers the parsed JSON of a 2xx', async () => {
-      nock(ISSUER, { reqheaders: { 'x-request-id': 'req-1', accept: 'application/json' }, badheaders: ['content-type'] })
-        .get('/cards/CK1')
+      upstream()
+        .intercept({ method: 'GET', path: '/cards/CK1', headers: (h) => h['x-request-id'] === 'req-1' && h.accept === 'application/json' && !('content-type' in h) })
         .reply(200, { cardKey: 'CK1' });
       expect(await client.request({ requestId: 'req-1' }, { method: 'GET', path: '/cards/CK1' })).to.deep.equal({ cardKey: 'CK1' });
     });
@@ -76,20 +128,25 @@ describe('unit: upstreams/http-client', () => {
     it('sends a JSON body with content-type and content-length', async () => {
       const body = { embossedName: 'ADA LOVELACE', n: 1, nested: { ok: true } };
       const length = String(Buffer.byteLength(JSON.stringify(body)));
-      nock(ISSUER, { reqheaders: { 'content-type': 'application/json', 'content-length': length } })
-        .patch('/cards/CK1/emboss-name', body)
+      upstream()
+        .intercept({
+          method: 'PATCH',
+          path: '/cards/CK1/emboss-name',
+          body: (sent) => String(sent) === JSON.stringify(body),
+          headers: { 'content-type': 'application/json', 'content-length': length },
+        })
         .reply(200, { ok: true });
       expect(await client.request({ requestId: 'r' }, { method: 'PATCH', path: '/cards/CK1/emboss-name', body })).to.deep.equal({ ok: true });
     });
 
     it('answers undefined for 204', async () => {
-      nock(ISSUER).delete('/x').reply(204);
+      upstream().intercept({ method: 'DELETE', path: '/x' }).reply(204, '');
       expect(await client.request({ requestId: 'r' }, { method: 'DELETE', path: '/x' })).to.equal(undefined);
     });
 
     it('keeps the base URL path as a prefix', async () => {
-      const prefixed = new UpstreamHttpClient('issuer', `${ISSUER}/api/v1/`, { timeoutMs: 1000, log: captureLogger().log });
-      nock(ISSUER).get('/api/v1/cards/CK1').reply(200, {});
+      const prefixed = mocked(1000, `${ISSUER}/api/v1/`);
+      upstream().intercept({ method: 'GET', path: '/api/v1/cards/CK1' }).reply(200, {});
       await prefixed.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1' });
       prefixed.close();
     });
@@ -103,16 +160,23 @@ describe('unit: upstreams/http-client', () => {
 
     it('builds the query with URLSearchParams: + / = survive, undefined values are left out', async () => {
       const securityKey = 'MIIB+Ij/AN==';
-      nock(ISSUER)
-        .get((uri) => uri === '/cards/CK1/cvv?expDate=12%2F2031&securityKey=MIIB%2BIj%2FAN%3D%3D&page=2')
-        .reply(200, { cvv: 'x' });
+      let sent: string | undefined;
+      // The mock agent matches a query re-encoded and sorted; the exact target is read from what was sent.
+      upstream()
+        .intercept({ method: 'GET', path: (uri) => uri.startsWith('/cards/CK1/cvv?') })
+        .reply((options) => {
+          sent = options.path;
+          return { statusCode: 200, data: { cvv: 'x' } };
+        });
       await client.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1/cvv', query: { expDate: '12/2031', securityKey, cardId: undefined, page: 2 } });
+      expect(sent).to.equal('/cards/CK1/cvv?expDate=12%2F2031&securityKey=MIIB%2BIj%2FAN%3D%3D&page=2');
     });
   });
 
   describe('timing and logging', () => {
     it('adds each call duration to ctx.timing.upstreamLatencyMs, failed calls included', async () => {
-      nock(ISSUER).get('/a').delay(30).reply(200, {}).get('/b').delay(30).reply(404, { errorCode: 'CARD_NOT_FOUND' });
+      upstream().intercept({ method: 'GET', path: '/a' }).reply(200, {}).delay(30);
+      upstream().intercept({ method: 'GET', path: '/b' }).reply(404, { errorCode: 'CARD_NOT_FOUND' }).delay(30);
       const ctx: CallContext = { requestId: 'r', timing: {} };
       await client.request(ctx, { method: 'GET', path: '/a' });
       const first = ctx.timing?.upstreamLatencyMs ?? 0;
@@ -122,13 +186,13 @@ describe('unit: upstreams/http-client', () => {
     });
 
     it('works without a timing sink', async () => {
-      nock(ISSUER).get('/a').reply(200, {});
+      upstream().intercept({ method: 'GET', path: '/a' }).reply(200, {});
       await client.request({ requestId: 'r' }, { method: 'GET', path: '/a' });
     });
 
     it('logs one debug line per call: upstream, method, path without the query, status, ms; never bodies or queries', async () => {
-      nock(ISSUER).get('/cards/CK1/cvv').query(true).reply(200, { cvv: 'CIPHERTEXT-SECRET' });
-      nock(ISSUER).post('/cards/CK1/authorize').reply(422, { errorCode: 'EXP_DATE_MISMATCH', message: 'PIN-BLOCK-SECRET rejected' });
+      upstream().intercept({ method: 'GET', path: (uri) => uri.startsWith('/cards/CK1/cvv?') }).reply(200, { cvv: 'CIPHERTEXT-SECRET' });
+      upstream().intercept({ method: 'POST', path: '/cards/CK1/authorize' }).reply(422, { errorCode: 'EXP_DATE_MISMATCH', message: 'PIN-BLOCK-SECRET rejected' });
       await client.request({ requestId: 'req-7' }, { method: 'GET', path: '/cards/CK1/cvv', query: { expDate: '12/2031', securityKey: 'KEY-SECRET' } });
       await rejection(client.request({ requestId: 'req-7' }, { method: 'POST', path: '/cards/CK1/authorize', body: { pin: 'PIN-BLOCK-SECRET' } }));
       expect(lines).to.have.length(2);
@@ -152,8 +216,8 @@ describe('unit: upstreams/http-client', () => {
 
   describe('failures', () => {
     it('times out after timeoutMs (response headers late): 504 upstream_timeout', async () => {
-      const fast = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 60, log: captureLogger().log });
-      nock(ISSUER).get('/slow').delay(400).reply(200, {});
+      const fast = mocked(60);
+      upstream().intercept({ method: 'GET', path: '/slow' }).reply(200, {}).delay(400);
       const ctx: CallContext = { requestId: 'r', timing: {} };
       const started = Date.now();
       const error = await rejection(fast.request(ctx, { method: 'GET', path: '/slow' }));
@@ -165,22 +229,21 @@ describe('unit: upstreams/http-client', () => {
     });
 
     it('a call may set its own timeout (a route\'s timeoutMs), shorter or longer than the client\'s', async () => {
-      nock(ISSUER).get('/slow').delay(300).reply(200, { ok: true });
+      upstream().intercept({ method: 'GET', path: '/slow' }).reply(200, { ok: true }).delay(300);
       const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/slow', timeoutMs: 60 }));
       expect(error).to.include({ status: 504, code: 'upstream_timeout' });
-      const fast = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 60, log: captureLogger().log });
-      nock(ISSUER).get('/slow').delay(150).reply(200, { ok: true });
+      const fast = mocked(60);
+      upstream().intercept({ method: 'GET', path: '/slow' }).reply(200, { ok: true }).delay(150);
       expect(await fast.request({ requestId: 'r' }, { method: 'GET', path: '/slow', timeoutMs: 2000 })).to.deep.equal({ ok: true });
       fast.close();
     });
 
     it('an aborted signal (the partner left) ends the call as a connection failure', async () => {
-      nock(ISSUER).get('/slow').delay(2000).reply(200, {});
+      upstream().intercept({ method: 'GET', path: '/slow' }).reply(200, {}).delay(2000);
       const partnerGone = new AbortController();
       const pending = rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/slow', signal: partnerGone.signal }));
       partnerGone.abort();
-      expect(await pending).to.include({ status: 502, code: 'upstream_error' });
-      nock.cleanAll();
+      expect(await pending).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ABORTED)' });
     });
 
     it('any CallSignal (the proxy\'s PartnerGone) aborts like an AbortSignal, and keeps no listener once a call settled', async () => {
@@ -190,25 +253,32 @@ describe('unit: upstreams/http-client', () => {
         addEventListener: (_type: 'abort', listener: () => void) => void listeners.add(listener),
         removeEventListener: (_type: 'abort', listener: () => void) => void listeners.delete(listener),
       };
-      nock(ISSUER).get('/fast').reply(200, { ok: true });
+      upstream().intercept({ method: 'GET', path: '/fast' }).reply(200, { ok: true });
       expect(await client.request({ requestId: 'r' }, { method: 'GET', path: '/fast', signal })).to.deep.equal({ ok: true });
       expect(listeners.size).to.equal(0);
-      nock(ISSUER).get('/slow').delay(2000).reply(200, {});
+      upstream().intercept({ method: 'GET', path: '/slow' }).reply(200, {}).delay(2000);
       const pending = rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/slow', signal }));
       expect(listeners.size).to.equal(1);
       signal.aborted = true;
       for (const listener of [...listeners]) listener();
       expect(await pending).to.include({ status: 502, code: 'upstream_error' });
       expect(listeners.size).to.equal(0);
-      nock.cleanAll();
     });
 
     it('the timeout covers the body too (whole call)', async () => {
-      const fast = new UpstreamHttpClient('processing', NOCK_URLS.processing, { timeoutMs: 60, log: captureLogger().log });
-      nock(NOCK_URLS.processing).get('/transactions').query(true).delayBody(400).reply(200, { data: [] });
+      // Headers at once, the body 400 ms later: a real server, as the mock agent answers in one piece.
+      const server = await startServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' });
+        res.flushHeaders();
+        setTimeout(() => res.end('{"data":[]}'), 400).unref();
+      });
+      const fast = new UpstreamHttpClient('processing', server.url, { timeoutMs: 60, log: captureLogger().log });
+      const started = Date.now();
       const error = await rejection(fast.request({ requestId: 'r' }, { method: 'GET', path: '/transactions', query: { cardId: 'CK1' } }));
+      expect(Date.now() - started).to.be.below(350);
       expect(error).to.include({ status: 504, code: 'upstream_timeout' });
       fast.close();
+      await server.close();
     });
 
     it('connection refused: 502 upstream_error naming ECONNREFUSED', async () => {
@@ -220,8 +290,26 @@ describe('unit: upstreams/http-client', () => {
       refused.close();
     });
 
+    it('an invalid header value is a programming error, not an upstream failure: the call rejects with it, nothing is sent', async () => {
+      let received = 0;
+      const server = await startServer((_req, res) => {
+        received += 1;
+        res.end('{}');
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 1000, log: captureLogger().log });
+      let error: unknown;
+      await real.request({ requestId: 'bad\nid' }, { method: 'GET', path: '/cards/CK1' }).catch((err: unknown) => {
+        error = err;
+      });
+      expect(error).to.be.instanceOf(Error).and.not.to.be.instanceOf(GatewayError);
+      expect((error as { code?: string }).code).to.equal('UND_ERR_INVALID_ARG');
+      expect(received).to.equal(0);
+      real.close();
+      await server.close();
+    });
+
     it('a connection reset: 502 upstream_error', async () => {
-      nock(ISSUER).post('/cards').replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      upstream().intercept({ method: 'POST', path: '/cards' }).replyWithError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
       const error = await rejection(client.request({ requestId: 'r' }, { method: 'POST', path: '/cards', body: {} }));
       expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
     });
@@ -231,7 +319,7 @@ describe('unit: upstreams/http-client', () => {
       ['an empty 200 body', ''],
     ] as const) {
       it(`${description}: 502 upstream_error (malformed), without quoting the body`, async () => {
-        nock(ISSUER).get('/cards/CK1').reply(200, body, { 'content-type': 'application/json' });
+        upstream().intercept({ method: 'GET', path: '/cards/CK1' }).reply(200, body, { headers: { 'content-type': 'application/json' } });
         const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1' }));
         expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform answered with a malformed body' });
         expect(error.cause).to.equal(undefined);
@@ -240,7 +328,7 @@ describe('unit: upstreams/http-client', () => {
 
     it('a card number anywhere in an answer is refused, unless the caller picks and checks its fields itself (a transform)', async () => {
       const answer = { cardKey: 'CK1', statusCode: '00', note: 'card 5355 7099 9999 9994' };
-      nock(ISSUER).get('/cards/CK1/status').twice().reply(200, answer);
+      upstream().intercept({ method: 'GET', path: '/cards/CK1/status' }).reply(200, answer).times(2);
       const refused = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1/status' }));
       expect(refused).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform answered card data where none is allowed' });
       expect(await client.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1/status', fieldsCheckedByCaller: true })).to.deep.equal(answer);
@@ -249,9 +337,9 @@ describe('unit: upstreams/http-client', () => {
     it('one size cap (1 MiB) for every caller: an answer just under it is read, one just over it is 502 upstream_error', async () => {
       expect(MAX_ANSWER_BYTES).to.equal(1024 * 1024);
       const padding = (extra: number) => JSON.stringify({ data: 'x'.repeat(MAX_ANSWER_BYTES - '{"data":""}'.length + extra) });
-      nock(ISSUER).get('/fits').reply(200, padding(0));
+      upstream().intercept({ method: 'GET', path: '/fits' }).reply(200, padding(0));
       expect(((await client.request<{ data: string }>({ requestId: 'r' }, { method: 'GET', path: '/fits' })).data)).to.have.length.above(1000);
-      nock(ISSUER).get('/huge').reply(200, padding(1));
+      upstream().intercept({ method: 'GET', path: '/huge' }).reply(200, padding(1));
       const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/huge', fieldsCheckedByCaller: true }));
       expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform answered with a malformed body' });
     });
@@ -269,8 +357,8 @@ describe('unit: upstreams/http-client', () => {
     ];
     for (const s of statuses) {
       it(`status ${s.status} ${s.errorCode ?? ''}→ ${s.expected} ${s.code}, without the upstream's message`, async () => {
-        nock(ISSUER)
-          .post('/cards/CK1/status')
+        upstream()
+          .intercept({ method: 'POST', path: '/cards/CK1/status' })
           .reply(s.status, { errorCode: s.errorCode, message: 'card 5355701234567890 cvv 123 SECRET-TEXT', details: [{ path: '/expDate', message: 'SECRET-TEXT' }] });
         const error = await rejection(client.request({ requestId: 'r' }, { method: 'POST', path: '/cards/CK1/status', body: { action: 'lock' } }));
         expect(error).to.include({ status: s.expected, code: s.code });
@@ -281,13 +369,13 @@ describe('unit: upstreams/http-client', () => {
     }
 
     it('a 503 passes on the upstream Retry-After as the 502 Retry-After', async () => {
-      nock(ISSUER).get('/a').reply(503, { errorCode: 'SERVICE_UNAVAILABLE', message: 'down' }, { 'retry-after': '7' });
+      upstream().intercept({ method: 'GET', path: '/a' }).reply(503, { errorCode: 'SERVICE_UNAVAILABLE', message: 'down' }, { headers: { 'Retry-After': '7' } });
       const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/a' }));
       expect(error.headers).to.deep.equal({ 'Retry-After': '7' });
     });
 
     it('an error body that is not JSON still maps by status, without upstreamCode', async () => {
-      nock(ISSUER).get('/a').reply(502, '<html>Bad gateway SECRET</html>', { 'content-type': 'text/html' });
+      upstream().intercept({ method: 'GET', path: '/a' }).reply(502, '<html>Bad gateway SECRET</html>', { headers: { 'content-type': 'text/html' } });
       const error = await rejection(client.request({ requestId: 'r' }, { method: 'GET', path: '/a' }));
       expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform failed (HTTP 502)' });
       expect(error.extensions).to.deep.equal({ upstream: 'issuer' });
@@ -295,27 +383,33 @@ describe('unit: upstreams/http-client', () => {
   });
 
   describe('close', () => {
-    it('close() destroys the agents; later calls fail as upstream_error without connecting', async () => {
-      const clients = createUpstreamClients(NOCK_URLS, { timeoutMs: 1000, log: captureLogger().log });
-      nock(ISSUER).get('/cards/CK1').reply(200, { cardKey: 'CK1' });
+    it('close() destroys the pools; later calls fail as upstream_error without connecting', async () => {
+      const clients = createUpstreamClients(MOCK_URLS, { timeoutMs: 1000, log: captureLogger().log, dispatcher: mock.agent });
+      let sent = 0;
+      upstream()
+        .intercept({ method: 'GET', path: '/cards/CK1' })
+        .reply(() => {
+          sent += 1;
+          return { statusCode: 200, data: { cardKey: 'CK1' } };
+        })
+        .persist();
       await clients.issuer.getCard({ requestId: 'r' }, 'CK1');
       clients.close();
-      const scope = nock(ISSUER).get('/cards/CK1').reply(200, {});
       const error = await rejection(clients.issuer.getCard({ requestId: 'r' }, 'CK1'));
       expect(error).to.be.instanceOf(GatewayError).with.property('code', 'upstream_error');
-      expect(scope.isDone()).to.equal(false);
-      nock.cleanAll();
+      expect(error.message).to.equal('The card issuer platform could not be reached (CLIENT_CLOSED)');
+      expect(sent, 'nothing sent after close').to.equal(1);
     });
   });
 
-  describe('agents and sockets', () => {
-    withoutNock();
-
-    it('one keep-alive agent per client, bounded to 64 sockets unless told otherwise', () => {
-      expect((client.agent as http.Agent & { keepAlive?: boolean }).keepAlive).to.equal(true);
-      expect(client.agent.maxSockets).to.equal(MAX_SOCKETS_PER_ORIGIN).and.to.equal(64);
+  describe('pools and connections', () => {
+    it('one keep-alive pool per client, bounded to 64 connections unless told otherwise', () => {
+      const own = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captureLogger().log });
+      expect(own.pool.connections).to.equal(MAX_SOCKETS_PER_ORIGIN).and.to.equal(64);
+      expect(own.pool.dispatcher).to.be.instanceOf(Pool);
+      own.close();
       const bounded = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captureLogger().log, maxSockets: 3 });
-      expect(bounded.agent.maxSockets).to.equal(3);
+      expect(bounded.pool.connections).to.equal(3);
       bounded.close();
     });
 
@@ -328,10 +422,11 @@ describe('unit: upstreams/http-client', () => {
         { issuer: `${server.url}/issuer`, processing: `${server.url}/processing`, accounts: 'http://127.0.0.1:9' },
         { timeoutMs: 1000, log: captureLogger().log },
       );
-      expect(clients.http.issuer.agent).to.equal(clients.http.processing.agent);
-      expect(clients.http.accounts.agent).to.not.equal(clients.http.issuer.agent);
-      expect(clients.http.issuer.agent.maxSockets).to.equal(MAX_SOCKETS_PER_ORIGIN);
+      expect(clients.http.issuer.pool).to.equal(clients.http.processing.pool);
+      expect(clients.http.accounts.pool).to.not.equal(clients.http.issuer.pool);
+      expect(clients.http.issuer.pool.connections).to.equal(MAX_SOCKETS_PER_ORIGIN);
       await clients.http.issuer.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+      await nextTurn();
       await clients.processing.listTransactions({ requestId: 'b' }, { cardId: 'CK1', page: 1, limit: 20 });
       expect(server.connections(), 'both upstreams rode one socket').to.equal(1);
       clients.close();
@@ -339,14 +434,20 @@ describe('unit: upstreams/http-client', () => {
       await server.close();
     });
 
-    it('reuses one connection for sequential calls (keep-alive)', async () => {
+    it('reuses kept-alive connections for sequential calls: one when a call starts a turn after the last answer, at most two back to back', async () => {
       const server = await startServer((_req, res) => {
         res.setHeader('content-type', 'application/json');
         res.end('{"ok":true}');
       });
       const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 1000, log: captureLogger().log });
-      for (let i = 0; i < 3; i += 1) await real.request({ requestId: `r${i}` }, { method: 'GET', path: '/cards/CK1' });
+      for (let i = 0; i < 3; i += 1) {
+        await real.request({ requestId: `r${i}` }, { method: 'GET', path: '/cards/CK1' });
+        await nextTurn();
+      }
       expect(server.connections()).to.equal(1);
+      // undici reuses a connection one event-loop turn after its answer: a call made at once takes another.
+      for (let i = 0; i < 6; i += 1) await real.request({ requestId: `s${i}` }, { method: 'GET', path: '/cards/CK1' });
+      expect(server.connections()).to.equal(2);
       real.close();
       await server.close();
     });
@@ -393,7 +494,7 @@ describe('unit: upstreams/http-client', () => {
       await server.close();
     });
 
-    it('writes the request head byte for byte as a header object did (accept, x-request-id, idempotency-key, body headers, then Host and Connection)', async () => {
+    it('writes the request head: host and connection, then accept, x-request-id, idempotency-key and the body headers', async () => {
       const heads: string[] = [];
       const raw = net.createServer((socket) => {
         let text = '';
@@ -414,22 +515,212 @@ describe('unit: upstreams/http-client', () => {
       real.close();
       await new Promise((resolve) => raw.close(resolve));
       const host = `127.0.0.1:${port}`;
+      // undici writes host and connection first; a body-less DELETE goes without content-length (no chunked encoding either).
       expect(heads).to.deep.equal([
-        `GET /base/cards/X/status?a=1 HTTP/1.1\r\naccept: application/json\r\nx-request-id: rid-1\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`,
-        `POST /base/cards HTTP/1.1\r\naccept: application/json\r\nx-request-id: rid-2\r\nidempotency-key: op-1\r\ncontent-type: application/json\r\ncontent-length: 7\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n{"x":1}`,
-        `DELETE /base/cards/Y HTTP/1.1\r\naccept: application/json\r\ncontent-length: 0\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`,
+        `GET /base/cards/X/status?a=1 HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\naccept: application/json\r\nx-request-id: rid-1\r\n\r\n`,
+        `POST /base/cards HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\naccept: application/json\r\nx-request-id: rid-2\r\nidempotency-key: op-1\r\ncontent-type: application/json\r\ncontent-length: 7\r\n\r\n{"x":1}`,
+        `DELETE /base/cards/Y HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\naccept: application/json\r\n\r\n`,
       ]);
     });
 
-    it('a connection dropped mid-body: 502 upstream_error', async () => {
+    it('a connection dropped mid-body: 502 upstream_error naming ECONNRESET, and a GET is not sent again once its answer began', async () => {
+      let received = 0;
       const server = await startServer((req, res) => {
+        received += 1;
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
         res.write('{"cardKey":"CK1",', () => req.socket.destroy());
       });
       const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
       const error = await rejection(real.request({ requestId: 'r' }, { method: 'GET', path: '/cards/CK1' }));
-      expect(error).to.include({ status: 502, code: 'upstream_error' });
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
+      expect(received).to.equal(1);
       real.close();
+      await server.close();
+    });
+
+    it('a chunked answer with Connection: close cut short: 502 naming ECONNRESET as node:http did, the GET not sent again', async () => {
+      const server = await startRawServer((socket) => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"a":', () => socket.end());
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+      const error = await rejection(real.request({ requestId: 'r' }, { method: 'GET', path: '/x' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
+      expect(server.requests()).to.equal(1);
+      real.close();
+      await server.close();
+    });
+
+    it('a GET whose fresh connection is closed or reset before any answer byte is not sent again (only a reused one is)', async () => {
+      for (const close of ['FIN', 'RST'] as const) {
+        const server = await startRawServer((socket) => (close === 'FIN' ? socket.end() : socket.resetAndDestroy()));
+        const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+        const error = await rejection(real.request({ requestId: 'a' }, { method: 'GET', path: '/x' }));
+        expect(error, close).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (ECONNRESET)' });
+        expect(server.requests(), `${close}: sent once`).to.equal(1);
+        expect(server.connections(), close).to.equal(1);
+        real.close();
+        await server.close();
+      }
+    });
+
+    it('a GET on a reused keep-alive connection the upstream closed or reset before answering is sent once more, on a new connection', async () => {
+      for (const close of ['FIN', 'RST'] as const) {
+        // The second request on each connection finds it closed, like an idle timeout racing a reuse.
+        const server = await startRawServer((socket, n) => {
+          if (n === 1) socket.write(OK_ANSWER);
+          else if (close === 'FIN') socket.end();
+          else socket.resetAndDestroy();
+        });
+        const { log, lines } = captureLogger();
+        const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log });
+        await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+        await nextTurn();
+        expect(await real.request({ requestId: 'b' }, { method: 'GET', path: '/x' }), close).to.deep.equal({ ok: true });
+        expect(server.requests(), `${close}: first, then the GET twice`).to.equal(3);
+        expect(server.connections(), close).to.equal(2);
+        expect(lines[1], close).to.include({ status: 200, attempts: 2 });
+        real.close();
+        await server.close();
+      }
+    });
+  });
+
+  describe('malformed answers (real loopback upstreams): never sent again, the 502 names the parser failure', () => {
+    const cases: Array<{ what: string; answer: string; code: string }> = [
+      { what: 'an invalid status line', answer: 'HTTP/1.1 2x0 OK\r\n\r\n', code: 'HPE_INVALID_STATUS' },
+      { what: 'a bad header line', answer: 'HTTP/1.1 200 OK\r\nbad header\r\ncontent-length: 2\r\n\r\n{}', code: 'HPE_INVALID_HEADER_TOKEN' },
+      { what: 'not HTTP at all', answer: 'garbage\r\n\r\n', code: 'HPE_INVALID_CONSTANT' },
+      { what: 'a bad chunk size', answer: 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n', code: 'HPE_INVALID_CHUNK_SIZE' },
+      { what: 'a header block over 16 KiB', answer: `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(20_000)}\r\ncontent-length: 2\r\n\r\n{}`, code: 'HPE_HEADER_OVERFLOW' },
+      // undici drops llhttp's reason once a content-length header was read (a content-length mismatch).
+      { what: 'a bad header line after content-length', answer: 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\nbad header\r\n\r\n{}', code: UNNAMED_PARSER_FAILURE },
+      { what: 'two content-length headers', answer: 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}', code: UNNAMED_PARSER_FAILURE },
+      // undici refuses an unsolicited 100 Continue (docs/decisions.md); node:http read the answer after it.
+      { what: 'an unsolicited 100 Continue', answer: 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}', code: UNNAMED_PARSER_FAILURE },
+    ];
+    for (const c of cases) {
+      it(`${c.what}, on a reused connection: 502 naming ${c.code}, the GET sent once`, async () => {
+        // The first request on each connection is answered well, so that the malformed answer comes on a reused one.
+        const server = await startRawServer((socket, n) => socket.write(n === 1 ? OK_ANSWER : c.answer));
+        const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+        await real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+        await nextTurn();
+        const error = await rejection(real.request({ requestId: 'b' }, { method: 'GET', path: '/x' }));
+        expect(error).to.include({ status: 502, code: 'upstream_error', message: `The card issuer platform could not be reached (${c.code})` });
+        expect(server.requests(), 'the GET was not sent again').to.equal(2);
+        expect(server.connections()).to.equal(1);
+        real.close();
+        await server.close();
+      });
+    }
+
+    it('names the parser failure of each malformed answer as node:http\'s client names it for the same bytes', async () => {
+      const chunked = 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n';
+      const answers = [
+        'HTTP/1.1 2x0 OK\r\n\r\n', 'HTTP/1.1 1000 OK\r\n\r\n', 'HTTP/1.1 200\n\r\n', 'HTTP/1.x 200 OK\r\n\r\n', 'HTTP/x.1 200 OK\r\n\r\n',
+        'HTTP/11 200 OK\r\n\r\n', 'HTTP/1.1200 OK\r\n\r\n', 'HTTX/1.1 200 OK\r\n\r\n', 'HTTP/1.1 200 OK\r\n x: a\r\n\r\n',
+        'HTTP/1.1 200 OK\nx: a\n\n', 'HTTP/1.1 200 OK\rX\n\r\n', 'HTTP/1.1 200 OK\r\nx: a\r\n\rX', 'HTTP/1.1 200 OK\r\nbad header\r\n\r\n',
+        'HTTP/1.1 200 OK\r\nx: a\x01b\r\n\r\n', 'HTTP/1.1 200 OK\r\nx: a\nb\r\n\r\n', 'HTTP/1.1 200 OK\r\nx: a\rb\r\n\r\n',
+        'HTTP/1.1 200 OK\r\ncontent-length: abc\r\n\r\n', 'HTTP/1.1 200 OK\r\ncontent-length:\r\n\r\n',
+        'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-length: 2\r\n\r\n{}',
+        `${chunked}zz\r\n`, `${chunked}ffffffffffffffffffff\r\n`, `${chunked}2\rX`, `${chunked}2\r\n{}XX`, `${chunked}2\n{}\r\n0\r\n\r\n`,
+        `${chunked}2\r\n{}\n0\r\n\r\n`, `${chunked}2;\x01\r\n`, `${chunked}2;a=\x01\r\n`, `${chunked}2;a="\x01"\r\n`, `${chunked}2;a="b"x\r\n`,
+        `${chunked}2;a="\\\x01"\r\n`, `${chunked}2;a\n`, `${chunked}2;a=b\n`, `${chunked}2\r\n{}\r\n0\r\nx y\r\n\r\n`,
+      ];
+      for (const answer of answers) {
+        const server = await startRawServer((socket) => socket.write(answer, () => setTimeout(() => socket.end(), 20)));
+        const port = Number(new URL(server.url).port);
+        const named = await new Promise<string>((resolve) => {
+          const request = http.get({ host: '127.0.0.1', port, agent: false }, (response) => {
+            response.on('error', (err: NodeJS.ErrnoException) => resolve(String(err.code)));
+            response.resume();
+            response.on('end', () => resolve('answered'));
+          });
+          request.on('error', (err: NodeJS.ErrnoException) => resolve(String(err.code)));
+        });
+        expect(named, JSON.stringify(answer)).to.match(/^HPE_/);
+        const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+        const error = await rejection(real.request({ requestId: 'r' }, { method: 'GET', path: '/x' }));
+        expect(error.message, JSON.stringify(answer)).to.equal(`The card issuer platform could not be reached (${named})`);
+        real.close();
+        await server.close();
+      }
+    });
+
+    it('an unsolicited 100 Continue before a POST\'s 201: 502, the POST sent once (a known difference from node:http)', async () => {
+      const server = await startRawServer((socket) => {
+        socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+        setImmediate(() => socket.write('HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n{}'));
+      });
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log });
+      const error = await rejection(real.request({ requestId: 'r' }, { method: 'POST', path: '/cards', body: { a: 1 }, idempotencyKey: 'op-1' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: `The card issuer platform could not be reached (${UNNAMED_PARSER_FAILURE})` });
+      expect(server.requests()).to.equal(1);
+      real.close();
+      await server.close();
+    });
+
+    it('a TLS protocol failure is EPROTO, as node:http named it', async () => {
+      // A plain TCP server behind an https URL: its bytes are no TLS record.
+      const sockets = new Set<Socket>();
+      const server = net.createServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.end('garbage-not-tls\r\n\r\n');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const real = new UpstreamHttpClient('issuer', `https://127.0.0.1:${(server.address() as AddressInfo).port}`, { timeoutMs: 2000, log: captureLogger().log });
+      const error = await rejection(real.request({ requestId: 'r' }, { method: 'GET', path: '/x' }));
+      expect(error).to.include({ status: 502, code: 'upstream_error', message: 'The card issuer platform could not be reached (EPROTO)' });
+      real.close();
+      // The server's half-closed socket outlives the client's (node:http's client left it so too).
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
+  });
+
+  describe('queued calls, connect timeout, close', () => {
+    it('calls that time out while queued for a connection are never sent and leave the keep-alive connection open', async () => {
+      const server = await startRawServer((socket) => setTimeout(() => socket.write(OK_ANSWER), 150));
+      const real = new UpstreamHttpClient('issuer', server.url, { timeoutMs: 2000, log: captureLogger().log, maxSockets: 1 });
+      const first = real.request({ requestId: 'a' }, { method: 'GET', path: '/x' });
+      const queued = await Promise.all([1, 2, 3].map((i) => rejection(real.request({ requestId: `q${i}` }, { method: 'POST', path: '/x', body: {}, timeoutMs: 50 }))));
+      for (const error of queued) expect(error).to.include({ status: 504, code: 'upstream_timeout' });
+      expect(await first).to.deep.equal({ ok: true });
+      await nextTurn();
+      expect(await real.request({ requestId: 'b' }, { method: 'GET', path: '/x' })).to.deep.equal({ ok: true });
+      expect(server.requests(), 'the queued POSTs were never sent').to.equal(2);
+      expect(server.connections(), 'one connection throughout').to.equal(1);
+      real.close();
+      await server.close();
+    });
+
+    it('undici\'s connect timeout is the longest budget a call can have, so the call\'s own timer always ends it first', () => {
+      const longest = Math.max(
+        readSettings({ UPSTREAM_TIMEOUT_MS: '120000' }).upstreamTimeoutMs,
+        (operationSchema.properties as Record<string, { maximum: number }>).timeoutMs!.maximum,
+        (proxySchema.properties as Record<string, { maximum: number }>).timeoutMs!.maximum,
+      );
+      expect(() => readSettings({ UPSTREAM_TIMEOUT_MS: String(longest + 1) })).to.throw(/UPSTREAM_TIMEOUT_MS/);
+      expect(CONNECT_TIMEOUT_MS).to.be.at.least(longest);
+      expect(createUpstreamPool('http://127.0.0.1:9').connectTimeoutMs).to.equal(CONNECT_TIMEOUT_MS);
+    });
+
+    it('close() of one client leaves a sibling sharing its pool working; the closed one fails without connecting', async () => {
+      const server = await startServer((_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end('{"data":[],"total":0,"page":1,"limit":20}');
+      });
+      const clients = createUpstreamClients(
+        { issuer: `${server.url}/issuer`, processing: `${server.url}/processing`, accounts: 'http://127.0.0.1:9' },
+        { timeoutMs: 1000, log: captureLogger().log },
+      );
+      clients.http.issuer.close();
+      const error = await rejection(clients.http.issuer.request({ requestId: 'a' }, { method: 'GET', path: '/x' }));
+      expect(error.message).to.equal('The card issuer platform could not be reached (CLIENT_CLOSED)');
+      expect(server.connections(), 'nothing sent by the closed client').to.equal(0);
+      expect(await clients.processing.listTransactions({ requestId: 'b' }, { cardId: 'CK1', page: 1, limit: 20 })).to.include({ total: 0 });
+      clients.close();
       await server.close();
     });
   });

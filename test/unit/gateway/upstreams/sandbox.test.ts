@@ -1,10 +1,10 @@
-// The upstream clients end to end over real HTTP against the real sandboxes (no nock).
+// The upstream clients end to end over real HTTP against the real sandboxes (no mock agent).
 import { expect } from 'chai';
 import { constants, privateDecrypt, publicEncrypt, type KeyObject } from 'node:crypto';
 import { GatewayError } from '../../../../gateway/errors';
 import { createUpstreamClients, upstreamPath, type CallContext, type CreateAccountRequest, type UpstreamClients, type UpstreamName, type UpstreamRequest } from '../../../../gateway/upstreams';
 import { startSandboxes, type RecordedRequest, type Sandboxes } from '../../../../sandbox';
-import { captureLogger, withoutNock } from './helpers';
+import { captureLogger } from './helpers';
 import { rsaKeyPair } from '../../../support/keys';
 
 const EXP = '12/2031';
@@ -52,7 +52,6 @@ function partnerKeyPair(): { privateKey: KeyObject; securityKey: string } {
 }
 
 describe('unit: upstreams/clients against the real sandboxes', () => {
-  withoutNock();
   let sandboxes: Sandboxes;
   let clients: UpstreamClients;
   const ctx = (requestId: string): CallContext => ({ requestId, timing: {} });

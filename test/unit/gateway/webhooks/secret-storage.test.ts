@@ -5,12 +5,22 @@ import { Client } from 'pg';
 import { Database } from '../../../../gateway/db/database';
 import { migrate } from '../../../../gateway/db/migrate';
 import { createLogger, type Logger } from '../../../../gateway/logging/logger';
-import { liveSecrets, SecretUnavailableError } from '../../../../gateway/webhooks/endpoint-store';
+import { SecretUnavailableError } from '../../../../gateway/webhooks/endpoint-store';
 import { SecretKeyring } from '../../../../gateway/webhooks/secret-box';
+import { openSecrets, type SecretRow } from '../../../../gateway/webhooks/secret-rows';
 import { prepareSecretStorage, sealStoredSecrets, warnIfSecretsUnencrypted } from '../../../../gateway/webhooks/secret-storage';
 import { newSecret } from '../../../../gateway/webhooks/signature';
 import { recordSecret } from '../../../support/secrets';
 import { createOwnDatabase, type RunDatabase } from '../../../support/test-database';
+
+/**
+ * The endpoint's live secret rows (the current one first, then one in its overlap), as the
+ * dispatcher's step reads them, opened by the dispatcher's own `openSecrets`.
+ */
+async function liveSecrets(db: Database, endpointId: string, keyring: SecretKeyring | undefined): Promise<string[]> {
+  const rows = await db.query<SecretRow>('SELECT id, secret, sealed_secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > now()) ORDER BY id DESC', [endpointId]);
+  return openSecrets(endpointId, rows.rows, keyring);
+}
 
 /** A logger whose JSON lines are kept in `lines`. */
 function capturingLogger(): { log: Logger; lines: () => Record<string, unknown>[] } {

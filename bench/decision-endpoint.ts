@@ -1,0 +1,52 @@
+/**
+ * The authorization phase's loopback partner decision endpoint (bench/authorizations.ts), in a
+ * process of its own: a node:http server answering `{"approved":true}` at once. Apart from the
+ * open-loop client, so that neither queues behind the other's work (docs/performance.md "Run K"):
+ * the partner's latency the gateway records is then the HTTP exchange and this process's
+ * scheduling, not the load generator's event loop. Announces `{"port": n}` on stdout;
+ * `GET /handling?from=i` answers its own handling times (request event to answer written, ms) from
+ * the i-th call on, with each call's authorization id. With BENCH_AUTHORIZATION_TRACE_DIR, each call's request event and answer
+ * (epoch ms) by authorization id go to endpoint.jsonl there at `GET /flush`.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+
+const TRACE_DIR = process.env.BENCH_AUTHORIZATION_TRACE_DIR;
+const traceNow = () => performance.timeOrigin + performance.now();
+const handling: number[] = [];
+/** The authorization id of each call, in the order of `handling`. */
+const ids: string[] = [];
+const traced: string[] = [];
+const answer = Buffer.from('{"approved":true}');
+
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET') {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/flush' && TRACE_DIR) {
+      if (traced.length > 0) fs.appendFileSync(path.join(TRACE_DIR, 'endpoint.jsonl'), `${traced.join('\n')}\n`);
+      traced.length = 0;
+    }
+    const from = Number(url.searchParams.get('from') ?? 0);
+    const all = url.pathname === '/handling';
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ calls: handling.length, handling: all ? handling.slice(from) : [], ids: all ? ids.slice(from) : [] }));
+    return;
+  }
+  const started = performance.now();
+  const requestAt = TRACE_DIR ? traceNow() : 0;
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer);
+    handling.push(performance.now() - started);
+    const id = (JSON.parse(Buffer.concat(chunks).toString()) as { data: { authorization: { id: string } } }).data.authorization.id;
+    ids.push(id);
+    if (TRACE_DIR) traced.push(JSON.stringify({ id, request: requestAt, written: traceNow() }));
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`));
+process.on('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});
