@@ -11,6 +11,20 @@
 -- blocks new writes until the commit), so every card written after it, by old or new code, is
 -- linked by its own statement: the backfill only has to reach the cards written before.
 
+-- A development or benchmark database that ran the reverted migration 020 holds tables, triggers
+-- and a function of the same names (never deployed anywhere): dropped here, so this migration runs
+-- there too. Elsewhere nothing is dropped and no lock is taken on cards by this block.
+DO $$
+BEGIN
+  IF to_regclass('card_search_terms') IS NOT NULL THEN
+    DROP TRIGGER IF EXISTS cards_search_links_insert ON cards;
+    DROP TRIGGER IF EXISTS cards_search_links_change ON cards;
+    DROP FUNCTION IF EXISTS card_search_links_insert(), card_search_links_change();
+    DROP TABLE IF EXISTS card_search_links, card_search_terms;
+  END IF;
+END
+$$;
+
 -- The partner's posting list inside the trigram index: a partner's search reads its own values only.
 -- btree_gin is a trusted extension (PostgreSQL >= 13); PGlite loads it in gateway/db/embedded.ts.
 CREATE EXTENSION IF NOT EXISTS btree_gin;
@@ -104,11 +118,11 @@ $$;
 CREATE FUNCTION card_search_link_card(c cards) RETURNS void
 LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
-  PERFORM card_search_keep_terms(array_agg(c.partner_id), array_agg(v.field), array_agg(lower(v.value)))
+  PERFORM card_search_keep_terms(array_agg(c.partner_id), array_agg(v.field), array_agg(left(lower(v.value), 256)))
   FROM (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
   WHERE v.value <> '';
   INSERT INTO card_search_links (card_key, field, partner_id, term, status, type, created_at)
-  SELECT c.card_key, v.field, c.partner_id, lower(v.value), c.status, c.type, c.created_at
+  SELECT c.card_key, v.field, c.partner_id, left(lower(v.value), 256), c.status, c.type, c.created_at
   FROM (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
   WHERE v.value <> ''
   ON CONFLICT (card_key, field) DO UPDATE SET partner_id = EXCLUDED.partner_id, term = EXCLUDED.term, status = EXCLUDED.status, type = EXCLUDED.type, created_at = EXCLUDED.created_at;
@@ -124,12 +138,12 @@ LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM card_search_keep_terms(array_agg(d.partner_id), array_agg(d.field), array_agg(d.term))
   FROM (
-    SELECT DISTINCT c.partner_id, v.field, lower(v.value) AS term
+    SELECT DISTINCT c.partner_id, v.field, left(lower(v.value), 256) AS term
     FROM inserted c CROSS JOIN LATERAL (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
     WHERE v.value <> ''
   ) AS d;
   INSERT INTO card_search_links (card_key, field, partner_id, term, status, type, created_at)
-  SELECT c.card_key, v.field, c.partner_id, lower(v.value), c.status, c.type, c.created_at
+  SELECT c.card_key, v.field, c.partner_id, left(lower(v.value), 256), c.status, c.type, c.created_at
   FROM inserted c CROSS JOIN LATERAL (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
   WHERE v.value <> '';
   RETURN NULL;
@@ -187,16 +201,28 @@ CREATE TRIGGER cards_search_links_update
 CREATE TRIGGER cards_search_links_delete AFTER DELETE ON cards
   FOR EACH ROW EXECUTE FUNCTION card_search_links_delete();
 
--- One backfill batch: the next `p_limit` cards after the cursor, in card_key order, locked FOR
--- SHARE (an update of one of them waits for this batch, then its trigger applies the update on top
--- of the links written here: never overwritten by values read before it), linked from their
--- locked rows. The last batch (fewer cards than asked) sets done_at. Answers how many cards were
--- linked and whether the backfill is done; `busy` when another instance holds the state row.
+-- One backfill batch: the keys of the next `p_limit` cards after the cursor, in card_key order,
+-- read without a lock (the cursor moves to the last key read: never to a key a concurrent card
+-- replacement gave a card, which a locking read would hand back after its recheck, jumping past
+-- cards not linked yet); then the cards that still hold those keys are locked FOR SHARE by key (an
+-- update of one of them waits for this batch, then its trigger applies the update on top of the
+-- links written here: never overwritten by values read before it) and linked from their locked
+-- rows. A card whose key changed between the read and the lock is skipped: its update's trigger
+-- linked it under its new key. The last batch (fewer keys than asked) checks that every card has
+-- its links before it sets done_at (card_search_backfill_missing; a card found without them sends
+-- the cursor back to the start, so the next batches go over every card again). Answers how many
+-- cards were linked and whether the backfill is done; `busy` when another instance holds the state
+-- row. lock_timeout: a batch waiting for a card write (or for a value a write inserted) gives up
+-- after 200 ms (SQLSTATE 55P03; the job retries it) rather than wait long, or stay one side of a
+-- deadlock with a multi-statement card transaction until the deadlock check; a partner's write
+-- never gives up first.
 CREATE FUNCTION card_search_backfill_batch(p_limit integer, OUT linked integer, OUT done boolean, OUT busy boolean)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET lock_timeout = '200ms' AS $$
 DECLARE
   v_after text;
+  v_read text[];
   v_keys text[];
+  v_count integer;
 BEGIN
   linked := 0;
   busy := false;
@@ -209,18 +235,24 @@ BEGIN
   IF done THEN
     RETURN;
   END IF;
-  SELECT array_agg(k.card_key ORDER BY k.card_key) INTO v_keys
-  FROM (SELECT c.card_key FROM cards c WHERE v_after IS NULL OR c.card_key > v_after ORDER BY c.card_key LIMIT p_limit FOR SHARE) AS k;
-  linked := coalesce(array_length(v_keys, 1), 0);
+  -- coalesce rather than `v_after IS NULL OR …`: a generic plan keeps the index range condition.
+  SELECT array_agg(k.card_key ORDER BY k.card_key) INTO v_read
+  FROM (SELECT c.card_key FROM cards c WHERE c.card_key > coalesce(v_after, '') ORDER BY c.card_key LIMIT p_limit) AS k;
+  v_count := coalesce(array_length(v_read, 1), 0);
+  IF v_count > 0 THEN
+    SELECT array_agg(k.card_key ORDER BY k.card_key) INTO v_keys
+    FROM (SELECT c.card_key FROM cards c WHERE c.card_key = ANY (v_read) ORDER BY c.card_key FOR SHARE) AS k;
+    linked := coalesce(array_length(v_keys, 1), 0);
+  END IF;
   IF linked > 0 THEN
     PERFORM card_search_keep_terms(array_agg(d.partner_id), array_agg(d.field), array_agg(d.term))
     FROM (
-      SELECT DISTINCT c.partner_id, v.field, lower(v.value) AS term
+      SELECT DISTINCT c.partner_id, v.field, left(lower(v.value), 256) AS term
       FROM cards c CROSS JOIN LATERAL (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
       WHERE c.card_key = ANY (v_keys) AND v.value <> ''
     ) AS d;
     INSERT INTO card_search_links (card_key, field, partner_id, term, status, type, created_at)
-    SELECT c.card_key, v.field, c.partner_id, lower(v.value), c.status, c.type, c.created_at
+    SELECT c.card_key, v.field, c.partner_id, left(lower(v.value), 256), c.status, c.type, c.created_at
     FROM cards c CROSS JOIN LATERAL (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
     WHERE c.card_key = ANY (v_keys) AND v.value <> ''
     ON CONFLICT (card_key, field) DO UPDATE SET partner_id = EXCLUDED.partner_id, term = EXCLUDED.term, status = EXCLUDED.status, type = EXCLUDED.type, created_at = EXCLUDED.created_at
@@ -231,9 +263,58 @@ BEGIN
       WHERE c.card_key = ANY ($1) AND l.card_key = c.card_key AND l.field = v.field AND coalesce(v.value, '''') = '''''
     USING v_keys;
   END IF;
-  done := linked < p_limit;
-  UPDATE card_search_backfill SET linked_through = coalesce(v_keys[linked], v_after), done_at = CASE WHEN done THEN now() END;
+  done := v_count < p_limit;
+  IF done AND card_search_backfill_missing() THEN
+    RAISE WARNING 'card search links: a card without its links after the last batch; the backfill starts over';
+    done := false;
+    UPDATE card_search_backfill SET linked_through = NULL, done_at = NULL;
+    RETURN;
+  END IF;
+  UPDATE card_search_backfill SET linked_through = coalesce(v_read[v_count], v_after), done_at = CASE WHEN done THEN now() END;
 END
+$$;
+
+-- The backfill's safety net before its mark: whether any card lacks the link of a field it has a
+-- value in (an anti-join of the cards and the links' primary key, once per backfill; its time at a
+-- million cards in docs/performance.md S5). Dynamic SQL: planned for the tables' sizes of the moment.
+CREATE FUNCTION card_search_backfill_missing() RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  missing boolean;
+BEGIN
+  EXECUTE 'SELECT EXISTS (SELECT 1 FROM cards c CROSS JOIN LATERAL (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
+    WHERE v.value <> '''' AND NOT EXISTS (SELECT 1 FROM card_search_links l WHERE l.card_key = c.card_key AND l.field = v.field))' INTO missing;
+  RETURN missing;
+END
+$$;
+
+-- One batch of the pruning (pruneSearchTerms): the next `p_limit` values after the cursor in key
+-- order; of those no link references, the ones a card write holds are skipped (FOR UPDATE SKIP
+-- LOCKED: the pruning never waits for a writer, so it is never one side of a deadlock with one)
+-- and the others deleted. Answers the batch's last key (no row: the end, or another instance is
+-- pruning: the state row, taken FOR UPDATE SKIP LOCKED as the backfill does, lets one instance at
+-- a time) and the count. lock_timeout as the backfill batch's, should anything else make it wait.
+CREATE FUNCTION card_search_prune_batch(p_partner bpchar, p_field smallint, p_term text, p_limit integer)
+RETURNS TABLE (partner_id bpchar, field integer, term text, deleted integer)
+LANGUAGE sql SET lock_timeout = '200ms' AS $$
+WITH mutex AS (
+  SELECT 1 FROM card_search_backfill FOR UPDATE SKIP LOCKED
+), batch AS (
+  SELECT s.partner_id, s.field, s.term FROM card_search_terms s
+  WHERE (s.partner_id, s.field, s.term) > (p_partner, p_field, p_term) AND EXISTS (SELECT 1 FROM mutex)
+  ORDER BY s.partner_id, s.field, s.term LIMIT p_limit
+), unheld AS (
+  SELECT s.partner_id, s.field, s.term FROM card_search_terms s JOIN batch b ON s.partner_id = b.partner_id AND s.field = b.field AND s.term = b.term
+  WHERE NOT EXISTS (SELECT 1 FROM card_search_links l WHERE l.partner_id = s.partner_id AND l.term = s.term AND l.field = s.field)
+  FOR UPDATE OF s SKIP LOCKED
+), gone AS (
+  DELETE FROM card_search_terms t USING unheld u
+  WHERE t.partner_id = u.partner_id AND t.field = u.field AND t.term = u.term
+    AND NOT EXISTS (SELECT 1 FROM card_search_links l WHERE l.partner_id = t.partner_id AND l.term = t.term AND l.field = t.field)
+  RETURNING 1
+)
+SELECT last.partner_id, last.field::int, last.term, (SELECT count(*) FROM gone)::int
+FROM (SELECT b.partner_id, b.field, b.term FROM batch b ORDER BY b.partner_id DESC, b.field DESC, b.term DESC LIMIT 1) AS last
 $$;
 
 -- A database without cards (a new installation, a test) has nothing to backfill: marked done at

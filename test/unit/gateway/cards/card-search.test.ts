@@ -405,7 +405,7 @@ describe('unit: cards/card-search search terms kept in step with the cards (migr
   const FIELDS = 'card_key, field::int AS field, partner_id, term, status, type, created_at';
   // What card_search_links should hold, derived from the cards the straightforward way.
   const derived =
-    `SELECT c.card_key, v.field::int AS field, c.partner_id, lower(v.value) AS term, c.status, c.type, c.created_at ` +
+    `SELECT c.card_key, v.field::int AS field, c.partner_id, left(lower(v.value), 256) AS term, c.status, c.type, c.created_at ` +
     `FROM cards c CROSS JOIN LATERAL (VALUES (1, c.card_mask), (2, c.nickname), (3, c.embossed_name)) AS v (field, value) ` +
     `WHERE v.value IS NOT NULL AND v.value <> '' AND c.partner_id = $1`;
   const stored = `SELECT ${FIELDS} FROM card_search_links WHERE partner_id = $1`;
@@ -521,7 +521,7 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
   const A = crypto.randomBytes(12).toString('hex');
   const B = crypto.randomBytes(12).toString('hex');
   const derived = (partner: string) =>
-    `SELECT c.card_key, v.field::int AS field, c.partner_id, lower(v.value) AS term, c.status, c.type, c.created_at ` +
+    `SELECT c.card_key, v.field::int AS field, c.partner_id, left(lower(v.value), 256) AS term, c.status, c.type, c.created_at ` +
     `FROM cards c CROSS JOIN LATERAL (VALUES (1, c.card_mask), (2, c.nickname), (3, c.embossed_name)) AS v (field, value) ` +
     `WHERE v.value IS NOT NULL AND v.value <> '' AND c.partner_id = '${partner}'`;
   const stored = (partner: string) => `SELECT card_key, field::int AS field, partner_id, term, status, type, created_at FROM card_search_links WHERE partner_id = '${partner}'`;
@@ -660,8 +660,15 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     // The database as main left it: cards, no migration 022.
     await db.query(
       `DROP TRIGGER cards_search_links_insert ON cards; DROP TRIGGER cards_search_links_update ON cards; DROP TRIGGER cards_search_links_delete ON cards;
-       DROP FUNCTION card_search_links_insert(), card_search_links_update(), card_search_links_delete(), card_search_backfill_batch(integer), card_search_link_card(cards), card_search_keep_terms(bpchar[], smallint[], text[]);
+       DROP FUNCTION card_search_links_insert(), card_search_links_update(), card_search_links_delete(), card_search_backfill_batch(integer), card_search_link_card(cards), card_search_keep_terms(bpchar[], smallint[], text[]),
+         card_search_backfill_missing(), card_search_prune_batch(bpchar, smallint, text, integer);
        DROP TABLE card_search_links, card_search_terms, card_search_backfill; DELETE FROM schema_migrations WHERE version = '022'`
+    );
+    // What the reverted migration 020 left on a development database (same names, other shapes): 022 drops it.
+    await db.query(
+      `CREATE TABLE card_search_terms (term text PRIMARY KEY); CREATE TABLE card_search_links (card_key text, term text REFERENCES card_search_terms);
+       CREATE FUNCTION card_search_links_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+       CREATE TRIGGER cards_search_links_change AFTER UPDATE ON cards FOR EACH ROW EXECUTE FUNCTION card_search_links_change()`
     );
     const log = createLogger({ level: 'silent' });
     expect(await migrate(db, log)).to.deep.equal(['022']);
@@ -683,7 +690,7 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     } finally {
-      stop();
+      await stop();
     }
     await expectInStep(A);
     await expectInStep(B);
@@ -762,7 +769,12 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     const db = services.db;
     await unlinkAll();
     const [first, second] = await someKeys(A, 'true', 2);
-    // The batch first: it holds its cards FOR SHARE, so the update waits, then applies on top.
+    // The batch first: it holds its cards FOR SHARE, so the update waits, then applies on top. This
+    // half passes without FOR SHARE too, and cannot be made to fail: the update's trigger upserts
+    // the card's links, and that upsert waits for the batch's uncommitted links of the same card
+    // (their primary key) and then overwrites them, so the links' primary key orders the two as
+    // well. FOR SHARE is what the other order needs (the update first, uncommitted: without it the
+    // batch links the card's old values over the update's).
     const batch = await db.pool.connect();
     try {
       await batch.query('BEGIN');
@@ -795,27 +807,181 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     await expectInStep(A);
   });
 
-  it('fails the pruning of a value that a concurrent write links again, safely: the value and its link stay', async function () {
+  it('never waits for a card write while pruning: no deadlock with a writer that reuses one pruned value, then another', async function () {
     if (embedded) this.skip();
     const db = services.db;
     expect((await backfillSearchLinks(db)).done).to.equal(true);
-    const [key] = await someKeys(A, 'nickname IS NULL', 1);
-    await db.query(`UPDATE cards SET nickname = 'Orphan Tango' WHERE card_key = $1`, [key]);
-    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = $1`, [key]);
-    expect(await termsOf(A, 'orphan tango')).to.deep.equal([2]);
+    const [first, second] = await someKeys(A, 'nickname IS NULL', 2);
+    // Two values no card holds any more, one after the other in the pruning's order.
+    await db.query(`UPDATE cards SET nickname = 'Orphan Alpha' WHERE card_key = $1`, [first]);
+    await db.query(`UPDATE cards SET nickname = 'Orphan Bravo' WHERE card_key = $1`, [second]);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = ANY($1)`, [[first, second]]);
+    expect(await termsOf(A, 'orphan alpha')).to.deep.equal([2]);
+    expect(await termsOf(A, 'orphan bravo')).to.deep.equal([2]);
     const writer = await db.pool.connect();
+    let failed = true;
     try {
       await writer.query('BEGIN');
-      await writer.query(`UPDATE cards SET nickname = 'Orphan Tango' WHERE card_key = $1`, [key]);
-      const prune = pruneSearchTerms(db);
-      await waitUntilBlocked('%DELETE FROM card_search_terms%');
+      // The writer holds the first value (FOR KEY SHARE, uncommitted link)...
+      await writer.query(`UPDATE cards SET nickname = 'Orphan Alpha' WHERE card_key = $1`, [first]);
+      // ... the pruning runs: it must end without waiting for the writer (before the fix it deleted
+      // the second value, uncommitted, then waited for the first: the writer reusing the second
+      // value next closed a deadlock).
+      let settled = false;
+      const prune = pruneSearchTerms(db).finally(() => (settled = true));
+      const deadline = Date.now() + 10_000;
+      while (!settled) {
+        const waiting = await count(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%card_search_prune_batch%'`);
+        expect(waiting, 'the pruning waits for a card write').to.equal(0);
+        if (Date.now() > deadline) throw new Error('the pruning did not end');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(await prune).to.deep.include({ raced: 0 });
+      expect(await termsOf(A, 'orphan bravo'), 'the value no card held is gone').to.deep.equal([]);
+      // ... then reuses the second value: inserted again, no wait, no deadlock.
+      await writer.query(`UPDATE cards SET nickname = 'Orphan Bravo' WHERE card_key = $1`, [second]);
       await writer.query('COMMIT');
-      expect((await prune).raced).to.equal(1);
+      failed = false;
     } finally {
-      writer.release();
+      writer.release(failed); // a failed test must not hand its open transaction to the next
     }
-    expect(await termsOf(A, 'orphan tango')).to.deep.equal([2]);
+    expect(await termsOf(A, 'orphan alpha'), 'the value the writer held stays').to.deep.equal([2]);
+    expect(await termsOf(A, 'orphan bravo')).to.deep.equal([2]);
     await expectInStep(A);
     expect(await count(`SELECT partner_id, field, term FROM card_search_links EXCEPT SELECT partner_id, field, term FROM card_search_terms`)).to.equal(0);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = ANY($1)`, [[first, second]]);
+  });
+
+  it('links every card although a card replacement changes the key of a card the next batch reads, and only then marks the backfill done', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    await unlinkAll(true);
+    const first = await backfillSearchLinks(db, { batch: 100, maxBatches: 1 });
+    expect(first).to.deep.equal({ linked: 100, done: false, busy: false });
+    const cursor = (await db.query<{ linked_through: string }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
+    // A card of the next batch gets a key that sorts after every card (as card-replacement.ts gives a
+    // new key), in a transaction held open until the batch waits for it.
+    const next = (await db.query<{ card_key: string }>('SELECT card_key FROM cards WHERE card_key > $1 ORDER BY card_key LIMIT 1 OFFSET 5', [cursor])).rows[0].card_key;
+    const replaced = (await db.query<{ k: string }>(`SELECT max(card_key) || 'zz' AS k FROM cards`)).rows[0].k;
+    const writer = await db.pool.connect();
+    let failed = true;
+    try {
+      await writer.query('BEGIN');
+      await writer.query('UPDATE cards SET card_key = $2 WHERE card_key = $1', [next, replaced]);
+      const batch = backfillSearchLinks(db, { batch: 100, maxBatches: 1 });
+      await waitUntilBlocked('SELECT linked, done, busy FROM card_search_backfill_batch%');
+      await writer.query('COMMIT');
+      const outcome = await batch;
+      expect(outcome.done).to.equal(false);
+      failed = false;
+    } finally {
+      writer.release(failed);
+    }
+    const moved = (await db.query<{ linked_through: string }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
+    expect(moved < replaced, 'the cursor never jumps to the new key').to.equal(true);
+    expect((await backfillSearchLinks(db, { batch: 100 })).done).to.equal(true);
+    await expectInStep(A);
+    await expectInStep(B);
+    await expectAnswers(recording().db, [{ partnerId: A, search: 'ada' }, { partnerId: A, search: '** ****', status: 'ACTIVE' }]);
+    await db.query('UPDATE cards SET card_key = $2 WHERE card_key = $1', [replaced, next]);
+  });
+
+  it('sends the backfill back to the start instead of marking it done while a card lacks its links', async function () {
+    const db = services.db;
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    const [key] = await someKeys(A, 'true', 1);
+    // A card the batches went past without linking it (what the key race above did before the fix).
+    await db.query('DELETE FROM card_search_links WHERE card_key = $1', [key]);
+    await db.query(`UPDATE card_search_backfill SET linked_through = (SELECT max(card_key) FROM cards), done_at = NULL`);
+    expect(await backfillSearchLinks(db, { maxBatches: 1 })).to.deep.equal({ linked: 0, done: false, busy: false });
+    expect((await db.query('SELECT linked_through, done_at FROM card_search_backfill')).rows).to.deep.equal([{ linked_through: null, done_at: null }]);
+    expect((await backfillSearchLinks(db, { batch: 500 })).done).to.equal(true);
+    await expectInStep(A);
+  });
+
+  it('lets one instance link and prune at a time: another finds the state row taken and stops at once, and two jobs at once link each card once', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    await unlinkAll(true);
+    // A value no card holds, for a pruning that must not run while another instance holds the state row.
+    await db.query(`UPDATE cards SET nickname = 'Held Charlie' WHERE card_key = $1`, [(await someKeys(A, 'nickname IS NULL', 1))[0]]);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE nickname = 'Held Charlie'`);
+    const holder = await db.pool.connect();
+    let failed = true;
+    try {
+      await holder.query('BEGIN');
+      expect((await holder.query('SELECT linked, done, busy FROM card_search_backfill_batch(100)')).rows[0]).to.deep.equal({ linked: 100, done: false, busy: false });
+      // Neither waits for the batch held open: the backfill answers busy, the pruning does nothing.
+      expect(await backfillSearchLinks(db, { batch: 100 })).to.deep.equal({ linked: 0, done: false, busy: true });
+      expect(await pruneSearchTerms(db)).to.deep.equal({ deleted: 0, raced: 0 });
+      expect(await termsOf(A, 'held charlie')).to.deep.equal([2]);
+      await holder.query('COMMIT');
+      failed = false;
+    } finally {
+      holder.release(failed);
+    }
+    // Two instances' backfills at once: each card is linked by exactly one batch.
+    const cards = await count('SELECT 1 FROM cards');
+    const both = await Promise.all([backfillSearchLinks(db, { batch: 50 }), backfillSearchLinks(db, { batch: 50 })]);
+    const rest = await backfillSearchLinks(db, { batch: 50 });
+    expect(rest.done).to.equal(true);
+    expect(100 + both[0].linked + both[1].linked + rest.linked).to.equal(cards);
+    expect(both.some((o) => o.busy) || both.some((o) => o.linked === 0), 'one of the two stopped').to.equal(true);
+    await expectInStep(A);
+    await expectInStep(B);
+  });
+
+  it('stops its job between batches, runs at most its batches per pass, and prunes only after the backfill', async function () {
+    const db = services.db;
+    await unlinkAll(true);
+    const log = createLogger({ level: 'silent' });
+    const cursor = async () => (await db.query<{ linked_through: string | null }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
+    const third = (await db.query<{ card_key: string }>('SELECT card_key FROM cards ORDER BY card_key LIMIT 1 OFFSET 149')).rows[0].card_key;
+    // A pass of three batches of 50, the next pass an hour away: the cursor stops at the 150th card.
+    const stop = startSearchLinks(db, log, { intervalMs: 3_600_000, pruneEveryMs: 0, batch: 50, batchesPerPass: 3, pauseMs: 1 });
+    const deadline = Date.now() + 30_000;
+    while ((await cursor()) !== third) {
+      if (Date.now() > deadline) throw new Error('the first pass did not link its three batches');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await stop();
+    expect(await cursor()).to.equal(third);
+    expect(await searchLinksReady(recording().db)).to.equal(false);
+    // Stopped in the middle of a pass: the pass ends after its current batch, and stop() waits for it.
+    const again = startSearchLinks(db, log, { intervalMs: 3_600_000, pruneEveryMs: 0, batch: 10, pauseMs: 1 });
+    while ((await cursor()) === third) {
+      if (Date.now() > deadline) throw new Error('the second pass did not start');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await again();
+    const where = await cursor();
+    if (!embedded) {
+      // No batch runs any more: the state row is free.
+      expect((await db.query('SELECT 1 FROM card_search_backfill FOR UPDATE NOWAIT')).rowCount).to.equal(1);
+    }
+    expect(where).to.not.equal(null);
+    expect((await db.query<{ done: boolean }>('SELECT done_at IS NOT NULL AS done FROM card_search_backfill')).rows[0].done).to.equal(false);
+    expect(await cursor()).to.equal(where);
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    await expectInStep(A);
+  });
+
+  it('writes and finds a card whose embossed name from the issuer is longer than a value the links hold (256 characters)', async function () {
+    const db = services.db;
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    const [model] = await someKeys(A, 'true', 1);
+    const name = 'LONGNAME ' + 'QWERTY'.repeat(600); // 3,609 characters: over the btree's 2,704 bytes
+    await db.query(
+      `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, embossed_name, nickname, created_at)
+       SELECT card_key || 'L', partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, $2, nickname, now() FROM cards WHERE card_key = $1`,
+      [model, name]
+    );
+    await db.query(`UPDATE cards SET embossed_name = $2 || 'X' WHERE card_key = $1`, [model, name]);
+    await expectInStep(A);
+    const links = { links: true, walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX };
+    const found = await searchCards(db, { partnerId: A, search: 'longname qwerty' }, { page: 1, limit: 20 }, links);
+    expect(found.items.map((c) => c.cardKey).sort()).to.deep.equal([model, `${model}L`].sort());
+    await db.query('DELETE FROM cards WHERE card_key = $1', [`${model}L`]);
+    await db.query(`UPDATE cards SET embossed_name = 'ADA.LOVELACE' WHERE card_key = $1`, [model]);
   });
 });
