@@ -208,9 +208,10 @@ CREATE TRIGGER cards_search_links_delete AFTER DELETE ON cards
 -- update of one of them waits for this batch, then its trigger applies the update on top of the
 -- links written here: never overwritten by values read before it) and linked from their locked
 -- rows. A card whose key changed between the read and the lock is skipped: its update's trigger
--- linked it under its new key. The last batch (fewer keys than asked) checks that every card has
--- its links before it sets done_at (card_search_backfill_missing; a card found without them sends
--- the cursor back to the start, so the next batches go over every card again). Answers how many
+-- linked it under its new key. The last batch (fewer keys than asked) checks, before it locks
+-- anything, that every card the earlier batches read has links, then sets done_at
+-- (card_search_backfill_missing; a card found without them sends the cursor back to the start, so
+-- the next batches go over every card again). Answers how many
 -- cards were linked and whether the backfill is done; `busy` when another instance holds the state
 -- row. lock_timeout: a batch waiting for a card write (or for a value a write inserted) gives up
 -- after 200 ms (SQLSTATE 55P03; the job retries it) rather than wait long, or stay one side of a
@@ -239,6 +240,14 @@ BEGIN
   SELECT array_agg(k.card_key ORDER BY k.card_key) INTO v_read
   FROM (SELECT c.card_key FROM cards c WHERE c.card_key > coalesce(v_after, '') ORDER BY c.card_key LIMIT p_limit) AS k;
   v_count := coalesce(array_length(v_read, 1), 0);
+  done := v_count < p_limit;
+  -- The last batch: before it locks a card, whether the batches before it left a card without links.
+  IF done AND v_after IS NOT NULL AND card_search_backfill_missing(v_after) THEN
+    RAISE WARNING 'card search links: a card the backfill went past has no links; the backfill starts over';
+    done := false;
+    UPDATE card_search_backfill SET linked_through = NULL, done_at = NULL;
+    RETURN;
+  END IF;
   IF v_count > 0 THEN
     SELECT array_agg(k.card_key ORDER BY k.card_key) INTO v_keys
     FROM (SELECT c.card_key FROM cards c WHERE c.card_key = ANY (v_read) ORDER BY c.card_key FOR SHARE) AS k;
@@ -263,27 +272,26 @@ BEGIN
       WHERE c.card_key = ANY ($1) AND l.card_key = c.card_key AND l.field = v.field AND coalesce(v.value, '''') = '''''
     USING v_keys;
   END IF;
-  done := v_count < p_limit;
-  IF done AND card_search_backfill_missing() THEN
-    RAISE WARNING 'card search links: a card without its links after the last batch; the backfill starts over';
-    done := false;
-    UPDATE card_search_backfill SET linked_through = NULL, done_at = NULL;
-    RETURN;
-  END IF;
   UPDATE card_search_backfill SET linked_through = coalesce(v_read[v_count], v_after), done_at = CASE WHEN done THEN now() END;
 END
 $$;
 
--- The backfill's safety net before its mark: whether any card lacks the link of a field it has a
--- value in (an anti-join of the cards and the links' primary key, once per backfill; its time at a
--- million cards in docs/performance.md S5). Dynamic SQL: planned for the tables' sizes of the moment.
-CREATE FUNCTION card_search_backfill_missing() RETURNS boolean
+-- The backfill's safety net before its mark: whether a card at or below the cursor (the cards
+-- the earlier batches read) has no link at all although it has a value. The keys without a link
+-- first (an anti-join of the two primary keys, index-only), then those few cards' values: about
+-- 0.5 s at a million cards (docs/performance.md S5), once per backfill, before the last batch
+-- locks any card (no card write waits for it). Not a per-field check: reading every card's values
+-- took 6-13 s at a million cards, and a batch links all of a card's fields or none. Dynamic SQL:
+-- planned for the tables' sizes of the moment.
+CREATE FUNCTION card_search_backfill_missing(p_through text) RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
   missing boolean;
 BEGIN
-  EXECUTE 'SELECT EXISTS (SELECT 1 FROM cards c CROSS JOIN LATERAL (VALUES (1::smallint, c.card_mask), (2::smallint, c.nickname), (3::smallint, c.embossed_name)) AS v (field, value)
-    WHERE v.value <> '''' AND NOT EXISTS (SELECT 1 FROM card_search_links l WHERE l.card_key = c.card_key AND l.field = v.field))' INTO missing;
+  EXECUTE 'WITH unlinked AS MATERIALIZED (
+      SELECT c.card_key FROM cards c WHERE c.card_key <= $1 AND NOT EXISTS (SELECT 1 FROM card_search_links l WHERE l.card_key = c.card_key))
+    SELECT EXISTS (SELECT 1 FROM unlinked u JOIN cards c ON c.card_key = u.card_key WHERE c.card_mask <> '''' OR c.nickname <> '''' OR c.embossed_name <> '''')'
+  INTO missing USING p_through;
   RETURN missing;
 END
 $$;

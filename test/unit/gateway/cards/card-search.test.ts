@@ -661,7 +661,7 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     await db.query(
       `DROP TRIGGER cards_search_links_insert ON cards; DROP TRIGGER cards_search_links_update ON cards; DROP TRIGGER cards_search_links_delete ON cards;
        DROP FUNCTION card_search_links_insert(), card_search_links_update(), card_search_links_delete(), card_search_backfill_batch(integer), card_search_link_card(cards), card_search_keep_terms(bpchar[], smallint[], text[]),
-         card_search_backfill_missing(), card_search_prune_batch(bpchar, smallint, text, integer);
+         card_search_backfill_missing(text), card_search_prune_batch(bpchar, smallint, text, integer);
        DROP TABLE card_search_links, card_search_terms, card_search_backfill; DELETE FROM schema_migrations WHERE version = '022'`
     );
     // What the reverted migration 020 left on a development database (same names, other shapes): 022 drops it.
