@@ -970,7 +970,8 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     const db = services.db;
     expect((await backfillSearchLinks(db)).done).to.equal(true);
     const [model] = await someKeys(A, 'true', 1);
-    const name = 'LONGNAME ' + 'QWERTY'.repeat(600); // 3,609 characters: over the btree's 2,704 bytes
+    // 3,609 characters that do not compress (a repeated pattern would, and fit the index): over the btree's 2,704 bytes.
+    const name = 'LONGNAME ' + crypto.randomBytes(1800).toString('hex').toUpperCase();
     await db.query(
       `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, embossed_name, nickname, created_at)
        SELECT card_key || 'L', partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, $2, nickname, now() FROM cards WHERE card_key = $1`,
@@ -979,7 +980,7 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     await db.query(`UPDATE cards SET embossed_name = $2 || 'X' WHERE card_key = $1`, [model, name]);
     await expectInStep(A);
     const links = { links: true, walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX };
-    const found = await searchCards(db, { partnerId: A, search: 'longname qwerty' }, { page: 1, limit: 20 }, links);
+    const found = await searchCards(db, { partnerId: A, search: name.slice(0, 30).toLowerCase() }, { page: 1, limit: 20 }, links);
     expect(found.items.map((c) => c.cardKey).sort()).to.deep.equal([model, `${model}L`].sort());
     await db.query('DELETE FROM cards WHERE card_key = $1', [`${model}L`]);
     await db.query(`UPDATE cards SET embossed_name = 'ADA.LOVELACE' WHERE card_key = $1`, [model]);
