@@ -9,6 +9,7 @@ import { createPartnerApp } from './http/partner-app';
 import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
+import { startSearchLinks } from './cards/search-links';
 import { startTransactionReconciler } from './transactions/reconciler';
 import { openDecisionTrace, startTraceMonitors, traceNow, tracing } from './authorizations/decision-trace';
 import { decideAuthorization, deleteExpiredDecisions, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
@@ -153,6 +154,11 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       { intervalMs: settings.cardReconcileIntervalMs, batch: settings.cardReconcileBatch }
     );
     cleanups.push(async () => stopCardReconciler());
+    // The card list's search links (migration 022): cards written before the migration are linked
+    // in batches (one instance at a time, the others skip), then values no card holds are pruned
+    // every 10 minutes. Searches read the cards table until the backfill is done.
+    const stopSearchLinks = startSearchLinks(db, log, { intervalMs: 60_000, pruneEveryMs: 10 * 60_000 });
+    cleanups.push(async () => stopSearchLinks());
     // Transaction states whose notification was lost are read from the processor's change feed.
     const stopTransactionReconciler = startTransactionReconciler(
       { db, processing: clients.processing, log, source: upstreams.processing },

@@ -10,10 +10,14 @@
  * individual, whose users and onboardings are created too) and 20 % B2B (over a few tenants), with
  * realistic mixes of status, type and currency, masks like `5355 70** **** 1234`, nicknames on about
  * a third and embossed names on most. Each batch is one `INSERT ... SELECT generate_series`; the end
- * is `VACUUM (ANALYZE) cards` so the planner has statistics and index-only counts work at once.
+ * is the search links' backfill (a no-op unless the database held cards before migration 022, see
+ * docs/card-search.md) and `VACUUM (ANALYZE)` of the cards and their search links, so the planner has
+ * statistics and index-only counts work at once.
  */
 import crypto from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Database } from '../gateway/db/database';
+import { backfillSearchLinks } from '../gateway/cards/search-links';
 import { seedCli } from './seed-cli';
 
 /** What to seed. */
@@ -156,7 +160,11 @@ export async function seedCards(db: Database, options: SeedOptions): Promise<See
     inserted = last;
     options.progress?.(inserted);
   }
-  await db.query('VACUUM (ANALYZE) cards');
+  // Cards the database held before migration 022 are linked now (a no-op when its backfill is done:
+  // the seed's own cards were linked by the insert trigger), so searches read the search links.
+  // A gateway's job running a batch meanwhile (`busy`) goes on after it: wait for it, then go on.
+  while (!(await backfillSearchLinks(db, { batch: 20_000 })).done) await delay(500);
+  await db.query('VACUUM (ANALYZE) cards, card_search_links, card_search_terms');
   return { cards: inserted, individuals, tenants };
 }
 

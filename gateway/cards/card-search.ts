@@ -52,7 +52,8 @@ export type SearchForm = 'like' | 'strpos';
 
 /**
  * How a page is read: `walk` the partner's cards newest first through a btree index until the page
- * is full, or `sort-all` (fetch every match through the trigram index, then sort).
+ * is full, or `sort-all` (fetch every match through the cards' trigram index, then sort: the path
+ * before the search links are backfilled, see searchCards).
  */
 export type PageForm = 'walk' | 'sort-all';
 
@@ -139,7 +140,8 @@ export function cardListWhere(filter: CardListFilter, form: SearchForm = 'like')
 /**
  * The rows of one page: `rows` cards from `offset`, newest first, read the `form` way. A `walk` with
  * a `budget` looks at the partner's `budget` newest cards (of the status and type asked) only, and
- * may then come back short although more cards match.
+ * may then come back short although more cards match (a search's every match is then read from the
+ * search links, cardTermPageQuery, or before their backfill with `sort-all`).
  */
 export function cardPageQuery(filter: CardListFilter, offset: number, rows: number, form: PageForm = 'walk', budget?: number): SqlQuery {
   if (form === 'sort-all') {
@@ -179,11 +181,159 @@ export function cardCountQuery(filter: CardListFilter, cap = RESULT_WINDOW): Sql
   };
 }
 
+/** The searched fields as numbered in `card_search_links.field` (migration 022). */
+export const SEARCH_FIELDS = { mask: 1, nickname: 2, embossedName: 3 } as const;
+
+/**
+ * The search's matches from the search terms (migration 022): the partner's distinct lower-cased
+ * values of the searched fields (each with its field) that contain the search
+ * (`card_search_terms`, through the trigram index of the field, or a `strpos` scan of the
+ * partner's values when the search has no trigram), then each value's links to the partner's
+ * cards (`card_search_links`, index-only, field, status and type in the index). One row
+ * per matching field of a card. The OFFSET 0 keeps the links a per-value index lookup (PostgreSQL
+ * cannot turn it into a join that reads every link of the partner). `field` names the parameter
+ * (1, 2, 3) of a field to read alone.
+ */
+function termMatches(filter: CardListFilter, columns: string, field?: string): SqlQuery {
+  const values: unknown[] = [filter.partnerId];
+  const search = filter.search ?? '';
+  const like = usesTrigramIndex(search);
+  values.push(like ? searchPattern(search) : search);
+  const term = like ? 't.term LIKE lower($2)' : 'strpos(t.term, lower($2)) > 0';
+  const links = ['l.partner_id = $1', 'l.term = t.term', 'l.field = t.field'];
+  if (filter.status !== undefined) {
+    values.push(filter.status);
+    links.push(`l.status = $${values.length}`);
+  }
+  if (filter.type !== undefined) {
+    values.push(filter.type);
+    links.push(`l.type = $${values.length}`);
+  }
+  return {
+    text: `card_search_terms t CROSS JOIN LATERAL (SELECT ${columns} FROM card_search_links l WHERE ${links.join(' AND ')} OFFSET 0) AS l WHERE t.partner_id = $1 AND ${term}${field === undefined ? '' : ` AND t.field = ${field}`}`,
+    values,
+  };
+}
+
+/**
+ * Over this many matching values in a field, cardTermCountQuery reads the range of their links
+ * instead of each value's: 500 descents of about 4 pages cost more than a range of 25,000 links
+ * (about 330 pages). Below, the descents win, more so with a selective status or type, which the
+ * descents find in the index and the range tests link by link (`travel&status=FRAUD`, 101 values:
+ * 17,000 links in its range for 126 matches).
+ */
+export const RANGE_FROM_VALUES = 500;
+
+/** The most links cardTermCountQuery reads in a range (about 330 index pages) before counting value by value. */
+export const RANGE_LINKS = 25_000;
+
+/**
+ * The bounded count of a search per searched field, from the search terms: for each field, how
+ * many of the partner's cards hold a matching value in it, reading at most `cap + 1` links
+ * (index-only). A card is linked once per field, so within a field the count is of distinct cards;
+ * a card matching in two fields is in two counts (cardTermDistinctCountQuery then). Answers
+ * `{ mask, nickname, embossed_name }`.
+ *
+ * The links of a field are read one of two ways. Up to RANGE_FROM_VALUES matching values, value by
+ * value (a descent of the index per value). More (`4921`: 10,001 masks; `5355 70`: 8,500), as one
+ * range of the links index from the first matching value to the last, testing the search, status
+ * and type on each link: matching values that sit next to each other (a BIN, a nickname with
+ * numbers) are then read as consecutive index pages instead of 700 descents of about 4 pages. The
+ * range is read for at most RANGE_LINKS links; when that finds neither `cap + 1` matches nor the
+ * end of the range (many values, few of whose links match: `** ****&status=LOST`), the field
+ * answers -1, "not counted": 20,000 descents would cost more than the count on the cards table,
+ * which searchCards then runs (cardCountQuery). Otherwise the count is of exactly the matching
+ * links.
+ */
+export function cardTermCountQuery(filter: CardListFilter, cap = RESULT_WINDOW, rangeLinks = RANGE_LINKS): SqlQuery {
+  const { values } = termMatches(filter, '1');
+  const n = values.length;
+  const limit = `$${n + 1}`;
+  const like = usesTrigramIndex(filter.search ?? '');
+  const matches = (alias: string) => (like ? `${alias}.term LIKE lower($2)` : `strpos(${alias}.term, lower($2)) > 0`);
+  const linkFilters = [
+    ...(filter.status !== undefined ? ['l.status = $3'] : []),
+    ...(filter.type !== undefined ? [`l.type = $${filter.status !== undefined ? 4 : 3}`] : []),
+  ]
+    .map((c) => ` AND ${c}`)
+    .join('');
+  // A search without a trigram scans the values once (strpos), not once per field.
+  const scanned = like ? '' : 'WITH terms AS MATERIALIZED (SELECT t.term, t.field FROM card_search_terms t WHERE t.partner_id = $1 AND strpos(t.term, lower($2)) > 0) ';
+  const valuesOf = (field: number) => (like ? `card_search_terms t WHERE t.partner_id = $1 AND ${matches('t')} AND t.field = ${field}` : `terms t WHERE t.field = ${field}`);
+  const per = (field: number) => {
+    const byValue = like
+      ? `(SELECT count(*) FROM (SELECT 1 FROM ${termMatches(filter, '1', String(field)).text} LIMIT ${limit}) AS matching)`
+      : `(SELECT count(*) FROM (SELECT 1 FROM terms t CROSS JOIN LATERAL (SELECT 1 FROM card_search_links l WHERE l.partner_id = $1 AND l.term = t.term AND l.field = t.field${linkFilters} OFFSET 0) AS l ` +
+        `WHERE t.field = ${field} LIMIT ${limit}) AS matching)`;
+    // The range's links, at most rangeLinks of them; the count stops at the cap + 1st match. Short
+    // of it, the range is read again, without the search, to tell its end from the bound.
+    const range = `SELECT l.term, l.field, l.status, l.type FROM card_search_links l WHERE l.partner_id = $1 AND l.term >= r.lo AND l.term <= r.hi LIMIT ${rangeLinks}`;
+    const hits = `(SELECT count(*) FROM (SELECT 1 FROM (${range}) AS l WHERE l.field = ${field} AND ${matches('l')}${linkFilters} LIMIT ${limit}) AS matching)`;
+    const inRange = `(SELECT CASE WHEN q.c = ${limit} OR (SELECT count(*) FROM (${range}) AS l) < ${rangeLinks} THEN q.c ELSE -1 END FROM (SELECT ${hits} AS c OFFSET 0) AS q)`;
+    return (
+      `(SELECT CASE WHEN r.n = 0 THEN 0 WHEN r.n <= ${RANGE_FROM_VALUES} THEN ${byValue} ELSE ${inRange} END ` +
+      `FROM (SELECT min(t.term) AS lo, max(t.term) AS hi, count(*) AS n FROM ${valuesOf(field)}) AS r)::int`
+    );
+  };
+  return {
+    text: `${scanned}SELECT ${per(SEARCH_FIELDS.mask)} AS mask, ${per(SEARCH_FIELDS.nickname)} AS nickname, ${per(SEARCH_FIELDS.embossedName)} AS embossed_name`,
+    values: [...values, cap + 1],
+  };
+}
+
+/**
+ * The bounded count of the distinct cards of a search that matches in more than one field: it
+ * reads at most `3 × (cap + 1)` links. Fewer: every match was read and the count is exact; that
+ * many hold at least `cap + 1` distinct cards (three links per card at most). Over `cap` distinct
+ * cards, it answers `cap + 1`, "more than cap". Answers `{ n }`.
+ */
+export function cardTermDistinctCountQuery(filter: CardListFilter, cap = RESULT_WINDOW): SqlQuery {
+  const from = termMatches(filter, 'l.card_key');
+  const n = from.values.length;
+  return {
+    text:
+      `SELECT CASE WHEN sum(links) = $${n + 1} OR count(*) > $${n + 2} THEN $${n + 2} ELSE count(*) END::int AS n ` +
+      `FROM (SELECT card_key, count(*) AS links FROM (SELECT l.card_key FROM ${from.text} LIMIT $${n + 1}) AS matching GROUP BY card_key) AS cards`,
+    values: [...from.values, 3 * (cap + 1), cap + 1],
+  };
+}
+
+/**
+ * A page of a search read from the search terms: every match's card key and creation time
+ * (index-only), sorted, the page's keys cut from them, then those cards read by key.
+ */
+export function cardTermPageQuery(filter: CardListFilter, offset: number, rows: number): SqlQuery {
+  const from = termMatches(filter, 'l.card_key, l.created_at');
+  const n = from.values.length;
+  return {
+    text:
+      `WITH matching AS MATERIALIZED (SELECT DISTINCT l.card_key, l.created_at FROM ${from.text}), ` +
+      `page AS MATERIALIZED (SELECT card_key FROM matching ${ORDER} LIMIT $${n + 1} OFFSET $${n + 2}) ` +
+      `SELECT ${SUMMARY_COLUMNS} FROM cards WHERE partner_id = $1 AND card_key IN (SELECT card_key FROM page) ${ORDER}`,
+    values: [...from.values, rows, offset],
+  };
+}
+
 /** How many of the partner's `budget` newest cards (of the status and type asked) match the search. */
 export function cardNewestMatchCountQuery(filter: CardListFilter, budget: number): SqlQuery {
   const { base, search, values } = conditionsOf(filter, 'strpos');
   return {
     text: `SELECT count(*)::int AS n FROM (SELECT search_text, card_mask, nickname, embossed_name FROM cards WHERE ${base.join(' AND ')} ${ORDER} LIMIT $${values.length + 1}) AS newest WHERE ${search.join(' AND ')}`,
+    values: [...values, budget],
+  };
+}
+
+/**
+ * How many of the partner's `budget` newest cards (of the status and type asked) match the search
+ * (`n`), and how many cards that walk looked at (`seen`: fewer than `budget` when it reached the
+ * last card of the status and type, and then `n` is the exact count).
+ */
+export function cardNewestWalkCountQuery(filter: CardListFilter, budget: number): SqlQuery {
+  const { base, search, values } = conditionsOf(filter, 'strpos');
+  return {
+    text:
+      `SELECT (count(*) FILTER (WHERE ${search.join(' AND ')}))::int AS n, count(*)::int AS seen ` +
+      `FROM (SELECT search_text, card_mask, nickname, embossed_name FROM cards WHERE ${base.join(' AND ')} ${ORDER} LIMIT $${values.length + 1}) AS newest`,
     values: [...values, budget],
   };
 }
@@ -218,6 +368,29 @@ export interface SearchTuning {
   walkBudget: number;
   sortAllUpTo: number;
   walkMax: number;
+  /** RANGE_LINKS of cardTermCountQuery. */
+  rangeLinks?: number;
+  /**
+   * Whether a search reads the search links: by default once their backfill is marked done
+   * (searchLinksReady); tests set it to reach either path.
+   */
+  links?: boolean;
+}
+
+/** Databases (pools) on which the search links' backfill was seen done: it is never undone. */
+const linksSeenReady = new WeakMap<Queryable, true>();
+
+/**
+ * Whether the search links (migration 022) hold every card: their backfill's done mark
+ * (gateway/cards/search-links.ts). Until it is set, searches read the cards table as before the
+ * migration, so answers stay right while old cards are still being linked; the mark is read once
+ * per search until then (one row by primary key), and remembered per pool once set.
+ */
+export async function searchLinksReady(db: Queryable): Promise<boolean> {
+  if (linksSeenReady.has(db)) return true;
+  const row = (await db.query<{ ready: boolean }>('SELECT done_at IS NOT NULL AS ready FROM card_search_backfill')).rows[0];
+  if (row?.ready) linksSeenReady.set(db, true);
+  return row?.ready ?? false;
 }
 
 /** Maps a row to the card summary. Only listed fields: a PAN or CVV can never slip through. */
@@ -258,6 +431,33 @@ async function countOf(db: Queryable, query: SqlQuery): Promise<number> {
 }
 
 const countMatching = (db: Queryable, filter: CardListFilter) => countOf(db, cardCountQuery(filter));
+/**
+ * The bounded count of a search: per field first; a field over the cap means more than the cap; a
+ * field not counted (-1) sends the count to the cards table (through `cards_search_text_trgm_idx`
+ * or the btree walks, as before migration 022); one field with matches is the count; matches in
+ * two or three fields (a card may be in both) are counted again as distinct cards.
+ */
+async function countSearchMatching(db: Queryable, filter: CardListFilter, walkBudget: number, rangeLinks = RANGE_LINKS): Promise<number> {
+  // A search without a trigram (punctuation: `** ****`) may match most of a field's values while
+  // few of their links have the status or type asked; the range of links then reads RANGE_LINKS
+  // for nothing before the count on the cards. With a status or type, the walk of the newest cards
+  // of that status and type comes first, bounded: it counts exactly when it reaches their last card
+  // (a rare status) or finds more than the cap (a dense search); otherwise the links count.
+  if (filter.search !== undefined && !usesTrigramIndex(filter.search) && (filter.status !== undefined || filter.type !== undefined)) {
+    const walk = (await db.query<{ n: number; seen: number }>(...queryArgs(cardNewestWalkCountQuery(filter, walkBudget)))).rows[0];
+    if (walk.n > RESULT_WINDOW) return RESULT_WINDOW + 1;
+    if (walk.seen < walkBudget) return walk.n;
+  }
+  const counts = (await db.query<{ mask: number; nickname: number; embossed_name: number }>(...queryArgs(cardTermCountQuery(filter, RESULT_WINDOW, rangeLinks)))).rows[0];
+  const perField = [counts.mask, counts.nickname, counts.embossed_name];
+  if (perField.some((n) => n > RESULT_WINDOW)) return RESULT_WINDOW + 1;
+  // A field of many values, few of whose links match: counted on the cards, as before migration 022.
+  if (perField.some((n) => n < 0)) return countMatching(db, filter);
+  if (perField.filter((n) => n > 0).length <= 1) return Math.max(...perField);
+  return countOf(db, cardTermDistinctCountQuery(filter));
+}
+
+const queryArgs = (query: SqlQuery): [string, unknown[]] => [query.text, query.values];
 const countNewestMatching = (db: Queryable, filter: CardListFilter, budget: number) => countOf(db, cardNewestMatchCountQuery(filter, budget));
 
 function result(matching: number, rows: number, items: CardSummary[]): CardSearchResult {
@@ -272,13 +472,17 @@ function result(matching: number, rows: number, items: CardSummary[]): CardSearc
  * rare search estimated common would otherwise walk a million cards for one page, and a common one
  * estimated rare would read and sort tens of thousands.
  *
- * - A search the trigram index serves: the bounded count first (through the index); no page query
- *   when the page starts past the matches; a few matches (SORT_ALL_UP_TO) are read and sorted;
- *   otherwise a walk of the WALK_BUDGET newest cards. When that does not complete the page (a deep
- *   page), over RESULT_WINDOW matches a longer walk (up to WALK_MAX) if the density of matches
- *   among the newest cards says it reaches the page, else every match is read and sorted.
- * - No search, or one the index cannot serve: the page first, walking the newest cards; a short
- *   page is the last one and gives the total, else the bounded count follows.
+ * - A search, once the search links are backfilled (searchLinksReady): the bounded count first,
+ *   from the search terms (index-only; for a search without a trigram and a status or type, a
+ *   bounded walk of the newest cards first, countSearchMatching); no page query when the page starts past the matches; a few
+ *   matches (SORT_ALL_UP_TO) are read from the search terms and sorted; otherwise a walk of the
+ *   WALK_BUDGET newest cards. When that does not complete the page (a deep page), over
+ *   RESULT_WINDOW matches a longer walk (up to WALK_MAX) if the density of matches among the newest
+ *   cards says it reaches the page, else every match is read from the search terms and sorted.
+ * - Before the backfill's mark, the same steps on the cards table for a search the cards' trigram
+ *   index serves (its bounded count, `sort-all` through that index), as before migration 022.
+ * - No search, or (before the mark) one the trigram index cannot serve: the page first, walking the
+ *   newest cards; a short page is the last one and gives the total, else the bounded count follows.
  */
 export async function searchCards(
   db: Queryable,
@@ -287,8 +491,9 @@ export async function searchCards(
   tuning: SearchTuning = { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX }
 ): Promise<CardSearchResult> {
   const { offset, rows } = windowOf(page);
-  if (filter.search !== undefined && usesTrigramIndex(filter.search)) {
-    const matching = await countMatching(db, filter);
+  const links = filter.search !== undefined && (tuning.links ?? (await searchLinksReady(db)));
+  if (filter.search !== undefined && (links || usesTrigramIndex(filter.search))) {
+    const matching = links ? await countSearchMatching(db, filter, tuning.walkBudget, tuning.rangeLinks) : await countMatching(db, filter);
     if (rows === 0 || offset >= matching) return result(matching, rows, []);
     const expected = Math.min(rows, matching - offset);
     if (matching > tuning.sortAllUpTo) {
@@ -302,10 +507,10 @@ export async function searchCards(
         }
       }
     }
-    return result(matching, rows, await readPage(db, cardPageQuery(filter, offset, rows, 'sort-all')));
+    return result(matching, rows, await readPage(db, links ? cardTermPageQuery(filter, offset, rows) : cardPageQuery(filter, offset, rows, 'sort-all')));
   }
   if (rows > 0) {
-    const items = await readPage(db, cardPageQuery(filter, offset, rows, 'walk'));
+    const items = await readPage(db, cardPageQuery(filter, offset, rows));
     if (items.length < rows && (items.length > 0 || offset === 0)) return result(offset + items.length, rows, items);
     return result(await countMatching(db, filter), rows, items);
   }

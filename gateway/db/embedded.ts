@@ -28,7 +28,8 @@ const MAX_SOCKET_PATH = 103;
  * users and processes in other network namespaces cannot connect at all. The directory is removed
  * on stop. PGlite is a single connection: pglite-socket multiplexes the pool's connections onto
  * it, which is why the gateway never holds a transaction across an upstream call. The pg_trgm
- * extension is loaded so that the migrations run here as on PostgreSQL (card search, 002).
+ * and btree_gin extensions are loaded so that the migrations run here as on PostgreSQL (card
+ * search, 002 and 022).
  */
 export async function startEmbeddedPostgres(dataDir: string, log: Logger, maxConnections = 10): Promise<EmbeddedPostgres> {
   const { PGlite } = await import('@electric-sql/pglite');
@@ -38,7 +39,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, maxCon
   // A subpath export: `moduleResolution: node` (tsconfig) does not read package exports, so it is
   // required by name and typed here.
   const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
-  const db = await PGlite.create(dir, { extensions: { pg_trgm } });
+  const { btree_gin } = require('@electric-sql/pglite/contrib/btree_gin') as { btree_gin: Extension };
+  const db = await PGlite.create(dir, { extensions: { pg_trgm, btree_gin } });
   // mkdtemp creates the directory with mode 0700 whatever the umask, under a name nobody can guess.
   const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-db-'));
   fs.chmodSync(socketDir, 0o700);

@@ -4,7 +4,12 @@ import {
   cardCountQuery,
   cardListWhere,
   cardNewestMatchCountQuery,
+  cardNewestWalkCountQuery,
   cardPageQuery,
+  cardTermCountQuery,
+  cardTermDistinctCountQuery,
+  cardTermPageQuery,
+  searchLinksReady,
   escapeLike,
   RESULT_WINDOW,
   searchCards,
@@ -18,8 +23,13 @@ import {
   type CardListFilter,
   type SearchTuning,
 } from '../../../../gateway/cards/card-search';
+import { backfillSearchLinks, pruneSearchTerms, startSearchLinks } from '../../../../gateway/cards/search-links';
+import { migrate } from '../../../../gateway/db/migrate';
+import { createLogger } from '../../../../gateway/logging/logger';
+import type { Queryable } from '../../../../gateway/db/database';
 import { seedCards } from '../../../../scripts/seed-cards';
 import { openServices, type InProcessServices } from '../../../support/in-process';
+import { createOwnDatabase, type RunDatabase } from '../../../support/test-database';
 
 const P = 'aaaaaaaaaaaaaaaaaaaaaaaa';
 
@@ -115,10 +125,57 @@ describe('unit: cards/card-search page and count queries', function () {
     expect(q.values).to.deep.equal([P, 'travel', 20, 40, 500]);
   });
 
-  it('reads every match through a materialized LIKE, then sorts', function () {
+  it('reads every match through a materialized LIKE, then sorts (before the search links are backfilled)', function () {
     const q = cardPageQuery({ partnerId: P, search: 'travel' }, 0, 20, 'sort-all');
     expect(q.text).to.match(/^WITH matching AS MATERIALIZED \(SELECT .* FROM cards WHERE partner_id = \$1 AND search_text LIKE lower\(\$2\)\) SELECT \* FROM matching ORDER BY created_at DESC, card_key LIMIT \$3 OFFSET \$4$/);
     expect(q.values).to.deep.equal([P, '%travel%', 20, 0]);
+  });
+
+  it('reads every match of a search from the search terms, sorts the keys, then reads the page by key', function () {
+    const q = cardTermPageQuery({ partnerId: P, status: 'ACTIVE', search: 'Trav%el' }, 40, 20);
+    expect(q.text).to.equal(
+      'WITH matching AS MATERIALIZED (SELECT DISTINCT l.card_key, l.created_at FROM card_search_terms t CROSS JOIN LATERAL ' +
+        '(SELECT l.card_key, l.created_at FROM card_search_links l WHERE l.partner_id = $1 AND l.term = t.term AND l.field = t.field AND l.status = $3 OFFSET 0) AS l ' +
+        'WHERE t.partner_id = $1 AND t.term LIKE lower($2)), page AS MATERIALIZED (SELECT card_key FROM matching ORDER BY created_at DESC, card_key LIMIT $4 OFFSET $5) ' +
+        'SELECT card_key, card_mask, type, status, status_code, currency, owner_type, owner_id, nickname, embossed_name, exp_date, created_at ' +
+        'FROM cards WHERE partner_id = $1 AND card_key IN (SELECT card_key FROM page) ORDER BY created_at DESC, card_key'
+    );
+    expect(q.values).to.deep.equal([P, '%Trav\\%el%', 'ACTIVE', 20, 40]);
+  });
+
+  it('counts a search per field from the search terms, at most the cap plus one each', function () {
+    const q = cardTermCountQuery({ partnerId: P, type: 'virtual', search: 'ada' });
+    for (const field of [1, 2, 3]) {
+      expect(q.text).to.include(
+        `(SELECT count(*) FROM (SELECT 1 FROM card_search_terms t CROSS JOIN LATERAL (SELECT 1 FROM card_search_links l WHERE l.partner_id = $1 AND l.term = t.term AND l.field = t.field AND l.type = $3 OFFSET 0) AS l WHERE t.partner_id = $1 AND t.term LIKE lower($2) AND t.field = ${field} LIMIT $4) AS matching)`
+      );
+      // Many values: one range of the links, from the first matching value to the last.
+      expect(q.text).to.include(`WHERE l.field = ${field} AND l.term LIKE lower($2) AND l.type = $3 LIMIT $4) AS matching)`);
+    }
+    expect(q.text).to.include('l.term >= r.lo AND l.term <= r.hi LIMIT 25000');
+    expect(q.values).to.deep.equal([P, '%ada%', 'virtual', RESULT_WINDOW + 1]);
+  });
+
+  it('finds the values of a search without a trigram with strpos, unescaped', function () {
+    const q = cardTermCountQuery({ partnerId: P, search: 'z.%' });
+    expect(q.text).to.match(/^WITH terms AS MATERIALIZED \(SELECT t.term, t.field FROM card_search_terms t WHERE t.partner_id = \$1 AND strpos\(t.term, lower\(\$2\)\) > 0\) SELECT /);
+    expect(q.text).to.include('FROM terms t WHERE t.field = 1');
+    expect(q.values).to.deep.equal([P, 'z.%', RESULT_WINDOW + 1]);
+  });
+
+  it('counts the matches among the newest cards of a status and type, and how many it looked at', function () {
+    const q = cardNewestWalkCountQuery({ partnerId: P, status: 'LOST', type: 'physical', search: '** ****' }, 500);
+    expect(q.text).to.equal(
+      'SELECT (count(*) FILTER (WHERE strpos(search_text, lower($4)) > 0))::int AS n, count(*)::int AS seen FROM (SELECT search_text, card_mask, nickname, embossed_name ' +
+        'FROM cards WHERE partner_id = $1 AND status = $2 AND type = $3 ORDER BY created_at DESC, card_key LIMIT $5) AS newest'
+    );
+    expect(q.values).to.deep.equal([P, 'LOST', 'physical', '** ****', 500]);
+  });
+
+  it('counts the distinct cards of a search over three times the cap plus one links', function () {
+    const q = cardTermDistinctCountQuery({ partnerId: P, search: '12' }, 100);
+    expect(q.text).to.match(/^SELECT CASE WHEN sum\(links\) = \$3 OR count\(\*\) > \$4 THEN \$4 ELSE count\(\*\) END::int AS n FROM \(SELECT card_key, count\(\*\) AS links FROM \(SELECT l.card_key FROM .* LIMIT \$3\) AS matching GROUP BY card_key\) AS cards$/);
+    expect(q.values).to.deep.equal([P, '12', 303, 101]);
   });
 
   it('selects the summary columns only (no PAN, CVV or other column)', function () {
@@ -249,15 +306,17 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { description: 'status=ACTIVE page', query: () => cardPageQuery({ partnerId, status: 'ACTIVE' }, 0, 20), index: 'cards_partner_status_created_idx' },
     { description: 'type=physical page', query: () => cardPageQuery({ partnerId, type: 'physical' }, 0, 20), index: 'cards_partner_type_created_idx' },
     { description: 'status=FRAUD&type=physical page', query: () => cardPageQuery({ partnerId, status: 'FRAUD', type: 'physical' }, 0, 20), index: 'cards_partner_status_created_idx' },
-    { description: 'search=travel&status=ACTIVE page, every match sorted', query: () => cardPageQuery({ partnerId, status: 'ACTIVE', search: 'travel' }, 0, 20, 'sort-all'), index: 'cards_search_text_trgm_idx' },
-    { description: 'search=1234 page, every match sorted', query: () => cardPageQuery({ partnerId, search: '1234' }, 0, 20, 'sort-all'), index: 'cards_search_text_trgm_idx' },
-    { description: 'search=travel&status=ACTIVE count', query: () => cardCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'cards_search_text_trgm_idx' },
-    { description: 'search=zzzz count', query: () => cardCountQuery({ partnerId, search: 'zzzz' }), index: 'cards_search_text_trgm_idx' },
+    { description: 'search=travel&status=ACTIVE page, every match sorted', query: () => cardTermPageQuery({ partnerId, status: 'ACTIVE', search: 'travel' }, 0, 20), index: 'card_search_links_term_idx' },
+    { description: 'search=1234 page, every match sorted', query: () => cardTermPageQuery({ partnerId, search: '1234' }, 0, 20), index: 'cards_pkey' },
+    { description: 'search=travel&status=ACTIVE count', query: () => cardTermCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'card_search_terms_nickname_trgm_idx' },
+    { description: 'search=travel&status=ACTIVE count, per value', query: () => cardTermCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'card_search_links_term_idx' },
+    { description: 'search=z.z count (no trigram)', query: () => cardTermCountQuery({ partnerId, search: 'z.z' }), index: 'card_search_links_term_idx' },
+    { description: 'search=12 distinct count', query: () => cardTermDistinctCountQuery({ partnerId, search: '12' }), index: 'card_search_links_term_idx' },
   ];
   for (const { description, query, index } of plans) {
-    it(`plans the ${description} on ${index}, never a Seq Scan on cards`, async function () {
+    it(`plans the ${description} on ${index}, never a Seq Scan on cards or their search links`, async function () {
       const nodes = await planOf(query());
-      expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'cards'), JSON.stringify(nodes)).to.deep.equal([]);
+      expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && ['cards', 'card_search_links'].includes(n['Relation Name'] ?? '')), JSON.stringify(nodes)).to.deep.equal([]);
       expect(nodes.map((n) => n['Index Name'])).to.include(index);
     });
   }
@@ -274,6 +333,27 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { partnerId, search: 'zzzz' },
     { partnerId, search: '00' },
     { partnerId, search: 'zq' },
+    // Punctuation and no trigram: the values are scanned with strpos.
+    { partnerId, search: 'z.z' },
+    { partnerId, search: '** ****' },
+    { partnerId, search: '.LOV' },
+    { partnerId, search: 'ADA.lovelace', status: 'ACTIVE', type: 'physical' },
+    { partnerId, search: 'acme-', status: 'LOCKED' },
+    // Without a trigram, with a status or type: the bounded walk first (exact when it reaches the
+    // last card of the status and type, or over the cap), else the links.
+    { partnerId, search: '** ****', type: 'physical', status: 'LOST' },
+    { partnerId, search: '** ****', status: 'ACTIVE' },
+    { partnerId, search: 'z.z', status: 'ACTIVE' },
+    { partnerId, search: 'a.l', type: 'virtual' },
+    // Matches in two fields (masks and numbered nicknames): the distinct count.
+    { partnerId, search: '12' },
+    { partnerId, search: '12', type: 'virtual' },
+    { partnerId, search: '4921', status: 'ACTIVE' },
+    { partnerId, search: 'Marketing 5' },
+    { partnerId, search: 'ada', type: 'physical', status: 'LOST' },
+    // The separator of search_text never matches: fields are searched on their own.
+    { partnerId, search: 'lovelace\u001f' },
+    { partnerId, search: '100%' },
   ];
   const tunings: SearchTuning[] = [
     { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX },
@@ -283,6 +363,12 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { walkBudget: 50, sortAllUpTo: 0, walkMax: 20_000 },
     // A walk that gives up early and no longer walk: every match sorted.
     { walkBudget: 50, sortAllUpTo: 0, walkMax: 50 },
+    // Ranges of links cut short: counted value by value, or on the cards.
+    { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX, rangeLinks: 50 },
+    { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX, rangeLinks: 3000 },
+    // The cards table only, as before the search links' backfill is marked done.
+    { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX, links: false },
+    { walkBudget: 50, sortAllUpTo: 0, walkMax: 50, links: false },
   ];
   for (const filter of filters) {
     it(`pages ${JSON.stringify({ ...filter, partnerId: undefined })} exactly like the reference, with a bounded total`, async function () {
@@ -309,5 +395,594 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     expect(beyond).to.deep.include({ total: RESULT_WINDOW, totalCapped: true, withinWindow: false, items: [] });
     const pastTheEnd = await searchCards(services.db, { partnerId, search: 'travel' }, { page: 501, limit: 20 });
     expect(pastTheEnd).to.deep.include({ total: expected({ partnerId, search: 'travel' }).length, totalCapped: false, withinWindow: true, items: [] });
+  });
+});
+
+describe('unit: cards/card-search search terms kept in step with the cards (migration 022)', function () {
+  this.timeout(60_000);
+  let services: InProcessServices;
+  const partnerId = crypto.randomBytes(12).toString('hex');
+  const FIELDS = 'card_key, field::int AS field, partner_id, term, status, type, created_at';
+  // What card_search_links should hold, derived from the cards the straightforward way.
+  const derived =
+    `SELECT c.card_key, v.field::int AS field, c.partner_id, left(lower(v.value), 256) AS term, c.status, c.type, c.created_at ` +
+    `FROM cards c CROSS JOIN LATERAL (VALUES (1, c.card_mask), (2, c.nickname), (3, c.embossed_name)) AS v (field, value) ` +
+    `WHERE v.value IS NOT NULL AND v.value <> '' AND c.partner_id = $1`;
+  const stored = `SELECT ${FIELDS} FROM card_search_links WHERE partner_id = $1`;
+
+  async function count(sql: string): Promise<number> {
+    return Number((await services.db.query<{ n: string }>(`SELECT count(*) AS n FROM (${sql}) AS x`, [partnerId])).rows[0].n);
+  }
+  async function expectInStep(): Promise<void> {
+    expect(await count(`${derived} EXCEPT ${stored}`), 'links missing').to.equal(0);
+    expect(await count(`${stored} EXCEPT ${derived}`), 'links that should not be there').to.equal(0);
+    expect(await count(`SELECT term, field FROM card_search_links WHERE partner_id = $1 EXCEPT SELECT term, field FROM card_search_terms WHERE partner_id = $1`), 'links without their value').to.equal(0);
+  }
+  async function keys(filter: CardListFilter): Promise<string[]> {
+    const search = filter.search?.toLowerCase();
+    const rows = await services.db.query<{ card_key: string; card_mask: string; nickname: string | null; embossed_name: string | null; status: string; type: string }>(
+      'SELECT card_key, card_mask, nickname, embossed_name, status, type FROM cards WHERE partner_id = $1 ORDER BY created_at DESC, card_key',
+      [partnerId]
+    );
+    return rows.rows
+      .filter(
+        (c) =>
+          (filter.status === undefined || c.status === filter.status) &&
+          (filter.type === undefined || c.type === filter.type) &&
+          (search === undefined || [c.card_mask, c.nickname, c.embossed_name].some((f) => f !== null && f.toLowerCase().includes(search)))
+      )
+      .map((c) => c.card_key);
+  }
+  async function someKeys(where: string, n: number): Promise<string[]> {
+    const rows = await services.db.query<{ card_key: string }>(`SELECT card_key FROM cards WHERE partner_id = $1 AND ${where} ORDER BY card_key LIMIT ${n}`, [partnerId]);
+    expect(rows.rows).to.have.length(n);
+    return rows.rows.map((r) => r.card_key);
+  }
+
+  before(async function () {
+    services = await openServices();
+    await seedCards(services.db, { partnerId, count: 2000 });
+  });
+  after(async function () {
+    await services?.close();
+  });
+
+  it('links every seeded card (one statement of many rows)', async function () {
+    expect(await count(stored)).to.be.greaterThan(2000);
+    await expectInStep();
+  });
+
+  it('follows status, nickname, embossed name, card key changes, deletes and inserts', async function () {
+    const db = services.db;
+    await db.query(`UPDATE cards SET status = 'FRAUD' WHERE card_key = ANY($1)`, [await someKeys(`status <> 'FRAUD'`, 40)]);
+    await db.query(`UPDATE cards SET type = 'physical' WHERE card_key = ANY($1)`, [await someKeys(`type = 'virtual'`, 10)]);
+    await db.query(`UPDATE cards SET nickname = 'Zebra Fund ' || substr(card_key, 3, 4) WHERE card_key = ANY($1)`, [await someKeys('nickname IS NULL', 15)]);
+    await db.query('UPDATE cards SET nickname = NULL WHERE card_key = ANY($1)', [await someKeys(`nickname IS NOT NULL AND nickname NOT LIKE 'Zebra%'`, 15)]);
+    await db.query(`UPDATE cards SET embossed_name = 'QUINN.XAVIER' WHERE card_key = ANY($1)`, [await someKeys('embossed_name IS NOT NULL', 12)]);
+    await db.query(`UPDATE cards SET card_mask = '5355 70** **** 9x9x' WHERE card_key = ANY($1)`, [await someKeys('true', 3)]);
+    // A replacement gives the card a new key (gateway/handlers/card-replacement.ts).
+    for (const key of await someKeys(`nickname LIKE 'Zebra%'`, 3)) await db.query('UPDATE cards SET card_key = $2 WHERE card_key = $1', [key, `${key}R`]);
+    await db.query('UPDATE cards SET updated_at = now() WHERE card_key = ANY($1)', [await someKeys('true', 20)]);
+    await db.query('DELETE FROM cards WHERE card_key = ANY($1)', [await someKeys(`embossed_name = 'QUINN.XAVIER'`, 4)]);
+    const models = await someKeys('true', 3);
+    await db.query(
+      `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, embossed_name, nickname, created_at)
+       SELECT card_key || 'N', partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date,
+              'NEW.HOLDER', 'Brand new ' || substr(card_key, 3, 2), now() FROM cards WHERE card_key = ANY($1)`,
+      [models]
+    );
+    await expectInStep();
+
+    const filters: CardListFilter[] = [
+      { partnerId, search: 'zebra' },
+      { partnerId, search: 'zebra fund', status: 'FRAUD' },
+      { partnerId, search: 'quinn' },
+      { partnerId, search: 'new.holder' },
+      { partnerId, search: 'brand new' },
+      { partnerId, search: '9x9x' },
+      { partnerId, search: 'travel', status: 'FRAUD' },
+      { partnerId, search: 'ada', type: 'physical' },
+      { partnerId, search: 'x.' },
+    ];
+    for (const filter of filters) {
+      const all = await keys(filter);
+      for (const page of [{ page: 1, limit: 20 }, { page: 2, limit: 5 }]) {
+        const got = await searchCards(db, filter, page);
+        const from = (page.page - 1) * page.limit;
+        expect(got.total, JSON.stringify(filter)).to.equal(all.length);
+        expect(got.items.map((c) => c.cardKey), JSON.stringify(filter)).to.deep.equal(all.slice(from, from + page.limit));
+      }
+    }
+  });
+
+  it('counts per field and distinct cards up to a small cap exactly like the reference', async function () {
+    for (const filter of [{ partnerId, search: '12' }, { partnerId, search: '1', type: 'virtual' as const }, { partnerId, search: 'a' }]) {
+      const all = await keys(filter);
+      for (const cap of [5, 50, 500, 5000]) {
+        const got = (await services.db.query<{ n: number }>(cardTermDistinctCountQuery(filter, cap).text, cardTermDistinctCountQuery(filter, cap).values)).rows[0].n;
+        expect(got, `${JSON.stringify(filter)} cap ${cap}`).to.equal(Math.min(all.length, cap + 1));
+      }
+    }
+    // '1' is in most masks and in the numbered nicknames ('Travel 12'); in no embossed name.
+    const perFieldQuery = cardTermCountQuery({ partnerId, search: '1' }, 30);
+    const perField = (await services.db.query<{ mask: number; nickname: number; embossed_name: number }>(perFieldQuery.text, perFieldQuery.values)).rows[0];
+    const nicknames = await count(`SELECT 1 FROM cards WHERE partner_id = $1 AND nickname LIKE '%1%'`);
+    expect(nicknames).to.be.greaterThan(0);
+    expect(perField).to.deep.equal({ mask: 31, nickname: Math.min(nicknames, 31), embossed_name: 0 });
+  });
+});
+
+describe('unit: cards/card-search search links backfill and pruning (migration 022)', function () {
+  this.timeout(180_000);
+  // Two connections at once need PostgreSQL: PGlite is one session (the race tests skip there).
+  const embedded = process.env.TEST_DB === 'embedded';
+  let own: RunDatabase | undefined;
+  let services: InProcessServices;
+  const A = crypto.randomBytes(12).toString('hex');
+  const B = crypto.randomBytes(12).toString('hex');
+  const derived = (partner: string) =>
+    `SELECT c.card_key, v.field::int AS field, c.partner_id, left(lower(v.value), 256) AS term, c.status, c.type, c.created_at ` +
+    `FROM cards c CROSS JOIN LATERAL (VALUES (1, c.card_mask), (2, c.nickname), (3, c.embossed_name)) AS v (field, value) ` +
+    `WHERE v.value IS NOT NULL AND v.value <> '' AND c.partner_id = '${partner}'`;
+  const stored = (partner: string) => `SELECT card_key, field::int AS field, partner_id, term, status, type, created_at FROM card_search_links WHERE partner_id = '${partner}'`;
+
+  async function count(sql: string, params: unknown[] = []): Promise<number> {
+    return Number((await services.db.query<{ n: string }>(`SELECT count(*) AS n FROM (${sql}) AS x`, params)).rows[0].n);
+  }
+  async function expectInStep(partner: string): Promise<void> {
+    expect(await count(`${derived(partner)} EXCEPT ${stored(partner)}`), 'links missing').to.equal(0);
+    expect(await count(`${stored(partner)} EXCEPT ${derived(partner)}`), 'links that should not be there').to.equal(0);
+  }
+  async function reference(filter: CardListFilter): Promise<string[]> {
+    const search = filter.search?.toLowerCase();
+    const rows = await services.db.query<{ card_key: string; card_mask: string; nickname: string | null; embossed_name: string | null; status: string; type: string }>(
+      'SELECT card_key, card_mask, nickname, embossed_name, status, type FROM cards WHERE partner_id = $1 ORDER BY created_at DESC, card_key',
+      [filter.partnerId]
+    );
+    return rows.rows
+      .filter(
+        (c) =>
+          (filter.status === undefined || c.status === filter.status) &&
+          (filter.type === undefined || c.type === filter.type) &&
+          (search === undefined || [c.card_mask, c.nickname, c.embossed_name].some((f) => f !== null && f.toLowerCase().includes(search)))
+      )
+      .map((c) => c.card_key);
+  }
+  /** The real database, each statement's text recorded: which tables a search read. */
+  function recording(): { db: Queryable; texts: string[] } {
+    const texts: string[] = [];
+    return { texts, db: { query: (text: string, params?: unknown[]) => (texts.push(text), services.db.query(text, params)) } as Queryable };
+  }
+  async function expectAnswers(db: Queryable, filters: CardListFilter[]): Promise<void> {
+    for (const filter of filters) {
+      const all = await reference(filter);
+      for (const page of [{ page: 1, limit: 20 }, { page: 2, limit: 3 }]) {
+        const got = await searchCards(db, filter, page);
+        const from = (page.page - 1) * page.limit;
+        expect(got.total, JSON.stringify(filter)).to.equal(Math.min(all.length, RESULT_WINDOW));
+        expect(got.items.map((c) => c.cardKey), JSON.stringify(filter)).to.deep.equal(all.slice(from, from + page.limit));
+      }
+    }
+  }
+  async function someKeys(partner: string, where: string, n: number): Promise<string[]> {
+    const rows = await services.db.query<{ card_key: string }>(`SELECT card_key FROM cards WHERE partner_id = $1 AND ${where} ORDER BY card_key LIMIT ${n}`, [partner]);
+    expect(rows.rows).to.have.length(n);
+    return rows.rows.map((r) => r.card_key);
+  }
+  /**
+   * The state of a database whose cards were written before migration 022: no links, no values
+   * (unless `keepValues`: then the values exist, as when other cards hold them), no mark.
+   */
+  async function unlinkAll(keepValues = false): Promise<void> {
+    await services.db.query('DELETE FROM card_search_links');
+    if (!keepValues) await services.db.query('DELETE FROM card_search_terms');
+    await services.db.query('UPDATE card_search_backfill SET linked_through = NULL, done_at = NULL');
+  }
+  /** Waits until a statement matching `like` waits for a lock (another connection holds it). */
+  async function waitUntilBlocked(like: string): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while ((await count(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [like])) === 0) {
+      if (Date.now() > deadline) throw new Error(`no statement like ${like} waited for a lock`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  const termsOf = async (partner: string, term: string) =>
+    (await services.db.query<{ field: number }>('SELECT field::int AS field FROM card_search_terms WHERE partner_id = $1 AND term = $2 ORDER BY field', [partner, term])).rows.map((r) => r.field);
+
+  before(async function () {
+    own = embedded ? undefined : await createOwnDatabase();
+    services = await openServices(undefined, own ? { databaseUrl: own.url } : {});
+    await seedCards(services.db, { partnerId: A, count: 1500 });
+    await seedCards(services.db, { partnerId: B, count: 300 });
+  });
+  after(async function () {
+    // Whatever a test left, the database ends backfilled (the run's database on PGlite is shared).
+    if (services) await backfillSearchLinks(services.db);
+    await services?.close();
+    await own?.drop();
+  });
+
+  it('answers from the cards table until the backfill is marked done, then from the links; cards written before and during the backfill are all searchable', async function () {
+    const db = services.db;
+    await db.query(`UPDATE cards SET nickname = 'Before Zulu ' || substr(card_key, 3, 3) WHERE card_key = ANY($1)`, [await someKeys(A, 'nickname IS NULL', 6)]);
+    await unlinkAll();
+    const filters: CardListFilter[] = [
+      { partnerId: A, search: 'before zulu' },
+      { partnerId: A, search: 'during yankee' },
+      { partnerId: A, search: 'travel', status: 'FRAUD' },
+      { partnerId: A, search: 'ada', type: 'physical' },
+      { partnerId: A, search: 'z.z' },
+      { partnerId: A, search: '** ****', status: 'ACTIVE' },
+      { partnerId: A, status: 'FRAUD' },
+    ];
+    const before = recording();
+    expect(await searchLinksReady(before.db)).to.equal(false);
+    await expectAnswers(before.db, filters);
+    expect(before.texts.filter((t) => t.includes('card_search_')).length, 'only the mark read').to.equal(before.texts.filter((t) => t.includes('card_search_backfill')).length);
+
+    // One batch, then cards written while the backfill is under way, above and below its cursor.
+    const first = await backfillSearchLinks(db, { batch: 400, maxBatches: 1 });
+    expect(first).to.deep.equal({ linked: 400, done: false, busy: false });
+    const cursor = (await db.query<{ linked_through: string }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
+    const below = (await someKeys(A, `card_key < '${cursor}'`, 3));
+    const above = (await someKeys(A, `card_key > '${cursor}'`, 5));
+    await db.query(`UPDATE cards SET status = 'FRAUD' WHERE card_key = ANY($1)`, [[below[0], above[0]]]);
+    await db.query(`UPDATE cards SET nickname = 'During Yankee ' || substr(card_key, 3, 3) WHERE card_key = ANY($1)`, [[below[1], above[1]]]);
+    // A new key below the cursor for a card the backfill had not reached (the batch never goes back).
+    await db.query(`UPDATE cards SET card_key = (SELECT min(card_key) FROM cards) || 'x' WHERE card_key = $1`, [above[2]]);
+    await db.query('DELETE FROM cards WHERE card_key = $1', [above[3]]);
+    await db.query(
+      `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, embossed_name, nickname, created_at)
+       SELECT card_key || 'N', partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date,
+              embossed_name, 'During Yankee new', now() FROM cards WHERE card_key = ANY($1)`,
+      [[below[2], above[4]]]
+    );
+    const during = recording();
+    await expectAnswers(during.db, filters);
+    expect(during.texts.some((t) => t.includes('card_search_links'))).to.equal(false);
+
+    const rest = await backfillSearchLinks(db, { batch: 400 });
+    expect(rest.done).to.equal(true);
+    expect(rest.linked).to.be.greaterThan(1000);
+    await expectInStep(A);
+    await expectInStep(B);
+    const after = recording();
+    expect(await searchLinksReady(after.db)).to.equal(true);
+    await expectAnswers(after.db, filters);
+    expect(after.texts.some((t) => t.includes('card_search_links'))).to.equal(true);
+    // Idempotent: once done, nothing more.
+    expect(await backfillSearchLinks(db)).to.deep.equal({ linked: 0, done: true, busy: false });
+  });
+
+  it('migrates a database that holds cards without linking any at boot, then the background job links them all and prunes', async function () {
+    if (embedded) this.skip(); // drops and re-creates the tables the whole run's database shares
+    const db = services.db;
+    // The database as main left it: cards, no migration 022.
+    await db.query(
+      `DROP TRIGGER cards_search_links_insert ON cards; DROP TRIGGER cards_search_links_update ON cards; DROP TRIGGER cards_search_links_delete ON cards;
+       DROP FUNCTION card_search_links_insert(), card_search_links_update(), card_search_links_delete(), card_search_backfill_batch(integer), card_search_link_card(cards), card_search_keep_terms(bpchar[], smallint[], text[]),
+         card_search_backfill_missing(text), card_search_prune_batch(bpchar, smallint, text, integer);
+       DROP TABLE card_search_links, card_search_terms, card_search_backfill; DELETE FROM schema_migrations WHERE version = '022'`
+    );
+    // What the reverted migration 020 left on a development database (same names, other shapes): 022 drops it.
+    await db.query(
+      `CREATE TABLE card_search_terms (term text PRIMARY KEY); CREATE TABLE card_search_links (card_key text, term text REFERENCES card_search_terms);
+       CREATE FUNCTION card_search_links_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+       CREATE TRIGGER cards_search_links_change AFTER UPDATE ON cards FOR EACH ROW EXECUTE FUNCTION card_search_links_change()`
+    );
+    const log = createLogger({ level: 'silent' });
+    expect(await migrate(db, log)).to.deep.equal(['022']);
+    expect(await count('SELECT 1 FROM card_search_links')).to.equal(0);
+    expect((await db.query('SELECT linked_through, done_at FROM card_search_backfill')).rows).to.deep.equal([{ linked_through: null, done_at: null }]);
+    expect(await searchLinksReady(recording().db)).to.equal(false);
+    // A card written after the migration is linked by its own statement, before any backfill.
+    const [key] = await someKeys(A, 'nickname IS NULL', 1);
+    await db.query(`UPDATE cards SET nickname = 'After Migration' WHERE card_key = $1`, [key]);
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1`, [key])).to.be.greaterThan(1);
+    // A value its card no longer holds, for the job's pruning.
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = $1`, [key]);
+    expect(await termsOf(A, 'after migration')).to.deep.equal([2]);
+    const stop = startSearchLinks(db, log, { intervalMs: 20, pruneEveryMs: 0 });
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!(await searchLinksReady(recording().db)) || (await termsOf(A, 'after migration')).length > 0) {
+        if (Date.now() > deadline) throw new Error('the job did not link every card and prune the value');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await stop();
+    }
+    await expectInStep(A);
+    await expectInStep(B);
+  });
+
+  it('keeps each partner its own values: B’s never in A’s search, one value per partner', async function () {
+    const db = services.db;
+    await db.query(`UPDATE cards SET nickname = 'Bravo Sierra' WHERE card_key = ANY($1)`, [await someKeys(B, 'true', 4)]);
+    await db.query(`UPDATE cards SET nickname = 'Shared Echo' WHERE card_key = ANY($1)`, [[...(await someKeys(A, `nickname IS NULL`, 2)), ...(await someKeys(B, `nickname IS NULL`, 1))]]);
+    expect(await termsOf(A, 'bravo sierra')).to.deep.equal([]);
+    expect(await termsOf(B, 'bravo sierra')).to.deep.equal([2]);
+    expect(await termsOf(A, 'shared echo')).to.deep.equal([2]);
+    expect(await termsOf(B, 'shared echo')).to.deep.equal([2]);
+    const links = { links: true, walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX };
+    expect(await searchCards(db, { partnerId: A, search: 'bravo' }, { page: 1, limit: 20 }, links)).to.deep.include({ total: 0, items: [] });
+    expect((await searchCards(db, { partnerId: B, search: 'bravo' }, { page: 1, limit: 20 }, links)).total).to.equal(4);
+    expect((await searchCards(db, { partnerId: A, search: 'shared echo' }, { page: 1, limit: 20 }, links)).total).to.equal(2);
+    expect((await searchCards(db, { partnerId: B, search: 'shared echo' }, { page: 1, limit: 20 }, links)).total).to.equal(1);
+    const q = cardTermCountQuery({ partnerId: A, search: 'sierra' });
+    expect((await db.query(q.text, q.values)).rows[0]).to.deep.equal({ mask: 0, nickname: 0, embossed_name: 0 });
+    expect(await count(`SELECT 1 FROM card_search_links l JOIN cards c USING (card_key) WHERE l.partner_id <> c.partner_id`)).to.equal(0);
+  });
+
+  it('deletes a value once no card of its partner holds it, and keeps the values still held', async function () {
+    const db = services.db;
+    const [lonely, shared1, shared2] = await someKeys(A, `nickname IS NULL`, 3);
+    const [other] = await someKeys(B, `nickname IS NULL`, 1);
+    await db.query(`UPDATE cards SET nickname = 'Lonely Victor' WHERE card_key = ANY($1)`, [[lonely, other]]);
+    await db.query(`UPDATE cards SET nickname = 'Kept Uniform' WHERE card_key = ANY($1)`, [[shared1, shared2]]);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = $1`, [lonely]);
+    await db.query(`UPDATE cards SET nickname = 'Changed Uniform' WHERE card_key = $1`, [shared1]);
+    // The links follow at once; the value stays until the pruning's pass.
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND field = 2`, [lonely])).to.equal(0);
+    expect(await termsOf(A, 'lonely victor')).to.deep.equal([2]);
+    const pruned = await pruneSearchTerms(db, { batch: 50 });
+    expect(pruned.deleted).to.be.at.least(1);
+    expect(await termsOf(A, 'lonely victor')).to.deep.equal([]);
+    expect(await termsOf(B, 'lonely victor'), 'the other partner’s card still holds it').to.deep.equal([2]);
+    expect(await termsOf(A, 'kept uniform')).to.deep.equal([2]);
+    expect(await termsOf(A, 'changed uniform')).to.deep.equal([2]);
+    // A deleted card's values go too, and nothing a link references ever goes.
+    await db.query('DELETE FROM cards WHERE card_key = $1', [other]);
+    await pruneSearchTerms(db);
+    expect(await termsOf(B, 'lonely victor')).to.deep.equal([]);
+    expect(await count(`SELECT partner_id, field, term FROM card_search_terms EXCEPT SELECT partner_id, field, term FROM card_search_links`)).to.equal(0);
+    await expectInStep(A);
+    await expectInStep(B);
+  });
+
+  it('plans the row triggers’ statements on every call, never with plans made while the tables were empty', async function () {
+    // A connection that linked cards right after the migration would otherwise keep generic plans
+    // that scan the links sequentially (186 ms per status change at a million cards). The
+    // set-based functions keep cached plans (their foreign key checks, one per link, would be
+    // planned one by one too); their one read of the links by card is dynamic SQL.
+    const functions = await services.db.query<{ proname: string; proconfig: string[] | null }>(`SELECT proname, proconfig FROM pg_proc WHERE proname LIKE 'card_search%' ORDER BY proname`);
+    const custom = functions.rows.filter((f) => (f.proconfig ?? []).includes('plan_cache_mode=force_custom_plan')).map((f) => f.proname);
+    expect(custom).to.deep.equal(['card_search_keep_terms', 'card_search_link_card', 'card_search_links_delete', 'card_search_links_update']);
+    expect(functions.rows.map((f) => f.proname)).to.include.members(['card_search_backfill_batch', 'card_search_links_insert']);
+  });
+
+  it('leaves the links alone when an update sets the values they hold again', async function () {
+    const db = services.db;
+    const [key] = await someKeys(A, 'nickname IS NOT NULL', 1);
+    const xmins = async () => (await db.query<{ xmin: string }>('SELECT xmin::text FROM card_search_links WHERE card_key = $1 ORDER BY field', [key])).rows.map((r) => r.xmin);
+    const before = await xmins();
+    expect(before.length).to.be.greaterThan(1);
+    await db.query('UPDATE cards SET status = status, type = type, nickname = nickname, card_mask = card_mask, embossed_name = embossed_name, updated_at = now() WHERE card_key = $1', [key]);
+    expect(await xmins()).to.deep.equal(before);
+    await db.query(`UPDATE cards SET status = CASE WHEN status = 'LOCKED' THEN 'ACTIVE' ELSE 'LOCKED' END WHERE card_key = $1`, [key]);
+    expect(await xmins()).to.not.deep.equal(before);
+    await expectInStep(A);
+  });
+
+  it('does not lose an update that races a backfill batch, in either order', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    await unlinkAll();
+    const [first, second] = await someKeys(A, 'true', 2);
+    // The batch first: it holds its cards FOR SHARE, so the update waits, then applies on top. This
+    // half passes without FOR SHARE too, and cannot be made to fail: the update's trigger upserts
+    // the card's links, and that upsert waits for the batch's uncommitted links of the same card
+    // (their primary key) and then overwrites them, so the links' primary key orders the two as
+    // well. FOR SHARE is what the other order needs (the update first, uncommitted: without it the
+    // batch links the card's old values over the update's).
+    const batch = await db.pool.connect();
+    try {
+      await batch.query('BEGIN');
+      await batch.query('SELECT * FROM card_search_backfill_batch(500)');
+      const update = db.query(`UPDATE cards SET nickname = 'Racing Whiskey' WHERE card_key = $1`, [first]);
+      await waitUntilBlocked(`UPDATE cards SET nickname = 'Racing Whiskey'%`);
+      await batch.query('COMMIT');
+      await update;
+    } finally {
+      batch.release();
+    }
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND field = 2 AND term = 'racing whiskey'`, [first])).to.equal(1);
+    // The update first (uncommitted): the batch waits for its card, then links the updated row. The
+    // values exist already, so nothing but the card's lock makes the batch wait.
+    await unlinkAll(true);
+    const writer = await db.pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`UPDATE cards SET nickname = 'Racing Xray', status = 'LOST' WHERE card_key = $1`, [second]);
+      const backfill = backfillSearchLinks(db, { batch: 500, maxBatches: 1 });
+      await waitUntilBlocked('SELECT linked, done, busy FROM card_search_backfill_batch%');
+      await writer.query('COMMIT');
+      expect((await backfill).linked).to.equal(500);
+    } finally {
+      writer.release();
+    }
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND field = 2 AND term = 'racing xray' AND status = 'LOST'`, [second])).to.equal(1);
+    expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND status <> 'LOST'`, [second]), 'links of the card before the update').to.equal(0);
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    await expectInStep(A);
+  });
+
+  it('never waits for a card write while pruning: no deadlock with a writer that reuses one pruned value, then another', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    const [first, second] = await someKeys(A, 'nickname IS NULL', 2);
+    // Two values no card holds any more, one after the other in the pruning's order.
+    await db.query(`UPDATE cards SET nickname = 'Orphan Alpha' WHERE card_key = $1`, [first]);
+    await db.query(`UPDATE cards SET nickname = 'Orphan Bravo' WHERE card_key = $1`, [second]);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = ANY($1)`, [[first, second]]);
+    expect(await termsOf(A, 'orphan alpha')).to.deep.equal([2]);
+    expect(await termsOf(A, 'orphan bravo')).to.deep.equal([2]);
+    const writer = await db.pool.connect();
+    let failed = true;
+    try {
+      await writer.query('BEGIN');
+      // The writer holds the first value (FOR KEY SHARE, uncommitted link)...
+      await writer.query(`UPDATE cards SET nickname = 'Orphan Alpha' WHERE card_key = $1`, [first]);
+      // ... the pruning runs: it must end without waiting for the writer (before the fix it deleted
+      // the second value, uncommitted, then waited for the first: the writer reusing the second
+      // value next closed a deadlock).
+      let settled = false;
+      const prune = pruneSearchTerms(db).finally(() => (settled = true));
+      const deadline = Date.now() + 10_000;
+      while (!settled) {
+        const waiting = await count(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%card_search_prune_batch%'`);
+        expect(waiting, 'the pruning waits for a card write').to.equal(0);
+        if (Date.now() > deadline) throw new Error('the pruning did not end');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(await prune).to.deep.include({ raced: 0 });
+      expect(await termsOf(A, 'orphan bravo'), 'the value no card held is gone').to.deep.equal([]);
+      // ... then reuses the second value: inserted again, no wait, no deadlock.
+      await writer.query(`UPDATE cards SET nickname = 'Orphan Bravo' WHERE card_key = $1`, [second]);
+      await writer.query('COMMIT');
+      failed = false;
+    } finally {
+      writer.release(failed); // a failed test must not hand its open transaction to the next
+    }
+    expect(await termsOf(A, 'orphan alpha'), 'the value the writer held stays').to.deep.equal([2]);
+    expect(await termsOf(A, 'orphan bravo')).to.deep.equal([2]);
+    await expectInStep(A);
+    expect(await count(`SELECT partner_id, field, term FROM card_search_links EXCEPT SELECT partner_id, field, term FROM card_search_terms`)).to.equal(0);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = ANY($1)`, [[first, second]]);
+  });
+
+  it('links every card although a card replacement changes the key of a card the next batch reads, and only then marks the backfill done', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    await unlinkAll(true);
+    const first = await backfillSearchLinks(db, { batch: 100, maxBatches: 1 });
+    expect(first).to.deep.equal({ linked: 100, done: false, busy: false });
+    const cursor = (await db.query<{ linked_through: string }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
+    // A card of the next batch gets a key that sorts after every card (as card-replacement.ts gives a
+    // new key), in a transaction held open until the batch waits for it.
+    const next = (await db.query<{ card_key: string }>('SELECT card_key FROM cards WHERE card_key > $1 ORDER BY card_key LIMIT 1 OFFSET 5', [cursor])).rows[0].card_key;
+    const replaced = (await db.query<{ k: string }>(`SELECT max(card_key) || 'zz' AS k FROM cards`)).rows[0].k;
+    const writer = await db.pool.connect();
+    let failed = true;
+    try {
+      await writer.query('BEGIN');
+      await writer.query('UPDATE cards SET card_key = $2 WHERE card_key = $1', [next, replaced]);
+      const batch = backfillSearchLinks(db, { batch: 100, maxBatches: 1 });
+      await waitUntilBlocked('SELECT linked, done, busy FROM card_search_backfill_batch%');
+      await writer.query('COMMIT');
+      const outcome = await batch;
+      expect(outcome.done).to.equal(false);
+      failed = false;
+    } finally {
+      writer.release(failed);
+    }
+    const moved = (await db.query<{ linked_through: string }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
+    expect(moved < replaced, 'the cursor never jumps to the new key').to.equal(true);
+    expect((await backfillSearchLinks(db, { batch: 100 })).done).to.equal(true);
+    await expectInStep(A);
+    await expectInStep(B);
+    await expectAnswers(recording().db, [{ partnerId: A, search: 'ada' }, { partnerId: A, search: '** ****', status: 'ACTIVE' }]);
+    await db.query('UPDATE cards SET card_key = $2 WHERE card_key = $1', [replaced, next]);
+  });
+
+  it('sends the backfill back to the start instead of marking it done while a card lacks its links', async function () {
+    const db = services.db;
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    const [key] = await someKeys(A, 'true', 1);
+    // A card the batches went past without linking it (what the key race above did before the fix).
+    await db.query('DELETE FROM card_search_links WHERE card_key = $1', [key]);
+    await db.query(`UPDATE card_search_backfill SET linked_through = (SELECT max(card_key) FROM cards), done_at = NULL`);
+    expect(await backfillSearchLinks(db, { maxBatches: 1 })).to.deep.equal({ linked: 0, done: false, busy: false });
+    expect((await db.query('SELECT linked_through, done_at FROM card_search_backfill')).rows).to.deep.equal([{ linked_through: null, done_at: null }]);
+    expect((await backfillSearchLinks(db, { batch: 500 })).done).to.equal(true);
+    await expectInStep(A);
+  });
+
+  it('lets one instance link and prune at a time: another finds the state row taken and stops at once, and two jobs at once link each card once', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    await unlinkAll(true);
+    // A value no card holds, for a pruning that must not run while another instance holds the state row.
+    await db.query(`UPDATE cards SET nickname = 'Held Charlie' WHERE card_key = $1`, [(await someKeys(A, 'nickname IS NULL', 1))[0]]);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE nickname = 'Held Charlie'`);
+    const holder = await db.pool.connect();
+    let failed = true;
+    try {
+      await holder.query('BEGIN');
+      expect((await holder.query('SELECT linked, done, busy FROM card_search_backfill_batch(100)')).rows[0]).to.deep.equal({ linked: 100, done: false, busy: false });
+      // Neither waits for the batch held open: the backfill answers busy, the pruning does nothing.
+      expect(await backfillSearchLinks(db, { batch: 100 })).to.deep.equal({ linked: 0, done: false, busy: true });
+      expect(await pruneSearchTerms(db)).to.deep.equal({ deleted: 0, raced: 0 });
+      expect(await termsOf(A, 'held charlie')).to.deep.equal([2]);
+      await holder.query('COMMIT');
+      failed = false;
+    } finally {
+      holder.release(failed);
+    }
+    // Two instances' backfills at once: each card is linked by exactly one batch.
+    const cards = await count('SELECT 1 FROM cards');
+    const both = await Promise.all([backfillSearchLinks(db, { batch: 50 }), backfillSearchLinks(db, { batch: 50 })]);
+    const rest = await backfillSearchLinks(db, { batch: 50 });
+    expect(rest.done).to.equal(true);
+    expect(100 + both[0].linked + both[1].linked + rest.linked).to.equal(cards);
+    expect(both.some((o) => o.busy) || both.some((o) => o.linked === 0), 'one of the two stopped').to.equal(true);
+    await expectInStep(A);
+    await expectInStep(B);
+  });
+
+  it('stops its job between batches, runs at most its batches per pass, and prunes only after the backfill', async function () {
+    const db = services.db;
+    await unlinkAll(true);
+    const log = createLogger({ level: 'silent' });
+    const cursor = async () => (await db.query<{ linked_through: string | null }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
+    const third = (await db.query<{ card_key: string }>('SELECT card_key FROM cards ORDER BY card_key LIMIT 1 OFFSET 149')).rows[0].card_key;
+    // A pass of three batches of 50, the next pass an hour away: the cursor stops at the 150th card.
+    const stop = startSearchLinks(db, log, { intervalMs: 3_600_000, pruneEveryMs: 0, batch: 50, batchesPerPass: 3, pauseMs: 1 });
+    const deadline = Date.now() + 30_000;
+    while ((await cursor()) !== third) {
+      if (Date.now() > deadline) throw new Error('the first pass did not link its three batches');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await stop();
+    expect(await cursor()).to.equal(third);
+    expect(await searchLinksReady(recording().db)).to.equal(false);
+    // Stopped in the middle of a pass: the pass ends after its current batch, and stop() waits for it.
+    const again = startSearchLinks(db, log, { intervalMs: 3_600_000, pruneEveryMs: 0, batch: 10, pauseMs: 1 });
+    while ((await cursor()) === third) {
+      if (Date.now() > deadline) throw new Error('the second pass did not start');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await again();
+    const where = await cursor();
+    if (!embedded) {
+      // No batch runs any more: the state row is free.
+      expect((await db.query('SELECT 1 FROM card_search_backfill FOR UPDATE NOWAIT')).rowCount).to.equal(1);
+    }
+    expect(where).to.not.equal(null);
+    expect((await db.query<{ done: boolean }>('SELECT done_at IS NOT NULL AS done FROM card_search_backfill')).rows[0].done).to.equal(false);
+    expect(await cursor()).to.equal(where);
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    await expectInStep(A);
+  });
+
+  it('writes and finds a card whose embossed name from the issuer is longer than a value the links hold (256 characters)', async function () {
+    const db = services.db;
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    const [model] = await someKeys(A, 'true', 1);
+    // 3,609 characters that do not compress (a repeated pattern would, and fit the index): over the btree's 2,704 bytes.
+    const name = 'LONGNAME ' + crypto.randomBytes(1800).toString('hex').toUpperCase();
+    await db.query(
+      `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, embossed_name, nickname, created_at)
+       SELECT card_key || 'L', partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, $2, nickname, now() FROM cards WHERE card_key = $1`,
+      [model, name]
+    );
+    await db.query(`UPDATE cards SET embossed_name = $2 || 'X' WHERE card_key = $1`, [model, name]);
+    await expectInStep(A);
+    const links = { links: true, walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX };
+    const found = await searchCards(db, { partnerId: A, search: name.slice(0, 30).toLowerCase() }, { page: 1, limit: 20 }, links);
+    expect(found.items.map((c) => c.cardKey).sort()).to.deep.equal([model, `${model}L`].sort());
+    await db.query('DELETE FROM cards WHERE card_key = $1', [`${model}L`]);
+    await db.query(`UPDATE cards SET embossed_name = 'ADA.LOVELACE' WHERE card_key = $1`, [model]);
   });
 });
