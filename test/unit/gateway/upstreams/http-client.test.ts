@@ -408,6 +408,19 @@ describe('unit: upstreams/http-client', () => {
   });
 
   describe('pools and connections', () => {
+    /** The issuer and the processing system on one loopback origin (answering an empty list), the account proxy on another. */
+    async function sharedOriginClients() {
+      const server = await startServer((_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end('{"data":[],"total":0,"page":1,"limit":20}');
+      });
+      const clients = createUpstreamClients(
+        { issuer: `${server.url}/issuer`, processing: `${server.url}/processing`, accounts: 'http://127.0.0.1:9' },
+        { timeoutMs: 1000, log: captureLogger().log },
+      );
+      return { server, clients };
+    }
+
     it('one keep-alive pool per client, bounded to 64 connections unless told otherwise', () => {
       const own = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captureLogger().log });
       expect(own.pool.connections).to.equal(MAX_SOCKETS_PER_ORIGIN).and.to.equal(64);
@@ -419,14 +432,7 @@ describe('unit: upstreams/http-client', () => {
     });
 
     it('createUpstreamClients: one pool per origin, shared by the upstreams it serves; close() destroys it', async () => {
-      const server = await startServer((_req, res) => {
-        res.setHeader('content-type', 'application/json');
-        res.end('{"data":[],"total":0,"page":1,"limit":20}');
-      });
-      const clients = createUpstreamClients(
-        { issuer: `${server.url}/issuer`, processing: `${server.url}/processing`, accounts: 'http://127.0.0.1:9' },
-        { timeoutMs: 1000, log: captureLogger().log },
-      );
+      const { server, clients } = await sharedOriginClients();
       expect(clients.http.issuer.pool).to.equal(clients.http.processing.pool);
       expect(clients.http.accounts.pool).to.not.equal(clients.http.issuer.pool);
       expect(clients.http.issuer.pool.connections).to.equal(MAX_SOCKETS_PER_ORIGIN);
@@ -877,14 +883,7 @@ describe('unit: upstreams/http-client', () => {
     });
 
     it('close() of one client leaves a sibling sharing its pool working; the closed one fails without connecting', async () => {
-      const server = await startServer((_req, res) => {
-        res.setHeader('content-type', 'application/json');
-        res.end('{"data":[],"total":0,"page":1,"limit":20}');
-      });
-      const clients = createUpstreamClients(
-        { issuer: `${server.url}/issuer`, processing: `${server.url}/processing`, accounts: 'http://127.0.0.1:9' },
-        { timeoutMs: 1000, log: captureLogger().log },
-      );
+      const { server, clients } = await sharedOriginClients();
       clients.http.issuer.close();
       const error = await rejection(clients.http.issuer.request({ requestId: 'a' }, { method: 'GET', path: '/x' }));
       expect(error.message).to.equal('The card issuer platform could not be reached (CLIENT_CLOSED)');
