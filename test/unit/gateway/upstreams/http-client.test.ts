@@ -105,6 +105,19 @@ async function startRawServer(answer: (socket: Socket, nthOnSocket: number) => v
 
 const OK_ANSWER = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{"ok":true}';
 
+/** The issuer and the processing system on one loopback origin (answering an empty list), the account proxy on another. */
+async function sharedOriginClients() {
+  const server = await startServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end('{"data":[],"total":0,"page":1,"limit":20}');
+  });
+  const clients = createUpstreamClients(
+    { issuer: `${server.url}/issuer`, processing: `${server.url}/processing`, accounts: 'http://127.0.0.1:9' },
+    { timeoutMs: 1000, log: captureLogger().log },
+  );
+  return { server, clients };
+}
+
 describe('unit: upstreams/http-client', () => {
   const mock = useMockAgent();
   /** The mock upstream of `origin` (the issuer by default). */
@@ -408,19 +421,6 @@ describe('unit: upstreams/http-client', () => {
   });
 
   describe('pools and connections', () => {
-    /** The issuer and the processing system on one loopback origin (answering an empty list), the account proxy on another. */
-    async function sharedOriginClients() {
-      const server = await startServer((_req, res) => {
-        res.setHeader('content-type', 'application/json');
-        res.end('{"data":[],"total":0,"page":1,"limit":20}');
-      });
-      const clients = createUpstreamClients(
-        { issuer: `${server.url}/issuer`, processing: `${server.url}/processing`, accounts: 'http://127.0.0.1:9' },
-        { timeoutMs: 1000, log: captureLogger().log },
-      );
-      return { server, clients };
-    }
-
     it('one keep-alive pool per client, bounded to 64 connections unless told otherwise', () => {
       const own = new UpstreamHttpClient('issuer', ISSUER, { timeoutMs: 1000, log: captureLogger().log });
       expect(own.pool.connections).to.equal(MAX_SOCKETS_PER_ORIGIN).and.to.equal(64);
