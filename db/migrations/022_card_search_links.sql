@@ -3,13 +3,26 @@
 -- same tables filled at boot) was reverted before any deployment and never ran anywhere.
 --
 -- This migration only creates the tables (empty), their indexes and the triggers that keep them:
--- it takes milliseconds at any number of cards, so the gateway's start (and the second worker's
--- wait for the migration lock) never waits for it. Cards that exist already are linked afterwards
--- by a background job in batches (gateway/cards/search-links.ts, `npm run cards:search-links`);
--- until it marks the backfill done, searchCards reads the cards table as before. The triggers exist
--- from this migration's commit on (CREATE TRIGGER waits for the transactions writing cards, and
--- blocks new writes until the commit), so every card written after it, by old or new code, is
--- linked by its own statement: the backfill only has to reach the cards written before.
+-- its own work does not grow with the number of cards (it reads whether one exists), so the
+-- gateway's start (and the second worker's wait for the migration lock) does not wait for a
+-- backfill. Cards that exist already are linked afterwards by a background job in batches
+-- (gateway/cards/search-links.ts, `npm run cards:search-links`); until it marks the backfill done,
+-- searchCards reads the cards table as before. The triggers exist from this migration's commit on
+-- (CREATE TRIGGER waits for the transactions writing cards, and blocks new writes until the
+-- commit), so every card written after it, by old or new code, is linked by its own statement:
+-- the backfill only has to reach the cards written before.
+--
+-- What it can wait for is a lock on cards: CREATE TRIGGER takes SHARE ROW EXCLUSIVE, which waits
+-- for any transaction that wrote cards and has not ended (a session idle in transaction), a
+-- VACUUM or ANALYZE of cards (an anti-wraparound autovacuum too), a CREATE INDEX CONCURRENTLY, and
+-- every card write queues behind that wait. lock_timeout bounds it: after 5 s of waiting for one
+-- lock the migration fails (SQLSTATE 55P03), rolls back whole, and with it the gateway's start;
+-- the next start tries it again. SET LOCAL: the runner (gateway/db/migrate.ts) runs each migration
+-- in its own transaction (BEGIN … COMMIT on one connection, PostgreSQL and PGlite alike), so the
+-- setting ends with it and never reaches another statement of that pooled connection. It is set
+-- on the server: the pool's query_timeout (15 s) only stops the client waiting, and would leave
+-- the CREATE TRIGGER waiting on the server, and the card writes behind it.
+SET LOCAL lock_timeout = '5s';
 
 -- A development or benchmark database that ran the reverted migration 020 holds tables, triggers
 -- and a function of the same names (never deployed anywhere): dropped here, so this migration runs
@@ -204,21 +217,32 @@ CREATE TRIGGER cards_search_links_delete AFTER DELETE ON cards
 -- One backfill batch: the keys of the next `p_limit` cards after the cursor, in card_key order,
 -- read without a lock (the cursor moves to the last key read: never to a key a concurrent card
 -- replacement gave a card, which a locking read would hand back after its recheck, jumping past
--- cards not linked yet); then the cards that still hold those keys are locked FOR SHARE by key (an
--- update of one of them waits for this batch, then its trigger applies the update on top of the
--- links written here: never overwritten by values read before it) and linked from their locked
--- rows. A card whose key changed between the read and the lock is skipped: its update's trigger
--- linked it under its new key. The last batch (fewer keys than asked) checks, before it locks
--- anything, that every card the earlier batches read has links, then sets done_at
--- (card_search_backfill_missing; a card found without them sends the cursor back to the start, so
--- the next batches go over every card again). Answers how many
--- cards were linked and whether the backfill is done; `busy` when another instance holds the state
--- row. lock_timeout: a batch waiting for a card write (or for a value a write inserted) gives up
--- after 200 ms (SQLSTATE 55P03; the job retries it) rather than wait long, or stay one side of a
--- deadlock with a multi-statement card transaction until the deadlock check; a partner's write
--- never gives up first.
-CREATE FUNCTION card_search_backfill_batch(p_limit integer, OUT linked integer, OUT done boolean, OUT busy boolean)
-LANGUAGE plpgsql SET lock_timeout = '200ms' AS $$
+-- cards not linked yet); then the cards that still hold those keys are locked FOR SHARE NOWAIT by
+-- key (an update of one of them waits for this batch, then its trigger applies the update on top
+-- of the links written here: never overwritten by values read before it) and linked from their
+-- locked rows. A card whose key changed between the read and the lock is skipped: its update's
+-- trigger linked it under its new key. The last batch (fewer keys than asked) checks, before it
+-- locks anything, that every card the earlier batches read has links, then sets done_at
+-- (card_search_backfill_missing; cards found without them, counted in `missing`, send the cursor
+-- back to the start, so the next batches go over every card again). Answers how many cards were
+-- linked, whether the backfill is done, and `missing`; `busy` when another instance holds the
+-- state row.
+--
+-- Waits: a batch never collects waits while it holds its cards. NOWAIT: a card a write holds
+-- (an uncommitted update or delete, a multi-statement card transaction) fails the batch at once
+-- (SQLSTATE 55P03, nothing written; the job tries it again after a pause) instead of waiting for
+-- it card after card. The one wait left is a value a concurrent card write has just inserted,
+-- uncommitted (the batch's INSERT … ON CONFLICT of the value waits for that transaction; there
+-- is no NOWAIT form of it): lock_timeout gives that up after 20 ms (55P03 as well), and bounds
+-- any other lock wait the same way. So a card write waiting for a batch's card waits for the
+-- batch's own work (about 0.1-0.3 s at 2,000 cards), never for other writes, and a cycle (a card
+-- transaction that inserted a value the batch waits for, then updates a card the batch holds)
+-- ends by the batch's lock_timeout, 20 ms after the batch began to wait, long before the card
+-- write's deadlock check (deadlock_timeout, 1 s by default): a partner's write never gives up
+-- first as long as deadlock_timeout stays above the batch's time from its card lock to its value
+-- inserts plus 20 ms (tens of milliseconds).
+CREATE FUNCTION card_search_backfill_batch(p_limit integer, OUT linked integer, OUT done boolean, OUT busy boolean, OUT missing integer)
+LANGUAGE plpgsql SET lock_timeout = '20ms' AS $$
 DECLARE
   v_after text;
   v_read text[];
@@ -227,6 +251,7 @@ DECLARE
 BEGIN
   linked := 0;
   busy := false;
+  missing := 0;
   SELECT b.linked_through, b.done_at IS NOT NULL INTO v_after, done FROM card_search_backfill b FOR UPDATE SKIP LOCKED;
   IF NOT FOUND THEN
     busy := true;
@@ -242,15 +267,18 @@ BEGIN
   v_count := coalesce(array_length(v_read, 1), 0);
   done := v_count < p_limit;
   -- The last batch: before it locks a card, whether the batches before it left a card without links.
-  IF done AND v_after IS NOT NULL AND card_search_backfill_missing(v_after) THEN
-    RAISE WARNING 'card search links: a card the backfill went past has no links; the backfill starts over';
+  IF done AND v_after IS NOT NULL THEN
+    missing := card_search_backfill_missing(v_after);
+  END IF;
+  IF missing > 0 THEN
+    RAISE WARNING 'card search links: % cards the backfill went past have no links; the backfill starts over', missing;
     done := false;
     UPDATE card_search_backfill SET linked_through = NULL, done_at = NULL;
     RETURN;
   END IF;
   IF v_count > 0 THEN
     SELECT array_agg(k.card_key ORDER BY k.card_key) INTO v_keys
-    FROM (SELECT c.card_key FROM cards c WHERE c.card_key = ANY (v_read) ORDER BY c.card_key FOR SHARE) AS k;
+    FROM (SELECT c.card_key FROM cards c WHERE c.card_key = ANY (v_read) ORDER BY c.card_key FOR SHARE NOWAIT) AS k;
     linked := coalesce(array_length(v_keys, 1), 0);
   END IF;
   IF linked > 0 THEN
@@ -276,21 +304,24 @@ BEGIN
 END
 $$;
 
--- The backfill's safety net before its mark: whether a card at or below the cursor (the cards
--- the earlier batches read) has no link at all although it has a value. The keys without a link
+-- The backfill's safety net before its mark: how many cards at or below the cursor (the cards the
+-- earlier batches read) have no link at all although they have a value. The keys without a link
 -- first (an anti-join of the two primary keys, index-only), then those few cards' values: about
--- 0.5 s at a million cards (docs/performance.md S5), once per backfill, before the last batch
--- locks any card (no card write waits for it). Not a per-field check: reading every card's values
--- took 6-13 s at a million cards, and a batch links all of a card's fields or none. Dynamic SQL:
--- planned for the tables' sizes of the moment.
-CREATE FUNCTION card_search_backfill_missing(p_through text) RETURNS boolean
+-- 1 s at a million cards (docs/performance.md S5), once per backfill, before the last batch locks
+-- any card (no card write waits for it). Not a per-field check: reading every card's values took
+-- 6-13 s at a million cards, and a batch links all of a card's fields or none. Dynamic SQL:
+-- planned for the tables' sizes of the moment. It finds what the backfill itself missed; a card
+-- written while the triggers did not fire (session_replication_role = replica, pg_restore
+-- --disable-triggers, ALTER TABLE cards DISABLE TRIGGER) after the backfill's mark is never
+-- found: the triggers must stay on for cards (docs/card-search.md, "Deployment").
+CREATE FUNCTION card_search_backfill_missing(p_through text) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
-  missing boolean;
+  missing integer;
 BEGIN
   EXECUTE 'WITH unlinked AS MATERIALIZED (
       SELECT c.card_key FROM cards c WHERE c.card_key <= $1 AND NOT EXISTS (SELECT 1 FROM card_search_links l WHERE l.card_key = c.card_key))
-    SELECT EXISTS (SELECT 1 FROM unlinked u JOIN cards c ON c.card_key = u.card_key WHERE c.card_mask <> '''' OR c.nickname <> '''' OR c.embossed_name <> '''')'
+    SELECT count(*)::int FROM unlinked u JOIN cards c ON c.card_key = u.card_key WHERE c.card_mask <> '''' OR c.nickname <> '''' OR c.embossed_name <> '''''
   INTO missing USING p_through;
   RETURN missing;
 END
@@ -301,7 +332,9 @@ $$;
 -- LOCKED: the pruning never waits for a writer, so it is never one side of a deadlock with one)
 -- and the others deleted. Answers the batch's last key (no row: the end, or another instance is
 -- pruning: the state row, taken FOR UPDATE SKIP LOCKED as the backfill does, lets one instance at
--- a time) and the count. lock_timeout as the backfill batch's, should anything else make it wait.
+-- a time) and the count. It holds no card, so no card write waits for it but a write of a value
+-- it has just locked (a statement's time): lock_timeout 200 ms, should anything make it wait
+-- (a table lock), then 55P03 and the batch is left for the next pass.
 CREATE FUNCTION card_search_prune_batch(p_partner bpchar, p_field smallint, p_term text, p_limit integer)
 RETURNS TABLE (partner_id bpchar, field integer, term text, deleted integer)
 LANGUAGE sql SET lock_timeout = '200ms' AS $$

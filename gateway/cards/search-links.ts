@@ -11,7 +11,10 @@ import type { Logger } from '../logging/logger';
 /**
  * Cards one backfill batch links on PostgreSQL: one statement (card_search_backfill_batch) that
  * holds these cards FOR SHARE while it runs, so a status change of one of them waits for it, about
- * 0.1-0.3 s.
+ * 0.1-0.3 s. It takes them NOWAIT: a card a write holds fails the batch at once (SQLSTATE 55P03,
+ * nothing written), and the batch never waits for one write after another while holding the
+ * others; a value a concurrent write inserted uncommitted, the one wait left, is given up after
+ * 20 ms (lock_timeout). Then backfillSearchLinks tries the batch again after a pause.
  */
 export const BACKFILL_BATCH = 2_000;
 
@@ -33,8 +36,16 @@ export const BATCH_PAUSE_MS = 50;
 /** Values one pruning statement looks at (in key order): a short statement, a bounded lock. */
 export const PRUNE_BATCH = 5_000;
 
-/** Times a batch that gave up waiting for a lock (lock_timeout, SQLSTATE 55P03) is tried again, after a pause, before the pass fails. */
+/**
+ * Times a batch that found a card or value held by a write (NOWAIT or lock_timeout, SQLSTATE 55P03)
+ * is tried again before the pass fails, after a pause that doubles from RETRY_PAUSE_MS (or the
+ * pause between batches, if longer): 50, 100, 200 ms, so that a write transaction of up to about a
+ * third of a second does not fail the pass.
+ */
 export const LOCK_RETRIES = 3;
+
+/** The first pause before a batch that found a lock taken is tried again (then doubled each time). */
+export const RETRY_PAUSE_MS = 50;
 
 const LOCK_NOT_AVAILABLE = '55P03';
 const codeOf = (err: unknown) => (err as { code?: string }).code;
@@ -48,6 +59,12 @@ export interface BackfillOutcome {
   done: boolean;
   /** True when it stopped because another instance is running a batch (it goes on there). */
   busy: boolean;
+  /**
+   * Cards the last batch's safety net found without links although the batches had gone past them
+   * (card_search_backfill_missing): when above 0, the backfill started over from the first card
+   * instead of being marked done. 0 normally.
+   */
+  missing: number;
 }
 
 /**
@@ -55,9 +72,10 @@ export interface BackfillOutcome {
  * backfill is done, another instance is running it (`busy`: the state row is locked; one instance
  * at a time), `maxBatches` ran or `stopped()` says so (checked between batches). Idempotent and
  * resumable: the cursor is kept in `card_search_backfill`, each batch is its own transaction, and
- * linking a card twice writes the same links. A batch that gave up waiting for a card write's lock
- * (lock_timeout) is tried again after `pauseMs` (at least 20 ms), at most LOCK_RETRIES times. The
- * last batch marks it done; searchCards then reads the links.
+ * linking a card twice writes the same links. A batch that found a card or value held by a write
+ * (SQLSTATE 55P03, nothing written) is tried again after a pause, at most LOCK_RETRIES times. The
+ * last batch marks it done; searchCards then reads the links. Should its safety net find cards
+ * without links, the backfill starts over (counted in `missing`) and goes on with the first cards.
  */
 export async function backfillSearchLinks(
   db: Queryable,
@@ -66,24 +84,26 @@ export async function backfillSearchLinks(
   const batch = options.batch ?? BACKFILL_BATCH;
   const pauseMs = options.pauseMs ?? 0;
   let linked = 0;
+  let missing = 0;
   for (let n = 0; options.maxBatches === undefined || n < options.maxBatches; n++) {
     if (n > 0 && options.stopped?.()) break;
     if (n > 0 && pauseMs > 0) await pause(pauseMs);
     let step: BackfillOutcome;
     for (let attempt = 0; ; attempt++) {
       try {
-        step = (await db.query<BackfillOutcome>('SELECT linked, done, busy FROM card_search_backfill_batch($1)', [batch])).rows[0];
+        step = (await db.query<BackfillOutcome>('SELECT linked, done, busy, missing FROM card_search_backfill_batch($1)', [batch])).rows[0];
         break;
       } catch (err) {
         if (codeOf(err) !== LOCK_NOT_AVAILABLE || attempt >= LOCK_RETRIES) throw err;
-        await pause(Math.max(pauseMs, 20));
+        await pause(Math.max(pauseMs, RETRY_PAUSE_MS) * 2 ** attempt);
       }
     }
     linked += step.linked;
+    missing += step.missing;
     if (step.linked > 0) options.progress?.(linked);
-    if (step.done || step.busy) return { linked, done: step.done, busy: step.busy };
+    if (step.done || step.busy) return { linked, done: step.done, busy: step.busy, missing };
   }
-  return { linked, done: false, busy: false };
+  return { linked, done: false, busy: false, missing };
 }
 
 /** What a pruning pass did. */
@@ -164,6 +184,10 @@ export function startSearchLinks(
       batch ??= (await isEmbedded(db)) ? EMBEDDED_BACKFILL_BATCH : BACKFILL_BATCH;
       const started = Date.now();
       const outcome = await backfillSearchLinks(db, { batch, maxBatches: options.batchesPerPass ?? BATCHES_PER_PASS, pauseMs: options.pauseMs ?? BATCH_PAUSE_MS, stopped });
+      if (outcome.missing > 0) {
+        // Counts only: no key or value of a card in this line.
+        log.warn({ missing: outcome.missing }, 'card search links: cards the backfill went past had no links; the backfill starts over');
+      }
       if (outcome.linked > 0) {
         log.info(
           { linked: outcome.linked, done: outcome.done, ms: Date.now() - started },

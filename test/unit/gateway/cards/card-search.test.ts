@@ -23,10 +23,10 @@ import {
   type CardListFilter,
   type SearchTuning,
 } from '../../../../gateway/cards/card-search';
-import { backfillSearchLinks, pruneSearchTerms, startSearchLinks } from '../../../../gateway/cards/search-links';
+import { backfillSearchLinks, LOCK_RETRIES, pruneSearchTerms, startSearchLinks } from '../../../../gateway/cards/search-links';
 import { migrate } from '../../../../gateway/db/migrate';
 import { createLogger } from '../../../../gateway/logging/logger';
-import type { Queryable } from '../../../../gateway/db/database';
+import { Database, type Queryable } from '../../../../gateway/db/database';
 import { seedCards } from '../../../../scripts/seed-cards';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 import { createOwnDatabase, type RunDatabase } from '../../../support/test-database';
@@ -586,6 +586,40 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
+  /** The database as main left it before migration 022: cards, none of 022's objects, 022 not recorded. */
+  async function dropMigration022(): Promise<void> {
+    await services.db.query(
+      `DROP TRIGGER cards_search_links_insert ON cards; DROP TRIGGER cards_search_links_update ON cards; DROP TRIGGER cards_search_links_delete ON cards;
+       DROP FUNCTION card_search_links_insert(), card_search_links_update(), card_search_links_delete(), card_search_backfill_batch(integer), card_search_link_card(cards), card_search_keep_terms(bpchar[], smallint[], text[]),
+         card_search_backfill_missing(text), card_search_prune_batch(bpchar, smallint, text, integer);
+       DROP TABLE card_search_links, card_search_terms, card_search_backfill; DELETE FROM schema_migrations WHERE version = '022'`
+    );
+  }
+  const codeOf = (err: unknown) => (err as { code?: string }).code;
+  const NOWAIT_FAILURE = /could not obtain lock on row in relation "cards"/;
+  /**
+   * The real database, with a hook: each statement that fails for a lock held (SQLSTATE 55P03) is
+   * counted, and the first one commits `writer` before the error reaches the caller (the write
+   * ends while the backfill pauses before its next try).
+   */
+  function committingOnLockFailure(writer: { query(text: string): Promise<unknown> } | undefined): { db: Queryable; failures: Error[] } {
+    const failures: Error[] = [];
+    const db = {
+      query: async (text: string, params?: unknown[]) => {
+        try {
+          return await services.db.query(text, params);
+        } catch (err) {
+          if (codeOf(err) === '55P03') {
+            failures.push(err as Error);
+            if (failures.length === 1 && writer) await writer.query('COMMIT');
+          }
+          throw err;
+        }
+      },
+    } as Queryable;
+    return { db, failures };
+  }
+  const backfillState = async () => (await services.db.query('SELECT linked_through, done_at FROM card_search_backfill')).rows;
   const termsOf = async (partner: string, term: string) =>
     (await services.db.query<{ field: number }>('SELECT field::int AS field FROM card_search_terms WHERE partner_id = $1 AND term = $2 ORDER BY field', [partner, term])).rows.map((r) => r.field);
 
@@ -622,7 +656,7 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
 
     // One batch, then cards written while the backfill is under way, above and below its cursor.
     const first = await backfillSearchLinks(db, { batch: 400, maxBatches: 1 });
-    expect(first).to.deep.equal({ linked: 400, done: false, busy: false });
+    expect(first).to.deep.equal({ linked: 400, done: false, busy: false, missing: 0 });
     const cursor = (await db.query<{ linked_through: string }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
     const below = (await someKeys(A, `card_key < '${cursor}'`, 3));
     const above = (await someKeys(A, `card_key > '${cursor}'`, 5));
@@ -651,19 +685,13 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     await expectAnswers(after.db, filters);
     expect(after.texts.some((t) => t.includes('card_search_links'))).to.equal(true);
     // Idempotent: once done, nothing more.
-    expect(await backfillSearchLinks(db)).to.deep.equal({ linked: 0, done: true, busy: false });
+    expect(await backfillSearchLinks(db)).to.deep.equal({ linked: 0, done: true, busy: false, missing: 0 });
   });
 
   it('migrates a database that holds cards without linking any at boot, then the background job links them all and prunes', async function () {
     if (embedded) this.skip(); // drops and re-creates the tables the whole run's database shares
     const db = services.db;
-    // The database as main left it: cards, no migration 022.
-    await db.query(
-      `DROP TRIGGER cards_search_links_insert ON cards; DROP TRIGGER cards_search_links_update ON cards; DROP TRIGGER cards_search_links_delete ON cards;
-       DROP FUNCTION card_search_links_insert(), card_search_links_update(), card_search_links_delete(), card_search_backfill_batch(integer), card_search_link_card(cards), card_search_keep_terms(bpchar[], smallint[], text[]),
-         card_search_backfill_missing(text), card_search_prune_batch(bpchar, smallint, text, integer);
-       DROP TABLE card_search_links, card_search_terms, card_search_backfill; DELETE FROM schema_migrations WHERE version = '022'`
-    );
+    await dropMigration022();
     // What the reverted migration 020 left on a development database (same names, other shapes): 022 drops it.
     await db.query(
       `CREATE TABLE card_search_terms (term text PRIMARY KEY); CREATE TABLE card_search_links (card_key text, term text REFERENCES card_search_terms);
@@ -787,19 +815,22 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
       batch.release();
     }
     expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND field = 2 AND term = 'racing whiskey'`, [first])).to.equal(1);
-    // The update first (uncommitted): the batch waits for its card, then links the updated row. The
-    // values exist already, so nothing but the card's lock makes the batch wait.
+    // The update first (uncommitted): the batch fails at once on its card (NOWAIT), writing nothing,
+    // and its next try, after the write committed, links the updated row. The values exist
+    // already, so nothing but the card's lock stops the batch.
     await unlinkAll(true);
     const writer = await db.pool.connect();
+    let failed = true;
     try {
       await writer.query('BEGIN');
       await writer.query(`UPDATE cards SET nickname = 'Racing Xray', status = 'LOST' WHERE card_key = $1`, [second]);
-      const backfill = backfillSearchLinks(db, { batch: 500, maxBatches: 1 });
-      await waitUntilBlocked('SELECT linked, done, busy FROM card_search_backfill_batch%');
-      await writer.query('COMMIT');
-      expect((await backfill).linked).to.equal(500);
+      const racing = committingOnLockFailure(writer);
+      expect((await backfillSearchLinks(racing.db, { batch: 500, maxBatches: 1 })).linked).to.equal(500);
+      expect(racing.failures).to.have.length(1);
+      expect(racing.failures[0].message).to.match(NOWAIT_FAILURE);
+      failed = false;
     } finally {
-      writer.release();
+      writer.release(failed);
     }
     expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND field = 2 AND term = 'racing xray' AND status = 'LOST'`, [second])).to.equal(1);
     expect(await count(`SELECT 1 FROM card_search_links WHERE card_key = $1 AND status <> 'LOST'`, [second]), 'links of the card before the update').to.equal(0);
@@ -857,10 +888,14 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     const db = services.db;
     await unlinkAll(true);
     const first = await backfillSearchLinks(db, { batch: 100, maxBatches: 1 });
-    expect(first).to.deep.equal({ linked: 100, done: false, busy: false });
+    expect(first).to.deep.equal({ linked: 100, done: false, busy: false, missing: 0 });
     const cursor = (await db.query<{ linked_through: string }>('SELECT linked_through FROM card_search_backfill')).rows[0].linked_through;
     // A card of the next batch gets a key that sorts after every card (as card-replacement.ts gives a
-    // new key), in a transaction held open until the batch waits for it.
+    // new key), in a transaction held open: the batch fails on it at once (NOWAIT), and tries again
+    // once it committed. (The batch reads the keys without a lock and then locks by key, so that a
+    // replacement committing between the two cannot hand it the new key, as a locking read's
+    // recheck did: the cursor then jumped past the cards between. A write that commits in that
+    // window cannot be held there by a test now that the batch never waits for a card.)
     const next = (await db.query<{ card_key: string }>('SELECT card_key FROM cards WHERE card_key > $1 ORDER BY card_key LIMIT 1 OFFSET 5', [cursor])).rows[0].card_key;
     const replaced = (await db.query<{ k: string }>(`SELECT max(card_key) || 'zz' AS k FROM cards`)).rows[0].k;
     const writer = await db.pool.connect();
@@ -868,11 +903,10 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     try {
       await writer.query('BEGIN');
       await writer.query('UPDATE cards SET card_key = $2 WHERE card_key = $1', [next, replaced]);
-      const batch = backfillSearchLinks(db, { batch: 100, maxBatches: 1 });
-      await waitUntilBlocked('SELECT linked, done, busy FROM card_search_backfill_batch%');
-      await writer.query('COMMIT');
-      const outcome = await batch;
-      expect(outcome.done).to.equal(false);
+      const racing = committingOnLockFailure(writer);
+      const outcome = await backfillSearchLinks(racing.db, { batch: 100, maxBatches: 1 });
+      expect(racing.failures).to.have.length(1);
+      expect(outcome).to.deep.equal({ linked: 100, done: false, busy: false, missing: 0 });
       failed = false;
     } finally {
       writer.release(failed);
@@ -886,6 +920,167 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     await db.query('UPDATE cards SET card_key = $2 WHERE card_key = $1', [replaced, next]);
   });
 
+  it('fails a batch at once when a write holds one of its cards, writing nothing, tries it again after a pause, and links it once the write commits', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    await unlinkAll(true);
+    // One card of the next batch (the 42nd of 100) held by a write that has not ended.
+    const held = (await db.query<{ card_key: string }>('SELECT card_key FROM cards ORDER BY card_key LIMIT 1 OFFSET 41')).rows[0].card_key;
+    const writer = await db.pool.connect();
+    let failed = true;
+    try {
+      await writer.query('BEGIN');
+      await writer.query('UPDATE cards SET updated_at = now() WHERE card_key = $1', [held]);
+      // The batch does not wait for it: NOWAIT's failure (a lock_timeout would say "canceling
+      // statement due to lock timeout"), and nothing written, the state row free again.
+      const err = await db.query('SELECT linked, done, busy, missing FROM card_search_backfill_batch(100)').then(
+        () => undefined,
+        (e: unknown) => e as Error
+      );
+      expect(codeOf(err)).to.equal('55P03');
+      expect(err?.message).to.match(NOWAIT_FAILURE);
+      expect(await backfillState()).to.deep.equal([{ linked_through: null, done_at: null }]);
+      expect(await count('SELECT 1 FROM card_search_links')).to.equal(0);
+      // The job's retries: each try fails the same way at once; after the last one the pass fails, nothing written.
+      const holding = committingOnLockFailure(undefined);
+      const given = await backfillSearchLinks(holding.db, { batch: 100, maxBatches: 1 }).then(
+        () => undefined,
+        (e: unknown) => e as Error
+      );
+      expect(codeOf(given)).to.equal('55P03');
+      expect(holding.failures).to.have.length(LOCK_RETRIES + 1);
+      for (const failure of holding.failures) expect(failure.message).to.match(NOWAIT_FAILURE);
+      expect(await backfillState()).to.deep.equal([{ linked_through: null, done_at: null }]);
+      expect(await count('SELECT 1 FROM card_search_links')).to.equal(0);
+      // The write commits during the pause after the first failure: the next try links the batch.
+      const racing = committingOnLockFailure(writer);
+      expect(await backfillSearchLinks(racing.db, { batch: 100, maxBatches: 1 })).to.deep.equal({ linked: 100, done: false, busy: false, missing: 0 });
+      expect(racing.failures).to.have.length(1);
+      failed = false;
+    } finally {
+      writer.release(failed);
+    }
+    expect(await count('SELECT 1 FROM card_search_links WHERE card_key = $1', [held])).to.be.greaterThan(0);
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    await expectInStep(A);
+    await expectInStep(B);
+  });
+
+  it('gives up a batch after 20 ms when a write has inserted, uncommitted, a value the batch needs', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    const [model] = await someKeys(A, 'nickname IS NULL', 1);
+    await db.query(`UPDATE cards SET nickname = 'Fresh Zebra' WHERE card_key = $1`, [model]);
+    // No value exists: the batch inserts every value of its cards, among them 'fresh zebra'.
+    await unlinkAll();
+    const through = (await db.query<{ n: string }>('SELECT count(*) AS n FROM cards WHERE card_key <= $1', [model])).rows[0].n;
+    const writer = await db.pool.connect();
+    let failed = true;
+    try {
+      await writer.query('BEGIN');
+      // A new card of the same value: its insert trigger inserts the value, uncommitted.
+      await writer.query(
+        `INSERT INTO cards (card_key, partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, embossed_name, nickname, created_at)
+         SELECT card_key || 'F', partner_id, owner_type, owner_id, individual_id, tenant_id, card_mask, type, status, status_code, currency, product_code, exp_date, embossed_name, nickname, now() FROM cards WHERE card_key = $1`,
+        [model]
+      );
+      const err = await db.query('SELECT linked, done, busy, missing FROM card_search_backfill_batch($1)', [Number(through)]).then(
+        () => undefined,
+        (e: unknown) => e as Error
+      );
+      expect(codeOf(err)).to.equal('55P03');
+      expect(err?.message).to.match(/lock timeout/);
+      expect(await backfillState()).to.deep.equal([{ linked_through: null, done_at: null }]);
+      expect(await count('SELECT 1 FROM card_search_links')).to.equal(0);
+      await writer.query('COMMIT');
+      failed = false;
+    } finally {
+      writer.release(failed);
+    }
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    expect(await termsOf(A, 'fresh zebra')).to.deep.equal([2]);
+    await expectInStep(A);
+    await db.query('DELETE FROM cards WHERE card_key = $1', [`${model}F`]);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = $1`, [model]);
+  });
+
+  it('fails the migration after 5 s of waiting for a lock on cards instead of holding card writes behind it, and the next start applies it', async function () {
+    if (embedded) this.skip(); // two connections at once, and the run's shared database on PGlite
+    const db = services.db;
+    await dropMigration022();
+    const log = createLogger({ level: 'silent' });
+    // The migration on a connection of its own, to read its settings afterwards.
+    const migrator = new Database(own!.url, { max: 1, log });
+    const [idle, queued] = await someKeys(A, 'nickname IS NULL', 2);
+    const holder = await db.pool.connect();
+    let failed = true;
+    try {
+      // A session idle in transaction after writing a card: CREATE TRIGGER waits for it.
+      await holder.query('BEGIN');
+      await holder.query('UPDATE cards SET updated_at = now() WHERE card_key = $1', [idle]);
+      const migrating = migrate(migrator, log).then(
+        () => undefined,
+        (e: unknown) => e as Error
+      );
+      await waitUntilBlocked('-- Issue 22, S5%');
+      // A card write queues behind the waiting migration...
+      const write = db.query(`UPDATE cards SET nickname = 'Queued Yankee' WHERE card_key = $1`, [queued]);
+      await waitUntilBlocked(`UPDATE cards SET nickname = 'Queued Yankee'%`);
+      // ... until the migration gives up (lock_timeout): rolled back whole, and the write goes through
+      // while the idle transaction still holds its card.
+      const err = await migrating;
+      expect(err?.message).to.match(/^migration 022_card_search_links failed: canceling statement due to lock timeout/);
+      expect((await write).rowCount).to.equal(1);
+      expect((await db.query(`SELECT version FROM schema_migrations WHERE version = '022'`)).rows).to.deep.equal([]);
+      expect((await db.query(`SELECT to_regclass('card_search_links') AS t`)).rows[0].t).to.equal(null);
+      expect(await count(`SELECT 1 FROM pg_trigger WHERE tgrelid = 'cards'::regclass AND tgname LIKE 'cards_search_links%'`)).to.equal(0);
+      // SET LOCAL ended with the migration's transaction: the connection's setting is the default.
+      expect((await migrator.query<{ lock_timeout: string }>('SHOW lock_timeout')).rows[0].lock_timeout).to.equal('0');
+      await holder.query('COMMIT');
+      failed = false;
+    } finally {
+      holder.release(failed);
+    }
+    // The next start: applied.
+    try {
+      expect(await migrate(migrator, log)).to.deep.equal(['022']);
+    } finally {
+      await migrator.close();
+    }
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    expect(await termsOf(A, 'queued yankee')).to.deep.equal([2]);
+    await expectInStep(A);
+    await expectInStep(B);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = $1`, [queued]);
+  });
+
+  it('leaves a pruning batch that waited 200 ms for a lock for the next pass, deleting nothing, and deletes at the next pass', async function () {
+    if (embedded) this.skip();
+    const db = services.db;
+    expect((await backfillSearchLinks(db)).done).to.equal(true);
+    const [key] = await someKeys(A, 'nickname IS NULL', 1);
+    await db.query(`UPDATE cards SET nickname = 'Orphan Delta' WHERE card_key = $1`, [key]);
+    await db.query(`UPDATE cards SET nickname = NULL WHERE card_key = $1`, [key]);
+    expect(await termsOf(A, 'orphan delta')).to.deep.equal([2]);
+    const holder = await db.pool.connect();
+    let failed = true;
+    try {
+      // A lock the pruning's batch needs (on the links), not its way to the next batch (the values).
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE card_search_links IN ACCESS EXCLUSIVE MODE');
+      const outcome = await pruneSearchTerms(db);
+      expect(outcome.deleted).to.equal(0);
+      expect(outcome.raced).to.be.greaterThan(0);
+      expect(await termsOf(A, 'orphan delta')).to.deep.equal([2]);
+      await holder.query('COMMIT');
+      failed = false;
+    } finally {
+      holder.release(failed);
+    }
+    expect(await pruneSearchTerms(db)).to.deep.include({ raced: 0 });
+    expect(await termsOf(A, 'orphan delta')).to.deep.equal([]);
+  });
+
   it('sends the backfill back to the start instead of marking it done while a card lacks its links', async function () {
     const db = services.db;
     expect((await backfillSearchLinks(db)).done).to.equal(true);
@@ -893,9 +1088,29 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     // A card the batches went past without linking it (what the key race above did before the fix).
     await db.query('DELETE FROM card_search_links WHERE card_key = $1', [key]);
     await db.query(`UPDATE card_search_backfill SET linked_through = (SELECT max(card_key) FROM cards), done_at = NULL`);
-    expect(await backfillSearchLinks(db, { maxBatches: 1 })).to.deep.equal({ linked: 0, done: false, busy: false });
+    expect(await backfillSearchLinks(db, { maxBatches: 1 })).to.deep.equal({ linked: 0, done: false, busy: false, missing: 1 });
     expect((await db.query('SELECT linked_through, done_at FROM card_search_backfill')).rows).to.deep.equal([{ linked_through: null, done_at: null }]);
     expect((await backfillSearchLinks(db, { batch: 500 })).done).to.equal(true);
+    await expectInStep(A);
+    // The job says so in the gateway's log, with the count only (no card key or value).
+    await db.query('DELETE FROM card_search_links WHERE card_key = $1', [key]);
+    await db.query(`UPDATE card_search_backfill SET linked_through = (SELECT max(card_key) FROM cards), done_at = NULL`);
+    const lines: string[] = [];
+    const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
+    const stop = startSearchLinks(db, log, { intervalMs: 3_600_000, pruneEveryMs: 3_600_000, batch: 500, pauseMs: 1 });
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!(await searchLinksReady(recording().db))) {
+        if (Date.now() > deadline) throw new Error('the job did not start over and mark the backfill done');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await stop();
+    }
+    const warned = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.level === 'warn');
+    expect(warned).to.have.length(1);
+    expect(warned[0]).to.include({ missing: 1, msg: 'card search links: cards the backfill went past had no links; the backfill starts over' });
+    expect(lines.join('\n')).to.not.include(key);
     await expectInStep(A);
   });
 
@@ -910,9 +1125,9 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     let failed = true;
     try {
       await holder.query('BEGIN');
-      expect((await holder.query('SELECT linked, done, busy FROM card_search_backfill_batch(100)')).rows[0]).to.deep.equal({ linked: 100, done: false, busy: false });
+      expect((await holder.query('SELECT linked, done, busy, missing FROM card_search_backfill_batch(100)')).rows[0]).to.deep.equal({ linked: 100, done: false, busy: false, missing: 0 });
       // Neither waits for the batch held open: the backfill answers busy, the pruning does nothing.
-      expect(await backfillSearchLinks(db, { batch: 100 })).to.deep.equal({ linked: 0, done: false, busy: true });
+      expect(await backfillSearchLinks(db, { batch: 100 })).to.deep.equal({ linked: 0, done: false, busy: true, missing: 0 });
       expect(await pruneSearchTerms(db)).to.deep.equal({ deleted: 0, raced: 0 });
       expect(await termsOf(A, 'held charlie')).to.deep.equal([2]);
       await holder.query('COMMIT');
