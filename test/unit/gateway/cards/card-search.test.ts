@@ -33,6 +33,26 @@ import { createOwnDatabase, type RunDatabase } from '../../../support/test-datab
 
 const P = 'aaaaaaaaaaaaaaaaaaaaaaaa';
 
+/**
+ * The reference answer: the partner's cards, newest first, filtered straightforwardly in TypeScript
+ * (status, type, a case-insensitive substring of the mask, nickname or embossed name).
+ */
+async function referenceKeys(db: Queryable, partnerId: string, filter: Pick<CardListFilter, 'status' | 'type' | 'search'>): Promise<string[]> {
+  const search = filter.search?.toLowerCase();
+  const rows = await db.query<{ card_key: string; card_mask: string; nickname: string | null; embossed_name: string | null; status: string; type: string }>(
+    'SELECT card_key, card_mask, nickname, embossed_name, status, type FROM cards WHERE partner_id = $1 ORDER BY created_at DESC, card_key',
+    [partnerId]
+  );
+  return rows.rows
+    .filter(
+      (c) =>
+        (filter.status === undefined || c.status === filter.status) &&
+        (filter.type === undefined || c.type === filter.type) &&
+        (search === undefined || [c.card_mask, c.nickname, c.embossed_name].some((f) => f !== null && f.toLowerCase().includes(search)))
+    )
+    .map((c) => c.card_key);
+}
+
 describe('unit: cards/card-search escapeLike and searchPattern', function () {
   const table: [string, string][] = [
     ['plain', 'plain'],
@@ -418,21 +438,7 @@ describe('unit: cards/card-search search terms kept in step with the cards (migr
     expect(await count(`${stored} EXCEPT ${derived}`), 'links that should not be there').to.equal(0);
     expect(await count(`SELECT term, field FROM card_search_links WHERE partner_id = $1 EXCEPT SELECT term, field FROM card_search_terms WHERE partner_id = $1`), 'links without their value').to.equal(0);
   }
-  async function keys(filter: CardListFilter): Promise<string[]> {
-    const search = filter.search?.toLowerCase();
-    const rows = await services.db.query<{ card_key: string; card_mask: string; nickname: string | null; embossed_name: string | null; status: string; type: string }>(
-      'SELECT card_key, card_mask, nickname, embossed_name, status, type FROM cards WHERE partner_id = $1 ORDER BY created_at DESC, card_key',
-      [partnerId]
-    );
-    return rows.rows
-      .filter(
-        (c) =>
-          (filter.status === undefined || c.status === filter.status) &&
-          (filter.type === undefined || c.type === filter.type) &&
-          (search === undefined || [c.card_mask, c.nickname, c.embossed_name].some((f) => f !== null && f.toLowerCase().includes(search)))
-      )
-      .map((c) => c.card_key);
-  }
+  const keys = (filter: CardListFilter) => referenceKeys(services.db, partnerId, filter);
   async function someKeys(where: string, n: number): Promise<string[]> {
     const rows = await services.db.query<{ card_key: string }>(`SELECT card_key FROM cards WHERE partner_id = $1 AND ${where} ORDER BY card_key LIMIT ${n}`, [partnerId]);
     expect(rows.rows).to.have.length(n);
@@ -533,21 +539,7 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
     expect(await count(`${derived(partner)} EXCEPT ${stored(partner)}`), 'links missing').to.equal(0);
     expect(await count(`${stored(partner)} EXCEPT ${derived(partner)}`), 'links that should not be there').to.equal(0);
   }
-  async function reference(filter: CardListFilter): Promise<string[]> {
-    const search = filter.search?.toLowerCase();
-    const rows = await services.db.query<{ card_key: string; card_mask: string; nickname: string | null; embossed_name: string | null; status: string; type: string }>(
-      'SELECT card_key, card_mask, nickname, embossed_name, status, type FROM cards WHERE partner_id = $1 ORDER BY created_at DESC, card_key',
-      [filter.partnerId]
-    );
-    return rows.rows
-      .filter(
-        (c) =>
-          (filter.status === undefined || c.status === filter.status) &&
-          (filter.type === undefined || c.type === filter.type) &&
-          (search === undefined || [c.card_mask, c.nickname, c.embossed_name].some((f) => f !== null && f.toLowerCase().includes(search)))
-      )
-      .map((c) => c.card_key);
-  }
+  const reference = (filter: CardListFilter) => referenceKeys(services.db, filter.partnerId, filter);
   /** The real database, each statement's text recorded: which tables a search read. */
   function recording(): { db: Queryable; texts: string[] } {
     const texts: string[] = [];
