@@ -46,12 +46,13 @@ export function isRunning(child: ChildProcess): boolean {
 
 /**
  * Spawns `node <script>` and resolves with the first stdout JSON line for which `isReady` is true.
- * Everything else the child writes is discarded (a bench must not be slowed by its own reader).
+ * Everything else the child writes is discarded (a bench must not be slowed by its own reader),
+ * or, given `stdoutFile`, the rest of its stdout is appended there.
  * A child that exits after it was ready, unasked, is reported on stderr (script, code, signal,
  * stderr tail) and fails the run (`process.exitCode = 1`): a bench must never measure a dead
  * process or hide why it died.
  */
-export function startNode(script: string, env: NodeJS.ProcessEnv, isReady: (line: Record<string, unknown>) => boolean, timeoutMs = 60_000): Promise<BenchProcess> {
+export function startNode(script: string, env: NodeJS.ProcessEnv, isReady: (line: Record<string, unknown>) => boolean, timeoutMs = 60_000, stdoutFile?: string): Promise<BenchProcess> {
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let buffer = '';
   let errors = '';
@@ -74,7 +75,10 @@ export function startNode(script: string, env: NodeJS.ProcessEnv, isReady: (line
         if (isReady(parsed)) {
           clearTimeout(timer);
           child.stdout!.off('data', onData);
-          child.stdout!.resume();
+          // A diagnostic (BENCH_GATEWAY_STDOUT_FILE, docs/performance.md "Run K"): the rest of the
+          // child's stdout (V8's --trace-gc lines among them) appended to a file instead of dropped.
+          if (stdoutFile) child.stdout!.pipe(fs.createWriteStream(stdoutFile, { flags: 'a' }));
+          else child.stdout!.resume();
           let stopping = false;
           let unexpectedExit: string | undefined;
           // 'close', not 'exit': by then the child's last stderr words have been read.

@@ -270,8 +270,9 @@ async function main(): Promise<void> {
       // The scenarios measure the compiled engine; the engine phase sets the other beside it.
       PIPELINE_ENGINE: 'compiled',
       // One worker: the statement counter of the authorization phase (bench/count-queries).
-      // BENCH_GATEWAY_NODE_FLAGS: more V8 flags for the one-worker gateway (a diagnostic: docs/performance.md "Run K").
-      NODE_OPTIONS: `--max-old-space-size=160${workers === 1 && process.env.BENCH_GATEWAY_NODE_FLAGS ? ` ${process.env.BENCH_GATEWAY_NODE_FLAGS}` : ''}${profileFile && workers === 1 ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}${workers === 1 ? ` --require ${path.join(DIST, 'bench', 'count-queries.js')}` : ''}`,
+      // BENCH_GATEWAY_NODE_FLAGS: more V8 flags for the one-worker gateway (a diagnostic: docs/performance.md "Run K");
+      // BENCH_GATEWAY_V8_FLAGS: those NODE_OPTIONS refuses (--trace-gc...), set at its start (bench/v8-flags-on-start).
+      NODE_OPTIONS: `--max-old-space-size=160${workers === 1 && process.env.BENCH_GATEWAY_NODE_FLAGS ? ` ${process.env.BENCH_GATEWAY_NODE_FLAGS}` : ''}${workers === 1 && process.env.BENCH_GATEWAY_V8_FLAGS ? ` --require ${path.join(DIST, 'bench', 'v8-flags-on-start.js')}` : ''}${profileFile && workers === 1 ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}${workers === 1 ? ` --require ${path.join(DIST, 'bench', 'count-queries.js')}` : ''}`,
       ...(profileFile && workers === 1 ? { BENCH_PROFILE_FILE: profileFile } : {}),
       ...(workers === 1 ? { BENCH_QUERY_COUNT_FILE: queryCountFile } : {}),
       PROCESSING_NOTIFY_SECRET: processingSecret,
@@ -283,7 +284,8 @@ async function main(): Promise<void> {
     // The gateway and the two baselines boot side by side (nothing is measured yet); every one
     // that started is stopped at the end, also when another failed to start.
     const booted = await Promise.allSettled([
-      startNode(path.join(DIST, 'gateway', 'main.js'), gatewayEnv(1), (l) => l.msg === 'gateway ready'),
+      // BENCH_GATEWAY_STDOUT_FILE: the gateway's stdout after it is ready (its V8 traces with BENCH_GATEWAY_NODE_FLAGS) in that file.
+      startNode(path.join(DIST, 'gateway', 'main.js'), gatewayEnv(1), (l) => l.msg === 'gateway ready', undefined, process.env.BENCH_GATEWAY_STDOUT_FILE),
       startNode(path.join(DIST, 'bench', 'baselines', 'bare-proxy.js'), { TARGET: issuer }, (l) => typeof l.port === 'number'),
       startNode(path.join(DIST, 'bench', 'baselines', 'eg-proxy.js'), { TARGET: issuer }, (l) => typeof l.port === 'number'),
     ]);

@@ -50,3 +50,23 @@ describe('bench/processes startNode: a child that dies after it was ready', func
     expect(process.exitCode).to.equal(exitCode);
   });
 });
+
+describe('bench/processes startNode: stdoutFile', function () {
+  this.timeout(20_000);
+
+  it("appends the child's stdout after its ready line to the file", async function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-startnode-'));
+    try {
+      const script = path.join(dir, 'talks.js');
+      fs.writeFileSync(script, "process.on('SIGUSR2', () => console.log('after ready')); setInterval(() => {}, 1000); console.log(JSON.stringify({ port: 3 }));");
+      const file = path.join(dir, 'out.log');
+      const proc = await startNode(script, {}, (l) => l.port === 3, undefined, file);
+      proc.child.kill('SIGUSR2');
+      while (!(fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('after ready'))) await new Promise((resolve) => setImmediate(resolve));
+      await proc.stop();
+      expect(fs.readFileSync(file, 'utf8')).to.equal('after ready\n');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
