@@ -7,7 +7,7 @@ import { api } from '../support/api';
 import { FAST_WEBHOOKS, startGatewayProcess, waitForLogLine, type GatewayProcess } from '../support/gateway-process';
 import { waitFor } from '../support/wait';
 import { startTcpProxy } from '../support/tcp-proxy';
-import { registerPartner } from '../support/partners';
+import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { createOwnDatabase } from '../support/test-database';
 
@@ -30,6 +30,15 @@ async function emitBacklog(db: Client, partnerId: string, prefix: string, cards:
     await emitEvent(db, { type: 'card.updated', partnerId, cardKey, data: { cardKey, changed: ['nickname'], card } });
   }
   await db.query('COMMIT');
+}
+
+/** A new partner of `gateway` named `name`, with a webhook endpoint at `url` (its secret recorded for the log scan). */
+async function partnerWithEndpoint(gateway: GatewayProcess, name: string, url: string): Promise<TestPartner> {
+  const partner = await registerPartner(gateway, name);
+  const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url } });
+  expect(created.status).to.equal(201);
+  recordSecret('webhookSecret', created.body.secret);
+  return partner;
 }
 
 /** One delivery as the receiver got it: the event, its card, its number there, and the status answered. */
@@ -95,10 +104,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       const env = { ...FAST_WEBHOOKS, WEBHOOKS_ENDPOINT_CONCURRENCY: '8' };
       gateways.push(await startGatewayProcess({ databaseUrl: own.url, env }));
       gateways.push(await startGatewayProcess({ databaseUrl: own.url, env: { ...env, DATABASE_PREPARED_STATEMENTS: 'false' } }));
-      const partner = await registerPartner(gateways[0], 'acme-batches');
-      const created = await api(gateways[0], partner, 'POST', '/webhooks/endpoints', { body: { url } });
-      expect(created.status).to.equal(201);
-      recordSecret('webhookSecret', created.body.secret);
+      const partner = await partnerWithEndpoint(gateways[0], 'acme-batches', url);
       await db.connect();
       const cards = 6;
       const total = 600;
@@ -148,10 +154,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       viaLink.hostname = '127.0.0.1';
       viaLink.port = String(link.port);
       gateway = await startGatewayProcess({ databaseUrl: viaLink.toString(), env: FAST_WEBHOOKS });
-      const partner = await registerPartner(gateway, 'acme-cut');
-      const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url } });
-      expect(created.status).to.equal(201);
-      recordSecret('webhookSecret', created.body.secret);
+      const partner = await partnerWithEndpoint(gateway, 'acme-cut', url);
       await db.connect();
       const cards = 4;
       const total = 200;
@@ -198,13 +201,8 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
     const db = new Client({ connectionString: own.url });
     try {
       gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS });
-      const poisoned = await registerPartner(gateway, 'acme-poisoned');
-      const other = await registerPartner(gateway, 'acme-other');
-      for (const partner of [poisoned, other]) {
-        const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url } });
-        expect(created.status).to.equal(201);
-        recordSecret('webhookSecret', created.body.secret);
-      }
+      const poisoned = await partnerWithEndpoint(gateway, 'acme-poisoned', url);
+      const other = await partnerWithEndpoint(gateway, 'acme-other', url);
       await db.connect();
       // A fault no retry mends: recording an attempt of the poisoned card's events fails (as a
       // constraint a new error kind broke would), and with it every step that carries it.
@@ -249,10 +247,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
       // The default WEBHOOKS_ENDPOINT_CONCURRENCY (4), far fewer than the cards with due events.
       gateways.push(await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS }));
       gateways.push(await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS }));
-      const partner = await registerPartner(gateways[0], 'acme-limit');
-      const created = await api(gateways[0], partner, 'POST', '/webhooks/endpoints', { body: { url } });
-      expect(created.status).to.equal(201);
-      recordSecret('webhookSecret', created.body.secret);
+      const partner = await partnerWithEndpoint(gateways[0], 'acme-limit', url);
       await db.connect();
       await watcher.connect();
       const cards = 40;
@@ -297,10 +292,7 @@ describe('e2e: webhook deliveries claimed and completed in batches', function ()
     let gateway: GatewayProcess | undefined;
     try {
       gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS });
-      const partner = await registerPartner(gateway, 'acme-hold');
-      const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url } });
-      expect(created.status).to.equal(201);
-      recordSecret('webhookSecret', created.body.secret);
+      const partner = await partnerWithEndpoint(gateway, 'acme-hold', url);
       await db.connect();
       const cards = 3;
       const total = 60;
