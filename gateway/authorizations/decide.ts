@@ -473,26 +473,18 @@ async function record(
       if (!(await finish(db, request, token, answered))) throw new DecisionTooLate();
       return answered;
     }
-    let decision = first;
-    for (;;) {
-      const outcome = await recordForCard(db, card, controls, request, decision, answerBy, token, progress);
-      if (outcome.kind === 'recorded') return answeredOf(decision);
-      if (outcome.kind === 'refused') {
-        decision = { approved: false, decidedBy: 'spend_controls', ...outcome.refusal };
-        progress.committing = false;
-        continue;
-      }
-      // The transaction exists already (a stand-in recorded first, or the id decided again past
-      // retention): the answer is what stands, not a new decision.
-      progress.committing = false;
-      return await db.transaction(async (tx) => {
-        const answered = answeredOf(await standing(tx, request.transactionId, decision));
-        if (!(await finish(tx, request, token, answered))) throw new DecisionTooLate();
-        if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
-        progress.committing = true;
-        return answered;
-      });
-    }
+    const { outcome, decision } = await recordUntilStands(db, card, controls, request, first, answerBy, token, progress);
+    if (outcome.kind === 'recorded') return answeredOf(decision);
+    // The transaction exists already (a stand-in recorded first, or the id decided again past
+    // retention): the answer is what stands, not a new decision.
+    progress.committing = false;
+    return await db.transaction(async (tx) => {
+      const answered = answeredOf(await standing(tx, request.transactionId, decision));
+      if (!(await finish(tx, request, token, answered))) throw new DecisionTooLate();
+      if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
+      progress.committing = true;
+      return answered;
+    });
   } catch (err) {
     progress.committing = false;
     if (TOO_LATE_CODES.has((err as { code?: unknown } | null)?.code as string)) throw new DecisionTooLate();
@@ -535,14 +527,9 @@ async function recordWithClaim(
       progress.committing = false;
       return (inserted.rowCount ?? 0) > 0 ? answered : undefined;
     }
-    let decision = first;
-    for (;;) {
-      const outcome = await recordForCard(db, card, controls, request, decision, answerBy, undefined, progress);
-      progress.committing = false;
-      if (outcome.kind === 'recorded') return answeredOf(decision);
-      if (outcome.kind !== 'refused') return undefined;
-      decision = { approved: false, decidedBy: 'spend_controls', ...outcome.refusal };
-    }
+    const { outcome, decision } = await recordUntilStands(db, card, controls, request, first, answerBy, undefined, progress);
+    progress.committing = false;
+    return outcome.kind === 'recorded' ? answeredOf(decision) : undefined;
   } catch (err) {
     progress.committing = false;
     const code = (err as { code?: unknown } | null)?.code;
@@ -550,6 +537,31 @@ async function recordWithClaim(
     if (code === 'PGW01' && Date.now() <= answerBy - COMMIT_RESERVE_MS) return undefined;
     if (TOO_LATE_CODES.has(code as string)) throw new DecisionTooLate();
     throw err;
+  }
+}
+
+/**
+ * {@link recordForCard} for `first`, then again for a `velocity_exceeded` decline as long as the gate
+ * refuses the approval (another decision's commit pushed the card over a limit): what the last
+ * statement did, and the decision it was for. The callers of {@link record} and
+ * {@link recordWithClaim} differ only in what they do with a transaction that existed or a row taken.
+ */
+async function recordUntilStands(
+  db: Database,
+  card: DecisionCard,
+  controls: ApplicableSpendControls,
+  request: AuthorizationRequest,
+  first: AuthorizationDecision,
+  answerBy: number,
+  token: string | undefined,
+  progress: DecisionProgress
+): Promise<{ outcome: Exclude<RecordingOutcome, { kind: 'refused' }>; decision: AuthorizationDecision }> {
+  let decision = first;
+  for (;;) {
+    const outcome = await recordForCard(db, card, controls, request, decision, answerBy, token, progress);
+    if (outcome.kind !== 'refused') return { outcome, decision };
+    decision = { approved: false, decidedBy: 'spend_controls', ...outcome.refusal };
+    progress.committing = false;
   }
 }
 
