@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database';
+import { every } from '../background/every';
 import type { Logger } from '../logging/logger';
 
 /**
@@ -177,7 +178,6 @@ export function startSearchLinks(
   let prunedAt = 0;
   let stopping = false;
   let batch = options.batch;
-  let running: Promise<void> | undefined;
   const stopped = () => stopping;
   const pass = async () => {
     if (!backfilled) {
@@ -202,18 +202,9 @@ export function startSearchLinks(
     if (!stopping) prunedAt = Date.now();
     if (pruned.deleted > 0 || pruned.raced > 0) log.info({ ...pruned }, 'card search values no card holds deleted');
   };
-  const run = () => {
-    if (running || stopping) return;
-    running = pass()
-      .catch((err: unknown) => log.warn({ err }, 'card search links pass failed'))
-      .finally(() => (running = undefined));
-  };
-  run();
-  const timer = setInterval(run, options.intervalMs);
-  timer.unref();
+  const stop = every(options.intervalMs, pass, log, 'card search links pass failed', { immediately: true });
   return async () => {
     stopping = true;
-    clearInterval(timer);
-    await running;
+    await stop();
   };
 }
