@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AUDIT_COLUMNS, auditValues, type AuditEntry } from '../audit/audit-log';
 import { GatewayError } from '../errors';
 import type { Database, Queryable } from '../db/database';
@@ -132,7 +133,6 @@ export function cardStateRefusal(card: DecisionCard | undefined): Refusal | unde
   return { declineReason: LOCKED_STATUSES.has(card.status) ? 'card_locked' : 'card_inactive', rule: `card.status.${card.status}` };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Decides one authorization by `answerBy` (epoch ms) or throws: {@link DecisionTooLate} when the

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Queryable } from '../db/database';
 import { every } from '../background/every';
 import type { Logger } from '../logging/logger';
@@ -50,7 +51,6 @@ export const RETRY_PAUSE_MS = 50;
 
 const LOCK_NOT_AVAILABLE = '55P03';
 const codeOf = (err: unknown) => (err as { code?: string }).code;
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What a backfill call did. */
 export interface BackfillOutcome {
