@@ -194,24 +194,27 @@ export const SEARCH_FIELDS = { mask: 1, nickname: 2, embossedName: 3 } as const;
  * cannot turn it into a join that reads every link of the partner). `field` names the parameter
  * (1, 2, 3) of a field to read alone.
  */
-function termMatches(filter: CardListFilter, columns: string, field?: string): SqlQuery {
+function termMatches(filter: CardListFilter, columns: string, field?: string): SqlQuery & { termMatch: (alias: string) => string; statusType: string[] } {
   const values: unknown[] = [filter.partnerId];
   const search = filter.search ?? '';
   const like = usesTrigramIndex(search);
   values.push(like ? searchPattern(search) : search);
-  const term = like ? 't.term LIKE lower($2)' : 'strpos(t.term, lower($2)) > 0';
-  const links = ['l.partner_id = $1', 'l.term = t.term', 'l.field = t.field'];
+  const termMatch = (alias: string) => (like ? `${alias}.term LIKE lower($2)` : `strpos(${alias}.term, lower($2)) > 0`);
+  const statusType: string[] = [];
   if (filter.status !== undefined) {
     values.push(filter.status);
-    links.push(`l.status = $${values.length}`);
+    statusType.push(`l.status = $${values.length}`);
   }
   if (filter.type !== undefined) {
     values.push(filter.type);
-    links.push(`l.type = $${values.length}`);
+    statusType.push(`l.type = $${values.length}`);
   }
+  const links = ['l.partner_id = $1', 'l.term = t.term', 'l.field = t.field', ...statusType];
   return {
-    text: `card_search_terms t CROSS JOIN LATERAL (SELECT ${columns} FROM card_search_links l WHERE ${links.join(' AND ')} OFFSET 0) AS l WHERE t.partner_id = $1 AND ${term}${field === undefined ? '' : ` AND t.field = ${field}`}`,
+    text: `card_search_terms t CROSS JOIN LATERAL (SELECT ${columns} FROM card_search_links l WHERE ${links.join(' AND ')} OFFSET 0) AS l WHERE t.partner_id = $1 AND ${termMatch('t')}${field === undefined ? '' : ` AND t.field = ${field}`}`,
     values,
+    termMatch,
+    statusType,
   };
 }
 
@@ -246,17 +249,11 @@ export const RANGE_LINKS = 25_000;
  * links.
  */
 export function cardTermCountQuery(filter: CardListFilter, cap = RESULT_WINDOW, rangeLinks = RANGE_LINKS): SqlQuery {
-  const { values } = termMatches(filter, '1');
+  const { values, termMatch: matches, statusType } = termMatches(filter, '1');
   const n = values.length;
   const limit = `$${n + 1}`;
   const like = usesTrigramIndex(filter.search ?? '');
-  const matches = (alias: string) => (like ? `${alias}.term LIKE lower($2)` : `strpos(${alias}.term, lower($2)) > 0`);
-  const linkFilters = [
-    ...(filter.status !== undefined ? ['l.status = $3'] : []),
-    ...(filter.type !== undefined ? [`l.type = $${filter.status !== undefined ? 4 : 3}`] : []),
-  ]
-    .map((c) => ` AND ${c}`)
-    .join('');
+  const linkFilters = statusType.map((c) => ` AND ${c}`).join('');
   // A search without a trigram scans the values once (strpos), not once per field.
   const scanned = like ? '' : 'WITH terms AS MATERIALIZED (SELECT t.term, t.field FROM card_search_terms t WHERE t.partner_id = $1 AND strpos(t.term, lower($2)) > 0) ';
   const valuesOf = (field: number) => (like ? `card_search_terms t WHERE t.partner_id = $1 AND ${matches('t')} AND t.field = ${field}` : `terms t WHERE t.field = ${field}`);
