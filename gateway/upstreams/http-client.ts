@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../logging/logger';
 import { recordUpstreamCall } from '../metrics';
@@ -297,7 +296,7 @@ export class UpstreamHttpClient {
     try {
       if (this.closed) throw new ExchangeFailure({ kind: 'connection', code: 'CLIENT_CLOSED' }, false);
       const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body), 'utf8');
-      const headers = this.headerList(upstreamHeaders(request.method, ctx.requestId, payload, request.idempotencyKey));
+      const headers = upstreamHeaders(request.method, ctx.requestId, payload, request.idempotencyKey, this.hostHeader);
       const target = this.basePath + request.path + encodeQuery(request.query);
       const deadline = started + (request.timeoutMs ?? this.timeoutMs);
       let answer: RawAnswer | undefined;
@@ -339,17 +338,6 @@ export class UpstreamHttpClient {
         );
       }
     }
-  }
-
-  /**
-   * The request's headers as the flat list undici takes (name, value, ...), ending with the `Host`
-   * header prebuilt per client (undici then adds none of its own).
-   */
-  private headerList(headers: OutgoingHttpHeaders): string[] {
-    const list: string[] = [];
-    for (const name in headers) list.push(name, String(headers[name]));
-    list.push('host', this.hostHeader);
-    return list;
   }
 
   /**
@@ -408,6 +396,11 @@ export class UpstreamHttpClient {
       let waiting: WaitingExchange | undefined;
       /** The exchange's slot was given back (once: undici ends an exchange with onComplete or onError). */
       let released = false;
+      const releaseSlot = (): void => {
+        if (released) return;
+        released = true;
+        gate.release();
+      };
       let status = 0;
       let retryAfter: string | undefined;
       const chunks: Buffer[] = [];
@@ -459,19 +452,13 @@ export class UpstreamHttpClient {
         },
         onComplete() {
           if (handler.connection) handler.connection.answers += 1;
-          if (!released) {
-            released = true;
-            gate.release();
-          }
+          releaseSlot();
           if (settled) return;
           settle();
           resolve({ status, retryAfter, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
         },
         onError(err) {
-          if (!released) {
-            released = true;
-            gate.release();
-          }
+          releaseSlot();
           if ((err as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
             // A programming error (e.g. an invalid header value), which undici reports here: not an upstream failure.
             if (settled) return;
@@ -489,10 +476,7 @@ export class UpstreamHttpClient {
         waiting = gate.dispatch({ origin: this.origin, method: request.method, path: target, headers, body: payload ?? null }, handler);
       } catch (err) {
         // A programming error (e.g. an invalid header value): not an upstream failure.
-        if (!released) {
-          released = true;
-          gate.release();
-        }
+        releaseSlot();
         settle();
         reject(err);
       }

@@ -1,4 +1,3 @@
-import type { OutgoingHttpHeaders } from 'node:http';
 
 /**
  * Pure builders of what is sent to an upstream: the path, the query string, the JSON body of a
@@ -108,21 +107,19 @@ export function proxiedBody(method: string, mode: 'forward' | 'none', partnerBod
 }
 
 /**
- * The complete header set of an upstream request: `accept`, `x-request-id`, `idempotency-key` for
- * an operation id, and `content-type` / `content-length` for a body. Nothing of the partner's
- * request (authorization, cookies, its idempotency-key, forwarding headers...) is ever included.
- * The upstream client adds `host` (prebuilt per client) and undici `connection: keep-alive`.
+ * The complete header set of an upstream request, as the flat list undici takes (name, value, …):
+ * `accept`, `x-request-id`, `idempotency-key` for an operation id, `content-type` /
+ * `content-length` for a body, and last `host` (the client's, prebuilt; undici then adds none of its
+ * own, and `connection: keep-alive` itself). Nothing of the partner's request (authorization,
+ * cookies, its idempotency-key, forwarding headers...) is ever included.
  */
-export function upstreamHeaders(method: string, requestId: string | undefined, payload: Buffer | undefined, operationId?: string): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = { accept: 'application/json' };
-  if (requestId) headers['x-request-id'] = requestId;
-  if (operationId !== undefined) headers['idempotency-key'] = operationId;
-  if (payload !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = String(payload.length);
-  } else if (!BODYLESS.has(method)) {
-    // No chunked encoding for an empty POST/PUT/PATCH/DELETE.
-    headers['content-length'] = '0';
-  }
+export function upstreamHeaders(method: string, requestId: string | undefined, payload: Buffer | undefined, operationId: string | undefined, host: string): string[] {
+  const headers = ['accept', 'application/json'];
+  if (requestId) headers.push('x-request-id', requestId);
+  if (operationId !== undefined) headers.push('idempotency-key', operationId);
+  if (payload !== undefined) headers.push('content-type', 'application/json', 'content-length', String(payload.length));
+  // No chunked encoding for an empty POST/PUT/PATCH/DELETE.
+  else if (!BODYLESS.has(method)) headers.push('content-length', '0');
+  headers.push('host', host);
   return headers;
 }

@@ -84,27 +84,29 @@ describe('unit: upstreams/request-parts (what is sent upstream, pure builders)',
   });
 
   describe('upstreamHeaders', function () {
-    it('is exactly accept and x-request-id for a GET', function () {
-      expect(upstreamHeaders('GET', 'rid-1', undefined)).to.deep.equal({ accept: 'application/json', 'x-request-id': 'rid-1' });
+    it('is exactly accept and x-request-id for a GET, then host', function () {
+      expect(upstreamHeaders('GET', 'rid-1', undefined, undefined, 'issuer.test')).to.deep.equal(['accept', 'application/json', 'x-request-id', 'rid-1', 'host', 'issuer.test']);
     });
     it('adds content-type and content-length for a body', function () {
-      expect(upstreamHeaders('POST', 'rid-2', Buffer.from('{"é":1}'))).to.deep.equal({
-        accept: 'application/json',
-        'x-request-id': 'rid-2',
-        'content-type': 'application/json',
-        'content-length': '8',
-      });
+      expect(upstreamHeaders('POST', 'rid-2', Buffer.from('{"é":1}'), undefined, 'issuer.test')).to.deep.equal([
+        'accept', 'application/json',
+        'x-request-id', 'rid-2',
+        'content-type', 'application/json',
+        'content-length', '8',
+        'host', 'issuer.test',
+      ]);
     });
     it('sends content-length 0 for a POST without a body', function () {
-      expect(upstreamHeaders('POST', 'rid-3', undefined)).to.deep.equal({ accept: 'application/json', 'x-request-id': 'rid-3', 'content-length': '0' });
+      expect(upstreamHeaders('POST', 'rid-3', undefined, undefined, 'issuer.test')).to.deep.equal(['accept', 'application/json', 'x-request-id', 'rid-3', 'content-length', '0', 'host', 'issuer.test']);
     });
     it('adds idempotency-key for an operation id, and nothing for an empty request id', function () {
-      expect(upstreamHeaders('POST', '', Buffer.from('{}'), 'op-1')).to.deep.equal({
-        accept: 'application/json',
-        'idempotency-key': 'op-1',
-        'content-type': 'application/json',
-        'content-length': '2',
-      });
+      expect(upstreamHeaders('POST', '', Buffer.from('{}'), 'op-1', 'issuer.test')).to.deep.equal([
+        'accept', 'application/json',
+        'idempotency-key', 'op-1',
+        'content-type', 'application/json',
+        'content-length', '2',
+        'host', 'issuer.test',
+      ]);
     });
   });
 });
