@@ -180,9 +180,10 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
     })()
       .catch((err: unknown) => {
         if (answered) return;
+        if (err instanceof DecisionTooLate) return unavailable();
         // A refused request (signature, body) is no decision; an error past them is the stand-in's.
         if (!(err instanceof GatewayError && err.status < 500)) recordAuthorizationDecision('unavailable', 'none', took());
-        next(err instanceof DecisionTooLate ? new GatewayError('decision_unavailable', 'No decision could be recorded before the deadline: apply the stand-in') : err);
+        next(err);
       })
       .finally(() => {
         answered = true;
