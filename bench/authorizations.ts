@@ -29,6 +29,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { cpuTimeMs, startNode, type BenchProcess } from './processes';
 import { upstreamSignature } from '../sandbox/shared/notifier';
+import { traceNow } from '../gateway/authorizations/decision-trace';
 import { json, percentile, QUERY_COUNT_EVERY_MS, round2 } from './stats';
 
 const PATH = '/upstream-notifications/processing/authorizations';
@@ -39,7 +40,6 @@ const PATH = '/upstream-notifications/processing/authorizations';
  * process its event loop's delay each second (client.jsonl); the gateway writes gateway.jsonl.
  */
 const TRACE_DIR = process.env.BENCH_AUTHORIZATION_TRACE_DIR;
-const traceNow = () => performance.timeOrigin + performance.now();
 const traceLines = new Map<string, string[]>();
 const trace = (file: string, record: object) => {
   if (!TRACE_DIR) return;

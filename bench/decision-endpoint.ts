@@ -12,9 +12,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { traceNow } from '../gateway/authorizations/decision-trace';
 
 const TRACE_DIR = process.env.BENCH_AUTHORIZATION_TRACE_DIR;
-const traceNow = () => performance.timeOrigin + performance.now();
 const handling: number[] = [];
 /** The authorization id of each call, in the order of `handling`. */
 const ids: string[] = [];
