@@ -164,11 +164,8 @@ export interface UpstreamPool {
   readonly connections: number;
   /** undici's connect timeout ({@link CONNECT_TIMEOUT_MS}); absent for a test's dispatcher. */
   readonly connectTimeoutMs?: number;
-  /**
-   * The origin's bound on exchanges in front of undici ({@link OriginGate}), shared by every client
-   * of the pool; a test's pool without one gets one per client.
-   */
-  readonly gate?: OriginGate;
+  /** The origin's bound on exchanges in front of undici ({@link OriginGate}), shared by every client of the pool. */
+  readonly gate: OriginGate;
   /** Closes the pool's connections at once; later calls fail without connecting. */
   destroy(): void;
 }

@@ -280,7 +280,7 @@ export class UpstreamHttpClient {
     this.hostHeader = url.host;
     this.ownsPool = options.pool === undefined;
     this.pool = options.pool ?? createUpstreamPool(baseUrl, options.maxSockets ?? MAX_SOCKETS_PER_ORIGIN);
-    this.gate = this.pool.gate ?? new OriginGate(this.pool.dispatcher, this.pool.connections);
+    this.gate = this.pool.gate;
   }
 
   /**

@@ -1,7 +1,7 @@
 // Shared fixtures of the upstream client tests: a captured debug logger and a mock upstream.
 import { MockAgent } from 'undici';
 import { createLogger, type Logger } from '../../../../gateway/logging/logger';
-import type { UpstreamPool } from '../../../../gateway/upstreams/agents';
+import { OriginGate, type UpstreamPool } from '../../../../gateway/upstreams/agents';
 
 /** Base URLs the mock agent answers for; never resolvable, so nothing leaks to a real network. */
 export const MOCK_URLS = { issuer: 'http://issuer.test', processing: 'http://processing.test', accounts: 'http://accounts.test' } as const;
@@ -48,7 +48,7 @@ export function useMockAgent(): { readonly agent: MockAgent; pool(): UpstreamPoo
     },
     pool(): UpstreamPool {
       const dispatcher = this.agent;
-      return { dispatcher, connections: 64, destroy: () => undefined };
+      return { dispatcher, connections: 64, gate: new OriginGate(dispatcher, 64), destroy: () => undefined };
     },
   };
 }
