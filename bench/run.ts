@@ -363,9 +363,14 @@ async function main(): Promise<void> {
         log,
       });
 
+    // Not measured: the first requests of the card-status route compile its code paths (JIT, the
+    // route's first use), which S1 would pay alone and S2 not at all; with the smoke's 50 requests
+    // that made S1 look as costly as S2. The same count as a measured run, at most 2,000.
+    const warmS1 = async () => autocannon({ url: `${base}/api/partner${statusPath}`, headers: await auth(), connections: Math.min(o.connections, amount ?? 2000), amount: Math.min(amount ?? 2000, 2000), sampleInt: AMOUNT_SAMPLE_MS });
+
     if (o.only === 'authorizations') {
-      // S1's warm-up, as below: the phase's S1 rounds then measure warm code.
-      await autocannon({ url: `${base}/api/partner${statusPath}`, headers: await auth(), connections: Math.min(o.connections, amount ?? 2000), amount: Math.min(amount ?? 2000, 2000), sampleInt: AMOUNT_SAMPLE_MS });
+      // The phase's S1 rounds then measure warm code.
+      await warmS1();
       log('authorizations (issue 21) only...');
       const authorizations = await authorizationRun();
       process.stdout.write(`${authorizationLines(authorizations)}\n`);
@@ -382,10 +387,7 @@ async function main(): Promise<void> {
     results.push(await run('eg-proxy', "(c) express-gateway's proxy policy alone", { ...common, url: `http://127.0.0.1:${String(eg.ready.port)}${statusPath}` }, eg));
 
     log('S1..S5...');
-    // Not measured: the first requests of the card-status route compile its code paths (JIT, the
-    // route's first use), which S1 would pay alone and S2 not at all; with the smoke's 50 requests
-    // that made S1 look as costly as S2. The same count as a measured run, at most 2,000.
-    await autocannon({ url: `${base}/api/partner${statusPath}`, headers: await auth(), connections: Math.min(o.connections, amount ?? 2000), amount: Math.min(amount ?? 2000, 2000), sampleInt: AMOUNT_SAMPLE_MS });
+    await warmS1();
     results.push(await run('S1', 'GET /cards/{id}/status, one token reused', { ...common, url: `${base}/api/partner${statusPath}`, headers: await auth() }, gateway));
     const freshCount = o.requests !== undefined ? o.requests + 100 : o.smoke ? 300 : Math.ceil(Math.min(ceiling, 2000) * duration * 1.5) + 100;
     log(`signing ${freshCount} fresh tokens for S2...`);
