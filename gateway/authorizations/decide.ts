@@ -97,7 +97,12 @@ export interface DecisionDeps {
   db: Database;
   log: Logger;
   checks: DecisionChecks;
-  /** Which claim statement to send per card ({@link newEndpointHints}); without: always the one without the endpoint's reads. */
+  /**
+   * What this process remembers of each card from its last claim statement ({@link newEndpointHints}):
+   * which claim statement to send, and, for a card whose partner has no decision endpoint, the card
+   * and its controls, so that its next decision is one statement ({@link decideAuthorization}).
+   * Without: always the claim statement first, without the endpoint's reads.
+   */
   endpointHints?: EndpointHints;
 }
 
@@ -146,6 +151,23 @@ export function cardStateRefusal(card: DecisionCard | undefined): Refusal | unde
  * nothing. No database transaction is open while the partner is asked.
  */
 export async function decideAuthorization(deps: DecisionDeps, request: AuthorizationRequest, answerBy: number, progress: DecisionProgress = { committing: false }): Promise<AuthorizationDecision> {
+  // A card this process decided before, whose partner had no decision endpoint then: decided on what
+  // was read then, and recorded by one statement that first checks, on its own snapshot, that the card
+  // (owner, status), its controls and the partner's lack of an endpoint are still what was read, and
+  // writes nothing otherwise. Then, or when the id had a decision row or its transaction existed, the
+  // path below, from the claim statement's fresh reads.
+  const remembered = deps.endpointHints?.get(request.cardId);
+  if (remembered && !remembered.hasEndpoint && remembered.controls !== undefined) {
+    const { card } = remembered;
+    const controls = JSON.parse(remembered.controls) as ApplicableSpendControls;
+    const stateRefusal = cardStateRefusal(card);
+    const decision: AuthorizationDecision = stateRefusal
+      ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
+      : await decideForCard(deps, card, controls, undefined, request, answerBy, progress.trace);
+    const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress, { card, controls: remembered.controls });
+    if (recorded) return recorded;
+    deps.endpointHints?.delete(request.cardId);
+  }
   // First without a claim when the card's partner has no decision endpoint: the decision is then
   // recorded with its claim in one statement and one commit ({@link recordWithClaim}); a claim first
   // (a lease repeats wait on) only when the partner is to be asked, or when that statement did not
@@ -227,16 +249,30 @@ interface Claimed {
 }
 
 /**
- * Whether a card's partner had a decision endpoint at its last decision in this process, by card
- * key: which of the two claim statements to send ({@link claimAndRead}). A hint only: a stale one
- * costs a statement (a read of the endpoint after the claim) or a few reads of nothing, never a
- * wrong decision.
+ * What a claim statement read of a card, kept for its next decision in this process: whether its
+ * partner had a decision endpoint (which of the two claim statements to send, {@link claimAndRead});
+ * without one, the card and its controls, on which the next decision is taken and which its
+ * recording statement checks are still the card's ({@link recordForCard}'s `remembered`).
+ */
+export type CardHint = { hasEndpoint: true } | { hasEndpoint: false; card: DecisionCard; controls: string | undefined };
+
+/**
+ * The longest controls (the JSON text of both scopes, as the claim statement read them) a hint keeps:
+ * past it only whether the partner has an endpoint is kept (and the card's decisions read first).
+ * 10,000 hints then hold at most about 10 MB of controls (typical controls are 100 to 400 characters).
+ */
+export const REMEMBERED_CONTROLS_CHARS = 1024;
+
+/**
+ * The hints of one gateway process by card key ({@link CardHint}). A hint only: a stale one costs a
+ * statement (a read of the endpoint after the claim, or a recording that finds the card changed and
+ * writes nothing) or a few reads of nothing, never a wrong decision.
  */
 export type EndpointHints = ReturnType<typeof newEndpointHints>;
 
 /** The hints of one gateway process: the last 10,000 cards decided. */
 export function newEndpointHints() {
-  return boundedLru<string, boolean>(10_000);
+  return boundedLru<string, CardHint>(10_000);
 }
 
 /** The card's columns as events carry them ({@link CARD_COLUMNS}), as one jsonb value. */
@@ -299,7 +335,7 @@ async function claimAndRead(
   trace?: DecisionTrace
 ): Promise<Claimed & { claimed: boolean; seen: boolean }> {
   const cardKey = params[cardParam - 1] as string;
-  const withEndpoint = hints?.get(cardKey) === true;
+  const withEndpoint = hints?.get(cardKey)?.hasEndpoint === true;
   const statementName = withEndpoint ? `${name}-endpoint` : name;
   let text = claimTexts.get(statementName);
   if (text === undefined) {
@@ -342,12 +378,16 @@ async function claimAndRead(
   const card: DecisionCard | undefined =
     row.partner_id === null ? undefined : { cardKey, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status! };
   const hasEndpoint = row.has_endpoint === true;
-  if (card) hints?.set(cardKey, hasEndpoint);
+  const controls = applicableControlsOf(row.controls);
+  if (card && hints) {
+    const text = hasEndpoint ? undefined : JSON.stringify(controls);
+    hints.set(cardKey, hasEndpoint ? { hasEndpoint } : { hasEndpoint, card, controls: text !== undefined && text.length <= REMEMBERED_CONTROLS_CHARS ? text : undefined });
+  }
   const claimed = Number(row.claimed) > 0;
   let endpoint: Claimed['endpoint'];
   if (withEndpoint) endpoint = endpointReadOf(row.endpoint, row.event_card ?? null, row.velocity);
   else if (hasEndpoint && claimed && card) endpoint = await readEndpoint(db, cardKey, row.controls, at);
-  return { claimed, token, card, controls: applicableControlsOf(row.controls), hasEndpoint, endpoint, seen: row.seen };
+  return { claimed, token, card, controls, hasEndpoint, endpoint, seen: row.seen };
 }
 
 /**
@@ -498,7 +538,9 @@ async function record(
  * row is inserted already decided, after the velocity gate and before the transaction, and the rest
  * is written only when it was. Undefined when it recorded nothing: the id has a decision row already
  * (a repeat: the caller waits for that decision, as a claim that lost), or the transaction existed
- * already (the caller then claims first, and answers what stands).
+ * already (the caller then claims first, and answers what stands), or, with `remembered` (the card
+ * and controls the decision was taken on, read by an earlier decision), the card, its controls or
+ * its partner's endpoint are not what was remembered any more.
  */
 async function recordWithClaim(
   deps: DecisionDeps,
@@ -507,7 +549,8 @@ async function recordWithClaim(
   request: AuthorizationRequest,
   first: AuthorizationDecision,
   answerBy: number,
-  progress: DecisionProgress
+  progress: DecisionProgress,
+  remembered?: Remembered
 ): Promise<AuthorizationDecision | undefined> {
   const { db } = deps;
   try {
@@ -527,7 +570,7 @@ async function recordWithClaim(
       progress.committing = false;
       return (inserted.rowCount ?? 0) > 0 ? answered : undefined;
     }
-    const { outcome, decision } = await recordUntilStands(db, card, controls, request, first, answerBy, undefined, progress);
+    const { outcome, decision } = await recordUntilStands(db, card, controls, request, first, answerBy, undefined, progress, remembered);
     progress.committing = false;
     return outcome.kind === 'recorded' ? answeredOf(decision) : undefined;
   } catch (err) {
@@ -554,11 +597,12 @@ async function recordUntilStands(
   first: AuthorizationDecision,
   answerBy: number,
   token: string | undefined,
-  progress: DecisionProgress
+  progress: DecisionProgress,
+  remembered?: Remembered
 ): Promise<{ outcome: Exclude<RecordingOutcome, { kind: 'refused' }>; decision: AuthorizationDecision }> {
   let decision = first;
   for (;;) {
-    const outcome = await recordForCard(db, card, controls, request, decision, answerBy, token, progress);
+    const outcome = await recordForCard(db, card, controls, request, decision, answerBy, token, progress, remembered);
     if (outcome.kind !== 'refused') return { outcome, decision };
     decision = { approved: false, decidedBy: 'spend_controls', ...outcome.refusal };
     progress.committing = false;
@@ -572,7 +616,15 @@ type RecordingOutcome =
   /** The transaction existed already: nothing written. */
   | { kind: 'exists' }
   /** Without a claim first: the id had a decision row already, nothing written. */
-  | { kind: 'taken' };
+  | { kind: 'taken' }
+  /** With `remembered`: the card, its controls or its partner's endpoint changed since, nothing written. */
+  | { kind: 'changed' };
+
+/** A card and its controls (both scopes, as JSON text) as an earlier decision read them, its partner without an endpoint then. */
+interface Remembered {
+  card: DecisionCard;
+  controls: string;
+}
 
 /**
  * The recording statement of {@link record} for `decision` on a known card, fenced by the claim's
@@ -591,7 +643,8 @@ async function recordForCard(
   decision: AuthorizationDecision,
   answerBy: number,
   token: string | undefined,
-  progress: DecisionProgress
+  progress: DecisionProgress,
+  remembered?: Remembered
 ): Promise<RecordingOutcome> {
   // Only an approval is counted (a decline never counts, nor can velocity refuse it).
   const gate = velocityGate(decision.approved ? controls : { partner: {}, card: {} }, velocityPurchase(card, request));
@@ -642,11 +695,15 @@ async function recordForCard(
       const budgetMs = answerBy - COMMIT_RESERVE_MS - Date.now();
       if (budgetMs <= 0) throw new DecisionTooLate();
       const params = new StatementParams();
-      const gated = `gate AS MATERIALIZED (
+      // With `remembered`: nothing runs past this check (not even the gate's lock) unless the card,
+      // its controls and its partner's lack of an endpoint are, on this statement's snapshot, what
+      // the decision was taken on; otherwise the statement answers no row.
+      const unchanged = remembered === undefined ? '' : `unchanged AS MATERIALIZED (${unchangedSql(params, request, remembered)}), `;
+      const gated = `${unchanged}gate AS MATERIALIZED (
         SELECT passed, counts::text[] AS counts, amounts::text[] AS amounts
           FROM authorization_velocity_gate(${params.add(card.cardKey)}::text, ${params.add(Math.ceil(budgetMs))}::integer, ${params.add(card.partnerId)}::text,
                ${params.add(card.cardKey)}::text, ${params.add(new Date(request.at).toISOString())}::timestamptz, ${params.add(gate.windows)}::integer[],
-               ${params.add(gate.countLimits)}::bigint[], ${params.add(gate.amountLimits)}::numeric[]))`;
+               ${params.add(gate.countLimits)}::bigint[], ${params.add(gate.amountLimits)}::numeric[])${remembered === undefined ? '' : ' WHERE EXISTS (SELECT 1 FROM unchanged)'})`;
       const answered = JSON.stringify(answeredOf(decision));
       let text: string;
       if (token !== undefined) {
@@ -677,10 +734,15 @@ async function recordForCard(
       }
       // Past this point the statement (and its commit) is sent; the caller waits for it rather than answering 503 over it.
       progress.committing = true;
-      return { name: token === undefined ? 'authorization-record-with-claim' : 'authorization-record', text, values: params.values };
+      return { name: token !== undefined ? 'authorization-record' : remembered === undefined ? 'authorization-record-with-claim' : 'authorization-record-remembered', text, values: params.values };
     })
   ).rows[0];
   mark(progress.trace, 'recDone');
+  if (!row) {
+    // Only the remembered statement's gate can answer no row (its check found a change).
+    if (remembered === undefined) throw new Error('the recording statement answered no row');
+    return { kind: 'changed' };
+  }
   if (!row.passed) {
     const refusal = gate.refusal(textArray(row.counts), textArray(row.amounts));
     if (!refusal) throw new Error('the velocity gate refused a purchase that no velocity rule refuses');
@@ -690,6 +752,27 @@ async function recordForCard(
   if (token === undefined && Number(row.fenced) === 0) return { kind: 'taken' };
   // The check raised unless the claim was fenced: a new row here was recorded with its decision.
   return Number(row.inserted) === 0 ? { kind: 'exists' } : { kind: 'recorded' };
+}
+
+/**
+ * One row when the card is still what `remembered` says (its owner and status), its controls (the
+ * partner's default and the card's own, `{}` for none) are still equal to the remembered ones, and
+ * its partner has no decision endpoint, and the authorization id has no decision row yet (a repeat
+ * then waits for no lock and reads the decision); no row otherwise. Read on the recording statement's
+ * snapshot, as the claim statement reads them on its own.
+ */
+function unchangedSql(params: StatementParams, request: AuthorizationRequest, remembered: Remembered): string {
+  const { card, controls } = remembered;
+  // A repeat of an id decided already: no row, so that it waits for no lock and reads its decision at once.
+  return `SELECT 1 FROM cards c
+     WHERE c.card_key = ${params.add(card.cardKey)} AND c.partner_id = ${params.add(card.partnerId)} AND c.status = ${params.add(card.status)}
+       AND c.individual_id IS NOT DISTINCT FROM ${params.add(card.individualId)}::text AND c.tenant_id IS NOT DISTINCT FROM ${params.add(card.tenantId)}::text
+       AND jsonb_build_object(
+             'partner', coalesce((SELECT s.controls FROM spend_controls s WHERE s.partner_id = c.partner_id AND s.card_key IS NULL), '{}'::jsonb),
+             'card', coalesce((SELECT s.controls FROM spend_controls s WHERE s.partner_id = c.partner_id AND s.card_key = c.card_key), '{}'::jsonb)
+           ) = ${params.add(controls)}::jsonb
+       AND NOT EXISTS (SELECT 1 FROM authorization_endpoints e WHERE e.partner_id = c.partner_id)
+       AND NOT EXISTS (SELECT 1 FROM authorization_decisions d WHERE d.authorization_id = ${params.add(request.id)})`;
 }
 
 /** A text[] as pg answers it: parsed, or its literal (`{1,2}`) when a driver leaves it. */
