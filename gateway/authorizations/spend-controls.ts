@@ -202,15 +202,16 @@ export interface VelocityPurchase {
 export function velocityCountsColumn(controls: string, card: string, at: string): string {
   const windows = Object.keys(VELOCITY_WINDOWS) as VelocityWindow[];
   const seconds = `CASE r.value->>'window' ${windows.map((w) => `WHEN '${w}' THEN ${VELOCITY_WINDOWS[w]}`).join(' ')} END`;
-  const fields = windows.flatMap((w) => {
-    const since = `t.created_at > ${at}::timestamptz - interval '${VELOCITY_WINDOWS[w]} seconds'`;
-    return [`'c_${w}', count(*) FILTER (WHERE ${since})`, `'a_${w}', coalesce(sum(t.amount) FILTER (WHERE ${since}), 0)::text`];
-  });
+  // Each window as far as the longest the rules name (a longer one counts as the longest, as the
+  // scan of the longest window did); no window at all, so no lookup, without a rule.
+  const counted = `CASE WHEN w.longest IS NOT NULL THEN ARRAY[${windows.map((w) => `least(${VELOCITY_WINDOWS[w]}, w.longest)`).join(', ')}] END`;
+  const fields = windows.flatMap((w, i) => [
+    `'c_${w}', coalesce(max(v.n) FILTER (WHERE v.i = ${i + 1}), 0)`,
+    `'a_${w}', coalesce(max(v.amount) FILTER (WHERE v.i = ${i + 1}), 0)::text`,
+  ]);
   return `(SELECT jsonb_build_object(${fields.join(', ')})
-             FROM (SELECT max(${seconds}) AS longest FROM jsonb_array_elements(coalesce(${controls}, '[]'::jsonb)) AS sc, jsonb_array_elements(coalesce(sc.value->'controls'->'velocity', '[]'::jsonb)) AS r) AS w
-             JOIN card_transactions t ON t.partner_id = ${card}.partner_id AND t.card_key = ${card}.card_key AND t.created_at > ${at}::timestamptz - make_interval(secs => w.longest)
-              AND t.status IN ('PENDING', 'SETTLED') AND t.type IN ('PURCHASE', 'WITHDRAWAL') AND (t.history -> 0 ->> 'kind') = 'authorization'
-            WHERE w.longest IS NOT NULL)`;
+             FROM (SELECT max(${seconds})::integer AS longest FROM jsonb_array_elements(coalesce(${controls}, '[]'::jsonb)) AS sc, jsonb_array_elements(coalesce(sc.value->'controls'->'velocity', '[]'::jsonb)) AS r) AS w
+             LEFT JOIN LATERAL card_velocity_counts(${card}.partner_id, ${card}.card_key, ${at}::timestamptz, ${counted}) AS v ON true)`;
 }
 
 /** The velocity rules of both scopes, in the order they are checked. */
