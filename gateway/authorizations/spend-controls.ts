@@ -6,8 +6,8 @@ import { VELOCITY_WINDOWS, type VelocityWindow } from '../schemas/spend-controls
  * (`PUT /cards/{id}/spend-controls`) and as the partner's default for all its cards
  * (`PUT /spend-controls`), stored in table `spend_controls` (migration 016). The authorization
  * decision checks a purchase against both: {@link checkStaticControls} (pure), then velocity, which
- * holds in PostgreSQL: counted under the card's lock by `authorization_velocity_gate` (migration
- * 021) in the statement that records the decision. {@link velocityCountsColumn} is the same count
+ * holds in PostgreSQL: counted under the card's lock by `authorization_velocity_gate` (migrations
+ * 021 and 023: from the card's velocity ledger) in the statement that records the decision. {@link velocityCountsColumn} is the same count
  * without the lock, read with the claim and checked by {@link checkVelocityCounts} before a
  * partner's decision endpoint is asked (a purchase already over a limit is not sent).
  */
@@ -184,7 +184,8 @@ export interface VelocityPurchase {
  * The velocity counts as a scalar subquery of a statement that reads the card (`card`: its alias,
  * with `partner_id` and `card_key`) and its controls (`controls`: {@link applicableControlsColumn}'s
  * value): a jsonb object with `c_<window>` (count) and `a_<window>` (sum, as text) for every window,
- * counted over the longest window the rules name; zeros, nothing scanned, when no rule names one.
+ * each counted as far back as the longest window the rules name (a longer one counts as that one);
+ * zeros, nothing read, when no rule names one.
  *
  * What counts (decided in docs/spend-controls.md): the card's approved authorizations, i.e. rows
  * of `card_transactions` whose history starts with an `authorization` step, of type PURCHASE or
@@ -193,8 +194,10 @@ export interface VelocityPurchase {
  * or an expiry (EXPIRED) gives back the count and the amount, a SETTLED one keeps counting its
  * `amount`. Declined authorizations, force-posted clearings and refunds never count. Both scopes
  * count the card's own authorizations: the partner's default is a rule for each card, not a pool
- * across its cards. Served by the partial index `card_transactions_velocity_idx` (migration 016);
- * `authorization_velocity_gate` (migration 021) counts the same rows under the card's lock.
+ * across its cards. Counted by `card_velocity_counts` (migration 023) from the card's velocity
+ * ledger, a few lookups of its key whatever the card's history (a row's entry is written by a
+ * deferred trigger at its commit: docs/spend-controls.md, "Speed"); `authorization_velocity_gate`
+ * (migrations 021 and 023) counts the same way under the card's lock.
  * The decision reads it in its claim statement when the partner has a decision endpoint: the
  * pre-check before the partner is asked ({@link checkVelocityCounts}); what holds is still the
  * recording's gate.
