@@ -155,17 +155,29 @@ $$;
 
 -- Adds a row's entry: first prunes the card's entries older than p_cutoff; the entry's sums
 -- continue its predecessor's (none: its successor's less the successor's own contribution; none
--- either: 0), and every later entry's sums take its contribution. Under the card's ledger lock.
+-- either: 0), and every later entry's sums take its contribution. An entry after the card's last
+-- (authorizations arrive in time order) needs neither the predecessor's lookup nor the shift: the
+-- last entry's sums, read first, are the predecessor's. Under the card's ledger lock.
 CREATE FUNCTION card_velocity_ledger_add(p_partner_id bpchar, p_card_key text, p_created_at timestamptz, p_id text, p_amount numeric, p_cutoff timestamptz) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   v_count bigint;
   v_amount numeric;
+  v_last_at timestamptz;
+  v_last_id text;
 BEGIN
   IF p_created_at < p_cutoff THEN
     RETURN;
   END IF;
   DELETE FROM card_velocity_ledger WHERE partner_id = p_partner_id AND card_key = p_card_key AND created_at < p_cutoff;
+  SELECT l.created_at, l.transaction_id, l.cum_count, l.cum_amount INTO v_last_at, v_last_id, v_count, v_amount FROM card_velocity_ledger l
+   WHERE l.partner_id = p_partner_id AND l.card_key = p_card_key
+   ORDER BY l.created_at DESC, l.transaction_id DESC LIMIT 1;
+  IF NOT FOUND OR (v_last_at, v_last_id) < (p_created_at, p_id) THEN
+    INSERT INTO card_velocity_ledger (partner_id, card_key, created_at, transaction_id, amount, cum_count, cum_amount)
+    VALUES (p_partner_id, p_card_key, p_created_at, p_id, p_amount, coalesce(v_count, 0) + 1, coalesce(v_amount, 0) + p_amount);
+    RETURN;
+  END IF;
   LOOP
     SELECT l.cum_count, l.cum_amount INTO v_count, v_amount FROM card_velocity_ledger l
      WHERE l.partner_id = p_partner_id AND l.card_key = p_card_key AND (l.created_at, l.transaction_id) < (p_created_at, p_id)
@@ -331,10 +343,23 @@ BEGIN
   IF coalesce(array_length(p_windows, 1), 0) = 0 THEN
     RETURN;
   END IF;
-  SELECT array_agg(v.n ORDER BY v.i), array_agg(v.amount ORDER BY v.i),
-         bool_and((p_count_limits[v.i] IS NULL OR v.n <= p_count_limits[v.i]) AND (p_amount_limits[v.i] IS NULL OR v.amount <= p_amount_limits[v.i]))
-    INTO counts, amounts, passed
-    FROM card_velocity_counts(p_partner_id, p_card_key, p_at, p_windows) AS v;
+  -- The windows as an array of four elements (the rules name at most four distinct windows), not
+  -- the parameter itself: the planner counts the rows of unnest(ARRAY[a, b, c, d]) as 4 in a
+  -- generic plan too, while for unnest(p_windows) it guesses 10, and a generic plan costed for 10
+  -- windows loses to a custom one: PL/pgSQL then plans the statement again at each call, parsing
+  -- the inlined card_velocity_counts each time (measured: 390 µs per gate instead of 40).
+  IF array_length(p_windows, 1) <= 4 THEN
+    SELECT array_agg(v.n ORDER BY v.i), array_agg(v.amount ORDER BY v.i),
+           bool_and((p_count_limits[v.i] IS NULL OR v.n <= p_count_limits[v.i]) AND (p_amount_limits[v.i] IS NULL OR v.amount <= p_amount_limits[v.i]))
+      INTO counts, amounts, passed
+      FROM card_velocity_counts(p_partner_id, p_card_key, p_at, ARRAY[p_windows[1], p_windows[2], p_windows[3], p_windows[4]]) AS v
+     WHERE v.i <= array_length(p_windows, 1);
+  ELSE
+    SELECT array_agg(v.n ORDER BY v.i), array_agg(v.amount ORDER BY v.i),
+           bool_and((p_count_limits[v.i] IS NULL OR v.n <= p_count_limits[v.i]) AND (p_amount_limits[v.i] IS NULL OR v.amount <= p_amount_limits[v.i]))
+      INTO counts, amounts, passed
+      FROM card_velocity_counts(p_partner_id, p_card_key, p_at, p_windows) AS v;
+  END IF;
 END
 $$;
 
