@@ -479,13 +479,19 @@ function newClaimToken(): string {
   return crypto.randomBytes(12).toString('hex');
 }
 
-/** SQLSTATEs that mean the recording came too late: the card's lock not had in time (lock_not_available), or the claim lost or the deadline passed (PGW01, migration 021). */
+/**
+ * SQLSTATEs that mean the recording came too late: the card's lock not had in time
+ * (lock_not_available; also the card's velocity-ledger lock at the commit, under the same
+ * lock_timeout, migration 023), or the claim lost or the deadline passed (PGW01, migration 021).
+ */
 const TOO_LATE_CODES = new Set(['55P03', 'PGW01']);
 
 /**
  * Records the decision in one statement, one round trip and one commit (docs/performance.md, "Run H"):
  * the velocity gate (migration 021: the card's decision lock, then the velocity count with a fresh
- * snapshot, so it sees what the lock's previous holder committed), then, only when it passed, the
+ * snapshot, so it sees what the lock's previous holder committed; counted from the card's velocity
+ * ledger, migration 023, whose entry for this approval a deferred trigger writes at this statement's
+ * commit, before the card's lock is released), then, only when it passed, the
  * transaction (PENDING or DECLINED, with `authorization`), its `transaction.created` event, the
  * decision row (fenced by the claim's token) and the audit entry; last, a check that raises (and so
  * rolls everything back, {@link DecisionTooLate}) when the claim was another request's by then or

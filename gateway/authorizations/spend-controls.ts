@@ -6,8 +6,8 @@ import { VELOCITY_WINDOWS, type VelocityWindow } from '../schemas/spend-controls
  * (`PUT /cards/{id}/spend-controls`) and as the partner's default for all its cards
  * (`PUT /spend-controls`), stored in table `spend_controls` (migration 016). The authorization
  * decision checks a purchase against both: {@link checkStaticControls} (pure), then velocity, which
- * holds in PostgreSQL: counted under the card's lock by `authorization_velocity_gate` (migration
- * 021) in the statement that records the decision. {@link velocityCountsColumn} is the same count
+ * holds in PostgreSQL: counted under the card's lock by `authorization_velocity_gate` (migrations
+ * 021 and 023: from the card's velocity ledger) in the statement that records the decision. {@link velocityCountsColumn} is the same count
  * without the lock, read with the claim and checked by {@link checkVelocityCounts} before a
  * partner's decision endpoint is asked (a purchase already over a limit is not sent).
  */
@@ -184,7 +184,8 @@ export interface VelocityPurchase {
  * The velocity counts as a scalar subquery of a statement that reads the card (`card`: its alias,
  * with `partner_id` and `card_key`) and its controls (`controls`: {@link applicableControlsColumn}'s
  * value): a jsonb object with `c_<window>` (count) and `a_<window>` (sum, as text) for every window,
- * counted over the longest window the rules name; zeros, nothing scanned, when no rule names one.
+ * each counted as far back as the longest window the rules name (a longer one counts as that one);
+ * zeros, nothing read, when no rule names one.
  *
  * What counts (decided in docs/spend-controls.md): the card's approved authorizations, i.e. rows
  * of `card_transactions` whose history starts with an `authorization` step, of type PURCHASE or
@@ -193,8 +194,10 @@ export interface VelocityPurchase {
  * or an expiry (EXPIRED) gives back the count and the amount, a SETTLED one keeps counting its
  * `amount`. Declined authorizations, force-posted clearings and refunds never count. Both scopes
  * count the card's own authorizations: the partner's default is a rule for each card, not a pool
- * across its cards. Served by the partial index `card_transactions_velocity_idx` (migration 016);
- * `authorization_velocity_gate` (migration 021) counts the same rows under the card's lock.
+ * across its cards. Counted by `card_velocity_counts` (migration 023) from the card's velocity
+ * ledger, a few lookups of its key whatever the card's history (a row's entry is written by a
+ * deferred trigger at its commit: docs/spend-controls.md, "Speed"); `authorization_velocity_gate`
+ * (migrations 021 and 023) counts the same way under the card's lock.
  * The decision reads it in its claim statement when the partner has a decision endpoint: the
  * pre-check before the partner is asked ({@link checkVelocityCounts}); what holds is still the
  * recording's gate.
@@ -202,15 +205,16 @@ export interface VelocityPurchase {
 export function velocityCountsColumn(controls: string, card: string, at: string): string {
   const windows = Object.keys(VELOCITY_WINDOWS) as VelocityWindow[];
   const seconds = `CASE r.value->>'window' ${windows.map((w) => `WHEN '${w}' THEN ${VELOCITY_WINDOWS[w]}`).join(' ')} END`;
-  const fields = windows.flatMap((w) => {
-    const since = `t.created_at > ${at}::timestamptz - interval '${VELOCITY_WINDOWS[w]} seconds'`;
-    return [`'c_${w}', count(*) FILTER (WHERE ${since})`, `'a_${w}', coalesce(sum(t.amount) FILTER (WHERE ${since}), 0)::text`];
-  });
+  // Each window as far as the longest the rules name (a longer one counts as the longest, as the
+  // scan of the longest window did); no window at all, so no lookup, without a rule.
+  const counted = `CASE WHEN w.longest IS NOT NULL THEN ARRAY[${windows.map((w) => `least(${VELOCITY_WINDOWS[w]}, w.longest)`).join(', ')}] END`;
+  const fields = windows.flatMap((w, i) => [
+    `'c_${w}', coalesce(max(v.n) FILTER (WHERE v.i = ${i + 1}), 0)`,
+    `'a_${w}', coalesce(max(v.amount) FILTER (WHERE v.i = ${i + 1}), 0)::text`,
+  ]);
   return `(SELECT jsonb_build_object(${fields.join(', ')})
-             FROM (SELECT max(${seconds}) AS longest FROM jsonb_array_elements(coalesce(${controls}, '[]'::jsonb)) AS sc, jsonb_array_elements(coalesce(sc.value->'controls'->'velocity', '[]'::jsonb)) AS r) AS w
-             JOIN card_transactions t ON t.partner_id = ${card}.partner_id AND t.card_key = ${card}.card_key AND t.created_at > ${at}::timestamptz - make_interval(secs => w.longest)
-              AND t.status IN ('PENDING', 'SETTLED') AND t.type IN ('PURCHASE', 'WITHDRAWAL') AND (t.history -> 0 ->> 'kind') = 'authorization'
-            WHERE w.longest IS NOT NULL)`;
+             FROM (SELECT max(${seconds})::integer AS longest FROM jsonb_array_elements(coalesce(${controls}, '[]'::jsonb)) AS sc, jsonb_array_elements(coalesce(sc.value->'controls'->'velocity', '[]'::jsonb)) AS r) AS w
+             LEFT JOIN LATERAL card_velocity_counts(${card}.partner_id, ${card}.card_key, ${at}::timestamptz, ${counted}) AS v ON true)`;
 }
 
 /** The velocity rules of both scopes, in the order they are checked. */

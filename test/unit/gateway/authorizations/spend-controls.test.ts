@@ -1,4 +1,7 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import {
   checkStaticControls,
@@ -13,12 +16,15 @@ import {
   type PurchaseFacts,
   type SpendControls,
 } from '../../../../gateway/authorizations/spend-controls';
-import type { Queryable } from '../../../../gateway/db/database';
+import { Database, type Queryable } from '../../../../gateway/db/database';
+import { migrate, readMigrations } from '../../../../gateway/db/migrate';
+import { createLogger } from '../../../../gateway/logging/logger';
 import { newObjectId } from '../../../../gateway/ids';
-import { spendControls as spendControlsSchema } from '../../../../gateway/schemas/spend-controls';
+import { spendControls as spendControlsSchema, VELOCITY_WINDOWS, type VelocityWindow } from '../../../../gateway/schemas/spend-controls';
 import { bodyAjv, decimalsOf, invalidParamsOf } from '../../../../gateway/validation/ajv';
 import { openServices, type InProcessServices } from '../../../support/in-process';
 import { makeKeyPair } from '../../../support/partners';
+import { createOwnDatabase, runDatabaseUrl, type RunDatabase } from '../../../support/test-database';
 
 const NONE: ApplicableSpendControls = { partner: {}, card: {} };
 
@@ -325,15 +331,19 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
       expect(await velocity(controls, cardKey, 1)).to.deep.equal({ declineReason: 'velocity_exceeded', rule: 'card.velocity[0].maxCount' });
     });
 
-    it('counts on the velocity index (migration 016), never a scan of card_transactions', async function () {
+    it('counts from the velocity ledger (migration 023), a few lookups of its key, never a scan of card_transactions', async function () {
       const cardKey = await newCard();
+      await transaction(cardKey, { status: 'PENDING', amount: 10, hoursAgo: 0.5 });
       const plan = await services.db.transaction(async (tx) => {
         await tx.query('SET LOCAL enable_seqscan = off');
         const controls: ApplicableSpendControls = { partner: {}, card: { velocity: [{ window: '1h', maxCount: 1 }, { window: '30d', maxCount: 1 }] } };
         const explained = await tx.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${COUNTS_SQL}`, countsParams(controls, { partnerId, cardKey, amount: 1, at: NOW }));
         return JSON.stringify(explained.rows[0]['QUERY PLAN']);
       });
-      expect(plan).to.include('card_transactions_velocity_idx');
+      expect(plan).to.include('card_velocity_ledger_pkey');
+      expect(plan).to.not.include('card_transactions');
+      // The index it replaced is gone (nothing read it any more, and every counted row's insert paid for it).
+      expect((await services.db.query(`SELECT to_regclass('card_transactions_velocity_idx') AS idx`)).rows[0].idx).to.equal(null);
     });
 
     it('approves exactly maxCount of concurrent decisions on one card under the per-card advisory lock', async function () {
@@ -393,5 +403,361 @@ describe('unit: authorizations/spend-controls storage and velocity, on real Post
       const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => decide(i)));
       expect(outcomes.filter(Boolean)).to.have.length(2);
     });
+  });
+});
+
+/** A seeded pseudo-random generator in [0, 1) (mulberry32): a failing run is replayed with its seed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The velocity counts as migration 016's index and spend-controls.ts counted them before the ledger
+ * (migration 023): a scan of the card's rows of card_transactions over the longest window the rules
+ * name. The reference the ledger's counts must equal.
+ */
+function scanCountsColumn(controls: string, card: string, at: string): string {
+  const windows = Object.keys(VELOCITY_WINDOWS) as VelocityWindow[];
+  const seconds = `CASE r.value->>'window' ${windows.map((w) => `WHEN '${w}' THEN ${VELOCITY_WINDOWS[w]}`).join(' ')} END`;
+  const fields = windows.flatMap((w) => {
+    const since = `t.created_at > ${at}::timestamptz - interval '${VELOCITY_WINDOWS[w]} seconds'`;
+    return [`'c_${w}', count(*) FILTER (WHERE ${since})`, `'a_${w}', coalesce(sum(t.amount) FILTER (WHERE ${since}), 0)::text`];
+  });
+  return `(SELECT jsonb_build_object(${fields.join(', ')})
+             FROM (SELECT max(${seconds}) AS longest FROM jsonb_array_elements(coalesce(${controls}, '[]'::jsonb)) AS sc, jsonb_array_elements(coalesce(sc.value->'controls'->'velocity', '[]'::jsonb)) AS r) AS w
+             JOIN card_transactions t ON t.partner_id = ${card}.partner_id AND t.card_key = ${card}.card_key AND t.created_at > ${at}::timestamptz - make_interval(secs => w.longest)
+              AND t.status IN ('PENDING', 'SETTLED') AND t.type IN ('PURCHASE', 'WITHDRAWAL') AND (t.history -> 0 ->> 'kind') = 'authorization'
+            WHERE w.longest IS NOT NULL)`;
+}
+
+describe('unit: authorizations/spend-controls velocity ledger (migration 023): the counts of a scan of card_transactions', function () {
+  this.timeout(120_000);
+  // PGlite is one session: no concurrent transactions, and the run's database is shared by every
+  // file (no database of its own: no TRUNCATE, no migration run again).
+  const embedded = process.env.TEST_DB === 'embedded';
+  const log = createLogger({ level: 'silent' });
+  const DAY = 86_400_000;
+  const SEED = Number(process.env.VELOCITY_LEDGER_SEED ?? 20_230_023);
+  const suffix = crypto.randomBytes(4).toString('hex').toUpperCase();
+  const partners = [crypto.randomBytes(12).toString('hex'), crypto.randomBytes(12).toString('hex')];
+  let own: RunDatabase | undefined;
+  let db: Database;
+  let before023: string | undefined;
+
+  /** The rows the randomized writes pick from (ids in card_transactions). */
+  interface Row {
+    id: string;
+    partner: string;
+    card: string;
+    createdAt: Date;
+  }
+  const STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 'REVERSED', 'EXPIRED'];
+  const TYPES = ['PURCHASE', 'PURCHASE', 'PURCHASE', 'WITHDRAWAL', 'REFUND'];
+  const KINDS = ['authorization', 'authorization', 'authorization', 'authorization', 'decline', 'clearing', 'refund'];
+  const pick = <T>(rand: () => number, values: readonly T[]): T => values[Math.floor(rand() * values.length)]!;
+  const amountOf = (rand: () => number) => (rand() < 0.1 ? '0.0000' : (Math.floor(rand() * 5_000_000) / 10_000).toFixed(4));
+
+  async function insertRow(q: Queryable, row: Row, o: { amount: string; type: string; status: string; kind: string }): Promise<void> {
+    const history = [{ kind: o.kind, amount: Number(o.amount), at: row.createdAt.toISOString() }];
+    await q.query(
+      `INSERT INTO card_transactions (id, partner_id, card_key, amount, currency, type, status, merchant, history, version, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'EUR', $5, $6, '{}', $7, 1, $8, $8)`,
+      [row.id, row.partner, row.card, o.amount, o.type, o.status, JSON.stringify(history), row.createdAt.toISOString()]
+    );
+  }
+  /**
+   * A new row, created within the last `span` (35 days by default: some beyond the ledger's reach),
+   * many near the 30-day window's start and the ledger's 32-day reach, some in the last hour or the
+   * next three, some at a time another row has.
+   */
+  function newRow(rand: () => number, cards: [string, string][], rows: Row[], span = 35 * DAY): Row {
+    const [partner, card] = pick(rand, cards);
+    const draw = rand();
+    const ago =
+      draw < 0.1 && rows.length > 0
+        ? Date.now() - pick(rand, rows).createdAt.getTime()
+        : draw < 0.2
+          ? -rand() * 3 * 3_600_000
+          : draw < 0.35
+            ? rand() * 3_600_000
+            : draw < 0.5
+              ? Math.min(span, 28 * DAY + rand() * 5 * DAY)
+              : rand() * span;
+    return { id: `L${suffix}${crypto.randomBytes(6).toString('hex')}`, partner, card, createdAt: new Date(Date.now() - ago) };
+  }
+  /**
+   * Time passes for one card: its rows and its ledger entries all move `days` back together (the
+   * triggers off, as if written that long ago), so that the next entry added to the card prunes
+   * the entries that left the ledger's reach.
+   */
+  async function age(card: [string, string], days: number, rows: Row[]): Promise<void> {
+    await db.transaction(async (tx) => {
+      await tx.query('SET LOCAL session_replication_role = replica');
+      await tx.query(`UPDATE card_transactions SET created_at = created_at - make_interval(days => $3) WHERE partner_id = $1 AND card_key = $2`, [...card, days]);
+      await tx.query(`UPDATE card_velocity_ledger SET created_at = created_at - make_interval(days => $3) WHERE partner_id = $1 AND card_key = $2`, [...card, days]);
+    });
+    for (const row of rows) if (row.partner === card[0] && row.card === card[1]) row.createdAt = new Date(row.createdAt.getTime() - days * DAY);
+  }
+  const randomFacts = (rand: () => number) => ({ amount: amountOf(rand), type: pick(rand, TYPES), status: pick(rand, STATUSES), kind: pick(rand, KINDS) });
+
+  /** One random change of an existing row; `rows` follows deletes and moves. */
+  async function changeRow(q: Queryable, rand: () => number, row: Row, rows: Row[], cards: [string, string][]): Promise<void> {
+    const draw = rand();
+    if (draw < 0.3) await q.query('UPDATE card_transactions SET status = $2 WHERE id = $1', [row.id, pick(rand, STATUSES)]);
+    else if (draw < 0.5) await q.query('UPDATE card_transactions SET amount = round(amount * $2::numeric, 4) WHERE id = $1', [row.id, rand() < 0.2 ? 0 : rand().toFixed(3)]);
+    else if (draw < 0.6) await q.query('UPDATE card_transactions SET amount = $2 WHERE id = $1', [row.id, amountOf(rand)]);
+    else if (draw < 0.67) await q.query(`UPDATE card_transactions SET history = jsonb_set(history, '{0,kind}', to_jsonb($2::text)) WHERE id = $1`, [row.id, pick(rand, KINDS)]);
+    else if (draw < 0.72) await q.query('UPDATE card_transactions SET type = $2 WHERE id = $1', [row.id, pick(rand, TYPES)]);
+    else if (draw < 0.78) {
+      row.createdAt = new Date(Date.now() - rand() * 35 * DAY);
+      await q.query('UPDATE card_transactions SET created_at = $2 WHERE id = $1', [row.id, row.createdAt.toISOString()]);
+    } else if (draw < 0.84) {
+      // Another card, of this partner or the other (never done by the gateway, kept by the ledger all the same).
+      [row.partner, row.card] = pick(rand, cards);
+      await q.query('UPDATE card_transactions SET partner_id = $2, card_key = $3 WHERE id = $1', [row.id, row.partner, row.card]);
+    } else if (draw < 0.9) {
+      // A clearing that changes nothing counted (no entry written: the trigger's WHEN).
+      await q.query(`UPDATE card_transactions SET status = CASE status WHEN 'PENDING' THEN 'SETTLED' ELSE status END, version = version + 1 WHERE id = $1`, [row.id]);
+    } else {
+      await q.query('DELETE FROM card_transactions WHERE id = $1', [row.id]);
+      const at = rows.indexOf(row);
+      if (at >= 0) rows.splice(at, 1);
+    }
+  }
+
+  const COUNTED = `status IN ('PENDING', 'SETTLED') AND type IN ('PURCHASE', 'WITHDRAWAL') AND (history -> 0 ->> 'kind') = 'authorization'`;
+  /** The scan, per window ($4: seconds): what the count was before the ledger. */
+  const SCAN = `SELECT w.i::int AS i, count(t.id)::text AS n, coalesce(sum(t.amount), 0)::text AS amount
+                  FROM unnest($4::integer[]) WITH ORDINALITY AS w (secs, i)
+                  LEFT JOIN card_transactions t ON t.partner_id = $1 AND t.card_key = $2 AND t.created_at > $3::timestamptz - make_interval(secs => w.secs)
+                   AND t.status IN ('PENDING', 'SETTLED') AND t.type IN ('PURCHASE', 'WITHDRAWAL') AND (t.history -> 0 ->> 'kind') = 'authorization'
+                 GROUP BY w.i ORDER BY w.i`;
+  const LEDGER = 'SELECT i::int AS i, n::text AS n, amount::text AS amount FROM card_velocity_counts($1, $2, $3, $4::integer[]) ORDER BY i';
+
+  /**
+   * What the ledger holds for a card against what it should: the counted rows created within its
+   * reach (32 days) that have no entry (`missing`) and the entries of that span without such a row
+   * (`extra`), and the entries whose sums do not continue their predecessor's by their own
+   * contribution (`broken`).
+   */
+  async function ledgerFaults(partner: string, card: string): Promise<{ missing: number; extra: number; broken: number; entries: number }> {
+    const row = (
+      await db.query<{ missing: number; extra: number; broken: number; entries: number }>(
+        `WITH counted AS (
+           SELECT created_at, id AS transaction_id, amount FROM card_transactions
+            WHERE partner_id = $1 AND card_key = $2 AND created_at >= now() - interval '32 days' AND ${COUNTED}
+         ), entries AS (
+           SELECT created_at, transaction_id, amount, cum_count - lag(cum_count) OVER o AS dc, cum_amount - lag(cum_amount) OVER o AS da
+             FROM card_velocity_ledger WHERE partner_id = $1 AND card_key = $2 WINDOW o AS (ORDER BY created_at, transaction_id)
+         )
+         SELECT (SELECT count(*) FROM (SELECT * FROM counted EXCEPT SELECT created_at, transaction_id, amount FROM entries) AS x)::int AS missing,
+                (SELECT count(*) FROM (SELECT created_at, transaction_id, amount FROM entries WHERE created_at >= now() - interval '32 days' EXCEPT SELECT * FROM counted) AS x)::int AS extra,
+                (SELECT count(*) FROM entries WHERE dc IS NOT NULL AND (dc <> 1 OR da <> amount))::int AS broken,
+                (SELECT count(*) FROM entries)::int AS entries`,
+        [partner, card]
+      )
+    ).rows[0];
+    return row;
+  }
+
+  /**
+   * One random check: for a card, a time `at` (within the last 36 hours or the next 3, or a row's
+   * time plus a window, so that the window starts exactly at that row, which is then not counted)
+   * and windows, the ledger's counts (card_velocity_counts), velocityCountsColumn's and the gate's
+   * equal the scan's.
+   */
+  async function expectSameCounts(rand: () => number, cards: [string, string][], rows: Row[], label: string): Promise<void> {
+    const [partner, card] = pick(rand, cards);
+    const names = (Object.keys(VELOCITY_WINDOWS) as VelocityWindow[]).filter(() => rand() < 0.6);
+    const windows = [...names.map((w) => VELOCITY_WINDOWS[w]), ...(rand() < 0.5 ? [1 + Math.floor(rand() * 30 * 86_400)] : [])];
+    let at = new Date(Date.now() - rand() * 1.5 * DAY + rand() * 3 * 3_600_000);
+    if (rand() < 0.3) {
+      // A window that starts exactly at a counted row's time: that row is not counted (the count is of rows created after the start).
+      const counted = (
+        await db.query<{ created_at: Date }>(`SELECT created_at FROM card_transactions WHERE partner_id = $1 AND card_key = $2 AND created_at > now() - interval '31 days' AND ${COUNTED} ORDER BY created_at, id`, [partner, card])
+      ).rows;
+      if (counted.length > 0) {
+        const start = pick(rand, counted).created_at.getTime();
+        const fits = windows.filter((w) => start + w * 1000 > Date.now() - 1.5 * DAY && start + w * 1000 < Date.now() + DAY);
+        const secs = fits.length > 0 ? pick(rand, fits) : Math.ceil((Date.now() - start) / 1000);
+        if (!windows.includes(secs)) windows.push(secs);
+        at = new Date(start + secs * 1000);
+      }
+    }
+    const context = `${label}, seed ${SEED}: card ${card} of ${partner}, at ${at.toISOString()}, windows ${windows.join(',')}`;
+    const ledger = (await db.query<{ i: number; n: string; amount: string }>(LEDGER, [partner, card, at.toISOString(), windows])).rows;
+    const scanned = (await db.query<{ i: number; n: string; amount: string }>(SCAN, [partner, card, at.toISOString(), windows])).rows;
+    expect(scanned.map((r) => r.i), context).to.deep.equal(windows.map((_, i) => i + 1));
+    expect(ledger, context).to.deep.equal(scanned);
+    // The claim's column for rules on these windows (or none), against the scan's column it replaced.
+    const rules = names.map((window) => ({ window, maxCount: 1 }));
+    const split = Math.floor(rand() * (rules.length + 1));
+    const controls: ApplicableSpendControls = { partner: rules.length ? { velocity: rules.slice(0, split) } : {}, card: { velocity: rules.slice(split) } };
+    const params = [JSON.stringify([{ card_key: null, controls: controls.partner }, { card_key: card, controls: controls.card }]), partner, card, at.toISOString()];
+    const column = (sql: string) => db.query<{ v: unknown }>(`SELECT ${sql} AS v FROM (SELECT $2::text AS partner_id, $3::text AS card_key) AS c`, params);
+    expect((await column(velocityCountsColumn('$1::jsonb', 'c', '$4'))).rows[0].v, `${context}: velocityCountsColumn`).to.deep.equal(
+      (await column(scanCountsColumn('$1::jsonb', 'c', '$4'))).rows[0].v
+    );
+    // The gate of the recording statement, its counts against the scan's.
+    const gate = velocityGate(controls, { partnerId: partner, cardKey: card, amount: 1, at });
+    const gated = (
+      await db.query<{ counts: string[]; amounts: string[] }>(
+        'SELECT counts::text[] AS counts, amounts::text[] AS amounts FROM authorization_velocity_gate($1, 5000, $2, $1, $3, $4::integer[], $5::bigint[], $6::numeric[])',
+        [card, partner, at.toISOString(), gate.windows, gate.countLimits, gate.amountLimits]
+      )
+    ).rows[0];
+    const scans = gate.windows.map((secs) => scanned[windows.indexOf(secs)]!);
+    expect({ counts: gated.counts, amounts: gated.amounts }, `${context}: the gate`).to.deep.equal({ counts: scans.map((r) => r.n), amounts: scans.map((r) => r.amount) });
+  }
+
+  before(async function () {
+    own = embedded ? undefined : await createOwnDatabase();
+    db = new Database(own ? own.url : runDatabaseUrl(), { max: embedded ? 2 : 20, log });
+    if (own) {
+      // The database as it was before migration 023 (the migration's own test applies it).
+      before023 = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-before-023-'));
+      for (const m of readMigrations().filter((m) => m.version < '023')) fs.writeFileSync(path.join(before023, `${m.version}_${m.name}.sql`), m.sql);
+      await migrate(db, log, before023);
+    } else {
+      await migrate(db, log);
+    }
+    await db.query(`INSERT INTO partners (id, name, issuer) SELECT id, 'ledger-' || id, 'https://ledger-' || id || '.example' FROM unnest($1::text[]) AS id`, [partners]);
+  });
+  after(async function () {
+    await db?.close();
+    await own?.drop();
+    if (before023) fs.rmSync(before023, { recursive: true, force: true });
+  });
+
+  it('backfills the counted rows of the last 32 days that existed before it, drops the index it replaces, and keeps them from then on', async function () {
+    if (embedded) this.skip(); // the run's shared database is migrated already
+    const rand = seededRandom(SEED);
+    const cards: [string, string][] = partners.flatMap((p) => [`CKMIG${suffix}A`, `CKMIG${suffix}B`].map((c) => [p, c] as [string, string]));
+    const rows: Row[] = [];
+    for (let i = 0; i < 300; i++) {
+      const row = newRow(rand, cards, rows);
+      // Half of them authorizations that count (then a random status change), the others of any kind.
+      await insertRow(db, row, rand() < 0.5 ? { amount: amountOf(rand), type: 'PURCHASE', status: 'PENDING', kind: 'authorization' } : randomFacts(rand));
+      rows.push(row);
+      if (rand() < 0.2) await changeRow(db, rand, row, rows, cards);
+    }
+    expect(await migrate(db, log)).to.deep.equal(['023']);
+    for (const [partner, card] of cards) {
+      const faults = await ledgerFaults(partner, card);
+      expect(faults, `${card} of ${partner}`).to.include({ missing: 0, extra: 0, broken: 0 });
+      expect(faults.entries, 'entries backfilled').to.be.greaterThan(15);
+      // Nothing created before the ledger's reach.
+      const old = await db.query(`SELECT 1 FROM card_velocity_ledger WHERE partner_id = $1 AND card_key = $2 AND created_at < now() - interval '32 days'`, [partner, card]);
+      expect(old.rowCount, 'entries older than 32 days').to.equal(0);
+    }
+    for (let i = 0; i < 40; i++) await expectSameCounts(rand, cards, rows, `after the backfill, check ${i}`);
+    expect((await db.query(`SELECT to_regclass('card_transactions_velocity_idx') AS idx`)).rows[0].idx).to.equal(null);
+    // From the migration on, each write keeps the ledger.
+    const row = { ...newRow(rand, cards, rows), createdAt: new Date(Date.now() - 60_000) };
+    await insertRow(db, row, { amount: '12.3400', type: 'PURCHASE', status: 'PENDING', kind: 'authorization' });
+    expect((await db.query('SELECT amount::text FROM card_velocity_ledger WHERE transaction_id = $1', [row.id])).rows).to.deep.equal([{ amount: '12.3400' }]);
+  });
+
+  it('counts what the scan counts after random writes (seeded): inserts out of order, status, amount, history, type, time and card changes, deletes, transactions of several writes, a truncate', async function () {
+    await migrate(db, log);
+    const rand = seededRandom(SEED + 1);
+    const cards: [string, string][] = partners.flatMap((p) => [`CKRND${suffix}A`, `CKRND${suffix}B`, `CKRND${suffix}C`].map((c) => [p, c] as [string, string]));
+    const rows: Row[] = [];
+    const OPERATIONS = 300;
+    let checks = 0;
+    for (let op = 0; op < OPERATIONS; op++) {
+      if (op === OPERATIONS / 2 && !embedded) {
+        await db.query('TRUNCATE card_transactions CASCADE');
+        expect((await db.query('SELECT count(*)::int AS n FROM card_velocity_ledger')).rows[0].n, 'the ledger truncated with its table').to.equal(0);
+        rows.length = 0;
+      }
+      // One write on its own, or two to four in one transaction (on one row, some of them: the
+      // deferred triggers fire in the writes' order at the commit).
+      const writes = rand() < 0.2 ? 2 + Math.floor(rand() * 3) : 1;
+      const inTransaction = <T>(work: (q: Queryable) => Promise<T>) => (writes === 1 ? work(db) : db.transaction(work));
+      await inTransaction(async (tx) => {
+        let last: Row | undefined;
+        for (let w = 0; w < writes; w++) {
+          if (rows.length < 10 || rand() < 0.45) {
+            last = newRow(rand, cards, rows);
+            await insertRow(tx, last, randomFacts(rand));
+            rows.push(last);
+          } else {
+            const row = last && rows.includes(last) && rand() < 0.5 ? last : pick(rand, rows);
+            await changeRow(tx, rand, row, rows, cards);
+          }
+        }
+      });
+      if (rand() < 0.03) {
+        // Time passes for a card; then an authorization now (its entry prunes the entries out of
+        // reach: the oldest left no longer starts the sums at 1) and one at the edge of the reach,
+        // before every entry left (its sums are the next entry's less that entry's own).
+        const card = pick(rand, cards);
+        await age(card, 1 + Math.floor(rand() * 5), rows);
+        for (const ago of [0, 31.9 * DAY]) {
+          const row = { id: `L${suffix}${crypto.randomBytes(6).toString('hex')}`, partner: card[0], card: card[1], createdAt: new Date(Date.now() - ago) };
+          await insertRow(db, row, { amount: amountOf(rand), type: 'PURCHASE', status: 'PENDING', kind: 'authorization' });
+          rows.push(row);
+        }
+      }
+      if (op % 25 === 24) {
+        for (let i = 0; i < 3; i++) await expectSameCounts(rand, cards, rows, `after write ${op}, check ${checks++}`);
+        for (const [partner, card] of cards) expect(await ledgerFaults(partner, card), `after write ${op}: ${card} of ${partner}`).to.include({ missing: 0, extra: 0, broken: 0 });
+      }
+    }
+    for (let i = 0; i < 50; i++) await expectSameCounts(rand, cards, rows, `at the end, check ${checks++}`);
+    for (const [partner, card] of cards) expect(await ledgerFaults(partner, card), `${card} of ${partner}`).to.include({ missing: 0, extra: 0, broken: 0 });
+    expect(rows.length, 'rows written and kept').to.be.greaterThan(50);
+  });
+
+  it('keeps its sums under concurrent commits on one card (each transaction on its own connection, all committing at once)', async function () {
+    if (embedded) this.skip();
+    await migrate(db, log);
+    const rand = seededRandom(SEED + 2);
+    const cards: [string, string][] = [[partners[0]!, `CKCONC${suffix}A`], [partners[0]!, `CKCONC${suffix}B`]];
+    const one: [string, string][] = [cards[0]!];
+    const rows: Row[] = [];
+    for (let i = 0; i < 40; i++) {
+      const row = newRow(rand, one, rows, 3 * DAY);
+      await insertRow(db, row, { amount: amountOf(rand), type: 'PURCHASE', status: 'PENDING', kind: 'authorization' });
+      rows.push(row);
+    }
+    const TRANSACTIONS = 16;
+    for (let round = 0; round < 5; round++) {
+      // Each transaction writes a row of its own (a new one, out of order, or one no other takes),
+      // then waits until every one has written: the commits, and their deferred triggers, race.
+      const free = [...rows];
+      let written = 0;
+      let allWritten!: () => void;
+      const barrier = new Promise<void>((resolve) => (allWritten = resolve));
+      await Promise.all(
+        Array.from({ length: TRANSACTIONS }, () =>
+          db.transaction(async (tx) => {
+            const draw = rand();
+            if (draw < 0.4 || free.length === 0) {
+              const row = newRow(rand, one, rows, 3 * DAY);
+              rows.push(row);
+              await insertRow(tx, row, { amount: amountOf(rand), type: 'PURCHASE', status: 'PENDING', kind: 'authorization' });
+              if (draw < 0.15) await tx.query('UPDATE card_transactions SET amount = amount / 2 WHERE id = $1', [row.id]);
+            } else {
+              const row = free.splice(Math.floor(rand() * free.length), 1)[0]!;
+              await changeRow(tx, rand, row, rows, draw < 0.8 ? one : cards);
+            }
+            if (++written === TRANSACTIONS) allWritten();
+            await barrier;
+          })
+        )
+      );
+      for (const [partner, card] of cards) expect(await ledgerFaults(partner, card), `round ${round}: ${card}`).to.include({ missing: 0, extra: 0, broken: 0 });
+    }
+    expect((await ledgerFaults(cards[0]![0], cards[0]![1])).entries, 'entries').to.be.greaterThan(30);
+    for (let i = 0; i < 20; i++) await expectSameCounts(rand, cards, rows, `after the concurrent commits, check ${i}`);
   });
 });
