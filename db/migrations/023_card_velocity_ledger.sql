@@ -370,3 +370,21 @@ $$;
 -- Nothing reads migration 016's partial index any more (the backfill above was its last reader),
 -- and every insert of a counted row and every change of one's status paid for it.
 DROP INDEX card_transactions_velocity_idx;
+
+-- The card's ledger lock is taken at COMMIT (the deferred triggers), after this check has passed,
+-- under the lock_timeout the gate set for the whole budget: a commit that waited there for a busy
+-- card's ledger (a notification shifting its entries) could land after the gateway answered 503.
+-- So the check also sets lock_timeout to what is left of the budget: a wait past it fails the
+-- commit (55P03, "too late": nothing recorded) before the answer is due.
+CREATE OR REPLACE FUNCTION authorization_recorded_in_time(p_inserted bigint, p_fenced bigint, p_budget_ms double precision) RETURNS boolean
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  v_left_ms double precision := p_budget_ms - extract(epoch FROM clock_timestamp() - transaction_timestamp()) * 1000;
+BEGIN
+  IF p_inserted > 0 AND (p_fenced = 0 OR v_left_ms < 0) THEN
+    RAISE EXCEPTION 'authorization decision not recorded: claim lost or past its deadline' USING ERRCODE = 'PGW01';
+  END IF;
+  PERFORM set_config('lock_timeout', greatest(1, floor(v_left_ms))::bigint::text || 'ms', true);
+  RETURN true;
+END
+$$;

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { decideAuthorization, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type EndpointHints } from '../../../../gateway/authorizations/decide';
+import { decideAuthorization, DecisionTooLate, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type EndpointHints } from '../../../../gateway/authorizations/decide';
 import { Database } from '../../../../gateway/db/database';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { openServices, type InProcessServices } from '../../../support/in-process';
@@ -253,5 +253,38 @@ describe('a card decided before in this process: one statement, checked against 
       await holder.query('ROLLBACK');
       holder.release();
     }
+  });
+  it("a commit that would wait past the deadline for the card's velocity ledger (taken at commit) fails instead: too late, nothing recorded", async function () {
+    const { cardKey } = await newCard();
+    const hints = newEndpointHints();
+    expect((await decide(hints, purchase(cardKey))).decision).to.deep.include({ approved: true });
+    const decisionLock = await services.db.pool.connect();
+    const ledgerLock = await services.db.pool.connect();
+    const request = purchase(cardKey);
+    try {
+      // The card's decision lock, held 200 ms (the gate waits for it), and its ledger lock, held 500 ms (the commit would wait for it).
+      await decisionLock.query('BEGIN');
+      await decisionLock.query("SELECT pg_advisory_xact_lock(hashtextextended('auth:' || $1::text, 0))", [cardKey]);
+      await ledgerLock.query('BEGIN');
+      expect((await ledgerLock.query('SELECT 1 FROM card_velocity_locks WHERE card_key = $1 FOR UPDATE', [cardKey])).rowCount).to.equal(1);
+      const started = Date.now();
+      const answerBy = started + 400;
+      const releases = [
+        new Promise((resolve) => setTimeout(resolve, 200)).then(() => decisionLock.query('ROLLBACK')),
+        new Promise((resolve) => setTimeout(resolve, 500)).then(() => ledgerLock.query('ROLLBACK')),
+      ];
+      const outcome = await decideAuthorization({ db: services.db, log: createLogger({ level: 'silent' }), checks: {}, endpointHints: hints }, request, answerBy).then(
+        (decision) => ({ decision, at: Date.now() }),
+        (err: unknown) => ({ err, at: Date.now() })
+      );
+      await Promise.all(releases);
+      expect(outcome, 'no decision past its deadline').to.have.property('err').that.is.instanceOf(DecisionTooLate);
+      expect(outcome.at, 'failed before the answer was due').to.be.below(answerBy);
+    } finally {
+      decisionLock.release();
+      ledgerLock.release();
+    }
+    const { rows } = await services.db.query<{ n: string }>('SELECT count(*) AS n FROM card_transactions WHERE id = $1', [request.transactionId]);
+    expect(rows[0]!.n, 'nothing recorded').to.equal('0');
   });
 });
