@@ -160,10 +160,7 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   if (remembered && !remembered.hasEndpoint && remembered.controls !== undefined) {
     const { card } = remembered;
     const controls = JSON.parse(remembered.controls) as ApplicableSpendControls;
-    const stateRefusal = cardStateRefusal(card);
-    const decision: AuthorizationDecision = stateRefusal
-      ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
-      : await decideForCard(deps, card, controls, undefined, request, answerBy, progress.trace);
+    const decision = await decideOn(deps, card, controls, undefined, request, answerBy, progress.trace);
     const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress, { card, controls: remembered.controls });
     if (recorded) return recorded;
     deps.endpointHints?.delete(request.cardId);
@@ -176,15 +173,27 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
     const claim = await claimOrWait(deps.db, deps.endpointHints, request, answerBy, claimFirst, progress.trace);
     if ('approved' in claim) return claim;
     const { token, card, controls, endpoint } = claim;
-    // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
-    const stateRefusal = cardStateRefusal(card);
-    const decision: AuthorizationDecision = stateRefusal
-      ? { approved: false, decidedBy: 'card_state', ...stateRefusal }
-      : await decideForCard(deps, card!, controls, endpoint, request, answerBy, progress.trace);
+    const decision = await decideOn(deps, card, controls, endpoint, request, answerBy, progress.trace);
     if (token !== undefined) return record(deps, card, controls, request, decision, answerBy, token, progress);
     const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress);
     if (recorded) return recorded;
   }
+}
+
+/** The decision on what was read of the card: its own state first, then {@link decideForCard}. */
+async function decideOn(
+  deps: DecisionDeps,
+  card: DecisionCard | undefined,
+  controls: ApplicableSpendControls,
+  read: (EndpointRead & { velocity: unknown }) | undefined,
+  request: AuthorizationRequest,
+  answerBy: number,
+  trace?: DecisionTrace
+): Promise<AuthorizationDecision> {
+  const stateRefusal = cardStateRefusal(card);
+  if (stateRefusal) return { approved: false, decidedBy: 'card_state', ...stateRefusal };
+  // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
+  return decideForCard(deps, card!, controls, read, request, answerBy, trace);
 }
 
 async function decideForCard(
