@@ -6,6 +6,7 @@ import { Database } from './db/database';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded';
 import { migrate } from './db/migrate';
 import { createPartnerApp } from './http/partner-app';
+import { expressServer } from './http/express-server';
 import type { Logger } from './logging/logger';
 import { startReconciler } from './individuals/reconciler';
 import { startCardReconciler } from './cards/card-sync';
@@ -223,9 +224,9 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     });
     cleanups.push(async () => reloader.close());
     if (settings.configWatch) reloader.watch();
-    const partnerServer = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: 20_000, requestTimeout: 30_000 }, partnerApp.app);
+    const partnerServer = expressServer(partnerApp.app, { keepAliveTimeout: 65_000, headersTimeout: 20_000, requestTimeout: 30_000 });
     const configRoutes = configAdminRoutes(reloader, log);
-    const adminServer = http.createServer(
+    const adminServer = expressServer(
       createAdminApi({
         partners,
         adminToken,
@@ -249,7 +250,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       // The processor's authorization requests, answered before AUTHORIZATION_DEADLINE_MS (docs/authorizations.md).
       const decisionDeps = { db, log, checks: authorizationChecks(services), endpointHints: newEndpointHints() };
       const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number, progress: DecisionProgress) => decideAuthorization(decisionDeps, request, answerBy, progress) };
-      const notifyServer = http.createServer({ headersTimeout: 20_000, requestTimeout: 30_000 }, createNotificationsApp(deps, notifySecrets, authorizations));
+      const notifyServer = expressServer(createNotificationsApp(deps, notifySecrets, authorizations), { headersTimeout: 20_000, requestTimeout: 30_000 });
       if (settings.authorizationTraceFile) {
         // The diagnostic of docs/performance.md "Run K" (AUTHORIZATION_TRACE_FILE): opened now, ended at
         // shutdown (after the listener, whose last decisions it records); each request's arrival, before the app's own work.
