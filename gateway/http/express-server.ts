@@ -19,7 +19,9 @@ import type { Application, Express } from 'express';
  */
 export function expressServer(app: Application, options: http.ServerOptions = {}): http.Server {
   // Every Express application has them (express()); the Application type leaves them out.
-  const { request, response } = app as Express;
+  const { request, response } = app as unknown as Partial<Pick<Express, 'request' | 'response'>>;
+  // A handler that is not an application (no prototypes of its own): a plain server.
+  if (typeof request !== 'object' || typeof response !== 'object') return http.createServer(options, app);
   return http.createServer({ ...options, IncomingMessage: madeWith(http.IncomingMessage, request), ServerResponse: madeWith(http.ServerResponse, response) }, app);
 }
 

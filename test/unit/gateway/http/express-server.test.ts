@@ -61,6 +61,22 @@ describe('unit: http/express-server (requests and responses made with the applic
     }
   });
 
+  it('a handler that is not an Express application gets a plain server', async function () {
+    const handler = (_req: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(200, { 'content-type': 'text/plain' }).end('plain');
+    const server = expressServer(handler as unknown as express.Application);
+    const protos: boolean[] = [];
+    server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => protos.push(Object.getPrototypeOf(req) === http.IncomingMessage.prototype, Object.getPrototypeOf(res) === http.ServerResponse.prototype));
+    const { base, close } = await serve(server);
+    try {
+      const response = await fetch(`${base}/r`);
+      expect(response.status).to.equal(200);
+      expect(await response.text()).to.equal('plain');
+      expect(protos).to.deep.equal([true, true]);
+    } finally {
+      await close();
+    }
+  });
+
   it('serves as a plain server does: body, status, headers, JSON, 404, keep-alive and the server options', async function () {
     const server = expressServer(app(), { headersTimeout: 7_000, requestTimeout: 9_000, keepAliveTimeout: 4_000 });
     expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).to.deep.equal([7_000, 9_000, 4_000]);
