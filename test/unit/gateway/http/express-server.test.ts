@@ -33,7 +33,10 @@ describe('unit: http/express-server (requests and responses made with the applic
 
   it('gives each request and response the application\'s prototypes before the application runs', async function () {
     const application = app();
+    const [request, response] = [application.request, application.response];
     const server = expressServer(application);
+    // The application's prototypes now inherit from what they were (Express's methods, the app).
+    expect([Object.getPrototypeOf(application.request), Object.getPrototypeOf(application.response)]).to.deep.equal([request, response]);
     const before: boolean[] = [];
     server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       before.push(Object.getPrototypeOf(req) === application.request, Object.getPrototypeOf(res) === application.response, req instanceof http.IncomingMessage, res instanceof http.ServerResponse);
