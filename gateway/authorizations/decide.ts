@@ -180,7 +180,10 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   }
 }
 
-/** The decision on what was read of the card: its own state first, then {@link decideForCard}. */
+/**
+ * The decision on what was read of the card: its own state first (an unknown card is refused
+ * there), then the static controls, then, with an enrolled endpoint, velocity and the partner.
+ */
 async function decideOn(
   deps: DecisionDeps,
   card: DecisionCard | undefined,
@@ -191,20 +194,8 @@ async function decideOn(
   trace?: DecisionTrace
 ): Promise<AuthorizationDecision> {
   const stateRefusal = cardStateRefusal(card);
-  if (stateRefusal) return { approved: false, decidedBy: 'card_state', ...stateRefusal };
-  // cardStateRefusal refuses an unknown card, so past it the card is known and ACTIVE.
-  return decideForCard(deps, card!, controls, read, request, answerBy, trace);
-}
-
-async function decideForCard(
-  deps: DecisionDeps,
-  card: DecisionCard,
-  controls: ApplicableSpendControls,
-  read: (EndpointRead & { velocity: unknown }) | undefined,
-  request: AuthorizationRequest,
-  answerBy: number,
-  trace?: DecisionTrace
-): Promise<AuthorizationDecision> {
+  // cardStateRefusal refuses an unknown card (`!card` only narrows the type): past it the card is known and ACTIVE.
+  if (stateRefusal || !card) return { approved: false, decidedBy: 'card_state', ...stateRefusal! };
   const staticRefusal = checkStaticControls(controls, { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country });
   if (staticRefusal) return { approved: false, decidedBy: 'spend_controls', ...staticRefusal };
   // Without a decision endpoint, velocity is counted once, in the recording transaction.
