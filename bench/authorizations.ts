@@ -364,14 +364,18 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     // Not measured: the route's first requests compile its code paths (as S1's warm-up in run.ts).
     // The smoke (not a measurement) skips it, and the informative saturation with the endpoint.
     const warmup = input.smoke ? 0 : Math.min(amount ?? 1000, 1000);
-    if (warmup > 0) log(`authorizations: warm-up (${warmup} decisions)...`);
-    if (warmup > 0) answered += (await autocannon({
-      url: notifyBase,
-      connections: Math.min(input.connections, warmup),
-      amount: warmup,
-      sampleInt: 100,
-      requests: [{ method: 'POST', path: PATH, setupRequest: (request: any) => ((request.body = nextBody('warm-up')), (request.headers = { ...request.headers, ...signedHeaders(request.body) }), request) }],
-    }))['2xx'];
+    const warmUp = async (what: string): Promise<void> => {
+      if (warmup === 0) return;
+      log(`authorizations: warm-up${what} (${warmup} decisions)...`);
+      answered += (await autocannon({
+        url: notifyBase,
+        connections: Math.min(input.connections, warmup),
+        amount: warmup,
+        sampleInt: 100,
+        requests: [{ method: 'POST', path: PATH, setupRequest: (request: any) => ((request.body = nextBody('warm-up')), (request.headers = { ...request.headers, ...signedHeaders(request.body) }), request) }],
+      }))['2xx'];
+    };
+    await warmUp('');
 
     const roundCount = input.smoke ? 1 : 3;
     const rounds: SaturationRound[] = [];
@@ -390,7 +394,11 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
 
     log(`authorizations: loopback decision endpoint, ${samples} decisions at ${rate}/s...`);
     await json(`${input.partnerApi}/authorization-endpoint`, { method: 'POST', headers: await input.auth(), body: JSON.stringify({ url: endpoint.url, timeoutMs: 1000 }) });
-    // The gateway's keep-alive sockets to the endpoint, opened before the measurement.
+    // The endpoint's path (the claim, the signed call, the recording of its answer) warmed as the
+    // controls-only path is before its measurement (docs/performance.md, "Run P": without it, its
+    // first two seconds carried the p99 of some runs); then the fixed-rate client's keep-alive
+    // sockets and the gateway's to the endpoint, opened before the measurement.
+    await warmUp(' with the endpoint');
     if (!input.smoke) await fixedRate('warm-up', 100);
     const callsBefore = await endpoint.calls();
     const withEndpoint = await fixedRate('endpoint', samples);
