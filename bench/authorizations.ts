@@ -161,8 +161,15 @@ export interface AuthorizationResult {
   saturationWithEndpoint?: SaturationRound;
   /** Recorded transactions by stage: `approved` and each `declineReason`, and `decidedBy`. */
   mix: Record<string, Record<string, number>>;
-  /** Requests answered 200 less the transactions recorded (0: each approved or declined answer recorded its transaction, and nothing more). */
+  /** Requests answered 200 less the transactions recorded (0: each approved or declined answer recorded its transaction, and nothing more; see {@link AuthorizationResult.abandoned}). */
   unrecorded: number;
+  /**
+   * Requests a timed saturation round (`--duration`, no `--requests`) sent and left unanswered when
+   * it ended (autocannon's sent less its completed): the gateway decides and records them all the
+   * same (a decision stands whether or not the processor waited for it), so up to this many more
+   * transactions than 200 answers are recorded. 0 with `--requests` (each round waits for every answer).
+   */
+  abandoned: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -178,6 +185,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
   const rate = input.rate ?? LATENCY_RATE;
   /** Requests answered 200 (each must have recorded its transaction). */
   let answered = 0;
+  let abandoned = 0;
   const pg = new Client({ connectionString: input.dbUrl });
   await pg.connect();
   const endpoint = await startDecisionEndpoint();
@@ -278,6 +286,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       const pgMs = await backendCpuSince(pgBefore);
       const sent = (await queries()) - queriesBefore;
       answered += result['2xx'];
+      abandoned += Math.max(0, result.requests.sent - result.requests.total);
       const decisions = Math.max(1, result.requests.total);
       return {
         decisions: result.requests.total,
@@ -396,7 +405,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     await json(`${input.partnerApi}/authorization-endpoint`, { method: 'POST', headers: await input.auth(), body: JSON.stringify({ url: endpoint.url, timeoutMs: 1000 }) });
     // The endpoint's path (the claim, the signed call, the recording of its answer) warmed as the
     // controls-only path is before its measurement (docs/performance.md, "Run P": without it, its
-    // first two seconds carried the p99 of some runs); then the fixed-rate client's keep-alive
+    // first two seconds carried the p99 of a traced run); then the fixed-rate client's keep-alive
     // sockets and the gateway's to the endpoint, opened before the measurement.
     await warmUp(' with the endpoint');
     if (!input.smoke) await fixedRate('warm-up', 100);
@@ -478,6 +487,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       ...(saturationWithEndpoint ? { saturationWithEndpoint } : {}),
       mix,
       unrecorded: answered - recorded,
+      abandoned,
     };
   } finally {
     await endpoint.close();

@@ -66,6 +66,7 @@ describe(`bench harness (smoke: ${REQUESTS} requests per scenario)`, function ()
     // the gateway may add a few to the round's count). 2 per decision if the card were never remembered.
     expect(a.queriesPerDecision, 'statements per decision').to.be.at.least(1).and.at.most(1.5);
     expect(a.unrecorded, 'every decision answered recorded its transaction').to.equal(0);
+    expect(a.abandoned, 'the smoke\'s rounds are counted (--requests): each waits for every answer').to.equal(0);
     for (const latency of [a.latencyControlsOnly, a.latencyWithEndpoint]) {
       expect(latency).to.include({ errors: 0, rate: 200 });
       expect(latency.samples).to.be.greaterThan(0);
