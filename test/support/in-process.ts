@@ -64,7 +64,11 @@ export async function serve(middlewares: RequestHandler[], log: Logger, path = '
   app.get(path, ...middlewares);
   app.use(notFound());
   app.use(problemHandler(log));
-  const server = http.createServer(app);
+  return listenLocally(http.createServer(app));
+}
+
+/** Starts `server` on a free loopback port: its base URL, and a close that ends its open connections too. */
+export async function listenLocally(server: http.Server): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -1,8 +1,8 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { expect } from 'chai';
 import { expressServer } from '../../../../gateway/http/express-server';
+import { listenLocally } from '../../../support/in-process';
 
 /**
  * The gateway's listeners (gateway/http/express-server.ts): requests and responses are made with
@@ -10,18 +10,6 @@ import { expressServer } from '../../../../gateway/http/express-server';
  * first middleware changes nothing (docs/performance.md, "Run O"), and they behave as before.
  */
 describe('unit: http/express-server (requests and responses made with the application\'s prototypes)', function () {
-  async function serve(server: http.Server) {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return {
-      base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    };
-  }
-
   function app() {
     const application = express();
     application.disable('x-powered-by');
@@ -41,7 +29,7 @@ describe('unit: http/express-server (requests and responses made with the applic
     server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       before.push(Object.getPrototypeOf(req) === application.request, Object.getPrototypeOf(res) === application.response, req instanceof http.IncomingMessage, res instanceof http.ServerResponse);
     });
-    const { base, close } = await serve(server);
+    const { url: base, close } = await listenLocally(server);
     try {
       expect((await fetch(`${base}/echo`, { method: 'POST', body: 'x' })).status).to.equal(201);
       expect(before).to.deep.equal([true, true, true, true]);
@@ -55,7 +43,7 @@ describe('unit: http/express-server (requests and responses made with the applic
     const server = http.createServer(application);
     const before: boolean[] = [];
     server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => before.push(Object.getPrototypeOf(res) === application.response));
-    const { base, close } = await serve(server);
+    const { url: base, close } = await listenLocally(server);
     try {
       await (await fetch(`${base}/echo`, { method: 'POST', body: 'x' })).arrayBuffer();
       expect(before).to.deep.equal([false]);
@@ -69,7 +57,7 @@ describe('unit: http/express-server (requests and responses made with the applic
     const server = expressServer(handler as unknown as express.Application);
     const protos: boolean[] = [];
     server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => protos.push(Object.getPrototypeOf(req) === http.IncomingMessage.prototype, Object.getPrototypeOf(res) === http.ServerResponse.prototype));
-    const { base, close } = await serve(server);
+    const { url: base, close } = await listenLocally(server);
     try {
       const response = await fetch(`${base}/r`);
       expect(response.status).to.equal(200);
@@ -83,7 +71,7 @@ describe('unit: http/express-server (requests and responses made with the applic
   it('serves as a plain server does: body, status, headers, JSON, 404, keep-alive and the server options', async function () {
     const server = expressServer(app(), { headersTimeout: 7_000, requestTimeout: 9_000, keepAliveTimeout: 4_000 });
     expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).to.deep.equal([7_000, 9_000, 4_000]);
-    const { base, close } = await serve(server);
+    const { url: base, close } = await listenLocally(server);
     try {
       for (let i = 0; i < 3; i++) {
         const response = await fetch(`${base}/echo?q=${i}`, { method: 'POST', body: `body ${i}`, headers: { 'x-probe': `p${i}` } });
