@@ -250,8 +250,8 @@ async function main(): Promise<void> {
   const dbUrl = new URL(o.serverUrl);
   dbUrl.pathname = `/${database}`;
   const processes: BenchProcess[] = [];
-  /** Directories made outside the checkout (the statement count's), removed at the end. */
-  const outside: string[] = [];
+  /** The statement count's directory (outside the checkout where /dev/shm exists), removed at the end. */
+  let queryCountDir: string | undefined;
   const results: ScenarioResult[] = [];
   const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
   try {
@@ -269,8 +269,7 @@ async function main(): Promise<void> {
     // loop (bench/count-queries), and on the disk PostgreSQL's WAL is on, a write or rename can wait
     // behind the file system's journal commit when the disk stalls: 100 to 500 ms during which the
     // gateway answered nothing (docs/performance.md, "Run O").
-    const queryCountDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : ROOT, '.data-bench-'));
-    if (path.dirname(queryCountDir) !== ROOT) outside.push(queryCountDir);
+    queryCountDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : ROOT, '.data-bench-'));
     const queryCountFile = path.join(queryCountDir, 'queries');
     const gatewayEnv = (workers: number) => ({
       ...benchGatewayEnv({ databaseUrl: dbUrl.toString(), sandbox, adminToken, dataDir: fs.mkdtempSync(path.join(ROOT, '.data-bench-')) }),
@@ -600,7 +599,7 @@ async function main(): Promise<void> {
   } finally {
     for (const p of processes.reverse()) await p.stop().catch(() => undefined);
     for (const dir of fs.readdirSync(ROOT).filter((d) => d.startsWith('.data-bench-'))) fs.rmSync(path.join(ROOT, dir), { recursive: true, force: true });
-    for (const dir of outside) fs.rmSync(dir, { recursive: true, force: true });
+    if (queryCountDir) fs.rmSync(queryCountDir, { recursive: true, force: true });
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
   }
