@@ -71,7 +71,7 @@ export interface Refusal {
 export type PartnerOutcome =
   | { kind: 'none' }
   | { kind: 'answered'; approved: boolean; declineReason?: string; latencyMs: number }
-  | { kind: 'default'; reason: 'timeout' | 'error' | 'disabled' | 'overloaded'; approved: boolean; latencyMs: number };
+  | { kind: 'default'; reason: 'timeout' | 'error' | 'disabled' | 'overloaded'; approved: boolean; latencyMs: number; error?: string };
 
 /**
  * What the claim statement read of the card's partner's decision endpoint, when it has one (in any
@@ -106,25 +106,64 @@ export interface DecisionDeps {
   endpointHints?: EndpointHints;
 }
 
-/** The gateway answers this long before the processor's deadline (network, the processor's own work). */
+/**
+ * The gateway answers this long before the processor's deadline (network, the processor's own
+ * work): its answer, a decision or 503, is due `AUTHORIZATION_DEADLINE_MS` less this after the
+ * request arrived (`answerBy`), and never waits past it (docs/authorizations.md, "Deadline").
+ */
 export const ANSWER_MARGIN_MS = 300;
-/** Kept for recording the decision (one database transaction) out of the partner's share of the budget. */
-export const RECORDING_RESERVE_MS = 150;
-/** Kept before the deadline for the recording's commit: past `answerBy` less this, nothing is committed. */
+/** The partner's decision endpoint is asked until this long before `answerBy`: what is left is the recording's. */
+export const RECORDING_RESERVE_MS = 200;
+/**
+ * Between a recording's commit-by instant and `answerBy` (less {@link CLOCK_SKEW_BOUND_MS}): the
+ * commit's own work after its check (the deferred ledger triggers, the WAL flush) and the
+ * acknowledgement's way back to the gateway.
+ */
 export const COMMIT_RESERVE_MS = 50;
+/**
+ * The most the database's clock may differ from the gateway's, either way, for the commit-by
+ * fence to hold: the instant is sent this much early, so that a database clock that is behind
+ * still refuses before `answerBy` less {@link COMMIT_RESERVE_MS}. Each instance measures the
+ * offset (../db/clock-offset.ts) and logs an error when it is over this.
+ */
+export const CLOCK_SKEW_BOUND_MS = 50;
 /** How often a repeat waits for the first request's decision. */
 const WAIT_STEP_MS = 10;
 
-/** Where a decision stands: `committing` once its commit is sent (the caller then waits for it, rather than answering over it). */
+/**
+ * The instant (epoch ms, the gateway's clock) past which the database refuses to commit a decision
+ * for an answer due at `answerBy`, read on its own clock: every recording statement carries it
+ * (migration 024). Whenever the statement arrives, a decision stands only if its check ran by then,
+ * so it is acknowledged before the answer is due; a statement held on the network past it rolls
+ * back when it arrives.
+ */
+export function commitByOf(answerBy: number): number {
+  return answerBy - COMMIT_RESERVE_MS - CLOCK_SKEW_BOUND_MS;
+}
+
+/** A decision's default that the partner's endpoint caused: it did not answer usably (timeout, error, its cap of calls in flight). */
+export interface PartnerFault {
+  partnerId: string;
+  reason: 'timeout' | 'error' | 'overloaded';
+  /** With reason `error`: what failed (never the answer's content). */
+  error?: string;
+  latencyMs: number;
+}
+
+/** What the caller learns of a decision while it is taken. */
 export interface DecisionProgress {
-  committing: boolean;
+  /** Set when the partner's endpoint did not answer usably: its default applied (the caller logs it as the partner's fault, not the gateway's). */
+  partnerFault?: PartnerFault;
+  /** Set when this request's own statement recorded the decision (not a repeat's read of another's). */
+  recorded?: boolean;
   /** The decision's timestamps by step, when the diagnostic is on (./decision-trace). */
   trace?: DecisionTrace;
 }
 
 /** The budget ran out before the decision was recorded: nothing is recorded, the processor applies its stand-in. */
 export class DecisionTooLate extends Error {
-  constructor() {
+  /** @param byDatabase the database refused the recording (past its commit-by instant, a lock not had in time, the claim lost), rather than the gateway not sending it. */
+  constructor(readonly byDatabase = false) {
     super('authorization decision not recorded before the deadline');
   }
 }
@@ -150,7 +189,7 @@ export function cardStateRefusal(card: DecisionCard | undefined): Refusal | unde
  * repeat's insert waits for that commit, finds the row and answers its decision, having written
  * nothing. No database transaction is open while the partner is asked.
  */
-export async function decideAuthorization(deps: DecisionDeps, request: AuthorizationRequest, answerBy: number, progress: DecisionProgress = { committing: false }): Promise<AuthorizationDecision> {
+export async function decideAuthorization(deps: DecisionDeps, request: AuthorizationRequest, answerBy: number, progress: DecisionProgress = {}): Promise<AuthorizationDecision> {
   // A card this process decided before, whose partner had no decision endpoint then: decided on what
   // was read then, and recorded by one statement that first checks, on its own snapshot, that the card
   // (owner, status), its controls and the partner's lack of an endpoint are still what was read, and
@@ -160,7 +199,7 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   if (remembered && !remembered.hasEndpoint && remembered.controls !== undefined) {
     const { card } = remembered;
     const controls = JSON.parse(remembered.controls) as ApplicableSpendControls;
-    const decision = await decideOn(deps, card, controls, undefined, request, answerBy, progress.trace);
+    const decision = await decideOn(deps, card, controls, undefined, request, answerBy, progress);
     const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress, { card, controls: remembered.controls });
     if (recorded) return recorded;
     deps.endpointHints?.delete(request.cardId);
@@ -173,7 +212,7 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
     const claim = await claimOrWait(deps.db, deps.endpointHints, request, answerBy, claimFirst, progress.trace);
     if ('approved' in claim) return claim;
     const { token, card, controls, endpoint } = claim;
-    const decision = await decideOn(deps, card, controls, endpoint, request, answerBy, progress.trace);
+    const decision = await decideOn(deps, card, controls, endpoint, request, answerBy, progress);
     if (token !== undefined) return record(deps, card, controls, request, decision, answerBy, token, progress);
     const recorded = await recordWithClaim(deps, card, controls, request, decision, answerBy, progress);
     if (recorded) return recorded;
@@ -191,8 +230,9 @@ async function decideOn(
   read: (EndpointRead & { velocity: unknown }) | undefined,
   request: AuthorizationRequest,
   answerBy: number,
-  trace?: DecisionTrace
+  progress: DecisionProgress
 ): Promise<AuthorizationDecision> {
+  const { trace } = progress;
   const stateRefusal = cardStateRefusal(card);
   // cardStateRefusal refuses an unknown card (`!card` only narrows the type): past it the card is known and ACTIVE.
   if (stateRefusal || !card) return { approved: false, decidedBy: 'card_state', ...stateRefusal! };
@@ -211,6 +251,11 @@ async function decideOn(
   mark(trace, 'askStart');
   const outcome = await endpoint.ask(request, Math.max(0, budgetMs));
   mark(trace, 'askEnd');
+  // The partner's fault, unless an operator disabled the endpoint or the gateway could not read its
+  // own signing secret (logged at error where it failed).
+  if (outcome.kind === 'default' && outcome.reason !== 'disabled' && outcome.error !== 'secret_unavailable') {
+    progress.partnerFault = { partnerId: card.partnerId, reason: outcome.reason, latencyMs: outcome.latencyMs, ...(outcome.error === undefined ? {} : { error: outcome.error }) };
+  }
   switch (outcome.kind) {
     case 'none':
       return { approved: true, decidedBy: 'approved' };
@@ -418,18 +463,19 @@ async function readEndpoint(db: Database, cardKey: string, controls: unknown, at
  */
 async function claimOrWait(db: Database, hints: EndpointHints | undefined, request: AuthorizationRequest, answerBy: number, always: boolean, trace?: DecisionTrace): Promise<Claimed | AuthorizationDecision> {
   const token = newClaimToken();
-  // The lease lasts until this request's answer is due, with the margin: counted on the database's clock.
-  const leaseMs = () => Math.max(1, answerBy + ANSWER_MARGIN_MS - Date.now());
+  // The lease lasts until the processor's deadline (this request's answer is due, with the margin),
+  // an instant: a claim that reaches the database late (a link that held it) is no longer than that.
+  const leaseUntil = new Date(answerBy + ANSWER_MARGIN_MS).toISOString();
   // Unless `always`, claimed only when the card's partner has a decision endpoint (the statement's
   // own snapshot): otherwise the reads alone, and the caller records the decision with its claim.
   const first = await claimAndRead(
     db,
     hints,
     `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, lease_until)
-     SELECT $1, $2, $3, 'deciding', $4, now() + make_interval(secs => $5::double precision / 1000)
+     SELECT $1, $2, $3, 'deciding', $4, $5::timestamptz
       WHERE $6::boolean OR EXISTS (SELECT 1 FROM cards c JOIN authorization_endpoints e ON e.partner_id = c.partner_id WHERE c.card_key = $3)
      ON CONFLICT (authorization_id) DO NOTHING RETURNING 1`,
-    [request.id, request.transactionId, request.cardId, token, leaseMs(), always],
+    [request.id, request.transactionId, request.cardId, token, leaseUntil, always],
     3,
     request.at,
     token,
@@ -460,9 +506,9 @@ async function claimOrWait(db: Database, hints: EndpointHints | undefined, reque
       const taken = await claimAndRead(
         db,
         hints,
-        `UPDATE authorization_decisions SET claim_token = $2, transaction_id = $3, lease_until = now() + make_interval(secs => $4::double precision / 1000)
+        `UPDATE authorization_decisions SET claim_token = $2, transaction_id = $3, lease_until = $4::timestamptz
           WHERE authorization_id = $1 AND state = 'deciding' AND lease_until < now() RETURNING 1`,
-        [request.id, token, request.transactionId, leaseMs(), request.cardId],
+        [request.id, token, request.transactionId, leaseUntil, request.cardId],
         5,
         request.at,
         token,
@@ -482,7 +528,8 @@ function newClaimToken(): string {
 /**
  * SQLSTATEs that mean the recording came too late: the card's lock not had in time
  * (lock_not_available; also the card's velocity-ledger lock at the commit, under the same
- * lock_timeout, migration 023), or the claim lost or the deadline passed (PGW01, migration 021).
+ * lock_timeout, migration 023), or the claim lost or the commit-by instant passed (PGW01,
+ * migration 024).
  */
 const TOO_LATE_CODES = new Set(['55P03', 'PGW01']);
 
@@ -495,7 +542,8 @@ const TOO_LATE_CODES = new Set(['55P03', 'PGW01']);
  * transaction (PENDING or DECLINED, with `authorization`), its `transaction.created` event, the
  * decision row (fenced by the claim's token) and the audit entry; last, a check that raises (and so
  * rolls everything back, {@link DecisionTooLate}) when the claim was another request's by then or
- * the budget ran out meanwhile: a decision the processor did not get in time must not stand. An
+ * the database's clock is past the decision's commit-by instant ({@link commitByOf}), however late
+ * the statement arrived: a decision the processor did not get in time must not stand. An
  * approval the gate refuses (another decision's commit pushed the card over a limit) writes nothing
  * and is recorded as `velocity_exceeded` by a second statement.
  */
@@ -514,26 +562,22 @@ async function record(
     if (!card) {
       // No card, no transaction: the claim is marked decided, in one statement.
       const answered = answeredOf(first);
-      if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
-      progress.committing = true;
-      if (!(await finish(db, request, token, answered))) throw new DecisionTooLate();
+      if (!(await finish(db, request, token, answered, answerBy))) throw new DecisionTooLate();
       return answered;
     }
     const { outcome, decision } = await recordUntilStands(db, card, controls, request, first, answerBy, token, progress);
-    if (outcome.kind === 'recorded') return answeredOf(decision);
+    if (outcome.kind === 'recorded') {
+      progress.recorded = true;
+      return answeredOf(decision);
+    }
     // The transaction exists already (a stand-in recorded first, or the id decided again past
-    // retention): the answer is what stands, not a new decision.
-    progress.committing = false;
-    return await db.transaction(async (tx) => {
-      const answered = answeredOf(await standing(tx, request.transactionId, decision));
-      if (!(await finish(tx, request, token, answered))) throw new DecisionTooLate();
-      if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
-      progress.committing = true;
-      return answered;
-    });
+    // retention): the answer is what stands, not a new decision; the claim is marked decided with
+    // it by one statement of its own, fenced by the commit-by instant as the recording is.
+    const answered = answeredOf(await standing(db, request.transactionId, decision));
+    if (!(await finish(db, request, token, answered, answerBy))) throw new DecisionTooLate();
+    return answered;
   } catch (err) {
-    progress.committing = false;
-    if (TOO_LATE_CODES.has((err as { code?: unknown } | null)?.code as string)) throw new DecisionTooLate();
+    if (TOO_LATE_CODES.has((err as { code?: unknown } | null)?.code as string)) throw new DecisionTooLate(true);
     throw err;
   }
 }
@@ -563,28 +607,28 @@ async function recordWithClaim(
     if (!card) {
       // No card, no transaction: the decision row alone.
       const answered = answeredOf(first);
+      const commitBy = commitByOf(answerBy);
       const inserted = await db.statement(() => {
-        if (Date.now() > answerBy - COMMIT_RESERVE_MS) throw new DecisionTooLate();
-        progress.committing = true;
+        if (Date.now() > commitBy) throw new DecisionTooLate();
         return {
           name: 'authorization-decided-unknown-card',
           text: `INSERT INTO authorization_decisions (authorization_id, transaction_id, card_key, state, claim_token, decision, lease_until, decided_at)
-                 VALUES ($1, $2, $3, 'decided', $4, $5::jsonb, now(), now()) ON CONFLICT (authorization_id) DO NOTHING`,
-          values: [request.id, request.transactionId, request.cardId, newClaimToken(), JSON.stringify(answered)],
+                 SELECT $1, $2, $3, 'decided', $4, $5::jsonb, now(), now() WHERE authorization_before($6::timestamptz)
+                 ON CONFLICT (authorization_id) DO NOTHING`,
+          values: [request.id, request.transactionId, request.cardId, newClaimToken(), JSON.stringify(answered), new Date(commitBy).toISOString()],
         };
       });
-      progress.committing = false;
       return (inserted.rowCount ?? 0) > 0 ? answered : undefined;
     }
     const { outcome, decision } = await recordUntilStands(db, card, controls, request, first, answerBy, undefined, progress, remembered);
-    progress.committing = false;
-    return outcome.kind === 'recorded' ? answeredOf(decision) : undefined;
+    if (outcome.kind !== 'recorded') return undefined;
+    progress.recorded = true;
+    return answeredOf(decision);
   } catch (err) {
-    progress.committing = false;
     const code = (err as { code?: unknown } | null)?.code;
-    // PGW01 here: the transaction existed (or the deadline passed): nothing was recorded.
-    if (code === 'PGW01' && Date.now() <= answerBy - COMMIT_RESERVE_MS) return undefined;
-    if (TOO_LATE_CODES.has(code as string)) throw new DecisionTooLate();
+    // PGW01 here: the transaction existed (or the commit-by instant passed): nothing was recorded.
+    if (code === 'PGW01' && Date.now() <= commitByOf(answerBy)) return undefined;
+    if (TOO_LATE_CODES.has(code as string)) throw new DecisionTooLate(true);
     throw err;
   }
 }
@@ -611,7 +655,6 @@ async function recordUntilStands(
     const outcome = await recordForCard(db, card, controls, request, decision, answerBy, token, progress, remembered);
     if (outcome.kind !== 'refused') return { outcome, decision };
     decision = { approved: false, decidedBy: 'spend_controls', ...outcome.refusal };
-    progress.committing = false;
   }
 }
 
@@ -697,17 +740,20 @@ async function recordForCard(
   const row = (
     await db.statement<{ passed: boolean; counts: string[] | string; amounts: string[] | string; inserted: string; fenced: string }>(() => {
       mark(progress.trace, 'recSent');
-      // Built once the connection is had: the lock's wait and the deadline are bounded by what is left then.
-      const budgetMs = answerBy - COMMIT_RESERVE_MS - Date.now();
-      if (budgetMs <= 0) throw new DecisionTooLate();
+      // Built once the connection is had: nothing is sent past the commit-by instant. The database
+      // checks the same instant on its own clock when the statement runs, however late it arrives:
+      // the card's lock is waited for until then, and the check that ends the statement refuses past it.
+      const commitBy = commitByOf(answerBy);
+      if (commitBy - Date.now() <= 0) throw new DecisionTooLate();
       const params = new StatementParams();
+      const commitByParam = params.add(new Date(commitBy).toISOString());
       // With `remembered`: nothing runs past this check (not even the gate's lock) unless the card,
       // its controls and its partner's lack of an endpoint are, on this statement's snapshot, what
       // the decision was taken on; otherwise the statement answers no row.
       const unchanged = remembered === undefined ? '' : `unchanged AS MATERIALIZED (${unchangedSql(params, request, remembered)}), `;
       const gated = `${unchanged}gate AS MATERIALIZED (
         SELECT passed, counts::text[] AS counts, amounts::text[] AS amounts
-          FROM authorization_velocity_gate(${params.add(card.cardKey)}::text, ${params.add(Math.ceil(budgetMs))}::integer, ${params.add(card.partnerId)}::text,
+          FROM authorization_velocity_gate(${params.add(card.cardKey)}::text, authorization_ms_left(${commitByParam}::timestamptz), ${params.add(card.partnerId)}::text,
                ${params.add(card.cardKey)}::text, ${params.add(new Date(request.at).toISOString())}::timestamptz, ${params.add(gate.windows)}::integer[],
                ${params.add(gate.countLimits)}::bigint[], ${params.add(gate.amountLimits)}::numeric[])${remembered === undefined ? '' : ' WHERE EXISTS (SELECT 1 FROM unchanged)'})`;
       const answered = JSON.stringify(answeredOf(decision));
@@ -719,7 +765,7 @@ async function recordForCard(
         text = `WITH ${gated}, ${written.ctes}, fenced AS (${fence} AND EXISTS (SELECT 1 FROM ins) RETURNING 1), audited AS (
              INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM fenced RETURNING 1
            ), checked AS (
-             SELECT authorization_recorded_in_time(i.n, f.n, ${params.add(budgetMs)}::double precision) AS ok
+             SELECT authorization_recorded_by(i.n, f.n, ${commitByParam}::timestamptz) AS ok
                FROM (SELECT count(*) AS n FROM ins) AS i, (SELECT count(*) AS n FROM fenced) AS f, (SELECT count(*) FROM audited) AS a, (SELECT count(*) FROM ev) AS e
            ) SELECT g.passed, g.counts, g.amounts, ${written.columns}, (SELECT count(*) FROM fenced) AS fenced, (SELECT ok FROM checked) AS checked FROM gate AS g`;
       } else {
@@ -734,12 +780,10 @@ async function recordForCard(
         text = `WITH ${gated}, ${claim}, ${written.ctes}, audited AS (
              INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(auditValues(audit))} FROM ins RETURNING 1
            ), checked AS (
-             SELECT authorization_recorded_in_time(c.n, i.n, ${params.add(budgetMs)}::double precision) AS ok
+             SELECT authorization_recorded_by(c.n, i.n, ${commitByParam}::timestamptz) AS ok
                FROM (SELECT count(*) AS n FROM claim) AS c, (SELECT count(*) AS n FROM ins) AS i, (SELECT count(*) FROM audited) AS a, (SELECT count(*) FROM ev) AS e
            ) SELECT g.passed, g.counts, g.amounts, ${written.columns}, (SELECT count(*) FROM claim) AS fenced, (SELECT ok FROM checked) AS checked FROM gate AS g`;
       }
-      // Past this point the statement (and its commit) is sent; the caller waits for it rather than answering 503 over it.
-      progress.committing = true;
       return { name: token !== undefined ? 'authorization-record' : remembered === undefined ? 'authorization-record-with-claim' : 'authorization-record-remembered', text, values: params.values };
     })
   ).rows[0];
@@ -800,10 +844,19 @@ function fenceSql(params: StatementParams, request: AuthorizationRequest, token:
            WHERE authorization_id = ${params.add(request.id)} AND claim_token = ${params.add(token)} AND state = 'deciding'`;
 }
 
-/** Marks the claim decided (fenced by its token); false: another request took it over. */
-async function finish(tx: Queryable, request: AuthorizationRequest, token: string, answered: AuthorizationDecision): Promise<boolean> {
-  const params = new StatementParams();
-  const result = await tx.query(fenceSql(params, request, token, answered), params.values);
+/**
+ * Marks the claim decided (fenced by its token), in one statement of its own that the database
+ * refuses past the commit-by instant of `answerBy` (PGW01, whenever it arrives); false: another
+ * request took the claim over.
+ */
+async function finish(db: Database, request: AuthorizationRequest, token: string, answered: AuthorizationDecision, answerBy: number): Promise<boolean> {
+  const commitBy = commitByOf(answerBy);
+  const result = await db.statement(() => {
+    if (Date.now() > commitBy) throw new DecisionTooLate();
+    const params = new StatementParams();
+    const text = `${fenceSql(params, request, token, answered)} AND authorization_before(${params.add(new Date(commitBy).toISOString())}::timestamptz)`;
+    return { text, values: params.values };
+  });
   return (result.rowCount ?? 0) > 0;
 }
 

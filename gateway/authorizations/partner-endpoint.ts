@@ -231,11 +231,9 @@ export async function askPartner(
   } finally {
     deps.calls.release(input.partnerId);
   }
+  // A default is logged once per decision by the authorization's answer, as the partner's fault and
+  // rate-limited per partner (gateway/authorizations/partner-faults.ts); the health counts it here.
   deps.calls.record(input.partnerId, decision);
-  if (decision.kind === 'default') {
-    // The endpoint id and the failure's kind: never the answer, the URL's query or a secret.
-    deps.log?.info({ partnerId: input.partnerId, endpointId: target.id, authorizationId: input.request.authorization.id, reason: decision.reason, error: decision.error, latencyMs: decision.latencyMs }, 'partner decision endpoint: default decision applied');
-  }
   return decision;
 }
 

@@ -14,6 +14,12 @@ declare global {
       sensitive?: boolean;
       /** Facts a handler adds to its request's access-log line (never a secret: they are scrubbed like every field, but name none). */
       logFields?: Record<string, string | number | boolean>;
+      /**
+       * Whose fault a 5xx answer is when it is not the gateway's: `partner` (a partner's decision
+       * endpoint took the budget, and the handler logged that once, rate-limited): the access line
+       * is then written at info, not error.
+       */
+      faultOf?: 'partner';
     }
   }
 }
@@ -40,7 +46,7 @@ export function requestContext(log: Logger, component: string): RequestHandler {
     res.on('finish', () => {
       const latencyMs = performance.now() - started;
       metrics.record(req, res.statusCode, latencyMs / 1000);
-      writeLine(res.statusCode >= 500 ? 'error' : 'info', accessLogFields(req, res, component, latencyMs));
+      writeLine(res.statusCode >= 500 && res.locals.faultOf === undefined ? 'error' : 'info', accessLogFields(req, res, component, latencyMs));
     });
     next();
   };

@@ -3,7 +3,7 @@ import { recordAuthorizationDecision } from '../metrics';
 import { ANSWER_MARGIN_MS, DecisionTooLate, type AuthorizationDecision, type AuthorizationRequest, type DecisionProgress } from '../authorizations/decide';
 import type { SyncDeps } from '../cards/card-sync';
 import { GatewayError } from '../errors';
-import { notFound, problemHandler } from '../http/problem';
+import { notFound, problemHandler, sendProblem } from '../http/problem';
 import { requestContext } from '../http/request-context';
 import type { Logger } from '../logging/logger';
 import { verifySignature } from '../webhooks/signature';
@@ -11,6 +11,7 @@ import type { NotifySecrets } from './secrets';
 import { TRANSACTION_ID } from '../ids';
 import { checkTransaction, instant, isObject, UPSTREAM_CARD_KEY } from '../transactions/validate';
 import { mark, tracing, traceNow, writeTrace } from '../authorizations/decision-trace';
+import { PartnerFaultLog, type FaultedAnswer } from '../authorizations/partner-faults';
 import { applyIssuerNotification, applyProcessingNotification, type IssuerNotification, type NotifyingUpstream, type ProcessingNotification } from './apply';
 
 /** How far a notification's `t` may be from the gateway's clock, in seconds (either way). */
@@ -123,22 +124,30 @@ function checkAuthorizationRequest(body: Record<string, unknown>): Authorization
   };
 }
 
-/** Past `answerBy`, how long a recording on its way is waited for before the 503 all the same: half the margin, so the answer still precedes the processor's deadline. */
-const FINAL_GRACE_MS = ANSWER_MARGIN_MS / 2;
-
 /**
  * `POST /upstream-notifications/processing/authorizations`: the processor asks for a decision. Signed
- * and checked as the notifications; answered `{approved, declineReason?}` by the deadline less the
- * margin, or at that moment 503 `decision_unavailable` (and at once 503 `database_unavailable` when
- * the database cannot be reached), so the processor applies its stand-in without waiting. Never later.
+ * and checked as the notifications; answered `{approved, declineReason?}` by `answerBy`, the deadline
+ * less the margin, or at that moment 503 `decision_unavailable` (and at once 503
+ * `database_unavailable` when the database cannot be reached), so the processor applies its stand-in
+ * without waiting. Never later: a recording still on its way then is refused by the database past
+ * its commit-by instant, whenever it arrives (decide.ts, `commitByOf`).
+ *
+ * Logs: a decision whose partner endpoint did not answer usably (its default applied, or a 503
+ * after it) is the partner's fault: one warn line per partner per second at most
+ * ({@link PartnerFaultLog}), and the request's access line at info. Any other 503 is the gateway's:
+ * error, as every 5xx. A decision that reaches the gateway after its 503 went out (committed before
+ * its commit-by instant, its acknowledgement later than the reserve) is logged at error: the
+ * processor's stand-in overrules it (docs/authorizations.md, "Deadline").
  */
 function answerAuthorizations(secrets: readonly string[], answering: AuthorizationAnswering, log: Logger): RequestHandler {
+  const faults = new PartnerFaultLog(log);
   return function answerAuthorization(req, res, next) {
     const arrived = Date.now();
     const answerBy = arrived + answering.deadlineMs - ANSWER_MARGIN_MS;
     const took = () => (Date.now() - arrived) / 1000;
     let answered = false;
-    const progress: DecisionProgress = { committing: false };
+    let authorizationId: string | undefined;
+    const progress: DecisionProgress = {};
     if (tracing()) {
       // The diagnostic (AUTHORIZATION_TRACE_FILE): the request event's time, set by the server's first listener.
       const trace = { request: (req as { traceRequestAt?: number }).traceRequestAt ?? 0, handler: traceNow() };
@@ -148,38 +157,52 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
         writeTrace(trace);
       });
     }
+    const partnerFault = (answer: FaultedAnswer) => {
+      const fault = progress.partnerFault;
+      if (!fault || authorizationId === undefined) return false;
+      faults.report({ ...fault, authorizationId, answered: answer });
+      res.locals.logFields = { authorizationId, partnerFault: fault.reason };
+      return true;
+    };
     const unavailable = () => {
       answered = true;
       recordAuthorizationDecision('unavailable', 'none', took());
-      next(new GatewayError('decision_unavailable', 'No decision could be recorded before the deadline: apply the stand-in'));
+      const error = new GatewayError('decision_unavailable', 'No decision could be recorded before the deadline: apply the stand-in');
+      if (!partnerFault('unavailable')) return next(error);
+      // The partner's endpoint took the budget: its fault, logged once above; the access line at info.
+      res.locals.faultOf = 'partner';
+      sendProblem(res, req.requestId, error);
     };
-    let timer = setTimeout(() => {
-      // A decision whose recording is on its way is answered when it lands, within half the margin:
-      // a 503 over a committed decision would leave a decision standing that the processor never
-      // got. Past that, the stand-in's 503 all the same, before the processor's deadline: a
-      // recording still running then waited for a lock (a migration's, an index build's) and rolls
-      // back when it gets it (migration 021, authorization_recorded_in_time), or its commit stalled.
-      if (!progress.committing) return unavailable();
-      timer = setTimeout(() => {
-        if (answered) return;
-        log.warn({ stage: 'authorization' }, 'an authorization decision was still being recorded at the deadline: answered 503 (the stand-in)');
-        unavailable();
-      }, FINAL_GRACE_MS);
-    }, Math.max(0, answerBy - Date.now()));
+    // At `answerBy`, the 503 unless a decision is answered: after one turn of the event loop's I/O
+    // (setImmediate runs after the poll phase), so that a recording's acknowledgement that arrived
+    // while this timer was due is read first, rather than answered over.
+    const timer = setTimeout(() => setImmediate(() => answered || unavailable()), Math.max(0, answerBy - Date.now()));
     void (async () => {
       const body = verifiedBody(req, secrets);
       const request = checkAuthorizationRequest(body);
+      authorizationId = request.id;
       if (progress.trace) progress.trace.id = request.id;
       const decision = await answering.decide(request, answerBy, progress);
       mark(progress.trace, 'decided');
-      if (answered) return;
+      if (answered) {
+        // A repeat that read another request's decision after its own 503 changed nothing; this request's own recording did.
+        if (!progress.recorded) return;
+        log.error({ authorizationId: request.id, approved: decision.approved, decidedBy: decision.decidedBy, lateMs: Date.now() - answerBy }, 'an authorization decision reached the gateway after its 503: the processor\'s stand-in overrules it');
+        return;
+      }
       recordAuthorizationDecision(decision.approved ? 'approved' : 'declined', decision.decidedBy, took());
+      partnerFault('default');
       // On the request's access-log line (one line per decision, not two).
-      res.locals.logFields = { authorizationId: request.id, approved: decision.approved, decidedBy: decision.decidedBy };
+      res.locals.logFields = { ...res.locals.logFields, authorizationId: request.id, approved: decision.approved, decidedBy: decision.decidedBy };
       res.status(200).json(decision.approved ? { approved: true } : { approved: false, declineReason: decision.declineReason });
     })()
       .catch((err: unknown) => {
-        if (answered) return;
+        if (answered) {
+          // The recording reached the database after the 503 (a link that held it, a lock it waited
+          // for) and was refused there, past its commit-by instant: what was answered stands.
+          if (err instanceof DecisionTooLate && err.byDatabase && authorizationId !== undefined) log.info({ authorizationId, lateMs: Date.now() - answerBy }, 'an authorization decision was refused by the database after its 503 (past its commit-by instant): nothing recorded');
+          return;
+        }
         if (err instanceof DecisionTooLate) return unavailable();
         // A refused request (signature, body) is no decision; an error past them is the stand-in's.
         if (!(err instanceof GatewayError && err.status < 500)) recordAuthorizationDecision('unavailable', 'none', took());

@@ -83,6 +83,110 @@ describe('e2e: authorization decisions', function () {
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
   const transactionsOf = async (cardKey: string) => (await api(gateway, partner, 'GET', `/transactions?cardKey=${cardKey}`)).body.data as any[];
+  /** The processor's stand-in for `body` (DECLINED `stand_in`), notified as its `transaction.created`; answers the notification's status. */
+  const notifyStandIn = async (body: ReturnType<typeof request>, to: GatewayProcess = gateway) => {
+    const a = body.authorization;
+    const standIn = {
+      id: a.transactionId,
+      cardId: a.cardId,
+      accountId: null,
+      amount: a.amount,
+      currency: a.currency,
+      type: a.type,
+      status: 'DECLINED',
+      merchant: a.merchant,
+      createdAt: a.at,
+      updatedAt: a.at,
+      version: 1,
+      settledAmount: null,
+      declineReason: 'stand_in',
+      relatedTransactionId: null,
+      authorizationId: a.id,
+      history: [{ kind: 'decline', amount: a.amount, at: a.at }],
+    };
+    const raw = JSON.stringify({ id: `ntf_${crypto.randomBytes(8).toString('hex')}`, type: 'transaction.created', occurredAt: a.at, transaction: standIn });
+    const notified = await fetch(`${to.notifyUrl}/upstream-notifications/processing`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'upstream-notification-id': JSON.parse(raw).id, 'upstream-signature': sign(raw) },
+      body: raw,
+    });
+    await notified.text();
+    return notified.status;
+  };
+
+  /**
+   * A link between the second instance and PostgreSQL that stalls as a network holding packets
+   * does, from the moment the decision's recording statement is on it (its prepared statement's
+   * name, or its text where statements are not prepared), until `releaseAfterMs` later, or until the
+   * instance has answered. `statement`: the recording's prepared statement, when it was one.
+   */
+  const RECORDING_MARKERS = ['authorization-record', 'authorization_recorded_by'];
+  const askThroughStalledLink = async (body: ReturnType<typeof request>, releaseAfterMs: number | 'after the answer') => {
+    const stalled = link.stallOn(RECORDING_MARKERS);
+    try {
+      const started = Date.now();
+      const answering = ask(body, { to: second });
+      const held = await Promise.race([stalled, answering.then(() => undefined)]);
+      expect(held, 'the recording statement was on the link before any answer').to.be.instanceOf(Buffer);
+      if (releaseAfterMs !== 'after the answer') setTimeout(() => link.release(), releaseAfterMs);
+      const answer = await answering;
+      return { answer, tookMs: Date.now() - started, statement: /authorization-record[a-z-]*/.exec(held!.toString('latin1'))?.[0] };
+    } finally {
+      link.release();
+    }
+  };
+  /** What the database holds of an authorization id: its decision rows' states, the audit entries of its decision, the velocity ledger's entries of its transaction. */
+  const recordedFor = async (body: ReturnType<typeof request>) => {
+    const db = new Database(gateway.databaseUrl!, { max: 1, log: createLogger({ level: 'silent' }) });
+    try {
+      const count = async (sql: string, value: string) => Number((await db.query<{ n: string }>(sql, [value])).rows[0].n);
+      return {
+        decisions: (await db.query<{ state: string }>('SELECT state FROM authorization_decisions WHERE authorization_id = $1', [body.id])).rows.map((r) => r.state),
+        audited: await count("SELECT count(*) AS n FROM audit_log WHERE request_id = 'authorization-' || $1", body.id),
+        ledger: await count('SELECT count(*) AS n FROM card_velocity_ledger WHERE transaction_id = $1', body.authorization.transactionId),
+      };
+    } finally {
+      await db.close();
+    }
+  };
+  const createdEvents = async (owner: TestPartner, transactionId: string) =>
+    ((await api(gateway, owner, 'GET', '/events?type=transaction.created&limit=100')).body.data as any[]).filter((e) => e.data.transaction._id === transactionId);
+  /**
+   * An id answered 503 while its recording was held on the link: once the link is back (the held
+   * statement refused by the database) and the processor's stand-in notified, no decision, no
+   * transaction from the gateway (the stand-in's only), no `transaction.created` from the gateway,
+   * no audit entry of a decision and nothing in the velocity ledger.
+   */
+  const expectNothingStood = async (owner: TestPartner, body: ReturnType<typeof request>, answered: { answer: { status: number; body: any }; tookMs: number }) => {
+    expect(answered.answer.status, JSON.stringify(answered.answer.body)).to.equal(503);
+    expect(answered.answer.body.code).to.equal('decision_unavailable');
+    expect(answered.tookMs, 'before AUTHORIZATION_DEADLINE_MS (2000)').to.be.below(2000);
+    // The held recording ran once the link was back: refused by the database, or (were the fence
+    // broken) recorded after the 503, which the instance logs at error.
+    const late = await waitForLogLine(second, (l) => l.authorizationId === body.id && typeof l.msg === 'string' && /refused by the database after its 503|reached the gateway after its 503/.test(l.msg), 10_000);
+    expect(await notifyStandIn(body, second), 'the processor\'s stand-in').to.equal(200);
+    const recorded = await recordedFor(body);
+    expect(recorded.decisions.filter((state) => state === 'decided'), 'no decision').to.deep.equal([]);
+    expect(recorded.audited, 'no decision audited').to.equal(0);
+    expect(recorded.ledger, 'no velocity count').to.equal(0);
+    const t = (await api(gateway, owner, 'GET', `/transactions/${body.authorization.transactionId}`)).body;
+    expect(t).to.deep.include({ status: 'DECLINED', declineReason: 'stand_in', authorization: null });
+    const events = await createdEvents(owner, body.authorization.transactionId);
+    expect(events, 'the stand-in\'s event only').to.have.length(1);
+    expect(events[0].data.transaction).to.deep.include({ status: 'DECLINED', authorization: null });
+    expect(late).to.include({ level: 'info' });
+  };
+  /** An id answered with a decision although its recording was held a while: exactly one decision, transaction, event and velocity count. */
+  const expectRecordedOnce = async (owner: TestPartner, body: ReturnType<typeof request>, answered: { answer: { status: number; body: any } }, decidedBy: string) => {
+    expect(answered.answer).to.deep.equal({ status: 200, body: { approved: true } });
+    expect(await recordedFor(body)).to.deep.equal({ decisions: ['decided'], audited: 1, ledger: 1 });
+    const t = (await api(gateway, owner, 'GET', `/transactions/${body.authorization.transactionId}`)).body;
+    expect(t).to.deep.include({ status: 'PENDING' });
+    expect(t.authorization.decidedBy).to.equal(decidedBy);
+    const events = await createdEvents(owner, body.authorization.transactionId);
+    expect(events).to.have.length(1);
+    expect(events[0].data.transaction.authorization.decidedBy).to.equal(decidedBy);
+  };
 
   before(async () => {
     recordSecret('notifySecret', PROCESSING_SECRET);
@@ -137,31 +241,7 @@ describe('e2e: authorization decisions', function () {
     const { cardKey, individualId } = await newCard();
     const body = request(cardKey);
     const a = body.authorization;
-    const standIn = {
-      id: a.transactionId,
-      cardId: cardKey,
-      accountId: null,
-      amount: a.amount,
-      currency: a.currency,
-      type: a.type,
-      status: 'DECLINED',
-      merchant: a.merchant,
-      createdAt: a.at,
-      updatedAt: a.at,
-      version: 1,
-      settledAmount: null,
-      declineReason: 'stand_in',
-      relatedTransactionId: null,
-      authorizationId: a.id,
-      history: [{ kind: 'decline', amount: a.amount, at: a.at }],
-    };
-    const raw = JSON.stringify({ id: `ntf_${crypto.randomBytes(8).toString('hex')}`, type: 'transaction.created', occurredAt: a.at, transaction: standIn });
-    const notified = await fetch(`${gateway.notifyUrl}/upstream-notifications/processing`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'upstream-notification-id': JSON.parse(raw).id, 'upstream-signature': sign(raw) },
-      body: raw,
-    });
-    expect(notified.status).to.equal(200);
+    expect(await notifyStandIn(body)).to.equal(200);
     expect(await ask(body)).to.deep.equal({ status: 200, body: { approved: false, declineReason: 'stand_in' } });
     const transactions = await transactionsOf(cardKey);
     expect(transactions).to.have.length(1);
@@ -232,6 +312,37 @@ describe('e2e: authorization decisions', function () {
     const list = await transactionsOf(cardKey);
     expect(list.filter((t) => t.status === 'PENDING')).to.have.length(2);
     expect(list.filter((t) => t.status === 'DECLINED' && t.authorization.rule === 'card.velocity[0].maxCount')).to.have.length(4);
+  });
+
+  describe('a link to PostgreSQL that stalls with the recording on it, then comes back', function () {
+    it('a first decision (the reads, then the recording): answered 503, the late recording refused; a short stall still decides once', async () => {
+      const { cardKey } = await newCard();
+      const body = request(cardKey);
+      const stalled = await askThroughStalledLink(body, 'after the answer');
+      if (stalled.statement) expect(stalled.statement).to.equal('authorization-record-with-claim');
+      await expectNothingStood(partner, body, stalled);
+
+      const fresh = await newCard();
+      const decided = request(fresh.cardKey);
+      const held = await askThroughStalledLink(decided, 200);
+      if (held.statement) expect(held.statement).to.equal('authorization-record-with-claim');
+      await expectRecordedOnce(partner, decided, held, 'approved');
+    });
+
+    it('a card decided before (the recording alone, one statement): answered 503, the late recording refused; a short stall still decides once', async () => {
+      const { cardKey } = await newCard();
+      // The second instance decides once for the card, and remembers it.
+      expect((await ask(request(cardKey), { to: second })).body).to.deep.equal({ approved: true });
+      const body = request(cardKey);
+      const stalled = await askThroughStalledLink(body, 'after the answer');
+      if (stalled.statement) expect(stalled.statement).to.equal('authorization-record-remembered');
+      await expectNothingStood(partner, body, stalled);
+
+      const decided = request(cardKey);
+      const held = await askThroughStalledLink(decided, 200);
+      if (held.statement) expect(held.statement).to.equal('authorization-record-remembered');
+      await expectRecordedOnce(partner, decided, held, 'approved');
+    });
   });
 
   describe('the partner\'s decision endpoint', function () {
@@ -341,6 +452,19 @@ describe('e2e: authorization decisions', function () {
       });
     }
 
+    it('with the endpoint (the claim, the partner\'s answer, then the recording), a stalled link: answered 503, the late recording refused; a short stall still decides once', async () => {
+      const body = request(cardKey);
+      const stalled = await askThroughStalledLink(body, 'after the answer');
+      if (stalled.statement) expect(stalled.statement).to.equal('authorization-record');
+      expect(endpoint.received.filter((r) => r.body.data.authorization.id === body.id), 'the partner was asked').to.have.length(1);
+      await expectNothingStood(enrolled, body, stalled);
+
+      const decided = request(cardKey);
+      const held = await askThroughStalledLink(decided, 200);
+      if (held.statement) expect(held.statement).to.equal('authorization-record');
+      await expectRecordedOnce(enrolled, decided, held, 'partner');
+    });
+
     it('a claim lost before its decision (PostgreSQL crashing after the claim\'s commit, which does not wait for its flush) is a crash before the claim: the holder records nothing, a repeat decides once', async () => {
       let release!: () => void;
       endpoint.behaviour = { kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)), body: { approved: true } };
@@ -376,6 +500,41 @@ describe('e2e: authorization decisions', function () {
         await db.close();
         const restored = await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { timeoutMs: 400 } });
         expect(restored.status, JSON.stringify(restored.body)).to.equal(200);
+      }
+    });
+
+    it('a hanging endpoint under 50 concurrent decisions is the partner\'s fault: no error line, at most one warn line per second with the count, every answer before the deadline', async () => {
+      // The longest timeout: the calls take the whole budget, and their recordings come at its end.
+      expect((await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { timeoutMs: 1500 } })).status).to.equal(200);
+      endpoint.behaviour = { kind: 'hang' };
+      const from = gateway.logLines().length;
+      try {
+        const started = Date.now();
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, async () => {
+            const body = request(cardKey);
+            const sent = Date.now();
+            const answer = await ask(body);
+            return { ...answer, tookMs: Date.now() - sent };
+          })
+        );
+        const burstMs = Date.now() - started;
+        for (const a of answers) {
+          expect(a.tookMs, 'before AUTHORIZATION_DEADLINE_MS (2000)').to.be.below(2000);
+          // The endpoint's default (decline), or 503 when even that could not be recorded in time.
+          if (a.status === 200) expect(a.body.declineReason).to.be.oneOf(['partner_timeout', 'partner_error']);
+          else expect(a.body.code, JSON.stringify(a.body)).to.equal('decision_unavailable');
+        }
+        // The held faults are written when their second ends: every one of the 50 counted in some line.
+        const faultLines = () => gateway.logLines().slice(from).filter((l) => l.msg === 'partner decision endpoint did not answer usably' && l.partnerId === enrolled.id);
+        await waitFor('every fault counted in a line', () => faultLines().reduce((n, l) => n + Number(l.count), 0) === 50);
+        const lines = faultLines();
+        for (const l of lines) expect(l).to.include({ level: 'warn' }).and.not.have.property('err');
+        expect(lines.length, `at most one line per second of the burst (${burstMs} ms) and its last second`).to.be.at.most(Math.ceil(burstMs / 1000) + 1);
+        const errors = gateway.logLines().slice(from).filter((l) => l.level === 'error' || l.level === 'fatal');
+        expect(errors, 'no error line: the partner\'s fault is not the gateway\'s').to.deep.equal([]);
+      } finally {
+        expect((await api(gateway, enrolled, 'PATCH', '/authorization-endpoint', { body: { timeoutMs: 400 } })).status).to.equal(200);
       }
     });
 
@@ -480,9 +639,10 @@ describe('e2e: authorization decisions', function () {
       expect(answer.body.code).to.equal('decision_unavailable');
       expect(tookMs, 'before AUTHORIZATION_DEADLINE_MS (2000)').to.be.below(2000);
       expect(Number((await blocked()).rows[0]!.n), 'the recording was still waiting for the lock when the 503 went out').to.equal(1);
-      await waitForLogLine(gateway, (l) => l.level === 'warn' && typeof l.msg === 'string' && l.msg.includes('still being recorded at the deadline'));
       release();
       await held;
+      // It runs once it has the lock, past its commit-by instant: refused by the database.
+      await waitForLogLine(gateway, (l) => l.authorizationId === body.id && typeof l.msg === 'string' && l.msg.includes('refused by the database after its 503'));
       await waitFor('the late recording to finish', async () => Number((await blocked()).rows[0]!.n) === 0);
       const rows = await locker.query('SELECT 1 FROM authorization_decisions WHERE authorization_id = $1', [body.id]);
       expect(rows.rowCount, 'the late recording rolled back: no decision row').to.equal(0);
