@@ -13,7 +13,8 @@ import { startCardReconciler } from './cards/card-sync';
 import { startSearchLinks } from './cards/search-links';
 import { startTransactionReconciler } from './transactions/reconciler';
 import { openDecisionTrace, startTraceMonitors, traceNow, tracing } from './authorizations/decision-trace';
-import { decideAuthorization, deleteExpiredDecisions, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
+import { CLOCK_SKEW_BOUND_MS, decideAuthorization, deleteExpiredDecisions, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
+import { beyondBound, measureClockOffset } from './db/clock-offset';
 import { askPartner, enrolled } from './authorizations/partner-endpoint';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
@@ -31,7 +32,7 @@ import { buildInitialConfig } from './runtime/config-candidate';
 import { ConfigReloader } from './runtime/config-reloader';
 import { createNotificationsApp } from './inbound/notifications-app';
 import { notificationSecrets } from './inbound/secrets';
-import { metricsRoute, recordConfigReload, recordPartnerDecision, trackGatewayState, trackWebhookBacklog } from './metrics';
+import { databaseClockOffset, metricsRoute, recordConfigReload, recordPartnerDecision, trackGatewayState, trackWebhookBacklog } from './metrics';
 import type { UpstreamUrls } from './upstreams';
 import type { Settings } from './settings';
 import type { Sandboxes } from '../sandbox';
@@ -251,6 +252,25 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       const decisionDeps = { db, log, checks: authorizationChecks(services), endpointHints: newEndpointHints() };
       const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number, progress: DecisionProgress) => decideAuthorization(decisionDeps, request, answerBy, progress) };
       const notifyServer = expressServer(createNotificationsApp(deps, notifySecrets, authorizations), { headersTimeout: 20_000, requestTimeout: 30_000 });
+      // The decisions' commit-by fence allows for CLOCK_SKEW_BOUND_MS between this process's clock and
+      // the database's (docs/authorizations.md, "Deadline"): measured at start and every minute.
+      const stopClockProbe = every(
+        60_000,
+        async () => {
+          const offset = await measureClockOffset(db);
+          databaseClockOffset.set(offset.offsetMs / 1000);
+          if (beyondBound(offset, CLOCK_SKEW_BOUND_MS)) {
+            log.error(
+              { offsetMs: Math.round(offset.offsetMs), uncertaintyMs: Math.round(offset.uncertaintyMs), boundMs: CLOCK_SKEW_BOUND_MS },
+              "the database's clock and this gateway's differ by more than authorization decisions allow: synchronize both (NTP)"
+            );
+          }
+        },
+        log,
+        'database clock offset probe failed',
+        { immediately: true }
+      );
+      cleanups.push(() => stopClockProbe());
       if (settings.authorizationTraceFile) {
         // The diagnostic of docs/performance.md "Run K" (AUTHORIZATION_TRACE_FILE): opened now, ended at
         // shutdown (after the listener, whose last decisions it records); each request's arrival, before the app's own work.

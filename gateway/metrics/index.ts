@@ -3,7 +3,7 @@
  * registry per process, small recorders for the request path, gauges read at scrape time, and the
  * `/admin/metrics` route of the admin API.
  */
-export { registry, METRIC_NAMES, LATENCY_BUCKETS, rateLimitFallbackTotal, rateLimitFallbackActive } from './registry';
+export { registry, METRIC_NAMES, LATENCY_BUCKETS, rateLimitFallbackTotal, rateLimitFallbackActive, databaseClockOffset } from './registry';
 export { recordAuthorizationDecision, recordPartnerDecision } from './recorders';
 export {
   requestMetrics,

@@ -130,6 +130,13 @@ export const partnerDecisionDuration = new Histogram({
   registers: [registry],
 });
 
+/** The database's clock less this process's, as last measured (the authorization decisions' commit-by fence allows for a bounded skew). */
+export const databaseClockOffset = new Gauge({
+  name: 'database_clock_offset_seconds',
+  help: "The database's clock less this gateway process's, in seconds, measured at start and every minute over one round trip; authorization decisions need it within 0.05 s either way (docs/authorizations.md, \"Deadline\").",
+  registers: [registry],
+});
+
 /** The metric names this module exports (documentation and tests). */
 export const METRIC_NAMES = {
   requests: 'http_requests_total',
@@ -155,4 +162,5 @@ export const METRIC_NAMES = {
   authorizationDecisions: 'authorization_decisions_total',
   authorizationDecisionDuration: 'authorization_decision_duration_seconds',
   partnerDecisionDuration: 'partner_decision_duration_seconds',
+  databaseClockOffset: 'database_clock_offset_seconds',
 } as const;
