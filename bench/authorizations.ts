@@ -16,12 +16,19 @@
  *    whatever the earlier ones are doing), so that no slow answer delays the next request. With
  *    the endpoint: the partner's latency as the gateway recorded it (`authorization.partnerLatencyMs`)
  *    and the endpoint's own handling time;
- * 3. one more saturation round with the endpoint enrolled (informative; not in the smoke).
+ * 3. one more saturation round with the endpoint enrolled (informative; not in the smoke);
+ * 4. the answer at the deadline (issue 32): the endpoint hangs (its `timeoutMs` 1500, the longest),
+ *    so each decision waits out the partner's whole share of the budget and is recorded at its end
+ *    (or answered 503 when even that cannot be), with both cores kept busy by two other processes
+ *    (not in the smoke): the processor's view of every answer's time, 200 or 503, against its
+ *    deadline (`AUTHORIZATION_DEADLINE_MS`, 2000 ms), at a rate that keeps the partner's cap of 32
+ *    calls in flight nearly full.
  *
  * The mix of outcomes is read back from the transactions the decisions recorded.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -109,6 +116,25 @@ export interface LatencyFigures {
   cpuUsPerDecision: number;
 }
 
+/** Every answer's time at the client (the processor's view) while the partner's endpoint hangs. */
+export interface DeadlineFigures {
+  samples: number;
+  rate: number;
+  /** Processes kept busy beside the gateway (each spinning on one core). */
+  busyProcesses: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Answers: the endpoint's default decision (200), or 503 `decision_unavailable` (the stand-in). */
+  defaults: number;
+  unavailable: number;
+  /** Answers of another status, and requests with no answer (a connection error). */
+  other: number;
+  /** Answers at or past the processor's deadline, or never had: must be 0. */
+  pastDeadline: number;
+  deadlineMs: number;
+}
+
 export interface SaturationRound {
   decisions: number;
   decisionsPerSecond: number;
@@ -159,6 +185,8 @@ export interface AuthorizationResult {
   };
   /** Not in the smoke. */
   saturationWithEndpoint?: SaturationRound;
+  /** Stage 4: a hanging endpoint, both cores busy (not in the smoke: no busy cores there). */
+  deadline: DeadlineFigures;
   /** Recorded transactions by stage: `approved` and each `declineReason`, and `decidedBy`. */
   mix: Record<string, Record<string, number>>;
   /** Requests answered 200 less the transactions recorded (0: each approved or declined answer recorded its transaction, and nothing more; see {@link AuthorizationResult.abandoned}). */
@@ -302,6 +330,80 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
 
     /** The latency of each decision answered 200 at a fixed rate, by authorization id. */
     const latencyById = new Map<string, number>();
+
+    /**
+     * Stage 4: `count` decisions at 20 per second with the endpoint hanging (its `timeoutMs` 1500) and
+     * `busy` other processes spinning, each answer's time at the client, whatever its status.
+     */
+    const deadlineStage = async (count: number, busy: number): Promise<DeadlineFigures> => {
+      const deadlineRate = 20;
+      const deadlineMs = Number(process.env.AUTHORIZATION_DEADLINE_MS) || 2000;
+      await fetch(`${endpoint.base}/hang?on=1`).then((r) => r.arrayBuffer());
+      await json(`${input.partnerApi}/authorization-endpoint`, { method: 'PATCH', headers: await input.auth(), body: JSON.stringify({ timeoutMs: 1500 }) });
+      const burners = Array.from({ length: busy }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+      const url = new URL(`${notifyBase}${PATH}`);
+      const times: number[] = [];
+      let defaults = 0;
+      let unavailable = 0;
+      let other = 0;
+      let pastDeadline = 0;
+      try {
+        const send = (): Promise<void> =>
+          new Promise((resolve) => {
+            const raw = nextBody('deadline');
+            const started = performance.now();
+            const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: signedHeaders(raw) }, (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => {
+                const took = performance.now() - started;
+                times.push(took);
+                if (took >= deadlineMs) pastDeadline += 1;
+                const body = Buffer.concat(chunks).toString();
+                if (res.statusCode === 200) {
+                  defaults += 1;
+                  answered += 1;
+                } else if (res.statusCode === 503 && body.includes('decision_unavailable')) unavailable += 1;
+                else other += 1;
+                resolve();
+              });
+            });
+            req.on('error', () => {
+              other += 1;
+              pastDeadline += 1;
+              resolve();
+            });
+            req.end(raw);
+          });
+        const pending: Promise<void>[] = [];
+        const began = performance.now();
+        for (let i = 0; i < count; i++) {
+          const wait = began + (i * 1000) / deadlineRate - performance.now();
+          if (wait > 0) await sleep(wait);
+          pending.push(send());
+        }
+        await Promise.all(pending);
+      } finally {
+        for (const burner of burners) burner.kill('SIGKILL');
+        agent.destroy();
+        await fetch(`${endpoint.base}/hang?on=0`).then((r) => r.arrayBuffer());
+      }
+      times.sort((a, b) => a - b);
+      return {
+        samples: times.length,
+        rate: deadlineRate,
+        busyProcesses: busy,
+        p50Ms: round2(percentile(times, 50)),
+        p99Ms: round2(percentile(times, 99)),
+        maxMs: round2(times[times.length - 1] ?? 0),
+        defaults,
+        unavailable,
+        other,
+        pastDeadline,
+        deadlineMs,
+      };
+    };
     /** `count` decisions at `rate` per second, open loop: latency at the client, ms. */
     const fixedRate = async (stage: string, count: number): Promise<LatencyFigures> => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -441,6 +543,9 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       await input.profileEndpoint?.(false);
     }
 
+    log(`authorizations: the answer at the deadline, the endpoint hanging${input.smoke ? '' : ', both cores busy'}...`);
+    const deadline = await deadlineStage(input.smoke ? 5 : 200, input.smoke ? 0 : 2);
+
     // What was recorded, by stage: the transactions the decisions wrote.
     const rows = (
       await pg.query<{ stage: string; outcome: string; decided_by: string; n: number }>(
@@ -485,6 +590,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
         beyondEndpointP99Ms: round2(percentile(beyondEndpoint, 99)),
       },
       ...(saturationWithEndpoint ? { saturationWithEndpoint } : {}),
+      deadline,
       mix,
       unrecorded: answered - recorded,
       abandoned,
@@ -500,7 +606,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
  * so that it does not share this process's event loop with the open-loop client: `calls()` how many
  * it answered, `handlingFrom(i)` its own handling times (ms) from the i-th call on.
  */
-async function startDecisionEndpoint(): Promise<{ url: string; calls: () => Promise<number>; handlingFrom: (from: number) => Promise<{ handling: number[]; ids: string[] }>; close: () => Promise<void> }> {
+async function startDecisionEndpoint(): Promise<{ url: string; base: string; calls: () => Promise<number>; handlingFrom: (from: number) => Promise<{ handling: number[]; ids: string[] }>; close: () => Promise<void> }> {
   const child = await startNode(path.join(__dirname, 'decision-endpoint.js'), {}, (line) => typeof line.port === 'number');
   const base = `http://127.0.0.1:${String(child.ready.port)}`;
   const stats = async (from: number, all: boolean): Promise<{ calls: number; handling: number[]; ids: string[] }> => {
@@ -509,6 +615,7 @@ async function startDecisionEndpoint(): Promise<{ url: string; calls: () => Prom
   };
   return {
     url: `${base}/decide`,
+    base,
     calls: async () => (await stats(0, false)).calls,
     handlingFrom: async (from) => stats(from, true),
     close: () => child.stop(),

@@ -3,7 +3,8 @@
  * process of its own: a node:http server answering `{"approved":true}` at once. Apart from the
  * open-loop client, so that neither queues behind the other's work (docs/performance.md "Run K"):
  * the partner's latency the gateway records is then the HTTP exchange and this process's
- * scheduling, not the load generator's event loop. Announces `{"port": n}` on stdout;
+ * scheduling, not the load generator's event loop. `GET /hang?on=1` makes it hang (read each
+ * request, never answer: the deadline stage), `?on=0` answer again. Announces `{"port": n}` on stdout;
  * `GET /handling?from=i` answers its own handling times (request event to answer written, ms) from
  * the i-th call on, with each call's authorization id. With BENCH_AUTHORIZATION_TRACE_DIR, each call's request event and answer
  * (epoch ms) by authorization id go to endpoint.jsonl there at `GET /flush`.
@@ -20,6 +21,7 @@ const handling: number[] = [];
 const ids: string[] = [];
 const traced: string[] = [];
 const answer = Buffer.from('{"approved":true}');
+let hanging = false;
 
 const server = http.createServer((req, res) => {
   if (req.method === 'GET') {
@@ -28,6 +30,7 @@ const server = http.createServer((req, res) => {
       if (traced.length > 0) fs.appendFileSync(path.join(TRACE_DIR, 'endpoint.jsonl'), `${traced.join('\n')}\n`);
       traced.length = 0;
     }
+    if (url.pathname === '/hang') hanging = url.searchParams.get('on') === '1';
     const from = Number(url.searchParams.get('from') ?? 0);
     const all = url.pathname === '/handling';
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ calls: handling.length, handling: all ? handling.slice(from) : [], ids: all ? ids.slice(from) : [] }));
@@ -38,6 +41,7 @@ const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
+    if (hanging) return;
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer);
     handling.push(performance.now() - started);
     const id = (JSON.parse(Buffer.concat(chunks).toString()) as { data: { authorization: { id: string } } }).data.authorization.id;
