@@ -10,7 +10,7 @@ import { Database } from '../../gateway/db/database';
 import { createLogger } from '../../gateway/logging/logger';
 import { AuthorizationEndpointStore } from '../../gateway/authorizations/endpoint-store';
 import { askPartner, PartnerCallState, type AuthorizationRequestData, type PartnerEndpointDeps } from '../../gateway/authorizations/partner-endpoint';
-import { checkTarget } from '../../gateway/webhooks/target-guard';
+import { createOutbound } from '../../gateway/outbound';
 import { signatureVerifies } from '../support/signatures';
 
 const REQUEST = {
@@ -52,12 +52,12 @@ describe('e2e: the partner decision endpoint (/authorization-endpoint)', functio
     const silent = createLogger({ level: 'silent' });
     db = new Database(runDatabaseUrl(), { max: 2, log: silent });
     // The shared gateway keeps secrets in plaintext (no WEBHOOKS_SECRET_KEY) and allows loopback (sandbox mode).
-    deps = { endpoints: new AuthorizationEndpointStore(db, { secretOverlapSeconds: 86400 }), checkTarget: (url) => checkTarget(url, { allowPrivate: true }), calls: new PartnerCallState(), log: silent };
+    deps = { endpoints: new AuthorizationEndpointStore(db, { secretOverlapSeconds: 86400 }), outbound: createOutbound({ allowPrivate: true }), calls: new PartnerCallState(), log: silent };
   });
 
   after(async function () {
     for (const r of receivers) await r.close();
-    deps?.calls.close();
+    deps?.outbound.close();
     await db?.close();
     await pg?.end();
   });
