@@ -7,6 +7,7 @@ import { PartnerStore } from './partners/partner-store';
 import { createUpstreamClients } from './upstreams';
 import { createWebhookServices } from './webhooks';
 import { createAuthorizationEndpointServices } from './authorizations';
+import { createOutbound, OwnListeners } from './outbound';
 import { VerifiedTokenCache } from '../policies/es512-jwt/verified-token-cache';
 import { FailedAuthLimiter, failedAuthLimitsFrom } from '../policies/es512-jwt/failed-auth-limiter';
 import { evictEverywhere } from '../policies/es512-jwt/cluster-eviction';
@@ -29,6 +30,11 @@ export interface GatewayServicesOptions {
    * and in tests that build pipelines in-process.
    */
   changeFeedUrl?: string;
+  /**
+   * This gateway's own listeners, which no partner URL may point at (gateway/outbound): serve.ts
+   * adds each port once it listens. A registry of none when omitted (in-process tests).
+   */
+  ownListeners?: OwnListeners;
 }
 
 /** The services of one gateway, and what stops them (the change feed, the upstream pools, Redis). */
@@ -61,9 +67,11 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
   const tokenCache = new VerifiedTokenCache();
   const authFailures = new FailedAuthLimiter(failedAuthLimitsFrom(settings));
   const rateLimits = createRateLimitStore(settings, log);
+  // The one guard and transport of every partner-supplied URL: webhooks and decision endpoints.
+  const outbound = createOutbound({ allowPrivate: settings.webhooksAllowPrivate || settings.sandboxMode, ownListeners: options.ownListeners ?? new OwnListeners() });
   // Its dispatcher is started by serve.ts: in-process tests build services without sending webhooks.
-  const webhooks = createWebhookServices(settings, db, log);
-  const authorizationEndpoints = createAuthorizationEndpointServices(settings, db, log, webhooks);
+  const webhooks = createWebhookServices(settings, db, log, outbound);
+  const authorizationEndpoints = createAuthorizationEndpointServices(settings, db, log, webhooks, outbound);
   // A change made through this process's admin API: dropped here, then in every cluster worker
   // (through the primary) before the admin call answers, then on other instances through NOTIFY.
   partners.onChange((partnerId, change) => evictEverywhere(tokenCache, partnerId, log, change));
@@ -90,13 +98,13 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
       log
     );
   }
-  const services: GatewayServices = { settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, webhooks, authorizationEndpoints, sandboxMode: settings.sandboxMode, tokenCache, authFailures, rateLimits: rateLimits.store };
+  const services: GatewayServices = { settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, outbound, webhooks, authorizationEndpoints, sandboxMode: settings.sandboxMode, tokenCache, authFailures, rateLimits: rateLimits.store };
   return {
     services,
     close: async () => {
       await feed?.stop();
       clients.close();
-      authorizationEndpoints.calls.close();
+      outbound.close();
       await rateLimits.close();
     },
   };

@@ -26,6 +26,7 @@ import { secretKeyringFrom } from './webhooks/secret-box';
 import { prepareSecretStorage, sealStoredSecrets, warnIfSecretsUnencrypted } from './webhooks/secret-storage';
 import { TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
 import { createGatewayServices, type ComposedServices } from './compose-services';
+import { OwnListeners } from './outbound';
 import { onClusterBroadcast } from './cluster/broadcast';
 import { configAdminRoutes } from './runtime/config-admin-routes';
 import { buildInitialConfig } from './runtime/config-candidate';
@@ -130,8 +131,16 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       const configured = settings[`${name}Url`];
       if (!configured) log.warn({ upstream: name, url: upstreams[name] }, 'upstream not configured: using the sandbox');
     }
+    // The listeners no partner URL may point at, in any mode (gateway/outbound/own-listeners.ts): the
+    // upstreams on this host (the embedded sandboxes, or a cluster primary's), the ports configured
+    // for the partner and admin listeners now (a registration could otherwise arrive between two
+    // listens), and every port actually listened on once it is known (port 0 picks one).
+    const ownListeners = new OwnListeners();
+    for (const name of ['issuer', 'processing', 'accounts'] as const) ownListeners.addUrl(`${name} upstream`, upstreams[name]);
+    ownListeners.add('partner API', settings.port);
+    ownListeners.add('admin API', settings.adminPort);
 
-    const composed = createGatewayServices({ settings, log, db, upstreams, changeFeedUrl: embedded ? undefined : databaseUrl });
+    const composed = createGatewayServices({ settings, log, db, upstreams, changeFeedUrl: embedded ? undefined : databaseUrl, ownListeners });
     cleanups.push(() => composed.close());
     const services = composed.services;
     const { partners, individuals, clients, ownership, outbox, tokenCache } = services;
@@ -283,12 +292,15 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         });
       }
       notifyPort = await listen(notifyServer, settings.notificationsPort, settings.notificationsHost);
+      ownListeners.add('upstream notifications', notifyPort);
       cleanups.push(() => closeServer(notifyServer, 2_000));
       sandboxes?.setNotifyTarget({ url: `http://${urlHost(settings.notificationsHost)}:${notifyPort}`, issuerSecret: notifySecrets.issuer[0], processingSecret: notifySecrets.processing[0] });
     }
     const port = await listen(partnerServer, settings.port, settings.host);
+    ownListeners.add('partner API', port);
     cleanups.push(() => closeServer(partnerServer, 10_000));
     const adminPort = await listen(adminServer, settings.adminPort, settings.adminHost);
+    ownListeners.add('admin API', adminPort);
     cleanups.push(() => closeServer(adminServer, 2_000));
 
     log.info(

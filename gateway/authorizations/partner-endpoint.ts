@@ -2,11 +2,10 @@ import http from 'node:http';
 import https from 'node:https';
 import { newObjectId } from '../ids';
 import type { Logger } from '../logging/logger';
+import { TargetRefusedError, type Outbound, type VettedTarget } from '../outbound';
 import type { EventCard } from '../outbox/partner-events';
 import { SecretUnavailableError } from '../webhooks/secret-rows';
-import { destroyPinnedAgents, pinnedAgent, pinnedLookup } from '../webhooks/sender';
 import { signatureHeader } from '../webhooks/signature';
-import type { TargetCheck } from '../webhooks/target-guard';
 import type { AuthorizationEndpointStore, AuthorizationEndpointTarget } from './endpoint-store';
 
 /**
@@ -86,7 +85,8 @@ interface PartnerState {
 
 /**
  * The per-process state of the decision calls: each partner's calls in flight (the isolation cap)
- * and health, and the keep-alive agents. One per gateway process (createAuthorizationServices).
+ * and health. One per gateway process (createAuthorizationServices); the keep-alive agents are the
+ * gateway's outbound transport's (gateway/outbound).
  */
 export class PartnerCallState {
   private readonly partners = new Map<string, PartnerState>();
@@ -154,22 +154,16 @@ export class PartnerCallState {
       latencyMs: sorted.length ? { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] } : null,
     };
   }
-
-  /**
-   * Closes the idle keep-alive sockets (at shutdown). The calls use the webhooks' agents, one per
-   * vetted address ({@link pinnedAgent}): a socket pooled for one address is never handed to a
-   * call the target guard vetted for another.
-   */
-  close(): void {
-    destroyPinnedAgents();
-  }
 }
 
 /** What {@link askPartner} uses. */
 export interface PartnerEndpointDeps {
   endpoints: AuthorizationEndpointStore;
-  /** The target guard of webhooks, with this gateway's allowance of private addresses (gateway/webhooks/target-guard.ts). */
-  checkTarget(url: string): Promise<TargetCheck>;
+  /**
+   * The gateway's guard and transport of partner URLs (gateway/outbound): the URL is checked at
+   * each call, and the connection goes only to the address vetted, checked again once connected.
+   */
+  outbound: Outbound;
   calls: PartnerCallState;
   log?: Logger;
 }
@@ -261,11 +255,11 @@ async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarg
     return decide({ kind: 'error', error: 'secret_unavailable' });
   }
   const deadline = Date.now() + timeoutMs;
-  // The target guard at each call (its DNS lookup counts in the timeout): https to public
-  // addresses (sandbox mode, WEBHOOKS_ALLOW_PRIVATE: http and loopback too).
+  // The guard at each call (its DNS lookup counts in the timeout): https to public addresses
+  // (sandbox mode, WEBHOOKS_ALLOW_PRIVATE: http and loopback too), never this gateway's own listeners.
   let timer: NodeJS.Timeout | undefined;
   const checked = await Promise.race([
-    deps.checkTarget(target.url),
+    deps.outbound.check(target.url),
     new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     }),
@@ -286,18 +280,20 @@ async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarg
     'Partner-Gateway-Event-Type': envelope.type,
     'Partner-Gateway-Signature': signatureHeader(secrets, Math.floor(Date.now() / 1000), body),
   };
-  let outcome = await post(checked, body, headers, Math.max(1, deadline - Date.now()));
+  const agent = deps.outbound.agent(checked);
+  let outcome = await post(checked, agent, body, headers, Math.max(1, deadline - Date.now()));
   // A kept-alive socket the partner's server closed meanwhile: once more on a fresh one, within the same deadline.
-  if (outcome.kind === 'stale_socket' && deadline - Date.now() > 0) outcome = await post(checked, body, headers, deadline - Date.now());
+  if (outcome.kind === 'stale_socket' && deadline - Date.now() > 0) outcome = await post(checked, agent, body, headers, deadline - Date.now());
   return decide(outcome.kind === 'stale_socket' ? { kind: 'error', error: 'connection' } : outcome);
 }
 
 /**
- * One POST to the vetted address, reading at most {@link MAX_ANSWER_BYTES} of the answer. The
- * timeout covers connecting, the headers and the body; on any end the request is destroyed (a
- * timed-out or oversized answer's socket is not reused).
+ * One POST to the vetted address, on the outbound transport's agent of that address (a connection
+ * whose remote end the guard refuses is destroyed unused: `target_refused`), reading at most
+ * {@link MAX_ANSWER_BYTES} of the answer. The timeout covers connecting, the headers and the body;
+ * on any end the request is destroyed (a timed-out or oversized answer's socket is not reused).
  */
-function post(target: { url: URL; address: string; family: number }, body: string, headers: Record<string, string>, timeoutMs: number): Promise<CallOutcome | { kind: 'stale_socket' }> {
+function post(target: VettedTarget, agent: http.Agent, body: string, headers: Record<string, string>, timeoutMs: number): Promise<CallOutcome | { kind: 'stale_socket' }> {
   const secure = target.url.protocol === 'https:';
   const client = secure ? https : http;
   return new Promise((resolve) => {
@@ -314,8 +310,7 @@ function post(target: { url: URL; address: string; family: number }, body: strin
       target.url,
       {
         method: 'POST',
-        lookup: pinnedLookup(target),
-        agent: pinnedAgent(target),
+        agent,
         headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'PartnerGateway-Authorizations/1.0', ...headers },
       },
       (res) => {
@@ -339,7 +334,10 @@ function post(target: { url: URL; address: string; family: number }, body: strin
     );
     const timer = setTimeout(() => finish({ kind: 'timeout' }, true), timeoutMs);
     // An error before any answer on a reused keep-alive socket: the server closed it while idle.
-    req.on('error', () => finish(req.reusedSocket && !answered ? { kind: 'stale_socket' } : { kind: 'error', error: 'connection' }, true));
+    req.on('error', (err) => {
+      if (err instanceof TargetRefusedError) return finish({ kind: 'error', error: 'target_refused' }, true);
+      finish(req.reusedSocket && !answered ? { kind: 'stale_socket' } : { kind: 'error', error: 'connection' }, true);
+    });
     req.end(body);
   });
 }

@@ -25,10 +25,10 @@ function endpointDetails(body: AuthorizationEndpointChange): Record<string, stri
   return { url: body.url ?? null, timeoutMs: body.timeoutMs ?? null, defaultDecision: body.defaultDecision ?? null, status: body.status ?? null };
 }
 
-/** Answers 400 on `url` when the target guard refuses it (registration and change; each call checks again). */
+/** Answers 400 on `url` when the guard of partner URLs refuses it (registration and change; each call checks again). */
 async function checkedUrl(services: HandlerServices, url: string | undefined): Promise<void> {
   if (url === undefined) return;
-  const check = await services.authorizationEndpoints.checkTarget(url);
+  const check = await services.outbound.check(url);
   if (!check.ok) throw new GatewayError('validation_failed', 'The authorization endpoint URL is not allowed', { invalidParams: [{ name: 'url', reason: check.reason }] });
 }
 

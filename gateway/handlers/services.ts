@@ -4,6 +4,7 @@ import type { OwnershipInvalidation } from '../ownership';
 import type { Database } from '../db/database';
 import type { IndividualStore } from '../individuals/individual-store';
 import type { Logger } from '../logging/logger';
+import type { Outbound } from '../outbound';
 import type { OutboxDeliverer } from '../outbox/outbox';
 import type { PartnerStore } from '../partners/partner-store';
 import type { UpstreamClients } from '../upstreams';
@@ -24,9 +25,11 @@ export interface HandlerServices {
   ownership: OwnershipInvalidation;
   /** Delivers the transactional outbox (webhooks and status updates to the processing system). */
   outbox: OutboxDeliverer;
-  /** Webhook endpoints, their target guard and the delivery dispatcher. */
+  /** The one guard of every partner-supplied URL (webhook endpoints, the decision endpoint), and its transport. */
+  outbound: Outbound;
+  /** Webhook endpoints and the delivery dispatcher. */
   webhooks: WebhookServices;
-  /** The partners' decision endpoints: their store, target guard and per-process call state (docs/authorization-endpoint.md). */
+  /** The partners' decision endpoints: their store, the guard and per-process call state (docs/authorization-endpoint.md). */
   authorizationEndpoints: AuthorizationEndpointServices;
   /** Whether the upstreams are the built-in sandboxes (SANDBOX_MODE). */
   sandboxMode: boolean;

@@ -23,10 +23,10 @@ function endpointDetails(body: { url?: string; events?: string[]; status?: strin
   return { url: body.url ?? null, events: body.events ? body.events.join(',') : null, status: body.status ?? null };
 }
 
-/** Answers 400 on `url` when the target guard refuses it (registration and change; delivery checks again). */
+/** Answers 400 on `url` when the guard of partner URLs refuses it (registration and change; delivery checks again). */
 async function checkedUrl(services: HandlerServices, url: string | undefined): Promise<void> {
   if (url === undefined) return;
-  const check = await services.webhooks.checkTarget(url);
+  const check = await services.outbound.check(url);
   if (!check.ok) throw new GatewayError('validation_failed', 'The webhook URL is not allowed', { invalidParams: [{ name: 'url', reason: check.reason }] });
 }
 

@@ -8,12 +8,13 @@ import { SecretUnavailableError } from './endpoint-store';
 import { openSecrets, type SecretRow } from './secret-rows';
 import type { SecretKeyring } from './secret-box';
 import { signatureHeader } from './signature';
+import type { Outbound, TargetCheck } from '../outbound';
 import { sendWebhook, type SendResult } from './sender';
-import { checkTarget, type Resolver, type TargetCheck } from './target-guard';
 
 /** What the dispatcher is tuned by (gateway/settings.ts, WEBHOOKS_*). */
 export interface DispatcherOptions {
-  allowPrivate: boolean;
+  /** The guard and transport of partner URLs: each URL is checked again before its deliveries, and connected to only at the address vetted. */
+  outbound: Outbound;
   timeoutMs: number;
   retryWindowSeconds: number;
   retryBaseMs: number;
@@ -23,11 +24,10 @@ export interface DispatcherOptions {
   pollMs: number;
   /** Opens the sealed endpoint secrets (`WEBHOOKS_SECRET_KEY`); undefined: secrets are plaintext. */
   keyring?: SecretKeyring;
-  resolve?: Resolver;
 }
 
 /** How an attempt failed, as `webhook_attempts.error` records it. */
-type AttemptResult = Omit<SendResult, 'error'> & { error?: SendResult['error'] | 'target_refused' | 'secret_unavailable' };
+type AttemptResult = Omit<SendResult, 'error'> & { error?: SendResult['error'] | 'secret_unavailable' };
 
 /** After this many failures in a row an endpoint is unhealthy: one delivery at a time (a probe), claimed after the healthy ones. */
 const UNHEALTHY_AFTER = 5;
@@ -438,7 +438,7 @@ export class WebhookDispatcher {
         secrets.set(row.endpoint_id, opened);
       }
       row.secret_rows = undefined;
-      if (!targets.has(row.url)) targets.set(row.url, checkTarget(row.url, { allowPrivate: this.options.allowPrivate, resolve: this.options.resolve }));
+      if (!targets.has(row.url)) targets.set(row.url, this.options.outbound.check(row.url));
       this.track(row, this.deliver(row, secrets.get(row.endpoint_id)!, targets.get(row.url)!));
     }
   }
@@ -499,6 +499,7 @@ export class WebhookDispatcher {
     const t = Math.floor(Date.now() / 1000);
     const result = await sendWebhook(
       target,
+      this.options.outbound.agent(target),
       row.payload,
       {
         'Partner-Gateway-Event-Id': row.event_id,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { api } from '../support/api';
+import { api, sandboxUrls } from '../support/api';
 import { sharedGateway, waitForRequestLog, type Gateway } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
@@ -10,7 +10,7 @@ import { Database } from '../../gateway/db/database';
 import { createLogger } from '../../gateway/logging/logger';
 import { AuthorizationEndpointStore } from '../../gateway/authorizations/endpoint-store';
 import { askPartner, PartnerCallState, type AuthorizationRequestData, type PartnerEndpointDeps } from '../../gateway/authorizations/partner-endpoint';
-import { checkTarget } from '../../gateway/webhooks/target-guard';
+import { createOutbound } from '../../gateway/outbound';
 import { signatureVerifies } from '../support/signatures';
 
 const REQUEST = {
@@ -52,12 +52,12 @@ describe('e2e: the partner decision endpoint (/authorization-endpoint)', functio
     const silent = createLogger({ level: 'silent' });
     db = new Database(runDatabaseUrl(), { max: 2, log: silent });
     // The shared gateway keeps secrets in plaintext (no WEBHOOKS_SECRET_KEY) and allows loopback (sandbox mode).
-    deps = { endpoints: new AuthorizationEndpointStore(db, { secretOverlapSeconds: 86400 }), checkTarget: (url) => checkTarget(url, { allowPrivate: true }), calls: new PartnerCallState(), log: silent };
+    deps = { endpoints: new AuthorizationEndpointStore(db, { secretOverlapSeconds: 86400 }), outbound: createOutbound({ allowPrivate: true }), calls: new PartnerCallState(), log: silent };
   });
 
   after(async function () {
     for (const r of receivers) await r.close();
-    deps?.calls.close();
+    deps?.outbound.close();
     await db?.close();
     await pg?.end();
   });
@@ -103,6 +103,49 @@ describe('e2e: the partner decision endpoint (/authorization-endpoint)', functio
     }
     expect((await api(gateway, globex, 'PATCH', '/authorization-endpoint', { body: {} })).status).to.equal(400);
     expect((await api(gateway, globex, 'GET', '/authorization-endpoint')).status).to.equal(404);
+  });
+
+  it("refuses in sandbox mode, on POST and PATCH of the decision endpoint and of webhooks, this gateway's own listeners (partner, admin, notifications, a sandbox) and a sandbox's control routes (400 on url)", async function () {
+    const ready = gateway.logLines().find((line) => line.msg === 'gateway ready')!;
+    const sandboxes = sandboxUrls(gateway);
+    const own = [
+      `${gateway.adminUrl}/admin/partners`,
+      `http://localhost:${String(ready.adminPort)}/admin/partners`,
+      `http://[::ffff:127.0.0.1]:${String(ready.adminPort)}/admin/partners`,
+      `http://127.0.0.1:${String(ready.notifyPort)}/upstream-notifications/processing/authorizations`,
+      `${gateway.baseUrl}/api/partner/me`,
+      `${sandboxes.issuer}/cards`,
+      `${sandboxes.issuer}/__sandbox/reset`,
+      `${sandboxes.processing}/__SANDBOX/reset`,
+      `${sandboxes.accounts}/%5F%5Fsandbox/faults`,
+    ];
+    const partner = await registerPartner(gateway, 'own-listeners');
+    const refused = async (method: string, path: string, url: string) => {
+      const answer = await api(gateway, partner, method, path, { body: { url } });
+      expect(answer.status, `${method} ${path} ${url}: ${JSON.stringify(answer.body)}`).to.equal(400);
+      expect(answer.body.code).to.equal('validation_failed');
+      expect(answer.body.invalidParams.map((p: { name: string }) => p.name)).to.deep.equal(['url']);
+      return answer.body.invalidParams[0].reason as string;
+    };
+    for (const url of own) {
+      await refused('POST', '/authorization-endpoint', url);
+      await refused('POST', '/webhooks/endpoints', url);
+    }
+    expect(await refused('POST', '/authorization-endpoint', own[0])).to.equal(`is this gateway's own admin API listener (port ${String(ready.adminPort)})`);
+    expect(await refused('POST', '/webhooks/endpoints', own[6])).to.equal("must not address a sandbox's control routes (/__sandbox...)");
+    const r = await receiver();
+    const decision = await api(gateway, partner, 'POST', '/authorization-endpoint', { body: { url: r.url } });
+    expect(decision.status).to.equal(201);
+    recordSecret('webhookSecret', decision.body.secret);
+    const webhook = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url: r.url, events: ['card.status_changed'] } });
+    expect(webhook.status).to.equal(201);
+    recordSecret('webhookSecret', webhook.body.secret);
+    for (const url of own) {
+      await refused('PATCH', '/authorization-endpoint', url);
+      await refused('PATCH', `/webhooks/endpoints/${webhook.body.id}`, url);
+    }
+    expect((await api(gateway, partner, 'GET', '/authorization-endpoint')).body.url).to.equal(r.url);
+    expect((await api(gateway, partner, 'GET', `/webhooks/endpoints/${webhook.body.id}`)).body.url).to.equal(r.url);
   });
 
   it('changes the settings (PATCH), disables and enables it, each change audited without a secret', async function () {

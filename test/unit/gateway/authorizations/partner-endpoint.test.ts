@@ -9,7 +9,7 @@ import { AuthorizationEndpointStore } from '../../../../gateway/authorizations/e
 import { askPartner, MAX_ANSWER_BYTES, parseAnswer, PartnerCallState, type AuthorizationRequestData, type PartnerEndpointDeps } from '../../../../gateway/authorizations/partner-endpoint';
 import { SecretKeyring } from '../../../../gateway/webhooks/secret-box';
 import { verifySignature } from '../../../../gateway/webhooks/signature';
-import { checkTarget } from '../../../../gateway/webhooks/target-guard';
+import { createOutbound } from '../../../../gateway/outbound';
 import { ExampleProcess } from '../../../support/example-process';
 import { signatureVerifies } from '../../../support/signatures';
 import { recordSecret } from '../../../support/secrets';
@@ -74,12 +74,12 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
     db = new Database(own.url, { max: 4, log: silent });
     await migrate(db, silent);
     store = new AuthorizationEndpointStore(db, { secretOverlapSeconds: 86400 });
-    deps = { endpoints: store, checkTarget: (url) => checkTarget(url, { allowPrivate: true }), calls: new PartnerCallState(), log: silent };
+    deps = { endpoints: store, outbound: createOutbound({ allowPrivate: true }), calls: new PartnerCallState(), log: silent };
   });
 
   after(async function () {
     for (const r of receivers) await r.close();
-    deps?.calls.close();
+    deps?.outbound.close();
     await db?.close();
     await own?.drop();
   });
@@ -198,9 +198,24 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
     expect(await ask(partnerId)).to.include({ kind: 'default', reason: 'error', error: 'connection' });
     await r.up();
     r.behaviour = answer({ approved: true });
-    const strict: PartnerEndpointDeps = { ...deps, checkTarget: (url) => checkTarget(url, { allowPrivate: false }) };
+    const strict: PartnerEndpointDeps = { ...deps, outbound: createOutbound({ allowPrivate: false }) };
     expect(await ask(partnerId, 1500, strict)).to.include({ kind: 'default', reason: 'error', error: 'target_refused' });
+    strict.outbound.close();
     expect(r.received).to.have.length(0);
+  });
+
+  it('a connection the guard refuses once connected (a vetting gone stale) gives the default decision (target_refused), and nothing reaches the partner', async function () {
+    const r = await receiver();
+    r.behaviour = answer({ approved: true });
+    const { partnerId } = await enroll(r.url);
+    const production = createOutbound({ allowPrivate: false });
+    const stale: PartnerEndpointDeps = { ...deps, outbound: { ...production, check: async (url) => ({ ok: true, url: new URL(url), address: '127.0.0.1', family: 4 }) } };
+    try {
+      expect(await ask(partnerId, 1500, stale)).to.include({ kind: 'default', reason: 'error', error: 'target_refused' });
+      expect(r.received).to.have.length(0);
+    } finally {
+      production.close();
+    }
   });
 
   it('past the cap of calls in flight for one partner: overloaded, at once, while another partner is answered without delay', async function () {
@@ -229,7 +244,7 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
       slow.behaviour = answer({ approved: false });
       expect(await ask(a.partnerId, 800, capped)).to.include({ kind: 'answered', approved: false });
     } finally {
-      capped.calls.close();
+      capped.outbound.close();
     }
   });
 
@@ -303,9 +318,10 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
       // The name resolves first to 127.0.0.1, then (a DNS change) to 127.0.0.2: each call connects where its check said.
       const vetted = ['127.0.0.1', '127.0.0.1', '127.0.0.2'];
       let calls = 0;
-      const pinned: PartnerEndpointDeps = { ...deps, checkTarget: async (url) => ({ ok: true, url: new URL(url), address: vetted[Math.min(calls++, vetted.length - 1)], family: 4 }) };
+      const pinned: PartnerEndpointDeps = { ...deps, outbound: createOutbound({ allowPrivate: true, resolve: async () => [{ address: vetted[Math.min(calls++, vetted.length - 1)], family: 4 }] }) };
       for (let i = 0; i < 3; i++) expect((await ask(partnerId, 1500, pinned)).kind).to.equal('answered');
       expect(seen).to.deep.equal(['127.0.0.1', '127.0.0.1', '127.0.0.2']);
+      pinned.outbound.close();
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -354,7 +370,7 @@ describe('example: the standalone decision endpoint (examples/authorization-endp
     example = started.example;
     const port = started.port;
     await store.update(partnerId, { url: `http://127.0.0.1:${port}/decide` }, 'partner');
-    const deps: PartnerEndpointDeps = { endpoints: store, checkTarget: (url) => checkTarget(url, { allowPrivate: true }), calls: new PartnerCallState(), log: silent };
+    const deps: PartnerEndpointDeps = { endpoints: store, outbound: createOutbound({ allowPrivate: true }), calls: new PartnerCallState(), log: silent };
     try {
       const small = await askPartner(deps, { partnerId, request: REQUEST, budgetMs: 1500 });
       expect(small).to.include({ kind: 'answered', approved: true });
@@ -366,7 +382,7 @@ describe('example: the standalone decision endpoint (examples/authorization-endp
       await example.waitFor(/auth_002 5001 EUR: declined \(amount_over_limit\)/);
       expect(example.output).to.not.include(created.secret);
     } finally {
-      deps.calls.close();
+      deps.outbound.close();
     }
   });
 });
