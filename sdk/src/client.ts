@@ -318,13 +318,15 @@ export class PartnerGateway {
    * success body or throws a {@link PartnerGatewayError}.
    */
   async call<K extends OperationId>(operationId: K, input: CallInput, options: WriteOptions = {}): Call<K> {
-    const operation = OPERATIONS[operationId] as { method: string; path: string; token: boolean; idempotencyKey: boolean; empty?: boolean; text?: boolean };
+    const operation = OPERATIONS[operationId] as { method: string; path: string; token: boolean; idempotencyKey: boolean; body?: boolean; empty?: boolean; text?: boolean };
     if (options.idempotencyKey !== undefined && !operation.idempotencyKey) throw new TypeError(`${operationId} takes no Idempotency-Key`);
     const url = this.url(operation.path, input);
     const idempotencyKey = operation.idempotencyKey ? (options.idempotencyKey ?? crypto.randomUUID()) : undefined;
     const retry = { ...this.retryOptions, ...options.retry };
     const maxRetries = retry.maxRetries ?? 2;
-    const body = input.body === undefined ? undefined : JSON.stringify(input.body);
+    // An operation that takes a body always gets one, `{}` when none is given: the gateway answers a
+    // request of it without one 400 body_required.
+    const body = input.body !== undefined ? JSON.stringify(input.body) : operation.body ? '{}' : undefined;
     let resigned = false;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { accept: operation.text ? 'text/html, text/plain, */*' : 'application/json', 'user-agent': `partner-gateway-sdk/${SDK_VERSION} node/${process.versions.node}` };
