@@ -217,7 +217,8 @@ export class PartnerGateway {
     getLimit: (cardKey: string, limitName: string, options?: RequestOptions) => this.call('get-card-limit', { path: { id: cardKey, limitName } }, options),
     getLimitAvailable: (cardKey: string, limitName: string, options?: RequestOptions) => this.call('get-card-limit-available', { path: { id: cardKey, limitName } }, options),
     getSpendControls: (cardKey: string, options?: RequestOptions) => this.call('get-card-spend-controls', { path: { id: cardKey } }, options),
-    setSpendControls: (cardKey: string, body: Body<'set-card-spend-controls'>, options?: RequestOptions) => this.call('set-card-spend-controls', { path: { id: cardKey }, body }, options),
+    /** Replaces the card's controls with `body`; `{}` clears them. Without a body: rejects with a `TypeError` (never a clear). */
+    setSpendControls: async (cardKey: string, body: Body<'set-card-spend-controls'>, options?: RequestOptions) => this.call('set-card-spend-controls', { path: { id: cardKey }, body: spendControlsBody(body) }, options),
     /** `GET /pin-encryption-key`: the issuer's published PIN key. */
     getPinEncryptionKey: (options?: RequestOptions) => this.call('get-pin-encryption-key', {}, options),
     /**
@@ -236,7 +237,8 @@ export class PartnerGateway {
   /** Your default spend controls for all your cards (docs/spend-controls.md). */
   readonly spendControls = {
     get: (options?: RequestOptions) => this.call('get-spend-controls', {}, options),
-    set: (body: Body<'set-spend-controls'>, options?: RequestOptions) => this.call('set-spend-controls', { body }, options),
+    /** Replaces your default with `body`; `{}` clears it. Without a body: rejects with a `TypeError` (never a clear). */
+    set: async (body: Body<'set-spend-controls'>, options?: RequestOptions) => this.call('set-spend-controls', { body: spendControlsBody(body) }, options),
   };
 
   /** Delivery methods of physical cards. */
@@ -391,6 +393,15 @@ export class PartnerGateway {
     const search = query.toString();
     return `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
   }
+}
+
+/**
+ * The body of a spend-controls replacement, which `{}` clears: a missing one (a JavaScript caller's
+ * `undefined`, a `null`) is a mistake to refuse, not a clear to send (docs/spend-controls.md#clearing).
+ */
+function spendControlsBody<B>(body: B): B {
+  if (body === undefined || body === null) throw new TypeError('spend controls are replaced by the body: pass {} to clear them');
+  return body;
 }
 
 /** A network error's kind (its code or name), never its message (a URL may carry a query). */

@@ -475,4 +475,24 @@ describe('sdk: operations', function () {
       expect(takesBody, `${operationId}: only writes take a body`).to.equal(['POST', 'PUT', 'PATCH'].includes(operation.method));
     }
   });
+
+  it('spend controls are never cleared by a missing body: without one the call rejects with a TypeError and sends nothing; {} clears', async function () {
+    const { client, seen } = clientOn([{ status: 200, body: {} }]);
+    for (const missing of [undefined, null]) {
+      await expectRejection(client.cards.setSpendControls('CK1', missing as never), /pass \{\} to clear them/);
+      await expectRejection(client.spendControls.set(missing as never), /pass \{\} to clear them/);
+    }
+    expect(seen).to.deep.equal([]);
+    await client.spendControls.set({});
+    expect(seen.map((s) => [s.method, new URL(s.url).pathname, s.body])).to.deep.equal([['PUT', '/api/partner/spend-controls', '{}']]);
+  });
 });
+
+async function expectRejection(promise: Promise<unknown>, message: RegExp): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (err: unknown) => err
+  );
+  expect(error).to.be.instanceOf(TypeError);
+  expect((error as Error).message).to.match(message);
+}
