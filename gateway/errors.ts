@@ -24,6 +24,8 @@ export const ERROR_CATALOG = {
   // 400
   validation_failed: { status: 400, title: 'Request validation failed' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
+  // An operation that takes a body, called with none (nothing, zero bytes or only whitespace): never read as `{}`.
+  body_required: { status: 400, title: 'Request body required' },
   body_too_deep: { status: 400, title: 'JSON body nested too deeply' },
   invalid_id: { status: 400, title: 'Malformed identifier' },
   // 401: every code of the ES512 JWT policy

@@ -525,7 +525,7 @@ async function main(): Promise<number> {
           return call('set-card-3ds-answer', 'PUT', `/cards/${cardKeyOf()}/3ds/answer`, { body: { answer } });
         },
       },
-      { weight: 2, run: () => call('reset-card-pin-tries', 'POST', `/cards/${cardKeyOf()}/pin/reset-tries`) },
+      { weight: 2, run: () => call('reset-card-pin-tries', 'POST', `/cards/${cardKeyOf()}/pin/reset-tries`, { body: {} }) },
       { weight: 0.5, run: () => call('change-card-pin', 'POST', `/cards/${cardKeyOf()}/pin/change`, { body: { expDate: card().expDate, pin: pick(pinBlocks) } }) },
       { weight: 0.5, run: () => call('force-card-pin-lock', 'POST', `/cards/${cardKeyOf()}/pin/force-lock`, { body: { expDate: card().expDate } }) },
       { weight: 2, run: () => call('authorize-cardholder', 'POST', `/cards/${cardKeyOf()}/authorize`, { body: { pin: pick(pinBlocks) } }) },

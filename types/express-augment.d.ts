@@ -13,6 +13,12 @@ declare global {
        * apiEndpoint in gateway.config.yml (`get-card`). Metrics label and rate limits count by it.
        */
       apiEndpointName?: string;
+      /**
+       * Set by the partner app's body parser (gateway/http/body.ts, `recordReceived`) when the
+       * request declared a body: whether it held anything but whitespace. Unset: no body declared.
+       * Read through `carriesBody(req)`, which takes unset as no body.
+       */
+      bodyReceived?: boolean;
       /** Set by the es512-jwt policy once the token is verified (the PARTNER fact). */
       partner?: Partner;
       /** Set by the ownership policy: the checked resource of the path and its owner (the OWNERSHIP fact). */

@@ -37,6 +37,8 @@ const SPEND_CONTROLS = json('SpendControls', 'The spend controls');
 
 const STATUS_CHANGE = 'Checks the transition first (409 `invalid_transition`, the issuer is not called), then asks the issuer; records the status history and the audit entry.';
 const RESTRICT = (what: string) => `Restricts the card as ${what}. The card cannot be unlocked afterwards: close it, report it again, or replace / re-issue it. ${STATUS_CHANGE}`;
+// Spend controls are cleared only on purpose: a dropped body must not remove every limit.
+const CLEARING_CONTROLS = '`{}` clears it, on purpose only: a request without a body (none, zero bytes or only whitespace) is 400 `body_required` and changes nothing.';
 const PLATFORM_REFUSES = 'Known limitation: the issuer platform refuses this operation today, which is 502 `upstream_error` with `upstreamCode: OPERATION_NOT_SUPPORTED`.';
 
 /** A card status change (lock, unlock, activate, temporary lock, the restrict family). */
@@ -366,7 +368,7 @@ export const OPERATIONS = {
     sensitive: true,
     ends: ORCHESTRATION,
     audit: 'card.pin.reset-tries',
-    doc: { summary: 'Reset PIN tries', description: 'Resets the PIN-attempt counter. Takes no body (an empty object is accepted).', tag: 'Card secrets and PIN', answer: CARD },
+    doc: { summary: 'Reset PIN tries', description: 'Resets the PIN-attempt counter. Takes no field: send `{}`.', tag: 'Card secrets and PIN', answer: CARD },
   },
   'change-card-pin': {
     method: 'POST',
@@ -462,7 +464,7 @@ export const OPERATIONS = {
     audit: 'card.spend-controls.update',
     doc: {
       summary: "Replace a card's spend controls",
-      description: 'Replaces the whole object; `{}` clears it. A purchase must pass these and your default. Audited; emits `card.updated` with `changed: ["spendControls"]`.',
+      description: `Replaces the whole object with the body; ${CLEARING_CONTROLS} A purchase must pass these and your default. Audited; emits \`card.updated\` with \`changed: ["spendControls"]\`.`,
       tag: 'Spend controls',
       answer: SPEND_CONTROLS,
     },
@@ -481,7 +483,7 @@ export const OPERATIONS = {
     audit: 'partner.spend-controls.update',
     doc: {
       summary: 'Replace your default spend controls',
-      description: "Your default for all your cards, checked on each card's purchases besides the card's own controls (velocity counts each card's own authorizations). Replaces the whole object; `{}` clears it. Audited.",
+      description: `Your default for all your cards, checked on each card's purchases besides the card's own controls (velocity counts each card's own authorizations). Replaces the whole object with the body; ${CLEARING_CONTROLS} Audited.`,
       tag: 'Spend controls',
       answer: SPEND_CONTROLS,
     },

@@ -12,7 +12,7 @@ export interface PartnerApp {
 
 /**
  * The partner-facing Express application: request context, headers every answer carries and the
- * access log, JSON body (64 KB),
+ * access log, JSON body (64 KB; whether a body was received at all is recorded),
  * the pipelines of gateway.config.yml (built by gateway/runtime), then the 404 and problem handlers.
  */
 export function createPartnerApp(pipelines: RequestHandler, log: Logger): PartnerApp {
@@ -22,7 +22,9 @@ export function createPartnerApp(pipelines: RequestHandler, log: Logger): Partne
   app.set('etag', false);
   // Request id, nosniff, Cache-Control: no-store, the access log.
   app.use(requestContext(log, 'gateway'));
-  app.use(jsonBody());
+  // Records whether each request carried a body: the validate policy refuses a body-taking
+  // operation's request without one (400 body_required), where body-parser hands `{}` for both.
+  app.use(jsonBody({ recordReceived: true }));
   app.use(function runPipelines(req, res, next) {
     current(req, res, next);
   });

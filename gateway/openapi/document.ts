@@ -124,6 +124,9 @@ one, \`upstreamCode\`. Any operation may also answer 500 \`internal_error\`: quo
 ## Conventions
 - Paginated lists take \`page\` (from 1, default 1) and \`limit\` (1 to 100, default 20) and answer
   \`{data, pagination}\` with the Pagination object, newest first; the individual list answers \`{count, data}\`.
+- An operation that takes a body needs one, even when every field is optional (send \`{}\`): a
+  request without a body, with zero bytes or with only whitespace is 400 \`body_required\` and
+  changes nothing.
 - Unknown body fields and query parameters are refused (400).
 - The creation routes (individual, cards, replace, re-issue) honour an \`Idempotency-Key\` header (24 hours by default).
 - Every answer about your cardholders and cards is \`Cache-Control: no-store\`.
@@ -375,14 +378,14 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
     }
     if (params.length > 0) operation.parameters = params;
 
-    // Body: the validate step's body schema, as a component named like the schema in YAML.
+    // Body: the validate step's body schema, as a component named like the schema in YAML. Always
+    // required, even where every field is optional: the validate step refuses a request without one
+    // (400 body_required).
     if (route.validate.body) {
       const name = route.validate.body;
-      const schema = requestSchema(name) as Json;
-      schemas[name] ??= documentSchema(schema, componentOf);
-      const required = schema.type === 'array' || (Array.isArray(schema.required) && schema.required.length > 0);
+      schemas[name] ??= documentSchema(requestSchema(name), componentOf);
       operation.requestBody = {
-        required,
+        required: true,
         content: { 'application/json': { schema: ref('schemas', name), example: requestExample[name] } },
       };
     }

@@ -185,7 +185,8 @@ function actionsOf(pipeline: Pipeline, policy: string): Step['actions'] {
  * A pipeline that contradicts the catalog entry of the operation it ends in (gateway/catalog): the
  * catalog says what an operation is (its route, the resources whose owner it checks, the request
  * schemas its implementation reads unchecked, whether it returns card data); the YAML may add
- * steps, never leave one out. Refused at boot and on reload, naming the pipeline and the operation.
+ * steps, never leave one out, nor claim an Idempotency-Key before the body is validated. Refused at
+ * boot and on reload, naming the pipeline and the operation.
  */
 export function contradictionsWithCatalog(model: RouteModel): { where: string; message: string }[] {
   const problems: { where: string; message: string }[] = [];
@@ -239,6 +240,18 @@ function contradictions(operation: Operation, name: string, pipeline: Pipeline, 
     const schema = operation.schemas?.[where];
     if (schema !== undefined && !validate.some((a) => a.params[where] === schema)) {
       out.push(`reads the ${where === 'params' ? 'path parameters' : where} as ${schema}, but no unconditional validate step checks it ({ ${where}: ${schema} })`);
+    }
+  }
+
+  // A request of a body-taking operation without a body (400 body_required) or with an invalid one
+  // changes nothing, not even an Idempotency-Key claim: the claiming step follows the body's
+  // validation (a replayOnly step, which claims nothing, may come before it).
+  const body = operation.schemas?.body;
+  if (body !== undefined) {
+    const validatesAt = pipeline.steps.findIndex((step) => step.policy === POLICY.validate && step.actions.some((a) => a.unconditional && a.params.body === body));
+    const claimsAt = pipeline.steps.findIndex((step) => step.policy === POLICY.idempotency && step.actions.some((a) => a.params.replayOnly !== true));
+    if (validatesAt >= 0 && claimsAt >= 0 && claimsAt < validatesAt) {
+      out.push(`claims an Idempotency-Key before its validate step checks the body: a request without a body, or with an invalid one, would claim a key; put the ${POLICY.idempotency} step after validate`);
     }
   }
 

@@ -123,10 +123,14 @@ export const cardAuthorize: JsonSchema = {
   properties: { pin: RSA_CIPHERTEXT },
 };
 
-/** Routes that take no body (reset PIN tries): an empty object or nothing. */
+/**
+ * Operations that take no field (reset PIN tries, resend an event, rotate a secret, a simulated
+ * expiry): an empty object, which the request carries like any other body.
+ */
 export const emptyBody: JsonSchema = {
   $id: id('empty-body'),
   type: 'object',
+  description: 'An empty object: the operation takes no field, but the request carries this body (without one: 400 `body_required`)',
   additionalProperties: false,
   properties: {},
 };

@@ -3,6 +3,7 @@ import { IDEMPOTENCY_TTL_HOURS_DEFAULT } from '../../gateway/catalog/policy-cont
 import { GatewayError } from '../../gateway/errors';
 import { MissingFactError, PARTNER } from '../../gateway/http/request-facts';
 import { answeredThroughHook, beforeAnswer } from '../../gateway/http/answer';
+import { carriesBody } from '../../gateway/http/body';
 import { IDEMPOTENCY_KEY, KeyClaimStore, PARTNER_KEYS, REPLAYED_HEADERS, idempotencyKeyOf, requestHash, type StoredAnswer } from '../../gateway/idempotency/key-claims';
 import { STALE_AFTER_SECONDS, claimKeeper } from './claim-keeper';
 import { SCHEMAS } from '../../gateway/schemas';
@@ -76,8 +77,8 @@ function replay(res: Response, response: StoredAnswer): void {
  * `not_found` at the ownership step. This step answers the stored first response when, and only
  * when, the same partner (from the verified token) completed the same route with the same key and
  * the same request (body compared as the route's validate step will have it). Anything else
- * (no key, a malformed one, another partner, another body, still running, nothing stored) goes
- * on unchanged to ownership, validation and the ordinary idempotency step.
+ * (no key, a malformed one, another partner, no body or another body, still running, nothing
+ * stored) goes on unchanged to ownership, validation and the ordinary idempotency step.
  */
 function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): RequestHandler {
   const store = new KeyClaimStore(db, PARTNER_KEYS);
@@ -87,6 +88,9 @@ function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): Req
     const key = Array.isArray(header) ? header[0] : header;
     const partnerId = PARTNER.read(req)?._id;
     if (key === undefined || !IDEMPOTENCY_KEY.test(key) || partnerId === undefined) return next();
+    // No body: it cannot be a repeat of a completed request (its body was required); the validate
+    // step answers it 400 body_required, never this step with a replay.
+    if (params.body && !carriesBody(req)) return next();
     let body: unknown = req.body ?? {};
     if (bodySchema) {
       try {

@@ -15,7 +15,7 @@ export const schema: PolicySchema = {
   type: 'object',
   description: 'Validates the JSON body, the query string and/or the path parameters against named JSON Schemas (gateway/schemas); 400 lists every invalid field.',
   properties: {
-    body: { type: 'string', enum: names, description: 'Schema of the JSON body (unset: the body is not validated).' },
+    body: { type: 'string', enum: names, description: 'Schema of the JSON body, which the request must then carry: none (no bytes, or only whitespace) is 400 `body_required` (unset: the body is not validated).' },
     query: { type: 'string', enum: names, description: 'Schema of the query string (unset: the query is not validated).' },
     params: { type: 'string', enum: names, description: 'Schema of the path parameters (unset: not validated beyond the ownership policy).' },
   },

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../../gateway/errors';
+import { carriesBody } from '../../gateway/http/body';
 import { SCHEMAS } from '../../gateway/schemas';
 import { assertValid, bodyAjv, queryAjv, validatorOnFirstUse } from '../../gateway/validation/ajv';
 import type { ValidateParams } from './schema';
@@ -48,7 +49,9 @@ function refuseControlCharacters(value: unknown, where: 'body' | 'query' | 'path
  * The validate policy: compiles its schemas once (at the first request that needs them: see
  * `validatorOnFirstUse`), and on each request replaces `req.body` / `req.query` with the validated
  * values (defaults applied, query types coerced); the validated body is also the VALIDATED_BODY fact. A failure is a 400 `validation_failed` listing every invalid field, and nothing after
- * the policy runs.
+ * the policy runs. With a `body` schema, a request without a body (none, zero bytes or only
+ * whitespace, as the partner app's body parser recorded it) is 400 `body_required`, a body that is
+ * not JSON 415 `unsupported_media_type`, both before the schema is applied.
  */
 export function validate(params: ValidateParams): RequestHandler {
   const body = params.body ? validatorOnFirstUse(bodyAjv, SCHEMAS[params.body]) : undefined;
@@ -61,14 +64,19 @@ export function validate(params: ValidateParams): RequestHandler {
         assertValid(path(), { ...req.params }, 'path');
       }
       if (body) {
-        const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-        if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+        // An operation that takes a body never reads a missing one as `{}` (body-parser's answer for
+        // both): a client, proxy or retry that drops the body must not replace what the body would
+        // set with nothing (spend controls with none). Nothing after this step runs.
+        if (!carriesBody(req)) {
+          throw new GatewayError('body_required', 'This operation takes a JSON body and the request had none (no bytes, or only whitespace)');
+        }
+        if (!req.is(['application/json', 'application/*+json'])) {
           throw new GatewayError('unsupported_media_type', 'Send the body as application/json');
         }
         refuseControlCharacters(req.body, 'body');
         // A copy: defaults are applied to what the handler sees, not to the parsed original. The
         // VALIDATED_BODY fact (gateway/http/request-facts.ts): the handler's `body`.
-        req.body = req.validatedBody = assertValid(body(), structuredClone(req.body ?? {}), 'body');
+        req.body = req.validatedBody = assertValid(body(), structuredClone(req.body), 'body');
       }
       if (query) {
         refuseControlCharacters(req.query, 'query');

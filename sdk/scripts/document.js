@@ -40,7 +40,9 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /**
  * One row per operation of the document: what the client needs at run time and the types cannot
- * carry (method, path, whether it takes an Idempotency-Key, how its list pages).
+ * carry (method, path, whether it takes an Idempotency-Key, how its list pages, whether it takes a
+ * body: the client then always sends one, `{}` at least, since the gateway refuses a request of
+ * such an operation without one).
  */
 function operationTable(document) {
   const rows = {};
@@ -64,6 +66,7 @@ function operationTable(document) {
         path,
         token: (op.security ?? document.security ?? []).length > 0,
         idempotencyKey: params.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
+        ...(op.requestBody ? { body: true } : {}),
         ...(paging ? { paging } : {}),
         success: ok ? Number(ok[0]) : 200,
         ...(ok && !ok[1]?.content ? { empty: true } : {}),

@@ -217,7 +217,8 @@ export class PartnerGateway {
     getLimit: (cardKey: string, limitName: string, options?: RequestOptions) => this.call('get-card-limit', { path: { id: cardKey, limitName } }, options),
     getLimitAvailable: (cardKey: string, limitName: string, options?: RequestOptions) => this.call('get-card-limit-available', { path: { id: cardKey, limitName } }, options),
     getSpendControls: (cardKey: string, options?: RequestOptions) => this.call('get-card-spend-controls', { path: { id: cardKey } }, options),
-    setSpendControls: (cardKey: string, body: Body<'set-card-spend-controls'>, options?: RequestOptions) => this.call('set-card-spend-controls', { path: { id: cardKey }, body }, options),
+    /** Replaces the card's controls with `body`; `{}` clears them. Without a body: rejects with a `TypeError` (never a clear). */
+    setSpendControls: async (cardKey: string, body: Body<'set-card-spend-controls'>, options?: RequestOptions) => this.call('set-card-spend-controls', { path: { id: cardKey }, body: spendControlsBody(body) }, options),
     /** `GET /pin-encryption-key`: the issuer's published PIN key. */
     getPinEncryptionKey: (options?: RequestOptions) => this.call('get-pin-encryption-key', {}, options),
     /**
@@ -236,7 +237,8 @@ export class PartnerGateway {
   /** Your default spend controls for all your cards (docs/spend-controls.md). */
   readonly spendControls = {
     get: (options?: RequestOptions) => this.call('get-spend-controls', {}, options),
-    set: (body: Body<'set-spend-controls'>, options?: RequestOptions) => this.call('set-spend-controls', { body }, options),
+    /** Replaces your default with `body`; `{}` clears it. Without a body: rejects with a `TypeError` (never a clear). */
+    set: async (body: Body<'set-spend-controls'>, options?: RequestOptions) => this.call('set-spend-controls', { body: spendControlsBody(body) }, options),
   };
 
   /** Delivery methods of physical cards. */
@@ -318,13 +320,15 @@ export class PartnerGateway {
    * success body or throws a {@link PartnerGatewayError}.
    */
   async call<K extends OperationId>(operationId: K, input: CallInput, options: WriteOptions = {}): Call<K> {
-    const operation = OPERATIONS[operationId] as { method: string; path: string; token: boolean; idempotencyKey: boolean; empty?: boolean; text?: boolean };
+    const operation = OPERATIONS[operationId] as { method: string; path: string; token: boolean; idempotencyKey: boolean; body?: boolean; empty?: boolean; text?: boolean };
     if (options.idempotencyKey !== undefined && !operation.idempotencyKey) throw new TypeError(`${operationId} takes no Idempotency-Key`);
     const url = this.url(operation.path, input);
     const idempotencyKey = operation.idempotencyKey ? (options.idempotencyKey ?? crypto.randomUUID()) : undefined;
     const retry = { ...this.retryOptions, ...options.retry };
     const maxRetries = retry.maxRetries ?? 2;
-    const body = input.body === undefined ? undefined : JSON.stringify(input.body);
+    // An operation that takes a body always gets one, `{}` when none is given: the gateway answers a
+    // request of it without one 400 body_required.
+    const body = input.body !== undefined ? JSON.stringify(input.body) : operation.body ? '{}' : undefined;
     let resigned = false;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { accept: operation.text ? 'text/html, text/plain, */*' : 'application/json', 'user-agent': `partner-gateway-sdk/${SDK_VERSION} node/${process.versions.node}` };
@@ -389,6 +393,15 @@ export class PartnerGateway {
     const search = query.toString();
     return `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
   }
+}
+
+/**
+ * The body of a spend-controls replacement, which `{}` clears: a missing one (a JavaScript caller's
+ * `undefined`, a `null`) is a mistake to refuse, not a clear to send (docs/spend-controls.md#clearing).
+ */
+function spendControlsBody<B>(body: B): B {
+  if (body === undefined || body === null) throw new TypeError('spend controls are replaced by the body: pass {} to clear them');
+  return body;
 }
 
 /** A network error's kind (its code or name), never its message (a URL may carry a query). */

@@ -329,12 +329,14 @@ describe('e2e: card operations (status changes, local fields, replace, re-issue,
       expect((await api(gateway, acme, 'POST', `/cards/${card.cardKey}/authorize`, { body: { pin: '1234' } })).status, 'a clear PIN is refused').to.equal(400);
     });
 
-    it('resets PIN tries (no body) and answers the full card; a body is refused', async function () {
+    it('resets PIN tries ({}: no field) and answers the full card; a field is refused, and so is no body', async function () {
       const card = await issue('virtual');
-      const response = await api(gateway, acme, 'POST', `/cards/${card.cardKey}/pin/reset-tries`);
+      const response = await api(gateway, acme, 'POST', `/cards/${card.cardKey}/pin/reset-tries`, { body: {} });
       expect(response.status).to.equal(200);
       expect(response.body.cardKey).to.equal(card.cardKey);
       expect((await api(gateway, acme, 'POST', `/cards/${card.cardKey}/pin/reset-tries`, { body: { tries: 0 } })).status).to.equal(400);
+      const bodiless = await api(gateway, acme, 'POST', `/cards/${card.cardKey}/pin/reset-tries`);
+      expect([bodiless.status, bodiless.body.code]).to.deep.equal([400, 'body_required']);
     });
 
     it('answers PIN change and force PIN lock with the documented known-limitation problem', async function () {

@@ -6,6 +6,7 @@ import { RESPONSE_SCHEMAS } from '../../gateway/schemas/responses';
 import { api, cardBody, individualBody, type ApiResponse } from '../support/api';
 import { sharedGateway, type Gateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
+import { ABSENT_BODIES, rawRequest } from '../support/raw-http';
 import { runDatabaseUrl } from '../support/test-database';
 
 const UNKNOWN_KEY = 'CK0000000000000000';
@@ -189,6 +190,50 @@ describe('e2e: spend controls (GET/PUT /cards/{id}/spend-controls, GET/PUT /spen
       expectControls(await api(gateway, globex, 'PUT', '/spend-controls', { body: {} }), {});
       expectControls(await api(gateway, acme, 'GET', '/spend-controls'), { blockedMccs: ['7995'] });
       expect((await api(gateway, acme, 'PUT', '/spend-controls', { body: {} })).status).to.equal(200);
+    });
+  });
+
+  describe('a PUT without a body (issue 32: a dropped body must not remove every limit)', function () {
+    it(`is 400 body_required in each of ${ABSENT_BODIES.length} shapes on both routes: the card's and the default controls stay, no audit entry, no card.updated event`, async function () {
+      const partner = await registerPartner(gateway, 'hooli-spend');
+      const card = await newCard(partner, 'Ada');
+      const cardPath = `/cards/${card.cardKey}/spend-controls`;
+      expectControls(await api(gateway, partner, 'PUT', cardPath, { body: CONTROLS }), CONTROLS);
+      expectControls(await api(gateway, partner, 'PUT', '/spend-controls', { body: { blockedMccs: ['7995'] } }), { blockedMccs: ['7995'] });
+      const auditBefore = [await auditOf('card', card.cardKey), await auditOf('partner', partner.id)];
+      const eventsBefore = await cardUpdatedEvents(partner, card.cardKey);
+      expect(eventsBefore).to.have.length(1);
+
+      for (const path of [cardPath, '/spend-controls']) {
+        for (const shape of ABSENT_BODIES) {
+          const response = await rawRequest(gateway.baseUrl, 'PUT', `/api/partner${path}`, { authorization: `Bearer ${await partner.token()}` }, shape);
+          expect(response.status, `${path}, ${shape.description}: ${response.text}`).to.equal(400);
+          expect(response.headers['content-type']).to.match(/^application\/problem\+json/);
+          expect(response.body).to.include({ code: 'body_required', status: 400 });
+        }
+      }
+      expectControls(await api(gateway, partner, 'GET', cardPath), CONTROLS);
+      expectControls(await api(gateway, partner, 'GET', '/spend-controls'), { blockedMccs: ['7995'] });
+      expect((await stored(partner.id)).map((r) => r.controls)).to.deep.equal([{ blockedMccs: ['7995'] }, CONTROLS]);
+      expect([await auditOf('card', card.cardKey), await auditOf('partner', partner.id)]).to.deep.equal(auditBefore);
+      expect(await cardUpdatedEvents(partner, card.cardKey)).to.deep.equal(eventsBefore);
+    });
+
+    it('{} clears, on purpose, on both routes: audited, and the card\'s clear is a card.updated event', async function () {
+      const partner = await registerPartner(gateway, 'pied-piper-spend');
+      const card = await newCard(partner, 'Grace');
+      const cardPath = `/cards/${card.cardKey}/spend-controls`;
+      expectControls(await api(gateway, partner, 'PUT', cardPath, { body: CONTROLS }), CONTROLS);
+      expectControls(await api(gateway, partner, 'PUT', '/spend-controls', { body: CONTROLS }), CONTROLS);
+
+      expectControls(await api(gateway, partner, 'PUT', cardPath, { body: {} }), {});
+      expectControls(await api(gateway, partner, 'PUT', '/spend-controls', { body: {} }), {});
+      expectControls(await api(gateway, partner, 'GET', cardPath), {});
+      expectControls(await api(gateway, partner, 'GET', '/spend-controls'), {});
+      expect(await stored(partner.id), 'cleared: no row').to.deep.equal([]);
+      expect((await auditOf('card', card.cardKey)).map((a) => JSON.parse(a.details.controls))).to.deep.equal([CONTROLS, {}]);
+      expect((await auditOf('partner', partner.id)).map((a) => JSON.parse(a.details.controls))).to.deep.equal([CONTROLS, {}]);
+      expect((await cardUpdatedEvents(partner, card.cardKey)).map((e: any) => e.data.changed)).to.deep.equal([['spendControls'], ['spendControls']]);
     });
   });
 

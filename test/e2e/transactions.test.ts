@@ -40,7 +40,7 @@ describe('e2e: transactions', function () {
     return r.body;
   };
   const step = async (id: string, kind: string, body?: Record<string, unknown>, expected = kind === 'refund' ? 201 : 200) => {
-    const r = await api(gateway, partner, 'POST', `/simulate/transactions/${id}/${kind}`, body === undefined ? {} : { body });
+    const r = await api(gateway, partner, 'POST', `/simulate/transactions/${id}/${kind}`, { body: body ?? {} });
     expect(r.status, JSON.stringify(r.body)).to.equal(expected);
     return r.body;
   };

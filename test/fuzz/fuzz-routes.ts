@@ -476,4 +476,4 @@ export function closeSender(): void {
 }
 
 /** Problem codes that mean the gateway refused the request itself, before any upstream call. */
-export const GATEWAY_REFUSALS = /^(validation_failed|invalid_id|malformed_json|body_too_deep|unsupported_media_type|payload_too_large|token_.*|alg_not_allowed|header_not_allowed|claim_.*|lifetime_too_long|unknown_partner|partner_disabled|issuer_mismatch|key_unknown|key_revoked|signature_invalid|route_not_found|forbidden|rate_limited)$/;
+export const GATEWAY_REFUSALS = /^(validation_failed|invalid_id|malformed_json|body_required|body_too_deep|unsupported_media_type|payload_too_large|token_.*|alg_not_allowed|header_not_allowed|claim_.*|lifetime_too_long|unknown_partner|partner_disabled|issuer_mismatch|key_unknown|key_revoked|signature_invalid|route_not_found|forbidden|rate_limited)$/;

@@ -461,4 +461,38 @@ describe('sdk: operations', function () {
       expect(last.headers.authorization !== undefined, `${name} sends a token`).to.equal(operation.token);
     }
   });
+
+  it('an operation that takes a body always gets one, {} when none is given (the gateway answers none 400 body_required); the others none', async function () {
+    const { client, seen } = clientOn([{ status: 200, body: {} }]);
+    const withBody = Object.entries(OPERATIONS).filter(([, operation]) => (operation as { body?: boolean }).body === true);
+    expect(withBody.map(([id]) => id)).to.include.members(['set-spend-controls', 'reset-card-pin-tries', 'resend-event', 'rotate-webhook-secret', 'lock-card']);
+    for (const [operationId, operation] of Object.entries(OPERATIONS)) {
+      const path = Object.fromEntries((operation.path.match(/\{([^}]+)\}/g) ?? []).map((param) => [param.slice(1, -1), 'ARG']));
+      await client.call(operationId as keyof typeof OPERATIONS, { path });
+      const last = seen[seen.length - 1]!;
+      const takesBody = (operation as { body?: boolean }).body === true;
+      expect([last.body, last.headers['content-type']], operationId).to.deep.equal(takesBody ? ['{}', 'application/json'] : [undefined, undefined]);
+      expect(takesBody, `${operationId}: only writes take a body`).to.equal(['POST', 'PUT', 'PATCH'].includes(operation.method));
+    }
+  });
+
+  it('spend controls are never cleared by a missing body: without one the call rejects with a TypeError and sends nothing; {} clears', async function () {
+    const { client, seen } = clientOn([{ status: 200, body: {} }]);
+    for (const missing of [undefined, null]) {
+      await expectRejection(client.cards.setSpendControls('CK1', missing as never), /pass \{\} to clear them/);
+      await expectRejection(client.spendControls.set(missing as never), /pass \{\} to clear them/);
+    }
+    expect(seen).to.deep.equal([]);
+    await client.spendControls.set({});
+    expect(seen.map((s) => [s.method, new URL(s.url).pathname, s.body])).to.deep.equal([['PUT', '/api/partner/spend-controls', '{}']]);
+  });
 });
+
+async function expectRejection(promise: Promise<unknown>, message: RegExp): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (err: unknown) => err
+  );
+  expect(error).to.be.instanceOf(TypeError);
+  expect((error as Error).message).to.match(message);
+}

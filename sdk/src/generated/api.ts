@@ -1,6 +1,6 @@
 // Generated from openapi.json (the document the gateway serves, without examples) by
 // scripts/generate-types.js with openapi-typescript. Do not edit: run `npm run generate` in sdk/.
-// Document sha256: 7841e89217d796ba0f8619325b9d1545e6c1fd9f6c7b7f541f7b3b2afacfb73f
+// Document sha256: a9d60136b80948483ab5de1ae21434b45d61ef03fadf2afbe14f50e3bc395332
 /* eslint-disable */
 export interface paths {
     "/health-check": {
@@ -742,7 +742,7 @@ export interface paths {
         put?: never;
         /**
          * Reset PIN tries
-         * @description Resets the PIN-attempt counter. Takes no body (an empty object is accepted).
+         * @description Resets the PIN-attempt counter. Takes no field: send `{}`.
          *
          *     Pipeline `reset-card-pin-tries`: es512-jwt → rate-limit → ownership (card) → sensitive-data → validate (body: empty-body) → operation (reset-card-pin-tries).
          */
@@ -907,7 +907,7 @@ export interface paths {
         get: operations["get-card-spend-controls"];
         /**
          * Replace a card's spend controls
-         * @description Replaces the whole object; `{}` clears it. A purchase must pass these and your default. Audited; emits `card.updated` with `changed: ["spendControls"]`.
+         * @description Replaces the whole object with the body; `{}` clears it, on purpose only: a request without a body (none, zero bytes or only whitespace) is 400 `body_required` and changes nothing. A purchase must pass these and your default. Audited; emits `card.updated` with `changed: ["spendControls"]`.
          *
          *     Pipeline `set-card-spend-controls`: es512-jwt → rate-limit → ownership (card) → validate (body: spend-controls) → operation (set-card-spend-controls).
          */
@@ -935,7 +935,7 @@ export interface paths {
         get: operations["get-spend-controls"];
         /**
          * Replace your default spend controls
-         * @description Your default for all your cards, checked on each card's purchases besides the card's own controls (velocity counts each card's own authorizations). Replaces the whole object; `{}` clears it. Audited.
+         * @description Your default for all your cards, checked on each card's purchases besides the card's own controls (velocity counts each card's own authorizations). Replaces the whole object with the body; `{}` clears it, on purpose only: a request without a body (none, zero bytes or only whitespace) is 400 `body_required` and changes nothing. Audited.
          *
          *     Pipeline `set-spend-controls`: es512-jwt → rate-limit → validate (body: spend-controls) → operation (set-spend-controls).
          */
@@ -1677,6 +1677,7 @@ export interface components {
             /** @description E.164, at most 32 characters */
             phoneNumber: string;
         };
+        /** @description An empty object: the operation takes no field, but the request carries this body (without one: 400 `body_required`) */
         "empty-body": Record<string, never>;
         "pin-change": {
             /** @description MM/YYYY */
@@ -2716,7 +2717,7 @@ export interface components {
              * @description Machine-readable reason (docs/errors.md)
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "body_too_deep" | "invalid_id" | "token_missing" | "token_malformed" | "alg_not_allowed" | "header_not_allowed" | "claim_missing" | "claim_invalid" | "token_expired" | "token_not_yet_valid" | "lifetime_too_long" | "unknown_partner" | "partner_disabled" | "key_unknown" | "key_revoked" | "signature_invalid" | "admin_unauthorized" | "forbidden" | "not_found" | "route_not_found" | "conflict" | "idempotency_key_reused" | "idempotency_in_progress" | "invalid_transition" | "transaction_not_pending" | "amount_exceeds_remaining" | "refund_not_allowed" | "refund_exceeds_settled" | "authorization_id_reused" | "authorization_endpoint_exists" | "payload_too_large" | "unsupported_media_type" | "upstream_rejected" | "rate_limited" | "internal_error" | "upstream_error" | "database_unavailable" | "decision_unavailable" | "upstream_timeout";
+            code: "validation_failed" | "malformed_json" | "body_required" | "body_too_deep" | "invalid_id" | "token_missing" | "token_malformed" | "alg_not_allowed" | "header_not_allowed" | "claim_missing" | "claim_invalid" | "token_expired" | "token_not_yet_valid" | "lifetime_too_long" | "unknown_partner" | "partner_disabled" | "key_unknown" | "key_revoked" | "signature_invalid" | "admin_unauthorized" | "forbidden" | "not_found" | "route_not_found" | "conflict" | "idempotency_key_reused" | "idempotency_in_progress" | "invalid_transition" | "transaction_not_pending" | "amount_exceeds_remaining" | "refund_not_allowed" | "refund_exceeds_settled" | "authorization_id_reused" | "authorization_endpoint_exists" | "payload_too_large" | "unsupported_media_type" | "upstream_rejected" | "rate_limited" | "internal_error" | "upstream_error" | "database_unavailable" | "decision_unavailable" | "upstream_timeout";
             /** @description Equals the X-Request-Id response header: quote it to support */
             requestId: string;
             /** @description Validation failures only: every invalid field */
@@ -2740,7 +2741,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid; `invalidParams` lists every invalid field. Codes: `validation_failed`, `malformed_json`, `body_too_deep`, `invalid_id`. */
+        /** @description The request is invalid; `invalidParams` lists every invalid field. Codes: `validation_failed`, `malformed_json`, `body_required`, `body_too_deep`, `invalid_id`. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3638,7 +3639,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["card-restrict"];
             };
@@ -3684,7 +3685,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["card-restrict"];
             };
@@ -3730,7 +3731,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["card-restrict"];
             };
@@ -3776,7 +3777,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["card-restrict"];
             };
@@ -3822,7 +3823,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["card-restrict"];
             };
@@ -3868,7 +3869,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["card-restrict"];
             };
@@ -4243,7 +4244,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["empty-body"];
             };
@@ -4635,7 +4636,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["spend-controls"];
             };
@@ -4696,7 +4697,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["spend-controls"];
             };
@@ -5015,7 +5016,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["empty-body"];
             };
@@ -5175,7 +5176,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["webhook-endpoint-update"];
             };
@@ -5213,7 +5214,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["empty-body"];
             };
@@ -5371,7 +5372,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["authorization-endpoint-update"];
             };
@@ -5405,7 +5406,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["empty-body"];
             };
@@ -5583,7 +5584,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["simulate-transaction-step"];
             };
@@ -5629,7 +5630,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["simulate-transaction-step"];
             };
@@ -5675,7 +5676,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["empty-body"];
             };
@@ -5721,7 +5722,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["simulate-transaction-step"];
             };

@@ -87,6 +87,15 @@ describe('unit: boot guards refuse a pipeline that contradicts its operation (ga
       refusal: 'pipeline "set-card-limit", operation "set-card-limit": reads the path parameters as limit-params, but no unconditional validate step checks it ({ params: limit-params })',
     },
     {
+      description: 'an Idempotency-Key claimed before the body is validated (a request without a body would claim it)',
+      change: (c) => {
+        const steps = c.pipelines['lock-card'].policies as Yaml[];
+        const claim = steps.findIndex((step) => 'idempotency' in step);
+        steps.splice(steps.findIndex((step) => 'validate' in step), 0, ...steps.splice(claim, 1));
+      },
+      refusal: 'pipeline "lock-card", operation "lock-card": claims an Idempotency-Key before its validate step checks the body: a request without a body, or with an invalid one, would claim a key; put the idempotency step after validate',
+    },
+    {
       description: 'a sensitive operation without sensitive-data',
       change: (c) => withoutStep(c, 'set-card-3ds-answer', 'sensitive-data'),
       refusal: 'pipeline "set-card-3ds-answer", operation "set-card-3ds-answer": returns or carries card data, a PIN or a 3DS answer, but the pipeline runs no unconditional sensitive-data step',
@@ -107,6 +116,12 @@ describe('unit: boot guards refuse a pipeline that contradicts its operation (ga
     expect(refusals(changed((c) => withoutStep(c, 'get-card-status', 'es512-jwt')))).to.include(
       'apiEndpoint "get-card-status": route /api/partner/cards/:id/status (pipeline "get-card-status") lacks the es512-jwt policy as its first, unconditional policy'
     );
+  });
+
+  it('accepts a replayOnly idempotency step before validate (it claims nothing), as replace and re-issue run it', function () {
+    const steps = (shippedConfig().pipelines['replace-card'].policies as Yaml[]).map((step) => Object.keys(step)[0]);
+    expect(steps.indexOf('idempotency')).to.be.below(steps.indexOf('validate'));
+    expect(refusals(shippedConfig())).to.deep.equal([]);
   });
 
   it('accepts steps the entry does not ask for (validating more, no-store on the PIN key)', function () {

@@ -87,6 +87,9 @@ describe('gateway/openapi/document', function () {
         const name = route.validate.body!;
         const op = document.paths[route.path][route.method];
         expect(op.requestBody.content['application/json'].schema).to.deep.equal({ $ref: `#/components/schemas/${name}` });
+        // Required even where every field is optional: the validate step answers none 400 body_required.
+        expect(op.requestBody.required, `${op.operationId}: requestBody.required`).to.equal(true);
+        expect(op.responses['400'], `${op.operationId}: 400 (body_required)`).to.deep.equal({ $ref: '#/components/responses/BadRequest' });
         const { $id: _id, ...expected } = SCHEMAS[name];
         expect(JSON.parse(JSON.stringify(document.components.schemas[name])), name).to.deep.equal(JSON.parse(JSON.stringify(expected)));
       }
