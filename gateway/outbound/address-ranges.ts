@@ -149,6 +149,12 @@ export function sameAddress(a: string, b: string): boolean {
   }
 }
 
+/** An IPv6 address without its zone (`fe80::1%eth0` → `fe80::1`); a slice, not `/%.*$/` (quadratic backtracking). */
+function withoutZone(address: string): string {
+  const zone = address.indexOf('%');
+  return zone === -1 ? address : address.slice(0, zone);
+}
+
 /**
  * The address itself and every IPv4 address it carries, normalised (zone dropped): what an own
  * listener's check compares with this host's addresses.
@@ -162,5 +168,19 @@ export function addressForms(text: string): { address: string; range: string }[]
   }
   if (ip.kind() === 'ipv4') return [{ address: ip.toString(), range: ip.range() }];
   const v6 = ip as ipaddr.IPv6;
-  return [{ address: v6.toNormalizedString().replace(/%.*$/, ''), range: v6.range() }, ...embeddedIPv4(v6).map(({ address }) => ({ address: address.toString(), range: address.range() }))];
+  return [{ address: withoutZone(v6.toNormalizedString()), range: v6.range() }, ...embeddedIPv4(v6).map(({ address }) => ({ address: address.toString(), range: address.range() }))];
+}
+
+/**
+ * A URL's host name as a resolver reads it: without its brackets (an IPv6 literal) and its trailing
+ * dots (`localhost.` is `localhost`), in lower case. A loop rather than `/\.+$/`, whose backtracking
+ * is quadratic on a long run of dots not at the end (test/unit/gateway/regex-linearity.test.ts).
+ *
+ * @example hostOf(new URL('http://LocalHost.../x')) // 'localhost'
+ */
+export function hostOf(url: URL): string {
+  const host = url.hostname.startsWith('[') && url.hostname.endsWith(']') ? url.hostname.slice(1, -1) : url.hostname;
+  let end = host.length;
+  while (end > 0 && host.charCodeAt(end - 1) === 0x2e) end--;
+  return host.slice(0, end).toLowerCase();
 }

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { addressForms } from './address-ranges';
+import { addressForms, hostOf } from './address-ranges';
 
 /**
  * The ports this gateway process serves or reaches on its own host: the partner API, the admin
@@ -43,7 +43,7 @@ export class OwnListeners {
     } catch {
       return;
     }
-    const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+    const host = hostOf(parsed);
     const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
     if (host === 'localhost' || host.endsWith('.localhost') || this.isThisHost(host)) this.add(name, port);
   }

@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { classifyAddress, describeClass, sameAddress } from './address-ranges';
+import { classifyAddress, describeClass, hostOf, sameAddress } from './address-ranges';
 import type { OwnListeners } from './own-listeners';
 
 /** Resolves a host name to every address it has (dns.lookup by default; tests inject their own). */
@@ -85,7 +85,7 @@ export async function checkTarget(raw: string, rules: GuardRules): Promise<Targe
   if (addressesSandboxControl(url.pathname)) return { ok: false, reason: `must not address a sandbox's control routes (${SANDBOX_CONTROL_PREFIX}...)` };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) return { ok: false, reason: 'must name a host' };
-  if (!rules.allowPrivate && /(^|\.)(localhost|internal|local)$/i.test(host.replace(/\.+$/, ''))) return { ok: false, reason: 'resolves to a non-public address: a local name' };
+  if (!rules.allowPrivate && /(^|\.)(localhost|internal|local)$/.test(hostOf(url))) return { ok: false, reason: 'resolves to a non-public address: a local name' };
   let addresses: { address: string; family: number }[];
   if (net.isIP(host)) {
     addresses = [{ address: host, family: net.isIP(host) }];
