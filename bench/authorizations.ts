@@ -201,6 +201,17 @@ export interface AuthorizationResult {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `count` calls of `send` at `rate` per second, open loop (each on its schedule, whatever the earlier ones are doing); resolves when all have. */
+const openLoop = async (count: number, rate: number, send: () => Promise<void>): Promise<void> => {
+  const pending: Promise<void>[] = [];
+  const began = performance.now();
+  for (let i = 0; i < count; i++) {
+    const wait = began + (i * 1000) / rate - performance.now();
+    if (wait > 0) await sleep(wait);
+    pending.push(send());
+  }
+  await Promise.all(pending);
+};
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
@@ -376,14 +387,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
             });
             req.end(raw);
           });
-        const pending: Promise<void>[] = [];
-        const began = performance.now();
-        for (let i = 0; i < count; i++) {
-          const wait = began + (i * 1000) / deadlineRate - performance.now();
-          if (wait > 0) await sleep(wait);
-          pending.push(send());
-        }
-        await Promise.all(pending);
+        await openLoop(count, deadlineRate, send);
       } finally {
         for (const burner of burners) burner.kill('SIGKILL');
         agent.destroy();
@@ -446,14 +450,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
             delay.reset();
           }, 1000)
         : undefined;
-      const pending: Promise<void>[] = [];
-      const began = performance.now();
-      for (let i = 0; i < count; i++) {
-        const wait = began + (i * 1000) / rate - performance.now();
-        if (wait > 0) await sleep(wait);
-        pending.push(send());
-      }
-      await Promise.all(pending);
+      await openLoop(count, rate, send);
       clearInterval(delayEach);
       delay?.disable();
       flushTrace();
