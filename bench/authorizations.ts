@@ -17,12 +17,13 @@
  *    the endpoint: the partner's latency as the gateway recorded it (`authorization.partnerLatencyMs`)
  *    and the endpoint's own handling time;
  * 3. one more saturation round with the endpoint enrolled (informative; not in the smoke);
- * 4. the answer at the deadline (issue 32): the endpoint hangs (its `timeoutMs` 1500, the longest),
- *    so each decision waits out the partner's whole share of the budget and is recorded at its end
- *    (or answered 503 when even that cannot be), with both cores kept busy by two other processes
- *    (not in the smoke): the processor's view of every answer's time, 200 or 503, against its
- *    deadline (`AUTHORIZATION_DEADLINE_MS`, 2000 ms), at a rate that keeps the partner's cap of 32
- *    calls in flight nearly full.
+ * 4. the answer at the deadline (issue 32), with both cores kept busy by two other processes (not
+ *    in the smoke): the processor's view of every answer's time, 200 or 503, against its deadline
+ *    (`AUTHORIZATION_DEADLINE_MS`, 2000 ms), at 20 decisions/s: first the endpoint hangs (its
+ *    `timeoutMs` 1500, the longest), so each decision waits out the partner's whole share of the
+ *    budget and is recorded at its end (the rate keeps the partner's cap of 32 calls in flight
+ *    nearly full); then a table lock holds every recording, so each answer is the gateway's own
+ *    503 at `answerBy`.
  *
  * The mix of outcomes is read back from the transactions the decisions recorded.
  */
@@ -116,8 +117,10 @@ export interface LatencyFigures {
   cpuUsPerDecision: number;
 }
 
-/** Every answer's time at the client (the processor's view) while the partner's endpoint hangs. */
+/** Every answer's time at the client (the processor's view) while something keeps the decisions from an early answer. */
 export interface DeadlineFigures {
+  /** `endpoint`: the partner's endpoint hangs; `database`: every recording waits behind a table lock (the 503 of the gateway's own timer). */
+  cause: 'endpoint' | 'database';
   samples: number;
   rate: number;
   /** Processes kept busy beside the gateway (each spinning on one core). */
@@ -185,8 +188,8 @@ export interface AuthorizationResult {
   };
   /** Not in the smoke. */
   saturationWithEndpoint?: SaturationRound;
-  /** Stage 4: a hanging endpoint, both cores busy (not in the smoke: no busy cores there). */
-  deadline: DeadlineFigures;
+  /** Stage 4, by cause: a hanging endpoint, then the recordings held by the database; both cores busy (not in the smoke: no busy cores there). */
+  deadline: DeadlineFigures[];
   /** Recorded transactions by stage: `approved` and each `declineReason`, and `decidedBy`. */
   mix: Record<string, Record<string, number>>;
   /** Requests answered 200 less the transactions recorded (0: each approved or declined answer recorded its transaction, and nothing more; see {@link AuthorizationResult.abandoned}). */
@@ -343,14 +346,26 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     const latencyById = new Map<string, number>();
 
     /**
-     * Stage 4: `count` decisions at 20 per second with the endpoint hanging (its `timeoutMs` 1500) and
-     * `busy` other processes spinning, each answer's time at the client, whatever its status.
+     * Stage 4: `count` decisions at 20 per second while `cause` keeps them from an early answer, and
+     * `busy` other processes spinning; each answer's time at the client, whatever its status.
+     * `endpoint`: the endpoint hangs (its `timeoutMs` 1500), each decision waits out the partner's
+     * share of the budget and records the default at its end. `database`: a migration's lock on
+     * `audit_log` (ACCESS EXCLUSIVE, held by this process) keeps every recording waiting, so each
+     * answer is the 503 of the gateway's own timer at `answerBy`; the held recordings run, past
+     * their commit-by instant, once the lock is released, and are refused.
      */
-    const deadlineStage = async (count: number, busy: number): Promise<DeadlineFigures> => {
+    const deadlineStage = async (cause: DeadlineFigures['cause'], count: number, busy: number): Promise<DeadlineFigures> => {
       const deadlineRate = 20;
       const deadlineMs = Number(process.env.AUTHORIZATION_DEADLINE_MS) || 2000;
-      await fetch(`${endpoint.base}/hang?on=1`).then((r) => r.arrayBuffer());
-      await json(`${input.partnerApi}/authorization-endpoint`, { method: 'PATCH', headers: await input.auth(), body: JSON.stringify({ timeoutMs: 1500 }) });
+      const locker = cause === 'database' ? new Client({ connectionString: input.dbUrl }) : undefined;
+      if (cause === 'endpoint') {
+        await fetch(`${endpoint.base}/hang?on=1`).then((r) => r.arrayBuffer());
+        await json(`${input.partnerApi}/authorization-endpoint`, { method: 'PATCH', headers: await input.auth(), body: JSON.stringify({ timeoutMs: 1500 }) });
+      } else {
+        await locker!.connect();
+        await locker!.query('BEGIN');
+        await locker!.query('LOCK TABLE audit_log IN ACCESS EXCLUSIVE MODE');
+      }
       const burners = Array.from({ length: busy }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
       const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
       const url = new URL(`${notifyBase}${PATH}`);
@@ -362,7 +377,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       try {
         const send = (): Promise<void> =>
           new Promise((resolve) => {
-            const raw = nextBody('deadline');
+            const raw = nextBody(`deadline-${cause}`);
             const started = performance.now();
             const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: signedHeaders(raw) }, (res) => {
               const chunks: Buffer[] = [];
@@ -391,10 +406,17 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       } finally {
         for (const burner of burners) burner.kill('SIGKILL');
         agent.destroy();
-        await fetch(`${endpoint.base}/hang?on=0`).then((r) => r.arrayBuffer());
+        if (cause === 'endpoint') {
+          await fetch(`${endpoint.base}/hang?on=0`).then((r) => r.arrayBuffer());
+          await json(`${input.partnerApi}/authorization-endpoint`, { method: 'PATCH', headers: await input.auth(), body: JSON.stringify({ timeoutMs: 1000 }) });
+        } else {
+          await locker!.query('ROLLBACK');
+          await locker!.end();
+        }
       }
       times.sort((a, b) => a - b);
       return {
+        cause,
         samples: times.length,
         rate: deadlineRate,
         busyProcesses: busy,
@@ -540,8 +562,11 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       await input.profileEndpoint?.(false);
     }
 
-    log(`authorizations: the answer at the deadline, the endpoint hanging${input.smoke ? '' : ', both cores busy'}...`);
-    const deadline = await deadlineStage(input.smoke ? 5 : 200, input.smoke ? 0 : 2);
+    const deadline: AuthorizationResult['deadline'] = [];
+    for (const cause of ['endpoint', 'database'] as const) {
+      log(`authorizations: the answer at the deadline, ${cause === 'endpoint' ? 'the endpoint hanging' : 'the recordings held behind a table lock'}${input.smoke ? '' : ', both cores busy'}...`);
+      deadline.push(await deadlineStage(cause, input.smoke ? 5 : 200, input.smoke ? 0 : 2));
+    }
 
     // What was recorded, by stage: the transactions the decisions wrote.
     const rows = (
