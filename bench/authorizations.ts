@@ -348,7 +348,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     /**
      * Stage 4: `count` decisions at 20 per second while `cause` keeps them from an early answer, and
      * `busy` other processes spinning; each answer's time at the client, whatever its status.
-     * `endpoint`: the endpoint hangs (its `timeoutMs` 1500), each decision waits out the partner's
+     * `endpoint`: the endpoint hangs (its `timeoutMs` 1500; 100 in the smoke), each decision waits out the partner's
      * share of the budget and records the default at its end. `database`: a migration's lock on
      * `audit_log` (ACCESS EXCLUSIVE, held by this process) keeps every recording waiting, so each
      * answer is the 503 of the gateway's own timer at `answerBy`; the held recordings run, past
@@ -360,7 +360,8 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       const locker = cause === 'database' ? new Client({ connectionString: input.dbUrl }) : undefined;
       if (cause === 'endpoint') {
         await fetch(`${endpoint.base}/hang?on=1`).then((r) => r.arrayBuffer());
-        await json(`${input.partnerApi}/authorization-endpoint`, { method: 'PATCH', headers: await input.auth(), body: JSON.stringify({ timeoutMs: 1500 }) });
+        // The longest timeout; in the smoke the shortest (a check of the stage, not a measurement).
+        await json(`${input.partnerApi}/authorization-endpoint`, { method: 'PATCH', headers: await input.auth(), body: JSON.stringify({ timeoutMs: input.smoke ? 100 : 1500 }) });
       } else {
         await locker!.connect();
         await locker!.query('BEGIN');
