@@ -132,11 +132,14 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       if (!configured) log.warn({ upstream: name, url: upstreams[name] }, 'upstream not configured: using the sandbox');
     }
     // The listeners no partner URL may point at, in any mode (gateway/outbound/own-listeners.ts): the
-    // upstreams on this host (the embedded sandboxes, or a cluster primary's), the ports configured
+    // upstreams, the database and Redis on this host (the embedded sandboxes and PostgreSQL), the ports configured
     // for the partner and admin listeners now (a registration could otherwise arrive between two
     // listens), and every port actually listened on once it is known (port 0 picks one).
     const ownListeners = new OwnListeners();
     for (const name of ['issuer', 'processing', 'accounts'] as const) ownListeners.addUrl(`${name} upstream`, upstreams[name]);
+    // The gateway's own database and Redis, when on this host: no partner URL is sent to them either.
+    ownListeners.addUrl('database', databaseUrl);
+    if (settings.redisUrl) ownListeners.addUrl('Redis', settings.redisUrl);
     ownListeners.add('partner API', settings.port);
     ownListeners.add('admin API', settings.adminPort);
 

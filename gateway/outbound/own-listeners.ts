@@ -3,8 +3,9 @@ import { addressForms, hostOf } from './address-ranges';
 
 /**
  * The ports this gateway process serves or reaches on its own host: the partner API, the admin
- * API, the upstream-notification listener, and the upstreams that listen on this host (the
- * embedded sandboxes, or a cluster primary's). No partner URL may point at one of them, in any
+ * API, the upstream-notification listener, the upstreams that listen on this host (the embedded
+ * sandboxes, or a cluster primary's), and its own database and Redis when they are on this host
+ * (the embedded PostgreSQL's socket, a local server). No partner URL may point at one of them, in any
  * mode (docs/webhooks.md, "Allowed URLs"): a URL naming one of these ports on a loopback or
  * unspecified address, or on an address of one of this host's interfaces, is refused.
  *
@@ -17,6 +18,9 @@ import { addressForms, hostOf } from './address-ranges';
  * own.add('admin API', 9876);
  * own.refuses('127.0.0.1', 9876); // "is this gateway's admin API listener"
  */
+/** The port a URL without one means, by scheme: the web's, and the gateway's own dependencies' (PostgreSQL, Redis). */
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'postgres:': 5432, 'postgresql:': 5432, 'redis:': 6379, 'rediss:': 6379 };
+
 export class OwnListeners {
   private readonly ports = new Map<number, string>();
   private readonly hostAddresses: () => string[];
@@ -44,7 +48,7 @@ export class OwnListeners {
       return;
     }
     const host = hostOf(parsed);
-    const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+    const port = parsed.port ? Number(parsed.port) : (DEFAULT_PORTS[parsed.protocol] ?? 80);
     if (host === 'localhost' || host.endsWith('.localhost') || this.isThisHost(host)) this.add(name, port);
   }
 

@@ -227,19 +227,26 @@ describe('unit: the guard of partner-supplied URLs (gateway/outbound)', function
     expect(wrong).to.deep.equal([]);
   });
 
-  it('registers an upstream URL as an own listener only when it is on this host, and a port only once it is known', function () {
+  it('registers an upstream URL, the database and Redis as own listeners only when on this host, and a port only once it is known', function () {
     const listeners = new OwnListeners({ hostAddresses: () => ['10.0.0.5'] });
     listeners.addUrl('issuer upstream', 'http://127.0.0.1:4010');
     listeners.addUrl('processing upstream', 'http://localhost:4011/');
     listeners.addUrl('accounts upstream', 'http://10.0.0.5:4012');
     listeners.addUrl('remote upstream', 'https://issuer.example.com');
     listeners.addUrl('remote upstream', 'http://10.9.9.9:4013');
+    // The gateway's own database and Redis on this host, their schemes' ports when none is given.
+    listeners.addUrl('database', 'postgres://postgres@127.0.0.1/test');
+    listeners.addUrl('Redis', 'redis://localhost:6380');
+    listeners.addUrl('remote database', 'postgres://db.example.com:5433/x');
     listeners.add('admin API', 0);
     expect(listeners.list()).to.deep.equal([
       { name: 'issuer upstream', port: 4010 },
       { name: 'processing upstream', port: 4011 },
       { name: 'accounts upstream', port: 4012 },
+      { name: 'database', port: 5432 },
+      { name: 'Redis', port: 6380 },
     ]);
+    expect(listeners.refuses('127.0.0.1', 5432)).to.match(/database/);
     expect(listeners.refuses('::ffff:10.0.0.5', 4012)).to.match(/accounts upstream/);
     expect(listeners.refuses('10.9.9.9', 4012)).to.equal(undefined);
   });
