@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database';
-import { pageOfIndividualHistory, type PageRequest } from '../db/paging';
+import { pageOfIndividualHistory, type CountedPage, type PageRequest } from '../db/paging';
 import { newObjectId } from '../ids';
 
 /** One audit entry to write. `details` must never hold a secret (no PAN, CVV, PIN, document number). */
@@ -53,9 +53,9 @@ export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<voi
   await db.query(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb)`, auditValues(entry));
 }
 
-/** A page of an individual's audit entries, newest first, and the total. */
-export async function listAuditForIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<{ total: number; items: AuditLogItem[] }> {
-  const { total, rows } = await pageOfIndividualHistory<{
+/** A page of an individual's audit entries, newest first, with its total (exact up to HISTORY_COUNT_CAP) and whether more follow. */
+export async function listAuditForIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<Omit<CountedPage<unknown>, 'rows'> & { items: AuditLogItem[] }> {
+  const { rows, ...counted } = await pageOfIndividualHistory<{
     public_id: string;
     operation: string;
     target_type: string;
@@ -66,7 +66,7 @@ export async function listAuditForIndividual(db: Queryable, individualId: string
     created_at: Date;
   }>(db, 'audit_log', 'public_id, operation, target_type, target_id, outcome, request_id, details, created_at', individualId, page);
   return {
-    total,
+    ...counted,
     items: rows.map((r) => ({
       _id: r.public_id,
       operation: r.operation,

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { isMaskedCardNumber } from '../upstreams/card-data';
-import { pageOfIndividualHistory, type PageRequest } from '../db/paging';
+import { pageOfIndividualHistory, type CountedPage, type PageRequest } from '../db/paging';
 import { newObjectId } from '../ids';
 import type { CardStatus } from './card-status';
 
@@ -209,9 +209,9 @@ export async function recordStatusChange(db: Queryable, change: StatusChange): P
   );
 }
 
-/** A page of the status history of an individual's cards, newest first, and the total. */
-export async function listStatusHistoryOfIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<{ total: number; items: StatusHistoryItem[] }> {
-  const { total, rows } = await pageOfIndividualHistory<{
+/** A page of the status history of an individual's cards, newest first, with its total (exact up to HISTORY_COUNT_CAP) and whether more follow. */
+export async function listStatusHistoryOfIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<Omit<CountedPage<unknown>, 'rows'> & { items: StatusHistoryItem[] }> {
+  const { rows, ...counted } = await pageOfIndividualHistory<{
     public_id: string;
     card_key: string;
     operation: string;
@@ -223,7 +223,7 @@ export async function listStatusHistoryOfIndividual(db: Queryable, individualId:
     created_at: Date;
   }>(db, 'card_status_history', 'public_id, card_key, operation, old_status, new_status, old_status_code, new_status_code, reason, created_at', individualId, page);
   return {
-    total,
+    ...counted,
     items: rows.map((r) => ({
       _id: r.public_id,
       cardKey: r.card_key,

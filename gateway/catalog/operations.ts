@@ -193,7 +193,12 @@ export const OPERATIONS = {
     ownership: OWNS_INDIVIDUAL,
     schemas: { query: 'pagination-query' },
     ends: LOCAL,
-    doc: { summary: 'List audit logs for an individual', description: 'Every change on the individual and its cards, newest first.', tag: 'Individual accounts', answer: json('AuditLogPage', 'A page of audit entries') },
+    doc: {
+      summary: 'List audit logs for an individual',
+      description: 'Every change on the individual and its cards, newest first. `total` is exact up to 1,000; above, it is 1,000 with `X-Total-Capped: true` (docs/pagination.md).',
+      tag: 'Individual accounts',
+      answer: { ...json('AuditLogPage', 'A page of audit entries'), headers: ['X-Total-Capped'] },
+    },
   },
   'list-individual-card-status-history': {
     method: 'GET',
@@ -203,9 +208,9 @@ export const OPERATIONS = {
     ends: LOCAL,
     doc: {
       summary: 'Card status history for an individual',
-      description: "Every status change of the individual's cards, newest first.",
+      description: "Every status change of the individual's cards, newest first. `total` is exact up to 1,000; above, it is 1,000 with `X-Total-Capped: true` (docs/pagination.md).",
       tag: 'Individual accounts',
-      answer: json('CardStatusHistoryPage', 'A page of status changes'),
+      answer: { ...json('CardStatusHistoryPage', 'A page of status changes'), headers: ['X-Total-Capped'] },
     },
   },
   'list-individual-transactions': {

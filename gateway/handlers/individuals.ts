@@ -1,8 +1,9 @@
+import type { Response } from 'express';
 import { listAuditForIndividual } from '../audit/audit-log';
 import { listActiveCardsOfIndividual, listStatusHistoryOfIndividual, toCardListItem } from '../cards/card-store';
 import { GatewayError } from '../errors';
-import type { PageRequest } from '../db/paging';
-import { pagination } from '../http/pagination';
+import type { CountedPage, PageRequest } from '../db/paging';
+import { pagination, type Pagination } from '../http/pagination';
 import type { HandlerServices } from './services';
 import type { OperationHandler, OwnerFacts, PartnerFacts } from './context';
 
@@ -33,13 +34,22 @@ export function listIndividualCards(services: HandlerServices): OperationHandler
   };
 }
 
+/**
+ * A page of an individual's history as answered: `{data, pagination}`, `total` exact up to
+ * HISTORY_COUNT_CAP and a lower bound past it, which `X-Total-Capped: true` says (docs/pagination.md).
+ */
+function historyPage<T>(res: Response, page: PageRequest, items: T[], counted: Omit<CountedPage<unknown>, 'rows'>): { data: T[]; pagination: Pagination } {
+  if (counted.capped) res.setHeader('X-Total-Capped', 'true');
+  return { data: items, pagination: pagination(page, counted.total, counted.hasMore) };
+}
+
 /** `GET /individual/accounts/{id}/audit-logs?page&limit`: `{data, pagination}`, newest first. */
 export function listIndividualAuditLogs(services: HandlerServices): OperationHandler<OwnerFacts<'individual'>> {
   const { db } = services;
   return async function listAuditLogsHandler({ ownership: individual }, req, res) {
     const page = req.query as unknown as PageRequest;
-    const { total, items } = await listAuditForIndividual(db, individual.id, page);
-    res.json({ data: items, pagination: pagination(page, total) });
+    const { items, ...counted } = await listAuditForIndividual(db, individual.id, page);
+    res.json(historyPage(res, page, items, counted));
   };
 }
 
@@ -48,7 +58,7 @@ export function listIndividualCardStatusHistory(services: HandlerServices): Oper
   const { db } = services;
   return async function listStatusHistoryHandler({ ownership: individual }, req, res) {
     const page = req.query as unknown as PageRequest;
-    const { total, items } = await listStatusHistoryOfIndividual(db, individual.id, page);
-    res.json({ data: items, pagination: pagination(page, total) });
+    const { items, ...counted } = await listStatusHistoryOfIndividual(db, individual.id, page);
+    res.json(historyPage(res, page, items, counted));
   };
 }

@@ -9,13 +9,18 @@ export interface Pagination {
   page: number;
   /** The page size asked for (1..100). */
   limit: number;
-  /** Items across all pages. */
+  /** Items across all pages: exact, or a lower bound where the route caps its count (the answer then carries `X-Total-Capped: true`). */
   total: number;
-  /** Pages across all items (0 when there is none). */
+  /** Pages across `total` items (0 when there is none). */
   totalPages: number;
+  /** A page after this one holds items. */
+  hasMore: boolean;
 }
 
-/** Builds the Pagination object. */
-export function pagination(request: PageRequest, total: number): Pagination {
-  return { page: request.page, limit: request.limit, total, totalPages: Math.ceil(total / request.limit) };
+/**
+ * Builds the Pagination object. `hasMore` defaults to what an exact `total` says; a route whose
+ * total may be a lower bound passes what it read (one row past the page).
+ */
+export function pagination(request: PageRequest, total: number, hasMore = request.page * request.limit < total): Pagination {
+  return { page: request.page, limit: request.limit, total, totalPages: Math.ceil(total / request.limit), hasMore };
 }

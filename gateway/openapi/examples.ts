@@ -112,7 +112,7 @@ export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
 /** Example answers by response schema name (`gateway/schemas/responses.ts`). */
 export function responseExamples(now = new Date()): Record<ResponseSchemaName, unknown> {
   const expDate = `09/${now.getUTCFullYear() + 3}`;
-  const pagination = { page: 1, limit: 20, total: 1, totalPages: 1 };
+  const pagination = { page: 1, limit: 20, total: 1, totalPages: 1, hasMore: false };
   const webhookEndpoint = {
     id: EXAMPLE_IDS.webhookEndpointId,
     url: 'https://hooks.example.com/partner-gateway',
@@ -294,7 +294,7 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     TransactionPage: { data: [transaction], pagination },
     TransactionList: { data: [transaction], nextCursor: 'WyIyMDI2LTExLTAyVDA5OjE1OjAwLjAwMDAwMFoiLCI1ZjBjMmE5ZThiMWQ0YzdhOWUzZjJiNjEiXQ.q2XoQmVfqP0b4yxN8f3b2A' },
     TransactionStep: transaction.history[0],
-    Pagination: { page: 2, limit: 20, total: 57, totalPages: 3 },
+    Pagination: { page: 2, limit: 20, total: 57, totalPages: 3, hasMore: true },
     Partner: partner,
     B2bTenant: tenant,
     Me: { partner, activeTenantId: EXAMPLE_IDS.tenantId, b2bAccounts: [tenant], individuals: [individualSummary] },

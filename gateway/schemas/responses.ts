@@ -41,8 +41,14 @@ function object(description: string, properties: Record<string, unknown>, requir
 export const PAGINATION = object('Position of a page in a list (docs/pagination.md)', {
   page: { type: 'integer', minimum: 1, description: 'The page returned, from 1' },
   limit: { type: 'integer', minimum: 1, maximum: 100, description: 'The page size asked for' },
-  total: { type: 'integer', minimum: 0, description: 'Items across all pages (the partner-wide card list caps it at 10,000, with `X-Total-Capped: true`)' },
+  total: {
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Items across all pages: exact, or a lower bound where the list caps its count (the partner-wide card list past 10,000, an individual\'s audit log and card status history past 1,000), which `X-Total-Capped: true` says',
+  },
   totalPages: { type: 'integer', minimum: 0, description: '`ceil(total / limit)`; 0 when there is no item' },
+  hasMore: { type: 'boolean', description: 'A page after this one holds items (exact also when `total` is capped)' },
 });
 
 const cardFields = {

@@ -1,6 +1,6 @@
 /**
  * Lists that span pages, walked with `for await`. The gateway pages two ways (docs/pagination.md):
- * by page number (`page`, `limit`; the answer's `pagination.totalPages`, or `count` for the
+ * by page number (`page`, `limit`; the answer's `pagination.hasMore`, or `count` for the
  * individual list) and by cursor (the answer's `nextCursor`, sent back as `cursor` or `after`).
  */
 
@@ -9,7 +9,7 @@ import type { RequestOptions } from './client';
 /** How a list operation pages (from the generated operation table). */
 export type PagingKind = 'page' | 'page-count' | 'cursor' | 'after';
 
-type PageAnswer<T> = { data: T[]; pagination?: { page: number; totalPages: number }; count?: number; nextCursor?: string | null };
+type PageAnswer<T> = { data: T[]; pagination?: { page: number; totalPages: number; hasMore?: boolean }; count?: number; nextCursor?: string | null };
 
 /** The default page size of the gateway's lists. */
 const DEFAULT_LIMIT = 20;
@@ -46,7 +46,9 @@ export class Paginated<T, A extends PageAnswer<T> = PageAnswer<T>> implements As
       if (this.kind === 'page' || this.kind === 'page-count') {
         const page = Number(query.page ?? 1);
         if (this.kind === 'page') {
-          if (!answer.pagination || page >= answer.pagination.totalPages) return;
+          // `hasMore` says it exactly, also where `total` is a capped lower bound; a gateway before it: `totalPages`.
+          if (!answer.pagination) return;
+          if (answer.pagination.hasMore === undefined ? page >= answer.pagination.totalPages : !answer.pagination.hasMore) return;
         } else {
           const limit = Number(query.limit ?? DEFAULT_LIMIT);
           if (answer.data.length < limit || answer.count === undefined || page * limit >= answer.count) return;

@@ -103,7 +103,7 @@ describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
     expect(expected).to.have.length(7);
     expect(response.body.success).to.equal(true);
     expect(response.body.data.map((c: any) => c.cardKey)).to.deep.equal(expected.map((c) => c.card_key));
-    expect(response.body.pagination).to.deep.equal({ page: 1, limit: 100, total: 7, totalPages: 1 });
+    expect(response.body.pagination).to.deep.equal({ page: 1, limit: 100, total: 7, totalPages: 1, hasMore: false });
     expect(response.headers.get('x-total-capped')).to.equal(null);
     expect(response.body.data.filter((c: any) => c.ownerType === 'b2b').map((c: any) => c.cardKey)).to.have.members(b2bKeys);
 
@@ -154,7 +154,7 @@ describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
         const expected = (await cardsOf(acme.id)).filter(keep).map((r) => r.card_key);
         expect(expected).to.have.length(count);
         expect(response.body.data.map((c: any) => c.cardKey)).to.deep.equal(expected);
-        expect(response.body.pagination).to.deep.equal({ page: 1, limit: 20, total: count, totalPages: count === 0 ? 0 : 1 });
+        expect(response.body.pagination).to.deep.equal({ page: 1, limit: 20, total: count, totalPages: count === 0 ? 0 : 1, hasMore: false });
       });
     }
   });
@@ -200,17 +200,17 @@ describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
     const seen: string[] = [];
     for (let page = 1; page <= 4; page += 1) {
       const response = await list(acme, { page, limit: 2 });
-      expect(response.body.pagination).to.deep.equal({ page, limit: 2, total: 7, totalPages: 4 });
+      expect(response.body.pagination).to.deep.equal({ page, limit: 2, total: 7, totalPages: 4, hasMore: page < 4 });
       expect((await list(acme, { page, limit: 2 })).body.data, 'the same page twice').to.deep.equal(response.body.data);
       seen.push(...response.body.data.map((c: any) => c.cardKey));
     }
     expect(seen).to.deep.equal(all);
     const past = await list(acme, { page: 5, limit: 2 });
     expect(past.status).to.equal(200);
-    expect(past.body).to.deep.equal({ success: true, data: [], pagination: { page: 5, limit: 2, total: 7, totalPages: 4 } });
+    expect(past.body).to.deep.equal({ success: true, data: [], pagination: { page: 5, limit: 2, total: 7, totalPages: 4, hasMore: false } });
     const searched = await list(acme, { search: '4921', page: 2, limit: 2 });
     expect(searched.body.data.map((c: any) => c.cardKey)).to.deep.equal([b2bKeys[2]]);
-    expect(searched.body.pagination).to.deep.equal({ page: 2, limit: 2, total: 3, totalPages: 2 });
+    expect(searched.body.pagination).to.deep.equal({ page: 2, limit: 2, total: 3, totalPages: 2, hasMore: false });
   });
 
   describe('refuses a bad query (400 validation_failed naming the parameter)', function () {
@@ -262,7 +262,7 @@ describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
     it('counts up to 10,000 and says the total is capped', async function () {
       const response = await list(bulk);
       expect(response.status).to.equal(200);
-      expect(response.body.pagination).to.deep.equal({ page: 1, limit: 20, total: 10_000, totalPages: 500 });
+      expect(response.body.pagination).to.deep.equal({ page: 1, limit: 20, total: 10_000, totalPages: 500, hasMore: true });
       expect(response.headers.get('x-total-capped')).to.equal('true');
       expect(response.body.data).to.have.length(20);
     });
@@ -273,7 +273,7 @@ describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
       expect(last.body.data).to.have.length(20);
       const clamped = await list(bulk, { page: 334, limit: 30 });
       expect(clamped.body.data).to.have.length(10);
-      expect(clamped.body.pagination).to.deep.equal({ page: 334, limit: 30, total: 10_000, totalPages: 334 });
+      expect(clamped.body.pagination).to.deep.equal({ page: 334, limit: 30, total: 10_000, totalPages: 334, hasMore: false });
     });
 
     it('refuses a page past the window while more cards match (400 naming page)', async function () {

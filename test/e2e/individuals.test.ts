@@ -416,7 +416,7 @@ describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
       expect(Object.keys(history.body).sort()).to.deep.equal(['data', 'pagination']);
       const entry = history.body.data.find((e: any) => e.cardKey === physicalCard.cardKey);
       expect(entry).to.include({ operation: 'card.issue', oldStatus: null, newStatus: 'LOCKED', oldStatusCode: null, newStatusCode: 'I1' });
-      expect(history.body.pagination).to.deep.equal({ page: 1, limit: 100, total: history.body.data.length, totalPages: 1 });
+      expect(history.body.pagination).to.deep.equal({ page: 1, limit: 100, total: history.body.data.length, totalPages: 1, hasMore: false });
       const times = history.body.data.map((e: { createdAt: string }) => Date.parse(e.createdAt));
       expect(times).to.deep.equal([...times].sort((a, b) => b - a));
       const paged = await api(gateway, acme, 'GET', `/individual/accounts/${ada._id}/card-status-history?page=2&limit=1`);
@@ -501,7 +501,7 @@ describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
         const processingBefore = (await sandboxControl(sandboxes.processing, 'GET', '/__sandbox/requests?path=/transactions')).length;
         const empty = await api(gateway, acme, 'GET', `/individual/accounts/${ada._id}/transactions`);
         expect(empty.status).to.equal(200);
-        expect(empty.body).to.deep.equal({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });
+        expect(empty.body).to.deep.equal({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0, hasMore: false } });
         expect((await api(gateway, acme, 'GET', '/transactions')).body, 'the partner-wide search too').to.deep.equal({ data: [], nextCursor: null });
         expect((await sandboxControl(sandboxes.processing, 'GET', '/__sandbox/requests?path=/transactions')).length).to.equal(processingBefore);
       } finally {

@@ -334,6 +334,16 @@ describe('sdk: pagination', function () {
     expect(asked).to.deep.equal([{ limit: 2, page: 2, status: 'ACTIVE' }, { limit: 2, page: 3, status: 'ACTIVE' }]);
   });
 
+  it('page lists: hasMore decides where the gateway says it, also past a capped total', async function () {
+    // A capped total (a lower bound): totalPages says 1, hasMore says a second page holds items.
+    const capped = pages('page', [
+      { data: [card(1), card(2)], pagination: { page: 1, limit: 2, total: 2, totalPages: 1, hasMore: true } },
+      { data: [card(3)], pagination: { page: 2, limit: 2, total: 2, totalPages: 1, hasMore: false } },
+    ], { limit: 2 });
+    expect((await capped.list.toArray()).map((c) => c.cardKey)).to.deep.equal(['CK1', 'CK2', 'CK3']);
+    expect(capped.asked).to.have.length(2);
+  });
+
   it('page lists: an empty page or totalPages 0 ends the walk', async function () {
     const empty = pages('page', [{ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } }]);
     expect(await empty.list.toArray()).to.deep.equal([]);
