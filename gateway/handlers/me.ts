@@ -13,13 +13,14 @@ export function me(services: HandlerServices): OperationHandler<PartnerFacts> {
   return async function meHandler({ partner }, _req, res) {
     const [tenants, newest] = await Promise.all([
       partners.tenants(partner._id),
-      individuals.list(partner._id, { page: 1, limit: ME_INDIVIDUALS_LIMIT }),
+      // The newest page only: `/me` answers no count, so it reads none.
+      individuals.page(partner._id, { page: 1, limit: ME_INDIVIDUALS_LIMIT }),
     ]);
     res.status(200).json({
       partner,
       activeTenantId: tenants.length > 0 ? tenants[0]._id : null,
       b2bAccounts: tenants,
-      individuals: newest.data,
+      individuals: newest,
     });
   };
 }

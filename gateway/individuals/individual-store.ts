@@ -248,16 +248,26 @@ export class IndividualStore {
     return rows.rows[0]?.client_id ?? undefined;
   }
 
-  /** A page of the partner's individuals, newest first, and how many it has in all. */
+  /**
+   * A page of the partner's individuals, newest first, and how many it has in all: exact, read from
+   * the partner's counter (migration 025: kept by triggers in the transaction of every change it
+   * counts), not counted over its individuals, so the call costs the same at any number of them.
+   */
   async list(partnerId: string, page: PageRequest): Promise<{ count: number; data: IndividualSummary[] }> {
-    const [count, rows] = await Promise.all([
-      this.db.query<{ n: string }>("SELECT count(*) AS n FROM individual_onboardings WHERE partner_id = $1 AND provisioning = 'complete'", [partnerId]),
-      this.db.query<OnboardingRow>(
-        `SELECT ${COLUMNS} FROM individual_onboardings WHERE partner_id = $1 AND provisioning = 'complete'
-          ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-        [partnerId, page.limit, offsetOf(page)]
-      ),
+    const [count, data] = await Promise.all([
+      this.db.query<{ n: string }>('SELECT coalesce(sum(n), 0) AS n FROM partner_individual_counts WHERE partner_id = $1', [partnerId]),
+      this.page(partnerId, page),
     ]);
-    return { count: Number(count.rows[0].n), data: rows.rows.map(toSummary) };
+    return { count: Number(count.rows[0].n), data };
+  }
+
+  /** A page of the partner's individuals, newest first, without their number (`/me`). */
+  async page(partnerId: string, page: PageRequest): Promise<IndividualSummary[]> {
+    const rows = await this.db.query<OnboardingRow>(
+      `SELECT ${COLUMNS} FROM individual_onboardings WHERE partner_id = $1 AND provisioning = 'complete'
+        ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      [partnerId, page.limit, offsetOf(page)]
+    );
+    return rows.rows.map(toSummary);
   }
 }
