@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { isMaskedCardNumber } from '../upstreams/card-data';
-import { pageOfIndividualHistory, type CountedPage, type PageRequest } from '../db/paging';
+import { offsetOf, pageOfIndividualHistory, type CountedPage, type PageRequest } from '../db/paging';
 import { newObjectId } from '../ids';
 import type { CardStatus } from './card-status';
 
@@ -146,13 +146,18 @@ export async function insertCard(db: Queryable, card: NewCard): Promise<Card> {
   return toCard(rows.rows[0]);
 }
 
-/** The ACTIVE cards of an individual, newest first. */
-export async function listActiveCardsOfIndividual(db: Queryable, individualId: string): Promise<Card[]> {
+/**
+ * A page of the ACTIVE cards of an individual, newest first (ties by card key), and whether a later
+ * page holds more: `limit + 1` rows read from cards_individual_active_idx (migration 027), so the
+ * call reads no more than its page whatever the individual's cards.
+ */
+export async function listActiveCardsOfIndividual(db: Queryable, individualId: string, page: PageRequest): Promise<{ cards: Card[]; hasMore: boolean }> {
   const rows = await db.query<CardRow>(
-    `SELECT ${CARD_COLUMNS} FROM cards WHERE individual_id = $1 AND status = 'ACTIVE' ORDER BY created_at DESC, card_key`,
-    [individualId]
+    `SELECT ${CARD_COLUMNS} FROM cards WHERE individual_id = $1 AND status = 'ACTIVE' ORDER BY created_at DESC, card_key LIMIT $2 OFFSET $3`,
+    [individualId, page.limit + 1, offsetOf(page)]
   );
-  return rows.rows.map(toCard);
+  const hasMore = rows.rows.length > page.limit;
+  return { cards: (hasMore ? rows.rows.slice(0, page.limit) : rows.rows).map(toCard), hasMore };
 }
 
 /** Whether a card belongs to an individual. */

@@ -151,12 +151,14 @@ export const OPERATIONS = {
     method: 'GET',
     path: '/api/partner/individual/accounts/:id/cards',
     ownership: OWNS_INDIVIDUAL,
+    schemas: { query: 'individual-cards-query' },
     ends: LOCAL,
     doc: {
       summary: 'List cards for an individual',
-      description: "The individual's ACTIVE cards, with the first nine fields of the card (spec 2.3).",
+      description:
+        "The individual's ACTIVE cards, newest first, with the first nine fields of the card (spec 2.3). At most `limit` (1 to 100, default 100) at once: every individual with up to 100 active cards gets them all in one answer; past that, a `Link` header with `rel=\"next\"` names the next page (`page`, from 1).",
       tag: 'Individual accounts',
-      answer: jsonArray('CardListItem', "The individual's active cards"),
+      answer: { ...jsonArray('CardListItem', "The individual's active cards"), headers: ['Link'] },
     },
   },
   'issue-virtual-card': {

@@ -25,11 +25,17 @@ export function getIndividual(services: HandlerServices): OperationHandler<Owner
   };
 }
 
-/** `GET /individual/accounts/{id}/cards`: the individual's ACTIVE cards, first nine fields of 2.3. */
+/**
+ * `GET /individual/accounts/{id}/cards[?page&limit]`: the individual's ACTIVE cards, first nine
+ * fields of 2.3, as the spec's array: at most `limit` (default and most 100), and, when more
+ * follow, `Link: <…?page=N+1&limit=L>; rel="next"` (docs/individuals.md).
+ */
 export function listIndividualCards(services: HandlerServices): OperationHandler<OwnerFacts<'individual'>> {
   const { db } = services;
-  return async function listIndividualCardsHandler({ ownership: individual }, _req, res) {
-    const cards = await listActiveCardsOfIndividual(db, individual.id);
+  return async function listIndividualCardsHandler({ ownership: individual }, req, res) {
+    const page = req.query as unknown as PageRequest;
+    const { cards, hasMore } = await listActiveCardsOfIndividual(db, individual.id, page);
+    if (hasMore) res.setHeader('Link', `<${req.originalUrl.split('?')[0]}?page=${page.page + 1}&limit=${page.limit}>; rel="next"`);
     res.json(cards.map(toCardListItem));
   };
 }

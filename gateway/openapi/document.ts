@@ -102,6 +102,11 @@ const HEADERS: Record<string, Json> = {
   RateLimit: { description: 'What is left of the quota: `"<name>";r=<remaining>;t=<seconds to reset>`', schema: { type: 'string' }, example: '"get-card";r=599;t=60' },
   'X-Total-Capped': { description: '`true` when more items exist than the list counts exactly (10,000 cards; 1,000 entries of an individual\'s history): `total` is then a lower bound, and `hasMore` says whether the next page holds items', schema: { type: 'string', enum: ['true'] } },
   ETag: { description: 'Version of the document, for `If-None-Match`', schema: { type: 'string' } },
+  Link: {
+    description: 'RFC 8288: the next page of the list, when there is one (`rel="next"`); absent on the last page',
+    schema: { type: 'string' },
+    example: '</api/partner/individual/accounts/64f1c2a9e4b0a1b2c3d4e5f6/cards?page=2&limit=100>; rel="next"',
+  },
 };
 
 const INFO_DESCRIPTION = `Onboard individual cardholders, issue virtual and physical cards for them and operate those cards,

@@ -50,6 +50,7 @@ export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
   const newExpDate = `12/${now.getUTCFullYear() + 4}`;
   return {
     'pagination-query': { page: 1, limit: 20 },
+    'individual-cards-query': { page: 1, limit: 100 },
     'transactions-query': { page: 1, limit: 20, cardKey: EXAMPLE_IDS.cardKey },
     'transactions-search-query': { status: 'SETTLED', from: '2026-11-01T00:00:00Z', to: '2026-11-08T00:00:00Z', limit: 20 },
     'simulate-authorization': { amount: 42.9, currency: 'EUR', type: 'PURCHASE', merchant: { name: 'Babbage Books', mcc: '5942', city: 'London', country: 'GB' }, authorizationId: 'auth_5f0c2a9e8b1d4c7a9e3f2b60' },

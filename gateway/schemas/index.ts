@@ -25,7 +25,7 @@ import type { JsonSchema } from './common';
 import { eventsQuery, webhookDeliveriesQuery, webhookEndpointCreate, webhookEndpointUpdate } from './events';
 import { authorizationEndpointCreate, authorizationEndpointUpdate } from './authorization-endpoint';
 import { individualCreate } from './individual-create';
-import { paginationQuery, transactionsQuery } from './pagination-query';
+import { individualCardsQuery, paginationQuery, transactionsQuery } from './pagination-query';
 import { spendControls } from './spend-controls';
 import { simulateAuthorization, simulateTransactionStep, transactionsSearchQuery } from './transactions';
 
@@ -35,6 +35,7 @@ import { simulateAuthorization, simulateTransactionStep, transactionsSearchQuery
  */
 export const SCHEMAS = {
   'pagination-query': paginationQuery,
+  'individual-cards-query': individualCardsQuery,
   'transactions-query': transactionsQuery,
   'individual-create': individualCreate,
   'card-issue': cardIssue,

@@ -410,6 +410,34 @@ describe('e2e: individual accounts and card issuance (spec 4.2)', function () {
       expect((await api(gateway, acme, 'GET', `/individual/accounts/${UNKNOWN_ID}/cards`)).status).to.equal(404);
     });
 
+    it('answers the whole list of active cards by default, and pages it with limit and a Link to the next page', async function () {
+      for (let i = 0; i < 2; i++) {
+        expect((await api(gateway, acme, 'POST', `/individual/accounts/${ada._id}/cards/virtual`, { body: cardBody(ada.clientID) })).status).to.equal(201);
+      }
+      const whole = await api(gateway, acme, 'GET', `/individual/accounts/${ada._id}/cards`);
+      expect(whole.headers.get('link'), 'no next page: every active card at once').to.equal(null);
+      const all = whole.body.map((c: { cardKey: string }) => c.cardKey);
+      expect(all.length).to.be.at.least(3);
+      const walked: string[] = [];
+      let next: string | null = `/individual/accounts/${ada._id}/cards?limit=2`;
+      for (let pages = 0; next !== null; pages++) {
+        expect(pages, 'pages end').to.be.below(all.length);
+        const page = await api(gateway, acme, 'GET', next);
+        expect(page.status).to.equal(200);
+        expect(page.body.length).to.be.at.most(2);
+        walked.push(...page.body.map((c: { cardKey: string }) => c.cardKey));
+        const link = page.headers.get('link');
+        if (link === null) break;
+        const target = /^<\/api\/partner(\/individual\/accounts\/[0-9a-f]{24}\/cards\?page=\d+&limit=2)>; rel="next"$/.exec(link);
+        expect(target, link).to.not.equal(null);
+        next = target![1];
+      }
+      expect(walked, 'the pages hold the whole list, in its order').to.deep.equal(all);
+      for (const query of ['limit=101', 'limit=0', 'page=0', 'status=ACTIVE']) {
+        expect((await api(gateway, acme, 'GET', `/individual/accounts/${ada._id}/cards?${query}`)).status, query).to.equal(400);
+      }
+    });
+
     it('records card creation as the first status-history entry, newest first, paginated', async function () {
       const history = await api(gateway, acme, 'GET', `/individual/accounts/${ada._id}/card-status-history?limit=100`);
       expect(history.status).to.equal(200);
