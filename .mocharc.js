@@ -10,6 +10,7 @@ const path = require('path');
 const LONGEST_FIRST = [
   'dist/test/fuzz/',
   'dist/test/e2e/idempotency-takeover.test.js',
+  'dist/test/e2e/exact-counts.test.js',
   'dist/test/e2e/database.test.js',
   'dist/test/e2e/idempotency-once-embedded.test.js',
   'dist/test/e2e/idempotency-once.test.js',
