@@ -30,6 +30,16 @@
  *
  * The rate limits are raised (RATE_LIMIT_*_PER_MINUTE) so that the soak measures the gateway, not
  * the limiter; 429 answers are counted and reported all the same.
+ *
+ * `--mix steady` (issue 33: cost that stays flat as a partner's data grows) runs instead a steady
+ * mix of valid requests only, 60 % reads and 40 % writes, over the routes whose data grows (the
+ * individual list and `/me`, an individual's cards, audit log and status history, the card list,
+ * card reads; individual creations, retried now and then with their Idempotency-Key, card issuance,
+ * nicknames and status changes, 3DS phones, emboss names and limits), and reports each
+ * `--minute` (default 60 s; smoke 5 s) after `--warmup` (steady: default 30 s; smoke 0): the
+ * requests answered and the p99 latency at the client. Checked (not in smoke mode): every whole
+ * minute's throughput within 10 % of the first's, and its p99 at most 1.3 times the first's.
+ * `npm run soak -- --mix steady --duration 630 --concurrency 8` is issue 33's run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -61,6 +71,10 @@ function sandboxNodeOptions(): string {
 
 interface Options {
   smoke: boolean;
+  /** `all`: every route by weight, invalid requests among them; `steady`: issue 33's 60/40 mix of valid reads and writes. */
+  mix: 'all' | 'steady';
+  /** Seconds of one measured window of the steady mix. */
+  minuteSeconds: number;
   requests: number;
   /** Seconds of load; when set, the run is timed instead of counted. */
   durationSeconds: number | undefined;
@@ -78,18 +92,24 @@ function options(): Options {
       concurrency: { type: 'string' },
       slice: { type: 'string' },
       warmup: { type: 'string' },
+      mix: { type: 'string' },
+      minute: { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
   const durationSeconds = values.duration === undefined ? undefined : Number(values.duration);
   if (durationSeconds !== undefined && !(durationSeconds > 0)) throw new Error(`--duration must be a number of seconds, got ${values.duration}`);
+  const mix = values.mix ?? 'all';
+  if (mix !== 'all' && mix !== 'steady') throw new Error(`--mix must be all or steady, got ${values.mix}`);
   return {
     smoke,
+    mix,
+    minuteSeconds: Number(values.minute ?? (smoke ? 5 : 60)),
     requests: durationSeconds !== undefined && values.requests === undefined ? 0 : Number(values.requests ?? (smoke ? 2000 : 50_000)),
     durationSeconds,
     concurrency: Number(values.concurrency ?? (smoke ? 16 : 64)),
     sliceSeconds: Number(values.slice ?? (smoke ? 2 : 30)),
-    warmupSeconds: Number(values.warmup ?? (smoke ? 0 : 60)),
+    warmupSeconds: Number(values.warmup ?? (smoke ? 0 : mix === 'steady' ? 30 : 60)),
   };
 }
 
@@ -123,6 +143,22 @@ interface Answer {
   status: number;
   body: any;
   replayed: boolean;
+}
+
+/** One measured window of the steady mix: the requests answered in it and their latency at the client. */
+interface Minute {
+  /** Seconds after the warm-up at the window's start. */
+  startS: number;
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** The value at the `q` quantile (0..1) of sorted numbers (0 for none). */
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
 function request(base: string, method: string, urlPath: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
@@ -355,6 +391,9 @@ async function main(): Promise<number> {
     log(`gateway pid ${pid} on ${gw.base}; log ${path.relative(ROOT, logFile)}`);
 
     const tally: Tally = { requests: 0, byRoute: {}, fiveXxValid: [], fiveXxInvalid: [], knownLimitation: 0, rateLimited: 0, acknowledged: {}, valid: 0, invalid: 0 };
+    /** Each answered request of the load: when it ended (ms after the load started) and how long it took (ms). */
+    const answered: { endMs: number; ms: number }[] = [];
+    let loadStartedAt: number | undefined;
 
     // Partners: the one under load, and another whose resources the first must not reach.
     const register = async (name: string): Promise<Partner> => {
@@ -383,11 +422,13 @@ async function main(): Promise<number> {
       if (partner) headers.authorization = `Bearer ${await tokenOf(partner)}`;
       const valid = options.valid ?? true;
       let answer: Answer;
+      const sentAt = performance.now();
       try {
         answer = await request(gw.base, method, `/api/partner${urlPath}`, headers, options.body);
       } catch (err) {
         answer = { status: 0, body: { code: (err as Error).message }, replayed: false };
       }
+      if (loadStartedAt !== undefined) answered.push({ endMs: Date.now() - loadStartedAt, ms: performance.now() - sentAt });
       tally.requests += 1;
       if (valid) tally.valid += 1;
       else tally.invalid += 1;
@@ -452,6 +493,13 @@ async function main(): Promise<number> {
       const c = await issue(type);
       if (c) await run(c);
     };
+    const createIndividual = async () => {
+      const key = `soak-${hex(8)}`;
+      const body = individualBody(hex(4));
+      const created = await call('create-individual', 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+      // Now and then the partner retries with the same key: a replay, not a second individual.
+      if (created.status === 201 && Math.random() < 0.3) await call('create-individual', 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
+    };
     const ops: Op[] = [
       // service and reads
       { weight: 2, run: () => call('health-check', 'GET', '/health-check', { partner: null }) },
@@ -491,16 +539,7 @@ async function main(): Promise<number> {
       { weight: 2, run: () => call('check-card-issuing-fee', 'POST', '/fees/card-issuing', { body: { CustomerType: 'Consumer Debit', ProductType: pick(['R001', 'R002', 'R003']), cardKey: cardKeyOf() } }) },
       { weight: 2, run: () => call('check-card-delivery-fee', 'POST', '/fees/card-delivery', { body: { CustomerType: 'Business Debit', ProductType: 'R005', clientId: individual().clientID } }) },
       // writes
-      {
-        weight: 1,
-        run: async () => {
-          const key = `soak-${hex(8)}`;
-          const body = individualBody(hex(4));
-          const created = await call('create-individual', 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
-          // Now and then the partner retries with the same key: a replay, not a second individual.
-          if (created.status === 201 && Math.random() < 0.3) await call('create-individual', 'POST', '/individual/accounts', { body, headers: { 'idempotency-key': key } });
-        },
-      },
+      { weight: 1, run: createIndividual },
       { weight: 1, run: () => issue('virtual') },
       { weight: 1, run: () => issue('physical') },
       { weight: 4, run: status('lock-card', 'lock') },
@@ -549,17 +588,42 @@ async function main(): Promise<number> {
       { weight: 1, run: () => call('list-delivery-methods', 'GET', '/delivery-methods?country=XX', { valid: false }) },
       { weight: 1, run: () => call('check-card-issuing-fee', 'POST', '/fees/card-issuing', { body: { CustomerType: 'Consumer Debit', ProductType: 'R001' }, valid: false }) },
     ];
-    const totalWeight = ops.reduce((sum, op) => sum + op.weight, 0);
+    // Issue 33's steady mix: valid requests only, 60 % reads and 40 % writes, on the routes whose
+    // data grows with the partner's (its weights sum to 100).
+    const steady: Op[] = [
+      { weight: 6, run: () => call('me', 'GET', '/me') },
+      { weight: 8, run: () => call('list-individuals', 'GET', '/individual/accounts') },
+      { weight: 6, run: () => call('get-individual', 'GET', `/individual/accounts/${individual()._id}`) },
+      { weight: 8, run: () => call('list-individual-cards', 'GET', `/individual/accounts/${individual()._id}/cards`) },
+      { weight: 6, run: () => call('list-individual-audit-logs', 'GET', `/individual/accounts/${individual()._id}/audit-logs`) },
+      { weight: 6, run: () => call('list-individual-card-status-history', 'GET', `/individual/accounts/${individual()._id}/card-status-history`) },
+      { weight: 8, run: () => call('list-cards', 'GET', `/cards${Math.random() < 0.3 ? '?status=ACTIVE' : ''}`) },
+      { weight: 6, run: () => call('get-card', 'GET', `/cards/${cardKeyOf()}`) },
+      { weight: 6, run: () => call('get-card-status', 'GET', `/cards/${cardKeyOf()}/status`) },
+      { weight: 8, run: createIndividual },
+      { weight: 6, run: () => issue('virtual') },
+      { weight: 2, run: () => issue('physical') },
+      { weight: 8, run: () => call('set-card-nickname', 'PATCH', `/cards/${cardKeyOf()}/nickname`, { body: { nickname: `soak ${hex(3)}` } }) },
+      { weight: 4, run: status('lock-card', 'lock') },
+      { weight: 4, run: status('unlock-card', 'unlock') },
+      { weight: 2, run: status('temporary-lock-card', 'temporary-lock') },
+      { weight: 2, run: () => call('set-card-3ds-phone', 'PUT', `/cards/${cardKeyOf()}/3ds/phone`, { body: { phoneNumber: `+49151${crypto.randomInt(1_000_000, 9_999_999)}` } }) },
+      { weight: 2, run: () => call('set-card-emboss-name', 'PATCH', `/cards/${cardKeyOf()}/emboss-name`, { body: { embossedName: `SOAK.${hex(3).toUpperCase()}` } }) },
+      { weight: 2, run: () => call('patch-card-limits', 'PATCH', `/cards/${cardKeyOf()}/limits`, { body: [{ name: pick(LIMIT_NAMES), value: crypto.randomInt(100, 5000) }] }) },
+    ];
+    if (o.mix === 'steady' && steady.reduce((sum, op) => sum + op.weight, 0) !== 100) throw new Error('the steady mix\'s weights must sum to 100');
+    const mixed = o.mix === 'steady' ? steady : ops;
+    const totalWeight = mixed.reduce((sum, op) => sum + op.weight, 0);
     // Every operation once first, in a random order, so that every route is exercised however few
     // requests a run makes (a rare one could otherwise be missed: seen once in a smoke run; the load
     // goes on until the first round is done, also past `--requests`); then by weight.
-    const firstRound = [...ops].sort(() => Math.random() - 0.5);
+    const firstRound = o.mix === 'steady' ? [] : [...ops].sort(() => Math.random() - 0.5);
     const draw = () => {
       const next = firstRound.pop();
       if (next) return next;
       let r = Math.random() * totalWeight;
-      for (const op of ops) if ((r -= op.weight) < 0) return op;
-      return ops[ops.length - 1];
+      for (const op of mixed) if ((r -= op.weight) < 0) return op;
+      return mixed[mixed.length - 1];
     };
 
     // RSS sampling during the load: at its start, every 250 ms and at its end (a short run has a
@@ -567,6 +631,7 @@ async function main(): Promise<number> {
     const sandboxPid = sandbox.child.pid!;
     const samples: { atMs: number; rssMb: number; sandboxRssMb: number; requests: number }[] = [];
     const loadStarted = Date.now();
+    loadStartedAt = loadStarted;
     const sample = () => {
       const value = rssMb(pid);
       const sandboxValue = rssMb(sandboxPid);
@@ -685,6 +750,36 @@ async function main(): Promise<number> {
     };
     const sandboxRss = rssTrend((s) => s.sandboxRssMb);
 
+    // The steady mix, window by window after the warm-up: requests answered and p99 at the client.
+    // Only whole windows count (the last, partial one is left out).
+    const minutes: Minute[] = [];
+    if (o.mix === 'steady') {
+      const windowMs = o.minuteSeconds * 1000;
+      const fromMs = o.warmupSeconds * 1000;
+      for (let start = fromMs; start + windowMs <= loadMs; start += windowMs) {
+        const latencies = answered.filter((a) => a.endMs >= start && a.endMs < start + windowMs).map((a) => a.ms).sort((a, b) => a - b);
+        minutes.push({
+          startS: Math.round((start - fromMs) / 1000),
+          requests: latencies.length,
+          requestsPerSecond: Math.round(latencies.length / o.minuteSeconds),
+          p50Ms: Math.round(quantile(latencies, 0.5) * 10) / 10,
+          p99Ms: Math.round(quantile(latencies, 0.99) * 10) / 10,
+        });
+      }
+    }
+    const first = minutes[0];
+    const steadyFigures = {
+      minuteSeconds: o.minuteSeconds,
+      warmupSeconds: o.warmupSeconds,
+      minutes,
+      /** Each window's requests over the first's, and its p99 over the first's. */
+      throughputRatios: minutes.map((m) => (first && first.requests > 0 ? Math.round((m.requests / first.requests) * 1000) / 1000 : 0)),
+      p99Ratios: minutes.map((m) => (first && first.p99Ms > 0 ? Math.round((m.p99Ms / first.p99Ms) * 1000) / 1000 : 0)),
+      maxThroughputDeviation: 0.1,
+      maxP99Ratio: 1.3,
+      enforced: o.mix === 'steady' && !o.smoke && minutes.length >= 2,
+    };
+
     // Secrets: stop the gateway first so that its log is complete.
     await gw.stop();
     const secrets = recordedSecrets();
@@ -700,10 +795,13 @@ async function main(): Promise<number> {
       sandboxAlive: isRunning(sandbox.child) && sandbox.unexpectedExit === undefined,
       noSecretInLog: scan.hits.length === 0,
       requestsHeld: deadline === undefined ? tally.requests >= o.requests : loadMs >= o.durationSeconds! * 1000,
+      throughputFlat: !steadyFigures.enforced || steadyFigures.throughputRatios.every((r) => Math.abs(r - 1) <= steadyFigures.maxThroughputDeviation),
+      p99Flat: !steadyFigures.enforced || steadyFigures.p99Ratios.every((r) => r <= steadyFigures.maxP99Ratio),
     };
     const summary = {
       kind: 'soak',
       mode: o.smoke ? 'smoke' : 'full',
+      mix: o.mix,
       startedAt: started.toISOString(),
       durationSeconds: Math.round(loadMs / 100) / 10,
       node: process.version,
@@ -726,6 +824,7 @@ async function main(): Promise<number> {
       rss,
       sandboxCpu,
       sandboxRss,
+      ...(o.mix === 'steady' ? { steady: steadyFigures } : {}),
       secrets: { recorded: secretCounts(secrets), logBytes: scan.bytes, hits: scan.hits.length, detail: scan.hits.length ? describeHits(scan.hits) : undefined },
       gatewayLog: path.relative(ROOT, logFile),
       checks,
@@ -737,7 +836,7 @@ async function main(): Promise<number> {
     fs.writeFileSync(resultFile, `${JSON.stringify(summary, null, 2)}\n`);
 
     const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(34)} ${value}\n`);
-    process.stdout.write(`\nsoak (${summary.mode}) — ${summary.requests} requests in ${summary.durationSeconds} s at concurrency ${o.concurrency} (${summary.requestsPerSecond} req/s), ${summary.routesExercised} routes\n`);
+    process.stdout.write(`\nsoak (${summary.mode}, mix ${o.mix}) — ${summary.requests} requests in ${summary.durationSeconds} s at concurrency ${o.concurrency} (${summary.requestsPerSecond} req/s), ${summary.routesExercised} routes\n`);
     line('valid / invalid requests', `${tally.valid} / ${tally.invalid}`);
     line('5xx on valid / invalid requests', `${tally.fiveXxValid.length} / ${tally.fiveXxInvalid.length} (known PIN limitation 502s: ${tally.knownLimitation})`);
     line('429 rate_limited', String(tally.rateLimited));
@@ -749,6 +848,10 @@ async function main(): Promise<number> {
     line('sandbox median, first → last third', `${sandboxCpu.firstThirdMedianUsPerRequest} → ${sandboxCpu.lastThirdMedianUsPerRequest} µs: ${Math.round(sandboxCpu.growth * 100)} % (at most ${sandboxCpu.maxGrowth * 100} %${sandboxCpu.enforced ? '' : ', not enforced'})`);
     line('gateway median, first → last third', `${sandboxCpu.gatewayFirstThirdMedianUsPerRequest} → ${sandboxCpu.gatewayLastThirdMedianUsPerRequest} µs`);
     line('sandbox RSS first / peak / last', `${sandboxRss.firstMb} / ${sandboxRss.peakMb} / ${sandboxRss.lastMb} MB; middle → last third peak +${sandboxRss.lastThirdGrowthMb} MB (margin ${sandboxRss.marginMb} MB${sandboxRss.enforced ? '' : ', not enforced'})`);
+    if (o.mix === 'steady') {
+      line(`per ${o.minuteSeconds} s after ${o.warmupSeconds} s`, 'requests/s, p50 and p99 ms at the client; requests and p99 against the first window');
+      minutes.forEach((m, i) => line(`  ${m.startS}–${m.startS + o.minuteSeconds} s`, `${m.requestsPerSecond}/s, p50 ${m.p50Ms}, p99 ${m.p99Ms}; ×${steadyFigures.throughputRatios[i]}, p99 ×${steadyFigures.p99Ratios[i]}`));
+    }
     line('secrets in the gateway log', `${scan.hits.length} (searched ${Object.entries(scan.searched).map(([k, v]) => `${k} ${v}`).join(', ')}; ${(scan.bytes / 1e6).toFixed(1)} MB)`);
     for (const [name, ok] of Object.entries(checks)) line(`  ${ok ? 'ok  ' : 'FAIL'} ${name}`, '');
     process.stdout.write(`written ${path.relative(ROOT, resultFile)}\n`);

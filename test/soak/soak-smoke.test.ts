@@ -43,6 +43,8 @@ describe(`soak harness (smoke: ${REQUESTS} requests)`, function () {
       sandboxAlive: true,
       noSecretInLog: true,
       requestsHeld: true,
+      throughputFlat: true,
+      p99Flat: true,
     });
     // The sandbox's CPU per request, slice by slice (issue 14): reported, not enforced, in smoke mode.
     const cpu = report.sandboxCpu;
@@ -64,5 +66,31 @@ describe(`soak harness (smoke: ${REQUESTS} requests)`, function () {
     expect(report.rss.samples).to.be.greaterThan(0);
     expect(report.secrets.hits).to.equal(0);
     expect(Object.keys(report.secrets.recorded)).to.include.members(['jwt', 'passportNumber', 'pan', 'cvv', 'pinBlock', 'securityKey', 'threeDsAnswer']);
+  });
+
+  it('the steady mix (issue 33): valid reads and writes only, each window\'s requests and p99 beside the first window\'s', async function () {
+    if (process.env.TEST_DB === 'embedded') this.skip();
+    let stdout: string;
+    try {
+      ({ stdout } = await run(process.execPath, [path.join(ROOT, 'dist', 'scripts', 'soak.js'), '--smoke', '--mix', 'steady', '--duration', '2', '--minute', '1', '--concurrency', '4'], { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 }));
+    } catch (err) {
+      const failed = err as { stdout?: string; stderr?: string; message: string };
+      throw new Error(`the soak failed: ${failed.message}\n${failed.stdout ?? ''}\n${(failed.stderr ?? '').slice(-4000)}`);
+    }
+    const written = /written (bench\/results\/soak-[^\s]+-smoke\.json)/.exec(stdout);
+    expect(written, stdout).to.not.equal(null);
+    const report = JSON.parse(fs.readFileSync(path.join(ROOT, written![1]), 'utf8'));
+    expect(report).to.include({ mix: 'steady', invalidRequests: 0 });
+    expect(report.passed, JSON.stringify(report.checks)).to.equal(true);
+    expect(Object.keys(report.statusesByRoute)).to.include.members(['me', 'list-individuals', 'list-individual-cards', 'list-individual-audit-logs', 'list-individual-card-status-history', 'list-cards', 'create-individual', 'set-card-nickname']);
+    const steady = report.steady;
+    expect(steady.minutes.length, 'whole windows of 1 s in 2 s').to.equal(2);
+    for (const minute of steady.minutes) {
+      expect(minute.requests).to.be.greaterThan(0);
+      expect(minute.p99Ms).to.be.at.least(minute.p50Ms);
+    }
+    expect(steady.throughputRatios[0]).to.equal(1);
+    expect(steady.enforced, 'not in smoke mode').to.equal(false);
+    expect(stdout).to.match(/per 1 s after 0 s/);
   });
 });
