@@ -12,17 +12,20 @@
  * - starts the sandbox upstreams and the real gateway, one worker (`dist/gateway/main.js` of this
  *   build, or `DIR/dist/gateway/main.js` with `--gateway DIR`: another checkout built there, so that
  *   the same bench measures the code before and after a change), with bench/record-queries.ts
- *   preloaded; adds an ES512 (P-521) key to each partner through the admin API;
+ *   preloaded; adds an ES512 (P-521) key to each partner through the admin API; waits until the
+ *   gateway's start-up work has passed (a second in which the database's backends use at most
+ *   20 ms of CPU) and reads the backends' CPU for `--idle-ms` without a call (the background jobs'
+ *   share, which every round carries);
  * - for each route, one sequential client with keep-alive: `--warmup` unmeasured calls per partner,
  *   then `--rounds` rounds of `--calls` calls per partner, alternating small and large (each round
  *   the other way round from the last), and per partner: p50 / p95 / p99 / max at the client, and
- *   the **database time per call**: the CPU time (/proc) of the PostgreSQL backends connected to
- *   the database (the gateway's pool) over its rounds, divided by the calls (with the gateway
- *   process's own CPU per call beside it);
+ *   the **database time per call**: the CPU time (/proc) of the PostgreSQL client backends
+ *   connected to the database (the gateway's pool, this bench's own connection left out) over its
+ *   rounds, divided by the calls (with the gateway process's own CPU per call beside it);
  * - then one more call per partner and route marked `x-bench-record-queries`: the statements it
- *   ran, recorded in the gateway, each run here under `EXPLAIN (ANALYZE, BUFFERS)` (twice, the
- *   second reported): executor and planning time, rows returned, rows read (every scan node's rows
- *   and the rows its filters removed) and shared buffers;
+ *   ran, recorded in the gateway, each run here under `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF)`
+ *   (twice, the second reported): executor and planning time, rows returned, rows read (every scan
+ *   node's rows and the rows its filters removed) and shared buffers;
  * - per route, the ratios large / small and the targets of issue 33 at the large partner: database
  *   time per call at most 1.5 times the small partner's, and p95 ≤ 25 ms. Exits 1 when one is
  *   missed (except `--smoke`): a route whose SQL reads rows in proportion to the partner's data
@@ -33,7 +36,8 @@
  * no extension and no setting of the server; the report says whether it is preloaded.
  *
  * `--smoke`: bench/seed-lists's smoke shape (2,000 rows of each in the large partner, 200 in the
- * small), 3 warm-up calls and 2 rounds of 10 calls: proves the harness in seconds, judges nothing.
+ * small), no wait for a quiet database, 3 warm-up calls and 2 rounds of 10 calls: proves the
+ * harness in seconds, judges nothing.
  * Results: `bench/results/lists-<date>[-<label>].json` (`--label`, by default `gateway-<commit>` with
  * `--gateway`; the smoke's end in `-smoke`, not committed).
  */
@@ -60,6 +64,10 @@ const TARGET_RATIO = 1.5;
 /** Issue 33: p95 at the large partner, through HTTP, one sequential client. */
 const TARGET_P95_MS = 25;
 const SIZES: PartnerSize[] = ['small', 'large'];
+/** A second in which the backends use at most this much CPU (ms) is quiet: the gateway's start-up work is over. */
+const QUIET_DB_CPU_MS = 20;
+/** At most this many one-second windows are waited for a quiet one. */
+const SETTLE_WINDOWS = 60;
 
 interface Options {
   smoke: boolean;
@@ -72,7 +80,10 @@ interface Options {
   label?: string;
   only?: string[];
   batch: number;
-  /** How long the backends' CPU is read with no call, for the background work's share (0: not read). */
+  /**
+   * How long the backends' CPU is read with no call, once they are quiet, for the background work's
+   * share (0: neither waited for nor read).
+   */
   idleMs: number;
   serverUrl: string;
 }
@@ -193,17 +204,35 @@ function summarize(answer: Answer): AnswerSummary {
   };
 }
 
-/** CPU time in ms of the given processes (those that are gone count 0). */
-function cpuOf(pids: number[]): number {
-  let total = 0;
+/** CPU time in ms of each process that is still there. */
+function cpuByPid(pids: number[]): Map<number, number> {
+  const cpu = new Map<number, number>();
   for (const pid of pids) {
     try {
-      total += cpuTimeMs(pid);
+      cpu.set(pid, cpuTimeMs(pid));
     } catch {
       // ended since it was listed
     }
   }
-  return total;
+  return cpu;
+}
+
+/**
+ * The CPU the backends used between two readings, in ms: each backend's difference, and all of a
+ * backend's CPU when it started in between (its connection's set-up is the database's work too). A
+ * backend that ended in between is left out (what it used since the first reading is lost: a pool
+ * closes only connections idle for 30 s), and counted in `ended`.
+ */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): { ms: number; started: number; ended: number } {
+  let ms = 0;
+  let started = 0;
+  for (const [pid, now] of after) {
+    const then = before.get(pid);
+    if (then === undefined) started += 1;
+    ms += now - (then ?? 0);
+  }
+  const ended = [...before.keys()].filter((pid) => !after.has(pid)).length;
+  return { ms, started, ended };
 }
 
 /** One statement a route ran, explained. */
@@ -247,7 +276,9 @@ const TABLE_SCANS = new Set(['Seq Scan', 'Index Scan', 'Index Only Scan', 'Bitma
 
 async function explain(pg: Client, statement: { text: string; values: unknown[] }): Promise<ExplainedStatement> {
   if (!/^\s*(SELECT|WITH)\b/i.test(statement.text)) return { ...statement, explained: false };
-  const sql = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.text}`;
+  // TIMING OFF: the clock read at every row of every node doubled the executor time of a
+  // 100,000-row count here (17 ms without, 22 to 35 ms with); rows and buffers are counted all the same.
+  const sql = `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) ${statement.text}`;
   // Twice: the first as the measured calls left the cache, the second reported.
   await pg.query(sql, statement.values);
   const result = await pg.query<{ 'QUERY PLAN': [{ Plan: PlanNode; 'Planning Time': number; 'Execution Time': number }] }>(sql, statement.values);
@@ -284,8 +315,8 @@ interface SideResult {
   dbCpuUsPerCall: number;
   /** CPU of the gateway process per call, µs. */
   gatewayCpuUsPerCall: number;
-  /** Each round: its calls, the backends' CPU and the gateway's in ms, its wall time in ms. */
-  rounds: { calls: number; dbCpuMs: number; gatewayCpuMs: number; wallMs: number }[];
+  /** Each round: its calls, the backends' CPU and the gateway's in ms, its wall time in ms, the backends that started and ended during it. */
+  rounds: { calls: number; dbCpuMs: number; gatewayCpuMs: number; wallMs: number; backendsStarted: number; backendsEnded: number }[];
   answer: AnswerSummary;
   statements: ExplainedStatement[];
   /** Sums over the statements explained. */
@@ -366,12 +397,22 @@ async function main(): Promise<void> {
         )
       ).rows.map((r) => r.pid);
 
-    let background: { ms: number; dbCpuMs: number } | undefined;
+    // The gateway's start-up work (the first passes of its jobs: retention, reconcilers, the search
+    // links' check; about 0.6 s of the backends' CPU at these sizes) is let pass before anything is
+    // measured: one-second windows until one is quiet, then the background's share over --idle-ms.
+    let background: { settledAfterMs: number; ms: number; dbCpuMs: number } | undefined;
     if (o.idleMs > 0) {
-      const pids = await backends();
-      const before = cpuOf(pids);
+      const settling = performance.now();
+      for (let window = 0; window < SETTLE_WINDOWS; window++) {
+        const before = cpuByPid(await backends());
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (cpuBetween(before, cpuByPid(await backends())).ms <= QUIET_DB_CPU_MS) break;
+      }
+      const settledAfterMs = Math.round(performance.now() - settling);
+      const before = cpuByPid(await backends());
       await new Promise((resolve) => setTimeout(resolve, o.idleMs));
-      background = { ms: o.idleMs, dbCpuMs: cpuOf(pids) - before };
+      background = { settledAfterMs, ms: o.idleMs, dbCpuMs: cpuBetween(before, cpuByPid(await backends())).ms };
+      log(`background: the backends used ${background.dbCpuMs} ms of CPU in ${o.idleMs} ms without a call (quiet after ${settledAfterMs} ms)`);
     }
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -398,17 +439,14 @@ async function main(): Promise<void> {
       }
       for (let round = 0; round < o.rounds; round++) {
         for (const size of round % 2 === 0 ? SIZES : [...SIZES].reverse()) {
-          const pids = await backends();
+          const dbBefore = cpuByPid(await backends());
           const gatewayBefore = cpuTimeMs(gateway.child.pid!);
-          const dbBefore = cpuOf(pids);
           const wallBefore = performance.now();
           for (let i = 0; i < o.calls; i++) sides[size].latencies.push((await call(size, route)).ms);
-          sides[size].rounds.push({
-            calls: o.calls,
-            dbCpuMs: cpuOf(pids) - dbBefore,
-            gatewayCpuMs: cpuTimeMs(gateway.child.pid!) - gatewayBefore,
-            wallMs: round2(performance.now() - wallBefore),
-          });
+          const wallMs = round2(performance.now() - wallBefore);
+          const gatewayCpuMs = cpuTimeMs(gateway.child.pid!) - gatewayBefore;
+          const db = cpuBetween(dbBefore, cpuByPid(await backends()));
+          sides[size].rounds.push({ calls: o.calls, dbCpuMs: db.ms, gatewayCpuMs, wallMs, backendsStarted: db.started, backendsEnded: db.ended });
         }
       }
       const brief = (size: PartnerSize) => {
