@@ -1,8 +1,8 @@
 /**
  * The set-up the 1,000,000-row benches share (`npm run bench:cards`, bench/cards-search.ts;
- * `npm run bench:transactions`, bench/transactions.ts): a database of their own or a reused one, a
- * partner seeded by a seed script, the sandbox and a one-worker gateway on that database, and the
- * partner's tokens.
+ * `npm run bench:transactions`, bench/transactions.ts; `npm run bench:lists`, bench/list-routes.ts,
+ * which seeds its two partners itself): a database of their own or a reused one, a partner seeded by
+ * a seed script, the sandbox and a one-worker gateway on that database, and the partner's tokens.
  */
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -42,7 +42,7 @@ export interface BenchDatabase {
 }
 
 /** A database named `<prefix>_<time>` on `serverUrl`, or the one `--database` names. */
-export async function openBenchDatabase(o: SeededBenchOptions, prefix: string, log: (message: string) => void): Promise<BenchDatabase> {
+export async function openBenchDatabase(o: Pick<SeededBenchOptions, 'database' | 'keep' | 'serverUrl'>, prefix: string, log: (message: string) => void): Promise<BenchDatabase> {
   const created = o.database ? undefined : `${prefix}_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: o.serverUrl });
   await admin.connect();
@@ -119,19 +119,21 @@ export async function seededPartner(
  * The sandbox and a one-worker gateway on `dbUrl`, as npm start and the container run it
  * (docs/performance.md), its rate limits out of the way (the benches measure the route, not the
  * limiter); both pushed to `processes` for the caller to stop. `env` adds to or replaces the
- * gateway's variables (a profiler in NODE_OPTIONS).
+ * gateway's variables (a profiler in NODE_OPTIONS); `gatewayScript` is another build's
+ * `dist/gateway/main.js` (bench:lists `--gateway`), this build's by default.
  */
 export async function startBenchGateway(
   dbUrl: string,
   dataDir: string,
   processes: BenchProcess[],
-  env: Record<string, string> = {}
+  env: Record<string, string> = {},
+  gatewayScript: string = path.join(DIST, 'gateway', 'main.js')
 ): Promise<{ gateway: BenchProcess; base: string; adminBase: string; adminToken: string }> {
   const sandbox = await startNode(path.join(DIST, 'sandbox', 'main.js'), {}, (l) => typeof l.issuer === 'string');
   processes.push(sandbox);
   const adminToken = crypto.randomBytes(24).toString('base64url');
   const gateway = await startNode(
-    path.join(DIST, 'gateway', 'main.js'),
+    gatewayScript,
     { ...benchGatewayEnv({ databaseUrl: dbUrl, sandbox, adminToken, dataDir }), ...env },
     (l) => l.msg === 'gateway ready'
   );

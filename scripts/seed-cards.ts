@@ -7,7 +7,8 @@
  * The database is DATABASE_URL unless --database-url is given; it is migrated first, so a fresh
  * database works. The partner is created when it does not exist (no key: it cannot call the API
  * until a key is added through the admin API). Cards are 80 % individual (about three per
- * individual, whose users and onboardings are created too) and 20 % B2B (over a few tenants), with
+ * individual unless `individuals` says how many; their users and complete onboardings are created
+ * too, as gateway/individuals/individual-store.ts writes them) and 20 % B2B (over a few tenants), with
  * realistic mixes of status, type and currency, masks like `5355 70** **** 1234`, nicknames on about
  * a third and embossed names on most. Each batch is one `INSERT ... SELECT generate_series`; the end
  * is the search links' backfill (a no-op unless the database held cards before migration 022, see
@@ -25,6 +26,10 @@ export interface SeedOptions {
   partnerId: string;
   count: number;
   batchSize?: number;
+  /** How many individuals the individual cards spread over (default: one per three of them). */
+  individuals?: number;
+  /** `VACUUM (ANALYZE)` the cards and their search links at the end (default true). */
+  vacuum?: boolean;
   /** Progress callback, called after each batch with the number of cards inserted so far. */
   progress?: (inserted: number) => void;
 }
@@ -88,7 +93,7 @@ FROM (
          s.status, CASE WHEN s.status = 'LOCKED' AND r.type >= 0.6 AND r.status < 0.78 THEN 'I1' ELSE s.status_code END AS status_code,
          CASE WHEN r.currency < 0.6 THEN 'EUR' WHEN r.currency < 0.8 THEN 'USD' WHEN r.currency < 0.95 THEN 'GBP' ELSE 'CHF' END AS currency,
          CASE WHEN r.owner < ${INDIVIDUAL_SHARE} THEN (CASE WHEN r.product < 0.8 THEN 'P-STD' ELSE 'P-PREM' END) ELSE 'P-BIZ' END AS product_code,
-         (100000000 + (g % $5))::text AS holder_client_code,
+         ($8::bigint + (g % $5))::text AS holder_client_code,
          lpad((1 + floor(r.exp_month * 12))::int::text, 2, '0') || '/' || (2026 + floor(r.exp_year * 5))::int AS exp_date,
          CASE WHEN r.type >= 0.6 OR r.embossed < 0.5 THEN
            CASE WHEN r.owner < ${INDIVIDUAL_SHARE} THEN ${pick(FIRST_NAMES, 'r.first')} || '.' || ${pick(LAST_NAMES, 'r.last')}
@@ -117,6 +122,48 @@ FROM (
 ) AS seeded`;
 
 /**
+ * The first clientID of a run's individuals: a multiple of 1,000,000 from 10^9 up, drawn from the
+ * run nonce, so that two runs (two partners) do not share clientIDs (the ownership of a clientID is
+ * looked up by it alone) while a run's cards carry their individual's (`holder_client_code`).
+ */
+export function clientIdBase(nonce: string): number {
+  return 1_000_000_000 + (parseInt(nonce.slice(0, 8), 16) % 1_000_000) * 1_000_000;
+}
+
+/**
+ * Seeds `count` individuals `g = 0 .. count - 1` of a partner for a run (`nonce`): each a user and
+ * a complete onboarding in the shape gateway/individuals/individual-store.ts writes (every
+ * personalInfo and address field, APPROVED and ACTIVE, a clientID and an account id). Individual g
+ * is onboarded a day before card g of the run's `cardCount` cards is created (card 0: the first),
+ * so its cards come after it, and inserted in that order (as the gateway appends them). Ids are
+ * those {@link seedCards} gives the cards' owners.
+ */
+export async function seedIndividuals(db: Database, o: { partnerId: string; nonce: string; count: number; cardCount: number }): Promise<void> {
+  await db.query(
+    `INSERT INTO users (id, partner_id, email, first_name, middle_name, last_name, phone, created_at)
+     SELECT ${seededId('user')}, $1::text, 'seed' || g || '.' || $2::text || '@example.com', ${pick(FIRST_NAMES, 'random()')}, '',
+            ${pick(LAST_NAMES, 'random()')}, '+4420' || lpad((g % 100000000)::text, 8, '0'),
+            now() - interval '3 years' + (least(g, $4)::float8 / greatest($4, 1)) * interval '3 years' - interval '1 day'
+     FROM generate_series(0, $3 - 1) AS g`,
+    [o.partnerId, o.nonce, o.count, o.cardCount]
+  );
+  await db.query(
+    `INSERT INTO individual_onboardings (id, partner_id, user_id, client_id, account_id, personal_info, address, application_status, dashboard_status, provisioning, created_at, updated_at)
+     SELECT ${seededId('onboarding')}, $1::text, u.id, ($4::bigint + g)::text, 'ACC' || ($4::bigint + g)::text,
+            jsonb_build_object('firstName', u.first_name, 'middleName', '', 'lastName', u.last_name, 'birthDate', '1985-06-15',
+              'birthCountry', 'GB', 'nationality', 'GB', 'email', u.email, 'phone', u.phone, 'idType', 'PASSPORT',
+              'passportNumber', 'P' || lpad(g::text, 8, '0'), 'passportCountry', 'GB', 'issuingDate', '2020-01-10',
+              'validityDate', '2030-01-09', 'taxCountry', 'GB', 'taxIdNumber', 'P' || lpad(g::text, 8, '0'), 'fatca', 'F'),
+            jsonb_build_object('address1', (1 + g % 200) || ' High Street', 'address2', NULL, 'buildingNumber', (1 + g % 200)::text,
+              'city', 'London', 'stateProvince', NULL, 'zipCode', 'EC1A 1BB', 'country', 'GB'),
+            'APPROVED', 'ACTIVE', 'complete', u.created_at, u.created_at
+     FROM generate_series(0, $3 - 1) AS g JOIN users u ON u.id = ${seededId('user')}
+     ORDER BY g`,
+    [o.partnerId, o.nonce, o.count, clientIdBase(o.nonce)]
+  );
+}
+
+/**
  * Seeds `count` cards for a partner on a migrated database (creates the partner, its tenants and
  * the individuals the cards belong to). Returns what it inserted.
  */
@@ -124,7 +171,7 @@ export async function seedCards(db: Database, options: SeedOptions): Promise<See
   const { partnerId, count } = options;
   const batchSize = options.batchSize ?? 100_000;
   const nonce = crypto.randomBytes(6).toString('hex');
-  const individuals = Math.max(1, Math.ceil((count * INDIVIDUAL_SHARE) / CARDS_PER_INDIVIDUAL));
+  const individuals = options.individuals ?? Math.max(1, Math.ceil((count * INDIVIDUAL_SHARE) / CARDS_PER_INDIVIDUAL));
   const tenants = Math.max(1, Math.ceil((count * (1 - INDIVIDUAL_SHARE)) / CARDS_PER_TENANT));
 
   await db.query(
@@ -138,25 +185,12 @@ export async function seedCards(db: Database, options: SeedOptions): Promise<See
      ON CONFLICT (id) DO NOTHING`,
     [partnerId, tenants]
   );
-  await db.query(
-    `INSERT INTO users (id, partner_id, email, first_name, last_name)
-     SELECT ${seededId('user')}, $1::text, 'seed' || g || '@example.com', ${pick(FIRST_NAMES, 'random()')}, ${pick(LAST_NAMES, 'random()')}
-     FROM generate_series(0, $3 - 1) AS g`,
-    [partnerId, nonce, individuals]
-  );
-  await db.query(
-    `INSERT INTO individual_onboardings (id, partner_id, user_id, client_id, personal_info, address, application_status, dashboard_status, provisioning)
-     SELECT ${seededId('onboarding')}, $1::text, ${seededId('user')}, (100000000 + g)::text,
-            jsonb_build_object('firstName', u.first_name, 'lastName', u.last_name, 'idType', 'PASSPORT'),
-            jsonb_build_object('country', 'GB', 'city', 'London'), 'APPROVED', 'ACTIVE', 'complete'
-     FROM generate_series(0, $3 - 1) AS g JOIN users u ON u.id = ${seededId('user')}`,
-    [partnerId, nonce, individuals]
-  );
+  await seedIndividuals(db, { partnerId, nonce, count: individuals, cardCount: count });
 
   let inserted = 0;
   for (let first = 1; first <= count; first += batchSize) {
     const last = Math.min(count, first + batchSize - 1);
-    await db.query(CARD_BATCH_SQL, [partnerId, nonce, first, last, individuals, tenants, count]);
+    await db.query(CARD_BATCH_SQL, [partnerId, nonce, first, last, individuals, tenants, count, clientIdBase(nonce)]);
     inserted = last;
     options.progress?.(inserted);
   }
@@ -164,7 +198,7 @@ export async function seedCards(db: Database, options: SeedOptions): Promise<See
   // the seed's own cards were linked by the insert trigger), so searches read the search links.
   // A gateway's job running a batch meanwhile (`busy`) goes on after it: wait for it, then go on.
   while (!(await backfillSearchLinks(db, { batch: 20_000 })).done) await delay(500);
-  await db.query('VACUUM (ANALYZE) cards, card_search_links, card_search_terms');
+  if (options.vacuum ?? true) await db.query('VACUUM (ANALYZE) cards, card_search_links, card_search_terms');
   return { cards: inserted, individuals, tenants };
 }
 
