@@ -14,9 +14,10 @@
  * | small | 1,000 | 1,000 | 1,000 | 1,000 |
  *
  * and in each a **measured individual** holding a large share of its partner's individual-scoped
- * rows, where the individual's routes are measured: in the large partner 1,000 cards (300 ACTIVE),
- * 100,000 audit entries and 100,000 status changes; in the small one 10 cards (3 ACTIVE) and all
- * of its partner's 1,000 audit entries and 1,000 status changes. `--smoke` seeds 2,000 of each in
+ * rows, where the individual's routes are measured: in the large partner 10,000 cards (3,000
+ * ACTIVE), 100,000 audit entries and 100,000 status changes; in the small one 500 of its
+ * partner's 1,000 cards (300 ACTIVE: its card list answers the same default page of 100 as the
+ * large one's) and all of its partner's 1,000 audit entries and 1,000 status changes. `--smoke` seeds 2,000 of each in
  * the large partner (500 individuals; the measured one 100 cards, 30 ACTIVE, 200 entries of each
  * history) and 200 in the small one (50 individuals; 10 cards, 3 ACTIVE, all 200 entries).
  *
@@ -72,14 +73,14 @@ export const LISTS_SHAPE: ListsShape = {
     cards: 1_000_000,
     auditEntries: 1_000_000,
     statusHistory: 1_000_000,
-    measured: { cards: 1_000, activeCards: 300, auditEntries: 100_000, statusHistory: 100_000 },
+    measured: { cards: 10_000, activeCards: 3_000, auditEntries: 100_000, statusHistory: 100_000 },
   },
   small: {
     individuals: 1_000,
     cards: 1_000,
     auditEntries: 1_000,
     statusHistory: 1_000,
-    measured: { cards: 10, activeCards: 3, auditEntries: 1_000, statusHistory: 1_000 },
+    measured: { cards: 500, activeCards: 300, auditEntries: 1_000, statusHistory: 1_000 },
   },
 };
 
