@@ -580,13 +580,16 @@ describe('unit: cards/card-search search links backfill and pruning (migration 0
   }
   /**
    * The database as main left it before migration 022: cards, none of 022's objects, 022 not
-   * recorded; nor 026's, which builds on it (its search-link functions and release triggers), so
-   * that both are applied again.
+   * recorded; nor 026's, which builds on it (its search-link functions and release triggers, and
+   * the card counts), so that both are applied again.
    */
   async function dropMigration022(): Promise<void> {
     await services.db.query(
       `DROP TRIGGER cards_search_terms_release_update ON cards; DROP TRIGGER cards_search_terms_release_delete ON cards;
-       DROP FUNCTION card_search_keep_term(bpchar, smallint, text), card_search_release_terms(); DELETE FROM schema_migrations WHERE version = '026';
+       DROP TRIGGER cards_counts_insert ON cards; DROP TRIGGER cards_counts_delete ON cards; DROP TRIGGER cards_counts_update ON cards; DROP TRIGGER cards_counts_truncate ON cards;
+       DROP FUNCTION card_search_keep_term(bpchar, smallint, text), card_search_release_terms(), card_count_slot(bpchar), card_counts_inserted(), card_counts_deleted(),
+         card_counts_updated(), card_counts_truncated(), card_counts_recount();
+       DROP TABLE card_counts; DELETE FROM schema_migrations WHERE version = '026';
        DROP TRIGGER cards_search_links_insert ON cards; DROP TRIGGER cards_search_links_update ON cards; DROP TRIGGER cards_search_links_delete ON cards;
        DROP FUNCTION card_search_links_insert(), card_search_links_update(), card_search_links_delete(), card_search_backfill_batch(integer), card_search_link_card(cards), card_search_keep_terms(bpchar[], smallint[], text[]),
          card_search_backfill_missing(text), card_search_prune_batch(bpchar, smallint, text, integer);
