@@ -391,20 +391,25 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { walkBudget: 50, sortAllUpTo: 0, walkMax: 50, links: false },
   ];
   for (const filter of filters) {
-    it(`pages ${JSON.stringify({ ...filter, partnerId: undefined })} exactly like the reference, with a bounded total`, async function () {
+    it(`pages ${JSON.stringify({ ...filter, partnerId: undefined })} exactly like the reference, with an exact or bounded total and hasMore`, async function () {
       const all = expected(filter);
-      const total = Math.min(all.length, RESULT_WINDOW);
-      const lastPage = Math.max(1, Math.ceil(total / 7));
+      // Without a search the total is exact (card_counts); a search's is bounded by the window.
+      const total = filter.search === undefined ? all.length : Math.min(all.length, RESULT_WINDOW);
+      const reachable = Math.min(all.length, RESULT_WINDOW);
+      const lastPage = Math.max(1, Math.ceil(reachable / 7));
+      const pages = [{ page: 1, limit: 20 }, { page: 3, limit: 7 }, { page: lastPage, limit: 7 }, { page: lastPage + 1, limit: 7 }, { page: 500, limit: 20 }, { page: 334, limit: 30 }];
       for (const tuning of tunings) {
-        for (const page of [{ page: 1, limit: 20 }, { page: 3, limit: 7 }, { page: lastPage, limit: 7 }, { page: lastPage + 1, limit: 7 }]) {
+        for (const page of pages) {
           const got = await searchCards(services.db, filter, page, tuning);
           const from = (page.page - 1) * page.limit;
           const context = `${JSON.stringify(page)} ${JSON.stringify(tuning)}`;
           expect(got.total, context).to.equal(total);
-          expect(got.totalCapped, context).to.equal(all.length > RESULT_WINDOW);
-          // Past the window, only a capped total refuses the page; otherwise it is past the end.
+          expect(got.totalCapped, context).to.equal(filter.search !== undefined && all.length > RESULT_WINDOW);
+          // Past the window, a list holding more than the window refuses the page; otherwise it is past the end.
           expect(got.withinWindow, context).to.equal(!(all.length > RESULT_WINDOW && from >= RESULT_WINDOW));
           expect(got.items.map((c) => c.cardKey), context).to.deep.equal(all.slice(from, Math.min(from + page.limit, RESULT_WINDOW)).map((c) => c.card_key));
+          // A later page within the window holds cards: false on the window's last page whatever follows.
+          expect(got.hasMore, `hasMore ${context}`).to.equal(reachable > from + page.limit);
         }
       }
     });
@@ -412,9 +417,12 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
 
   it('refuses a page past the window while more cards match than it holds, not when fewer match', async function () {
     const beyond = await searchCards(services.db, { partnerId }, { page: 501, limit: 20 });
-    expect(beyond).to.deep.include({ total: RESULT_WINDOW, totalCapped: true, withinWindow: false, items: [] });
+    expect(beyond).to.deep.include({ total: reference.length, totalCapped: false, withinWindow: false, hasMore: false, items: [] });
+    const searched = await searchCards(services.db, { partnerId, search: '5355' }, { page: 501, limit: 20 });
+    expect(expected({ partnerId, search: '5355' }).length).to.be.greaterThan(RESULT_WINDOW);
+    expect(searched).to.deep.include({ total: RESULT_WINDOW, totalCapped: true, withinWindow: false, hasMore: false, items: [] });
     const pastTheEnd = await searchCards(services.db, { partnerId, search: 'travel' }, { page: 501, limit: 20 });
-    expect(pastTheEnd).to.deep.include({ total: expected({ partnerId, search: 'travel' }).length, totalCapped: false, withinWindow: true, items: [] });
+    expect(pastTheEnd).to.deep.include({ total: expected({ partnerId, search: 'travel' }).length, totalCapped: false, withinWindow: true, hasMore: false, items: [] });
   });
 });
 
