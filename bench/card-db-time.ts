@@ -134,7 +134,7 @@ BEGIN
                                   currency, product_code, holder_client_code, exp_date, embossed_name, created_at)
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING card_key, partner_id, owner_type, owner_id, card_mask, type,
                status, status_code, currency, product_code, holder_client_code, exp_date, embossed_name, nickname, three_ds_phone, created_at'
-        USING 'CKB' || upper(substr(md5(k || clock_timestamp()::text), 1, 15)), c.partner_id, c.owner_type, c.owner_id, c.individual_id, c.tenant_id,
+        USING 'CKW' || upper(substr(md5(k || clock_timestamp()::text), 1, 15)), c.partner_id, c.owner_type, c.owner_id, c.individual_id, c.tenant_id,
               c.card_mask, c.type, 'ACTIVE', '00', c.currency, c.product_code, c.holder_client_code, c.exp_date, c.embossed_name, now();
     END IF;
     t1 := clock_timestamp();
@@ -184,7 +184,7 @@ interface WriteResult {
 async function randomKeys(pg: Client, partnerId: string, n: number): Promise<string[]> {
   // A sample of blocks, then a shuffle: cards from all over the table, without sorting a million rows.
   const rows = await pg.query<{ card_key: string }>(
-    `SELECT card_key FROM (SELECT card_key FROM cards TABLESAMPLE SYSTEM (2) WHERE partner_id = $1 AND card_key NOT LIKE 'CKB%') AS s ORDER BY random() LIMIT $2`,
+    `SELECT card_key FROM (SELECT card_key FROM cards TABLESAMPLE SYSTEM (2) WHERE partner_id = $1 AND card_key NOT LIKE 'CKW%') AS s ORDER BY random() LIMIT $2`,
     [partnerId, n]
   );
   if (rows.rows.length < n) {
@@ -302,8 +302,9 @@ async function measureWrites(pg: Client, partnerId: string, o: Options, log: (m:
   await runWrites(pg, 'nickname-new', stream, true);
   const termsAfter = await terms();
   log(`card_search_terms: ${termsBefore} → ${termsAfter} after ${o.ops} distinct nicknames on ${cards.length} cards`);
-  // The cards the insert kind made go again, so that runs on one database see the same newest cards.
-  await pg.query(`DELETE FROM cards WHERE partner_id = $1 AND card_key LIKE 'CKB%'`, [partnerId]);
+  // The cards the insert kind made (keys CKW…: W is no hexadecimal digit, so no seeded key starts so) go
+  // again, so that runs on one database see the same newest cards.
+  await pg.query(`DELETE FROM cards WHERE partner_id = $1 AND card_key LIKE 'CKW%'`, [partnerId]);
   return { writes, termGrowth: { nicknames: o.ops, cards: cards.length, before: termsBefore, after: termsAfter, added: termsAfter - termsBefore } };
 }
 
