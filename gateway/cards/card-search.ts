@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database';
 import { offsetOf, type PageRequest } from '../db/paging';
 import type { Card, CardRow } from './card-store';
 import type { CardStatus } from './card-status';
-import { countCards } from './card-counts';
+import { cardCounterQuery, countCards } from './card-counts';
 
 /**
  * The partner-wide card list (spec 4.3): filters, the query builder, the bounded count and the
@@ -168,6 +168,23 @@ export function cardPageQuery(filter: CardListFilter, offset: number, rows: numb
       `SELECT ${SUMMARY_COLUMNS} FROM (SELECT ${SUMMARY_COLUMNS}, search_text FROM cards WHERE ${base.join(' AND ')} ${ORDER} LIMIT $${n + 3}) AS newest ` +
       `WHERE ${search.join(' AND ')} ${ORDER} ${limit}`,
     values: [...values, rows, offset, budget],
+  };
+}
+
+/**
+ * A page of the list without a search and, in the same statement, the exact count of the status and
+ * type asked (card_counts, an InitPlan run once) in the column `total` of every row: one round trip
+ * and one snapshot for both, whatever the partner's size. A page past the last card has no row, and
+ * then no total (countCards reads it).
+ */
+export function cardCountedPageQuery(filter: Omit<CardListFilter, 'search'>, offset: number, rows: number): SqlQuery {
+  const { base, values } = conditionsOf({ ...filter, search: undefined }, 'strpos');
+  // The counter's parameters are the page's first ones, in the same order (partner, status, type).
+  const counter = cardCounterQuery(filter);
+  const n = values.length;
+  return {
+    text: `SELECT ${SUMMARY_COLUMNS}, (${counter.text}) AS total FROM cards WHERE ${base.join(' AND ')} ${ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    values: [...values, rows, offset],
   };
 }
 
@@ -413,7 +430,7 @@ export function toCardSummary(row: SummaryRow): CardSummary {
 /** One page of the list. */
 export interface CardSearchResult {
   /**
-   * Matching cards. Without a search, exact (card_counts, or the page itself when it is the last);
+   * Matching cards. Without a search, exact (card_counts, read in the statement of the page);
    * with a search, exact up to RESULT_WINDOW, and RESULT_WINDOW when more match (capped).
    */
   total: number;
@@ -490,9 +507,9 @@ function listed(total: number, rows: number, read: CardSummary[]): CardSearchRes
  * estimates are never bet on: a rare search estimated common would otherwise walk a million cards
  * for one page, and a common one estimated rare would read and sort tens of thousands.
  *
- * - No search: the page first, walking the newest cards; a page that ends before its extra card is
- *   the last one and gives the total, else the exact count of the status and type from
- *   `card_counts` (countCards), whatever the partner's size.
+ * - No search: one statement, the page walking the newest cards and the exact count of the status
+ *   and type from `card_counts` (cardCountedPageQuery), whatever the partner's size; a page past the
+ *   last card reads the count alone.
  * - A search, once the search links are backfilled (searchLinksReady): the bounded count first,
  *   from the search terms (index-only; for a search without a trigram and a status or type, a
  *   bounded walk of the newest cards first, countSearchMatching); no page query when the page starts past the matches; a few
@@ -531,13 +548,18 @@ export async function searchCards(
     }
     return searched(matching, rows, await readPage(db, links ? cardTermPageQuery(filter, offset, wanted) : cardPageQuery(filter, offset, wanted, 'sort-all')));
   }
-  // No search, or (before the links' mark) a search without a trigram: its count is the bounded one on the cards.
-  const answer = filter.search === undefined ? listed : searched;
-  const total = () => (filter.search === undefined ? countCards(db, filter) : countMatching(db, filter));
+  if (filter.search === undefined) {
+    if (rows > 0) {
+      const page = await db.query<SummaryRow & { total: string }>(...queryArgs(cardCountedPageQuery(filter, offset, wanted)));
+      if (page.rows.length > 0) return listed(Number(page.rows[0].total), rows, page.rows.map(toCardSummary));
+    }
+    return listed(await countCards(db, filter), rows, []);
+  }
+  // Before the links' mark, a search without a trigram: its count is the bounded one on the cards.
   if (rows > 0) {
     const read = await readPage(db, cardPageQuery(filter, offset, wanted));
-    if (read.length < wanted && (read.length > 0 || offset === 0)) return answer(offset + read.length, rows, read);
-    return answer(await total(), rows, read);
+    if (read.length < wanted && (read.length > 0 || offset === 0)) return searched(offset + read.length, rows, read);
+    return searched(await countMatching(db, filter), rows, read);
   }
-  return answer(await total(), rows, []);
+  return searched(await countMatching(db, filter), rows, []);
 }

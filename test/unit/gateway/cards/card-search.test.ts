@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import {
+  cardCountedPageQuery,
   cardCountQuery,
   cardListWhere,
   cardNewestMatchCountQuery,
@@ -23,6 +24,7 @@ import {
   type CardListFilter,
   type SearchTuning,
 } from '../../../../gateway/cards/card-search';
+import { cardCounterQuery } from '../../../../gateway/cards/card-counts';
 import { backfillSearchLinks, LOCK_RETRIES, pruneSearchTerms, startSearchLinks } from '../../../../gateway/cards/search-links';
 import { migrate } from '../../../../gateway/db/migrate';
 import { createLogger } from '../../../../gateway/logging/logger';
@@ -137,6 +139,18 @@ describe('unit: cards/card-search page and count queries', function () {
     const q = cardPageQuery({ partnerId: P, status: 'ACTIVE' }, 40, 20);
     expect(q.text).to.match(/FROM cards WHERE partner_id = \$1 AND status = \$2 ORDER BY created_at DESC, card_key LIMIT \$3 OFFSET \$4$/);
     expect(q.values).to.deep.equal([P, 'ACTIVE', 20, 40]);
+  });
+
+  it('reads a page without a search and its exact count from card_counts in one statement, the counter on the page\'s first parameters', function () {
+    for (const filter of [{ partnerId: P }, { partnerId: P, status: 'ACTIVE' as const }, { partnerId: P, type: 'physical' as const }, { partnerId: P, status: 'LOST' as const, type: 'virtual' as const }]) {
+      const q = cardCountedPageQuery(filter, 40, 21);
+      const counter = cardCounterQuery(filter);
+      expect(q.text).to.equal(
+        `SELECT card_key, card_mask, type, status, status_code, currency, owner_type, owner_id, nickname, embossed_name, exp_date, created_at, (${counter.text}) AS total ` +
+          `FROM cards WHERE ${cardListWhere(filter).text} ORDER BY created_at DESC, card_key LIMIT $${counter.values.length + 1} OFFSET $${counter.values.length + 2}`
+      );
+      expect(q.values).to.deep.equal([...counter.values, 21, 40]);
+    }
   });
 
   it('bounds a walk of a search to the budget of newest cards, testing the search outside', function () {
@@ -326,6 +340,8 @@ describe('unit: cards/card-search on PostgreSQL (20,000 seeded cards)', function
     { description: 'status=ACTIVE page', query: () => cardPageQuery({ partnerId, status: 'ACTIVE' }, 0, 20), index: 'cards_partner_status_created_idx' },
     { description: 'type=physical page', query: () => cardPageQuery({ partnerId, type: 'physical' }, 0, 20), index: 'cards_partner_type_created_idx' },
     { description: 'status=FRAUD&type=physical page', query: () => cardPageQuery({ partnerId, status: 'FRAUD', type: 'physical' }, 0, 20), index: 'cards_partner_status_created_idx' },
+    { description: 'page with its count', query: () => cardCountedPageQuery({ partnerId }, 0, 21), index: 'cards_partner_created_idx' },
+    { description: 'type=physical page with its count', query: () => cardCountedPageQuery({ partnerId, type: 'physical' }, 0, 21), index: 'cards_partner_type_created_idx' },
     { description: 'search=travel&status=ACTIVE page, every match sorted', query: () => cardTermPageQuery({ partnerId, status: 'ACTIVE', search: 'travel' }, 0, 20), index: 'card_search_links_term_idx' },
     { description: 'search=1234 page, every match sorted', query: () => cardTermPageQuery({ partnerId, search: '1234' }, 0, 20), index: 'cards_pkey' },
     { description: 'search=travel&status=ACTIVE count', query: () => cardTermCountQuery({ partnerId, status: 'ACTIVE', search: 'travel' }), index: 'card_search_terms_nickname_trgm_idx' },
