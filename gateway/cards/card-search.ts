@@ -550,8 +550,8 @@ export async function searchCards(
   }
   if (filter.search === undefined) {
     if (rows > 0) {
-      const page = await db.query<SummaryRow & { total: string }>(...queryArgs(cardCountedPageQuery(filter, offset, wanted)));
-      if (page.rows.length > 0) return listed(Number(page.rows[0].total), rows, page.rows.map(toCardSummary));
+      const counted = await db.query<SummaryRow & { total: string }>(...queryArgs(cardCountedPageQuery(filter, offset, wanted)));
+      if (counted.rows.length > 0) return listed(Number(counted.rows[0].total), rows, counted.rows.map(toCardSummary));
     }
     return listed(await countCards(db, filter), rows, []);
   }
