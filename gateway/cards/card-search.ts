@@ -2,6 +2,7 @@ import type { Queryable } from '../db/database';
 import { offsetOf, type PageRequest } from '../db/paging';
 import type { Card, CardRow } from './card-store';
 import type { CardStatus } from './card-status';
+import { cardCounterQuery, countCards } from './card-counts';
 
 /**
  * The partner-wide card list (spec 4.3): filters, the query builder, the bounded count and the
@@ -9,10 +10,11 @@ import type { CardStatus } from './card-status';
  */
 
 /**
- * `total` is counted exactly up to this many cards; above it the answer says `total: 10000` and
- * sets `X-Total-Capped: true`. It is also the result window: a page cannot start past it while
- * more cards match (a list of a million cards is narrowed with status, type or search, never paged
- * through).
+ * The result window: only the first 10,000 matching cards can be paged through, and a page cannot
+ * start past them while more cards match (a list of a million cards is narrowed with status, type
+ * or search, never paged through). It is also the cap of a search's count: a search's `total` is
+ * exact up to this many cards; above it the answer says `total: 10000` and sets
+ * `X-Total-Capped: true`. Without a search `total` is exact at any size (card_counts).
  */
 export const RESULT_WINDOW = 10_000;
 
@@ -166,6 +168,23 @@ export function cardPageQuery(filter: CardListFilter, offset: number, rows: numb
       `SELECT ${SUMMARY_COLUMNS} FROM (SELECT ${SUMMARY_COLUMNS}, search_text FROM cards WHERE ${base.join(' AND ')} ${ORDER} LIMIT $${n + 3}) AS newest ` +
       `WHERE ${search.join(' AND ')} ${ORDER} ${limit}`,
     values: [...values, rows, offset, budget],
+  };
+}
+
+/**
+ * A page of the list without a search and, in the same statement, the exact count of the status and
+ * type asked (card_counts, an InitPlan run once) in the column `total` of every row: one round trip
+ * and one snapshot for both, whatever the partner's size. A page past the last card has no row, and
+ * then no total (countCards reads it).
+ */
+export function cardCountedPageQuery(filter: Omit<CardListFilter, 'search'>, offset: number, rows: number): SqlQuery {
+  const { base, values } = conditionsOf({ ...filter, search: undefined }, 'strpos');
+  // The counter's parameters are the page's first ones, in the same order (partner, status, type).
+  const counter = cardCounterQuery(filter);
+  const n = values.length;
+  return {
+    text: `SELECT ${SUMMARY_COLUMNS}, (${counter.text}) AS total FROM cards WHERE ${base.join(' AND ')} ${ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    values: [...values, rows, offset],
   };
 }
 
@@ -410,12 +429,21 @@ export function toCardSummary(row: SummaryRow): CardSummary {
 
 /** One page of the list. */
 export interface CardSearchResult {
-  /** Matching cards, exact up to RESULT_WINDOW; RESULT_WINDOW when capped. */
+  /**
+   * Matching cards. Without a search, exact (card_counts, read in the statement of the page);
+   * with a search, exact up to RESULT_WINDOW, and RESULT_WINDOW when more match (capped).
+   */
   total: number;
-  /** True when more than RESULT_WINDOW cards match (then `total` is a lower bound). */
+  /** True when a search matches more than RESULT_WINDOW cards (then `total` is a lower bound). */
   totalCapped: boolean;
   /** False when the page starts past the result window while more cards match than it holds. */
   withinWindow: boolean;
+  /**
+   * A later page holds cards: the page was read with one card more than it shows. Within the result
+   * window only: false on the window's last page whatever follows it, since a page past the window
+   * is refused.
+   */
+  hasMore: boolean;
   items: CardSummary[];
 }
 
@@ -457,18 +485,31 @@ async function countSearchMatching(db: Queryable, filter: CardListFilter, walkBu
 const queryArgs = (query: SqlQuery): [string, unknown[]] => [query.text, query.values];
 const countNewestMatching = (db: Queryable, filter: CardListFilter, budget: number) => countOf(db, cardNewestMatchCountQuery(filter, budget));
 
-function result(matching: number, rows: number, items: CardSummary[]): CardSearchResult {
+/**
+ * The answer of a page with a bounded count (a search): `matching` is exact up to RESULT_WINDOW,
+ * RESULT_WINDOW + 1 for "more". `read` holds up to one card past the page (hasMore).
+ */
+function searched(matching: number, rows: number, read: CardSummary[]): CardSearchResult {
   const totalCapped = matching > RESULT_WINDOW;
   // Past the window with an exact total, the page is simply past the end (empty, like any list).
-  return { total: Math.min(matching, RESULT_WINDOW), totalCapped, withinWindow: rows > 0 || !totalCapped, items };
+  return { total: Math.min(matching, RESULT_WINDOW), totalCapped, withinWindow: rows > 0 || !totalCapped, hasMore: read.length > rows, items: read.slice(0, rows) };
+}
+
+/** The answer of a page of a list without a search: `total` is exact. `read` as for searched. */
+function listed(total: number, rows: number, read: CardSummary[]): CardSearchResult {
+  return { total, totalCapped: false, withinWindow: rows > 0 || total <= RESULT_WINDOW, hasMore: read.length > rows, items: read.slice(0, rows) };
 }
 
 /**
- * A page of the partner's cards matching `filter`, newest first, and the bounded total: one query
- * at a time, each bounded (docs/card-search.md). The planner's LIKE estimates are never bet on: a
- * rare search estimated common would otherwise walk a million cards for one page, and a common one
- * estimated rare would read and sort tens of thousands.
+ * A page of the partner's cards matching `filter`, newest first, its total and whether a later page
+ * holds cards: one query at a time, each bounded (docs/card-search.md). Every page is read with one
+ * card more than it shows, for `hasMore`, except the result window's last. The planner's LIKE
+ * estimates are never bet on: a rare search estimated common would otherwise walk a million cards
+ * for one page, and a common one estimated rare would read and sort tens of thousands.
  *
+ * - No search: one statement, the page walking the newest cards and the exact count of the status
+ *   and type from `card_counts` (cardCountedPageQuery), whatever the partner's size; a page past the
+ *   last card reads the count alone.
  * - A search, once the search links are backfilled (searchLinksReady): the bounded count first,
  *   from the search terms (index-only; for a search without a trigram and a status or type, a
  *   bounded walk of the newest cards first, countSearchMatching); no page query when the page starts past the matches; a few
@@ -477,9 +518,8 @@ function result(matching: number, rows: number, items: CardSummary[]): CardSearc
  *   RESULT_WINDOW matches a longer walk (up to WALK_MAX) if the density of matches among the newest
  *   cards says it reaches the page, else every match is read from the search terms and sorted.
  * - Before the backfill's mark, the same steps on the cards table for a search the cards' trigram
- *   index serves (its bounded count, `sort-all` through that index), as before migration 022.
- * - No search, or (before the mark) one the trigram index cannot serve: the page first, walking the
- *   newest cards; a short page is the last one and gives the total, else the bounded count follows.
+ *   index serves (its bounded count, `sort-all` through that index), as before migration 022; one
+ *   the trigram index cannot serve is walked like no search, with the bounded count on the cards.
  */
 export async function searchCards(
   db: Queryable,
@@ -488,28 +528,38 @@ export async function searchCards(
   tuning: SearchTuning = { walkBudget: WALK_BUDGET, sortAllUpTo: SORT_ALL_UP_TO, walkMax: WALK_MAX }
 ): Promise<CardSearchResult> {
   const { offset, rows } = windowOf(page);
+  // The card after the page, when the page ends inside the window: whether a later page holds cards.
+  const wanted = rows > 0 && offset + rows < RESULT_WINDOW ? rows + 1 : rows;
   const links = filter.search !== undefined && (tuning.links ?? (await searchLinksReady(db)));
   if (filter.search !== undefined && (links || usesTrigramIndex(filter.search))) {
     const matching = links ? await countSearchMatching(db, filter, tuning.walkBudget, tuning.rangeLinks) : await countMatching(db, filter);
-    if (rows === 0 || offset >= matching) return result(matching, rows, []);
-    const expected = Math.min(rows, matching - offset);
+    if (rows === 0 || offset >= matching) return searched(matching, rows, []);
+    const expected = Math.min(wanted, matching - offset);
     if (matching > tuning.sortAllUpTo) {
-      const walked = await readPage(db, cardPageQuery(filter, offset, rows, 'walk', tuning.walkBudget));
-      if (walked.length === expected) return result(matching, rows, walked);
+      const walked = await readPage(db, cardPageQuery(filter, offset, wanted, 'walk', tuning.walkBudget));
+      if (walked.length === expected) return searched(matching, rows, walked);
       if (matching > RESULT_WINDOW) {
         const seen = walked.length > 0 ? offset + walked.length : await countNewestMatching(db, filter, tuning.walkBudget);
-        if (seen > 0 && ((offset + rows) * tuning.walkBudget) / seen <= tuning.walkMax) {
-          const further = await readPage(db, cardPageQuery(filter, offset, rows, 'walk', tuning.walkMax));
-          if (further.length === expected) return result(matching, rows, further);
+        if (seen > 0 && ((offset + wanted) * tuning.walkBudget) / seen <= tuning.walkMax) {
+          const further = await readPage(db, cardPageQuery(filter, offset, wanted, 'walk', tuning.walkMax));
+          if (further.length === expected) return searched(matching, rows, further);
         }
       }
     }
-    return result(matching, rows, await readPage(db, links ? cardTermPageQuery(filter, offset, rows) : cardPageQuery(filter, offset, rows, 'sort-all')));
+    return searched(matching, rows, await readPage(db, links ? cardTermPageQuery(filter, offset, wanted) : cardPageQuery(filter, offset, wanted, 'sort-all')));
   }
+  if (filter.search === undefined) {
+    if (rows > 0) {
+      const counted = await db.query<SummaryRow & { total: string }>(...queryArgs(cardCountedPageQuery(filter, offset, wanted)));
+      if (counted.rows.length > 0) return listed(Number(counted.rows[0].total), rows, counted.rows.map(toCardSummary));
+    }
+    return listed(await countCards(db, filter), rows, []);
+  }
+  // Before the links' mark, a search without a trigram: its count is the bounded one on the cards.
   if (rows > 0) {
-    const items = await readPage(db, cardPageQuery(filter, offset, rows));
-    if (items.length < rows && (items.length > 0 || offset === 0)) return result(offset + items.length, rows, items);
-    return result(await countMatching(db, filter), rows, items);
+    const read = await readPage(db, cardPageQuery(filter, offset, wanted));
+    if (read.length < wanted && (read.length > 0 || offset === 0)) return searched(offset + read.length, rows, read);
+    return searched(await countMatching(db, filter), rows, read);
   }
-  return result(await countMatching(db, filter), rows, []);
+  return searched(await countMatching(db, filter), rows, []);
 }

@@ -6,8 +6,10 @@ import type { Logger } from '../logging/logger';
 /**
  * The search links of the card list (migration 022, docs/card-search.md "Search terms"): the
  * backfill of the cards written before the migration, and the pruning of the values no card holds
- * any more. Both run as a background job of every instance (startSearchLinks) and as an operator
- * command (`npm run cards:search-links`, scripts/card-search-links.ts).
+ * any more that a card write left (since migration 026 a card write deletes the values it stops
+ * holding itself, unless another transaction holds one at that moment). Both run as a background
+ * job of every instance (startSearchLinks) and as an operator command (`npm run
+ * cards:search-links`, scripts/card-search-links.ts).
  */
 
 /**
@@ -118,7 +120,9 @@ export interface PruneOutcome {
 /**
  * Deletes every value (`card_search_terms`) that no card of its partner holds any more: a card
  * deleted, or its nickname, embossed name or mask changed. The links go with the card's own write
- * (the triggers); the value goes here, at the next pass. One pass reads every value once, in
+ * (the triggers), and so does the value when no other transaction holds it at the write's commit
+ * (migration 026, card_search_release_terms); a value held then, or left from before migration 026,
+ * goes here, at the next pass. One pass reads every value once, in
  * batches (card_search_prune_batch), each its own statement, one instance at a time (a pass that
  * finds another instance pruning stops). A value a card write holds (FOR KEY SHARE,
  * card_search_keep_terms) is skipped, never waited for: left for the next pass. Should a batch

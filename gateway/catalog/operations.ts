@@ -238,7 +238,7 @@ export const OPERATIONS = {
     doc: {
       summary: 'List all partner cards',
       description:
-        'Every card you own, individual and B2B (not tenant-scoped), newest first. `total` is exact up to 10,000; above, it is 10,000 with `X-Total-Capped: true`, and only the first 10,000 matches can be paged through (docs/card-search.md).',
+        'Every card you own, individual and B2B (not tenant-scoped), newest first. Without `search`, `total` is exact; with `search`, it is exact up to 10,000, and above 10,000 with `X-Total-Capped: true`. Only the first 10,000 matches can be paged through: `totalPages` counts their pages, and `hasMore` is false on the last of them (docs/card-search.md).',
       tag: 'Cards',
       answer: { ...json('CardPage', 'A page of cards'), headers: ['X-Total-Capped'] },
     },

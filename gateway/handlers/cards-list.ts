@@ -11,8 +11,10 @@ type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'se
 /**
  * `GET /cards?page&limit&status&type&search` (spec 4.3): every card of the calling partner,
  * individual and B2B alike (not tenant-scoped), newest first, as `{success, data, pagination}`.
- * `total` is exact up to 10,000 matching cards; above, it is 10,000 with `X-Total-Capped: true`,
- * and a page starting beyond the first 10,000 is a 400 (docs/card-search.md).
+ * `total` is exact without a search; with one, exact up to 10,000 matching cards, and above 10,000
+ * with `X-Total-Capped: true`. Only the first 10,000 matches can be paged through: a page starting
+ * beyond them is a 400 while more match, `totalPages` counts the pages of those 10,000 and
+ * `hasMore` is false on the last of them (docs/card-search.md, docs/pagination.md).
  */
 export function listCards(services: HandlerServices): OperationHandler<PartnerFacts> {
   const { db } = services;
@@ -26,6 +28,8 @@ export function listCards(services: HandlerServices): OperationHandler<PartnerFa
       });
     }
     if (result.totalCapped) res.setHeader('X-Total-Capped', 'true');
-    res.json({ success: true, data: result.items, pagination: pagination(page, result.total) });
+    // totalPages counts the pages that can be fetched: those of the result window.
+    const answer = { ...pagination(page, result.total, result.hasMore), totalPages: Math.ceil(Math.min(result.total, RESULT_WINDOW) / page.limit) };
+    res.json({ success: true, data: result.items, pagination: answer });
   };
 }

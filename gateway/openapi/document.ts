@@ -100,7 +100,7 @@ const HEADERS: Record<string, Json> = {
     example: '"get-card";q=600;w=60',
   },
   RateLimit: { description: 'What is left of the quota: `"<name>";r=<remaining>;t=<seconds to reset>`', schema: { type: 'string' }, example: '"get-card";r=599;t=60' },
-  'X-Total-Capped': { description: '`true` when more items exist than the list counts exactly (10,000 cards; 1,000 entries of an individual\'s history): `total` is then a lower bound, and `hasMore` says whether the next page holds items', schema: { type: 'string', enum: ['true'] } },
+  'X-Total-Capped': { description: '`true` when more items exist than the list counts exactly (10,000 cards matching a search; 1,000 entries of an individual\'s history): `total` is then a lower bound, and `hasMore` says whether the next page holds items', schema: { type: 'string', enum: ['true'] } },
   ETag: { description: 'Version of the document, for `If-None-Match`', schema: { type: 'string' } },
   Link: {
     description: 'RFC 8288: the next page of the list, when there is one (`rel="next"`); absent on the last page',

@@ -45,10 +45,10 @@ export const PAGINATION = object('Position of a page in a list (docs/pagination.
     type: 'integer',
     minimum: 0,
     description:
-      'Items across all pages: exact, or a lower bound where the list caps its count (the partner-wide card list past 10,000, an individual\'s audit log and card status history past 1,000), which `X-Total-Capped: true` says',
+      'Items across all pages: exact, or a lower bound where the list caps its count (the partner-wide card list with a search past 10,000, an individual\'s audit log and card status history past 1,000), which `X-Total-Capped: true` says',
   },
-  totalPages: { type: 'integer', minimum: 0, description: '`ceil(total / limit)`; 0 when there is no item' },
-  hasMore: { type: 'boolean', description: 'A page after this one holds items (exact also when `total` is capped)' },
+  totalPages: { type: 'integer', minimum: 0, description: '`ceil(total / limit)`, on the partner-wide card list of at most its first 10,000 items (the pages it serves); 0 when there is no item' },
+  hasMore: { type: 'boolean', description: 'A page after this one holds items (exact also when `total` is capped; false on the last page the partner-wide card list serves)' },
 });
 
 const cardFields = {

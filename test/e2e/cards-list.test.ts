@@ -8,6 +8,7 @@ import { api, cardBody, individualBody } from '../support/api';
 import { sharedGateway, type Gateway } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 import { runDatabaseUrl } from '../support/test-database';
+import { CARD_STATUSES } from '../../gateway/cards/card-status';
 
 const SUMMARY_FIELDS = ['cardKey', 'cardMask', 'type', 'status', 'statusCode', 'currency', 'ownerType', 'ownerId', 'nickname', 'embossedName', 'expDate', 'createdAt'];
 
@@ -246,8 +247,10 @@ describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
     });
   });
 
-  describe('over 10,000 cards: a bounded total and a result window', function () {
+  describe('over 10,000 cards: an exact total, a capped search count and a result window', function () {
     let bulk: TestPartner;
+    const countOf = async (where = 'true', params: unknown[] = []) =>
+      (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM cards WHERE partner_id = $1 AND ${where}`, [bulk.id, ...params])).rows[0].n;
 
     before(async function () {
       bulk = await registerPartner(gateway, 'bulk-card-list');
@@ -259,28 +262,58 @@ describe('e2e: partner-wide card list GET /cards (spec 4.3)', function () {
       }
     });
 
-    it('counts up to 10,000 and says the total is capped', async function () {
+    it('counts every card exactly without a search, and pages through the first 10,000', async function () {
       const response = await list(bulk);
       expect(response.status).to.equal(200);
-      expect(response.body.pagination).to.deep.equal({ page: 1, limit: 20, total: 10_000, totalPages: 500, hasMore: true });
-      expect(response.headers.get('x-total-capped')).to.equal('true');
+      expect(await countOf()).to.equal(10_050);
+      expect(response.body.pagination).to.deep.equal({ page: 1, limit: 20, total: 10_050, totalPages: 500, hasMore: true });
+      expect(response.headers.get('x-total-capped')).to.equal(null);
       expect(response.body.data).to.have.length(20);
     });
 
-    it('serves the last page of the window, clamped to it', async function () {
-      const last = await list(bulk, { page: 500 });
-      expect(last.status).to.equal(200);
-      expect(last.body.data).to.have.length(20);
-      const clamped = await list(bulk, { page: 334, limit: 30 });
-      expect(clamped.body.data).to.have.length(10);
-      expect(clamped.body.pagination).to.deep.equal({ page: 334, limit: 30, total: 10_000, totalPages: 334, hasMore: false });
+    it('counts a search up to 10,000 and says the total is capped', async function () {
+      // Every card's mask holds `** ****`.
+      const response = await list(bulk, { search: '** ****' });
+      expect(response.status).to.equal(200);
+      expect(response.body.pagination).to.deep.equal({ page: 1, limit: 20, total: 10_000, totalPages: 500, hasMore: true });
+      expect(response.headers.get('x-total-capped')).to.equal('true');
+      expect((await list(bulk, { search: '** ****', page: 3 })).body.pagination.hasMore, 'past a capped total').to.equal(true);
+    });
+
+    it('serves the last page of the window, clamped to it, with nothing more to fetch', async function () {
+      for (const query of [{}, { search: '** ****' }] as Record<string, string>[]) {
+        const last = await list(bulk, { ...query, page: 500 });
+        expect(last.status).to.equal(200);
+        expect(last.body.data).to.have.length(20);
+        expect(last.body.pagination.hasMore, 'the window ends here').to.equal(false);
+        const clamped = await list(bulk, { ...query, page: 334, limit: 30 });
+        expect(clamped.body.data).to.have.length(10);
+        expect(clamped.body.pagination).to.include({ page: 334, limit: 30, totalPages: 334, hasMore: false });
+        const before = await list(bulk, { ...query, page: 333, limit: 30 });
+        expect(before.body.pagination.hasMore).to.equal(true);
+      }
     });
 
     it('refuses a page past the window while more cards match (400 naming page)', async function () {
-      const response = await list(bulk, { page: 501 });
-      expect(response.status).to.equal(400);
-      expect(response.body.code).to.equal('validation_failed');
-      expect(response.body.invalidParams.map((p: any) => p.name)).to.deep.equal(['page']);
+      for (const query of [{}, { search: '** ****' }] as Record<string, string>[]) {
+        const response = await list(bulk, { ...query, page: 501 });
+        expect(response.status).to.equal(400);
+        expect(response.body.code).to.equal('validation_failed');
+        expect(response.body.invalidParams.map((p: any) => p.name)).to.deep.equal(['page']);
+      }
+    });
+
+    it('answers each status and type, alone and together, with the total of a count(*) of the cards', async function () {
+      for (const status of [undefined, ...CARD_STATUSES]) {
+        for (const type of [undefined, 'virtual', 'physical']) {
+          const query = { ...(status ? { status } : {}), ...(type ? { type } : {}) };
+          const response = await list(bulk, query);
+          expect(response.status, JSON.stringify(query)).to.equal(200);
+          const exact = await countOf('($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)', [status ?? null, type ?? null]);
+          expect(response.body.pagination, JSON.stringify(query)).to.include({ total: exact, totalPages: Math.ceil(Math.min(exact, 10_000) / 20), hasMore: exact > 20 });
+          expect(response.headers.get('x-total-capped'), JSON.stringify(query)).to.equal(null);
+        }
+      }
     });
 
     it('counts a narrowed list exactly, without the cap header', async function () {
