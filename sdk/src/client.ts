@@ -149,7 +149,8 @@ export class PartnerGateway {
     list: (query: Query<'list-individuals'> = {}, options?: RequestOptions) => this.list('list-individuals', {}, query, options),
     create: (body: Body<'create-individual'>, options?: WriteOptions) => this.call('create-individual', { body }, options),
     get: (individualId: string, options?: RequestOptions) => this.call('get-individual', { path: { id: individualId } }, options),
-    listCards: (individualId: string, options?: RequestOptions) => this.call('list-individual-cards', { path: { id: individualId } }, options),
+    /** The individual's ACTIVE cards: at most `limit` (default and most 100) from `page`; every individual with up to 100 in one call (docs/individuals.md). */
+    listCards: (individualId: string, query: Query<'list-individual-cards'> = {}, options?: RequestOptions) => this.call('list-individual-cards', { path: { id: individualId }, query }, options),
     issueVirtualCard: (individualId: string, body: Body<'issue-virtual-card'>, options?: WriteOptions) => this.call('issue-virtual-card', { path: { id: individualId }, body }, options),
     issuePhysicalCard: (individualId: string, body: Body<'issue-physical-card'>, options?: WriteOptions) => this.call('issue-physical-card', { path: { id: individualId }, body }, options),
     listAuditLogs: (individualId: string, query: Query<'list-individual-audit-logs'> = {}, options?: RequestOptions) => this.list('list-individual-audit-logs', { id: individualId }, query, options),

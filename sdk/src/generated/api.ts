@@ -1,6 +1,6 @@
 // Generated from openapi.json (the document the gateway serves, without examples) by
 // scripts/generate-types.js with openapi-typescript. Do not edit: run `npm run generate` in sdk/.
-// Document sha256: a9d60136b80948483ab5de1ae21434b45d61ef03fadf2afbe14f50e3bc395332
+// Document sha256: 2f66591ae90f2ab3c62c90c2963cf73e2fc30680fc19f78805186f88c1034a3e
 /* eslint-disable */
 export interface paths {
     "/health-check": {
@@ -148,9 +148,9 @@ export interface paths {
         };
         /**
          * List cards for an individual
-         * @description The individual's ACTIVE cards, with the first nine fields of the card (spec 2.3).
+         * @description The individual's ACTIVE cards, newest first, with the first nine fields of the card (spec 2.3). At most `limit` (1 to 100, default 100) at once: every individual with up to 100 active cards gets them all in one answer; past that, a `Link` header with `rel="next"` names the next page (`page`, from 1).
          *
-         *     Pipeline `list-individual-cards`: es512-jwt → rate-limit → ownership (individual) → operation (list-individual-cards).
+         *     Pipeline `list-individual-cards`: es512-jwt → rate-limit → ownership (individual) → validate (query: individual-cards-query) → operation (list-individual-cards).
          */
         get: operations["list-individual-cards"];
         put?: never;
@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * List audit logs for an individual
-         * @description Every change on the individual and its cards, newest first.
+         * @description Every change on the individual and its cards, newest first. `total` is exact up to 1,000; above, it is 1,000 with `X-Total-Capped: true` (docs/pagination.md).
          *
          *     Pipeline `list-individual-audit-logs`: es512-jwt → rate-limit → ownership (individual) → validate (query: pagination-query) → operation (list-individual-audit-logs).
          */
@@ -236,7 +236,7 @@ export interface paths {
         };
         /**
          * Card status history for an individual
-         * @description Every status change of the individual's cards, newest first.
+         * @description Every status change of the individual's cards, newest first. `total` is exact up to 1,000; above, it is 1,000 with `X-Total-Capped: true` (docs/pagination.md).
          *
          *     Pipeline `list-individual-card-status-history`: es512-jwt → rate-limit → ownership (individual) → validate (query: pagination-query) → operation (list-individual-card-status-history).
          */
@@ -280,7 +280,7 @@ export interface paths {
         };
         /**
          * List all partner cards
-         * @description Every card you own, individual and B2B (not tenant-scoped), newest first. `total` is exact up to 10,000; above, it is 10,000 with `X-Total-Capped: true`, and only the first 10,000 matches can be paged through (docs/card-search.md).
+         * @description Every card you own, individual and B2B (not tenant-scoped), newest first. Without `search`, `total` is exact; with `search`, it is exact up to 10,000, and above 10,000 with `X-Total-Capped: true`. Only the first 10,000 matches can be paged through: `totalPages` counts their pages, and `hasMore` is false on the last of them (docs/card-search.md).
          *
          *     Pipeline `list-cards`: es512-jwt → rate-limit → validate (query: cards-list-query) → operation (list-cards).
          */
@@ -2305,10 +2305,12 @@ export interface components {
             page: number;
             /** @description The page size asked for */
             limit: number;
-            /** @description Items across all pages (the partner-wide card list caps it at 10,000, with `X-Total-Capped: true`) */
+            /** @description Items across all pages: exact, or a lower bound where the list caps its count (the partner-wide card list with a search past 10,000, an individual's audit log and card status history past 1,000), which `X-Total-Capped: true` says */
             total: number;
-            /** @description `ceil(total / limit)`; 0 when there is no item */
+            /** @description `ceil(total / limit)`, on the partner-wide card list of at most its first 10,000 items (the pages it serves); 0 when there is no item */
             totalPages: number;
+            /** @description A page after this one holds items (exact also when `total` is capped; false on the last page the partner-wide card list serves) */
+            hasMore: boolean;
         };
         /** @description The authenticated partner */
         Partner: {
@@ -2884,10 +2886,12 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description What is left of the quota: `"<name>";r=<remaining>;t=<seconds to reset>` */
         RateLimit: string;
-        /** @description `true` when more than 10,000 cards match: `total` is then a lower bound */
+        /** @description `true` when more items exist than the list counts exactly (10,000 cards matching a search; 1,000 entries of an individual's history): `total` is then a lower bound, and `hasMore` says whether the next page holds items */
         "X-Total-Capped": "true";
         /** @description Version of the document, for `If-None-Match` */
         ETag: string;
+        /** @description RFC 8288: the next page of the list, when there is one (`rel="next"`); absent on the last page */
+        Link: string;
     };
     pathItems: never;
 }
@@ -3097,7 +3101,12 @@ export interface operations {
     };
     "list-individual-cards": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size, 1 to 100 (default 100) */
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description The individual account `_id` (24 hexadecimal characters) */
@@ -3111,6 +3120,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3240,6 +3250,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Capped": components["headers"]["X-Total-Capped"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3277,6 +3288,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Capped": components["headers"]["X-Total-Capped"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
