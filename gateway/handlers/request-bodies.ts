@@ -1,64 +1,53 @@
-import type { AuthorizationEndpointChange, DefaultDecision } from '../authorizations/endpoint-store';
-import type { SpendControls } from '../authorizations/spend-controls';
-import type { CardStatus } from '../cards/card-status';
+import type { SchemaName, Validated } from '../schemas';
 import type { CardIssueBody } from '../schemas/card-issue';
 import type { IndividualCreateBody } from '../schemas/individual-create';
-import type { SchemaName } from '../schemas';
-import type { LimitName, SimulatedAuthorization, SimulatedTransactionRequest } from '../upstreams/types';
 
-/** A card status change's body (`card-status-change`, `card-restrict`): sent on to the issuer as it is. */
-export interface CardStatusChangeBody {
-  expDate?: string;
-  reason?: string;
-  description?: string;
-  cardLocation?: string;
-}
+/**
+ * A card status change's body (`card-status-change`, `card-restrict`): sent on to the issuer as it
+ * is. The restriction's schema, every field optional, admits both: a status change's body (expDate
+ * required) is one of its values.
+ */
+export type CardStatusChangeBody = Validated<'card-restrict'>;
 
 /** A replacement's or re-issue's body (`card-replace`). */
-export interface CardReplaceBody {
-  expDate: string;
-  reason?: string;
-  pinMailer?: string;
-}
+export type CardReplaceBody = Validated<'card-replace'>;
 
 /** One limit as `limit-set` and each item of `limits-patch` validate it. */
-export interface LimitBody {
-  name: LimitName;
-  value: number;
-}
+export type LimitBody = Validated<'limit-set'>;
 
 /**
  * The TypeScript type of the body each request schema of gateway/schemas validates, as the
  * handlers read it: the handler context's `body` of an entry with that body schema
- * (gateway/handlers/context.ts). A schema not listed gives `unknown` (no handler reads it: the
- * fee checks end in the proxy). Kept beside the schemas' own names: a key that is not one does not
- * compile (`BodySchemaName`).
+ * (gateway/handlers/context.ts). Each is derived from the schema itself (`Validated`), so a field
+ * the schema adds, drops or bounds differently changes the type with it. A schema not listed
+ * gives `unknown` (no handler reads it: the fee checks end in the proxy). A key that is not a
+ * schema's name does not compile (`BodySchemaName`).
  */
 export interface RequestBodies {
   'individual-create': IndividualCreateBody;
   'card-issue': CardIssueBody;
-  'card-status-change': CardStatusChangeBody;
-  'card-restrict': CardStatusChangeBody;
-  'card-nickname': { nickname: string };
-  'three-ds-phone': { phoneNumber: string };
-  'card-emboss-name': { embossedName: string };
+  'card-status-change': Validated<'card-status-change'>;
+  'card-restrict': Validated<'card-restrict'>;
+  'card-nickname': Validated<'card-nickname'>;
+  'three-ds-phone': Validated<'three-ds-phone'>;
+  'card-emboss-name': Validated<'card-emboss-name'>;
   'card-replace': CardReplaceBody;
-  'three-ds-answer': { answer: string };
-  'card-authorize': { pin: string };
-  'pin-change': { expDate: string; pin: string };
-  'pin-force-lock': { expDate: string };
-  'empty-body': Record<string, never>;
-  'limits-patch': LimitBody[];
+  'three-ds-answer': Validated<'three-ds-answer'>;
+  'card-authorize': Validated<'card-authorize'>;
+  'pin-change': Validated<'pin-change'>;
+  'pin-force-lock': Validated<'pin-force-lock'>;
+  'empty-body': Validated<'empty-body'>;
+  'limits-patch': Validated<'limits-patch'>;
   'limit-set': LimitBody;
-  'spend-controls': SpendControls;
-  'webhook-endpoint-create': { url: string; events?: string[]; description?: string };
-  'webhook-endpoint-update': { url?: string; events?: string[]; description?: string; status?: 'enabled' | 'disabled' };
-  'authorization-endpoint-create': { url: string; timeoutMs?: number; defaultDecision?: DefaultDecision };
-  'authorization-endpoint-update': AuthorizationEndpointChange;
-  'simulate-transaction': Omit<SimulatedTransactionRequest, 'cardId' | 'notify'>;
-  'simulate-authorization': Omit<SimulatedAuthorization, 'cardId' | 'notify'>;
-  'simulate-transaction-step': { amount?: number };
-  'simulate-issuer-status': { status: CardStatus; reason?: string };
+  'spend-controls': Validated<'spend-controls'>;
+  'webhook-endpoint-create': Validated<'webhook-endpoint-create'>;
+  'webhook-endpoint-update': Validated<'webhook-endpoint-update'>;
+  'authorization-endpoint-create': Validated<'authorization-endpoint-create'>;
+  'authorization-endpoint-update': Validated<'authorization-endpoint-update'>;
+  'simulate-transaction': Validated<'simulate-transaction'>;
+  'simulate-authorization': Validated<'simulate-authorization'>;
+  'simulate-transaction-step': Validated<'simulate-transaction-step'>;
+  'simulate-issuer-status': Validated<'simulate-issuer-status'>;
 }
 
 type OneOf<Name extends SchemaName> = Name;

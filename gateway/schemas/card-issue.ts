@@ -1,7 +1,8 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { CURRENCY, EMBOSS_NAME, EXP_DATE, type JsonSchema } from './common';
 
 /** Card-issue request body (virtual and physical), spec 2.7. */
-export const cardIssue: JsonSchema = {
+export const cardIssue = {
   $id: 'https://partner-gateway.dev/schemas/card-issue.json',
   type: 'object',
   additionalProperties: false,
@@ -14,14 +15,7 @@ export const cardIssue: JsonSchema = {
     embossedName: EMBOSS_NAME,
     shippingAddressId: { type: 'string', minLength: 1, maxLength: 64 },
   },
-};
+} as const satisfies JsonSchema;
 
 /** The validated card-issue body. */
-export interface CardIssueBody {
-  expDate: string;
-  clientCode: string;
-  currency: string;
-  productCode: string;
-  embossedName?: string;
-  shippingAddressId?: string;
-}
+export type CardIssueBody = FromSchema<typeof cardIssue>;

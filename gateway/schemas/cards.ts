@@ -14,16 +14,16 @@ const LIMIT_NAME = { type: 'string', enum: LIMIT_NAMES } as const;
 const LIMIT_VALUE = { type: 'number', minimum: 0, maximum: 1_000_000_000, description: 'Amount in the card currency' } as const;
 
 /** Lock, unlock, activate, temporary lock (spec 4.3). */
-export const cardStatusChange: JsonSchema = {
+export const cardStatusChange = {
   $id: id('card-status-change'),
   type: 'object',
   additionalProperties: false,
   required: ['expDate'],
   properties: { expDate: EXP_DATE, reason: REASON },
-};
+} as const satisfies JsonSchema;
 
 /** Restrict (generic, lost, stolen, closed, fraud, mobile-lost): every field optional. */
-export const cardRestrict: JsonSchema = {
+export const cardRestrict = {
   $id: id('card-restrict'),
   type: 'object',
   additionalProperties: false,
@@ -33,28 +33,28 @@ export const cardRestrict: JsonSchema = {
     description: { type: 'string', maxLength: 500 },
     cardLocation: { type: 'string', maxLength: 200, description: 'Where the card was last seen' },
   },
-};
+} as const satisfies JsonSchema;
 
 /** Change nickname (local only). */
-export const cardNickname: JsonSchema = {
+export const cardNickname = {
   $id: id('card-nickname'),
   type: 'object',
   additionalProperties: false,
   required: ['nickname'],
   properties: { nickname: { type: 'string', minLength: 1, maxLength: 64 } },
-};
+} as const satisfies JsonSchema;
 
 /** Change emboss name. */
-export const cardEmbossName: JsonSchema = {
+export const cardEmbossName = {
   $id: id('card-emboss-name'),
   type: 'object',
   additionalProperties: false,
   required: ['embossedName'],
   properties: { embossedName: EMBOSS_NAME },
-};
+} as const satisfies JsonSchema;
 
 /** Replace and re-issue. */
-export const cardReplace: JsonSchema = {
+export const cardReplace = {
   $id: id('card-replace'),
   type: 'object',
   additionalProperties: false,
@@ -64,10 +64,10 @@ export const cardReplace: JsonSchema = {
     reason: REASON,
     pinMailer: { type: 'string', minLength: 1, maxLength: 100, description: 'Postal pin-mailer reference' },
   },
-};
+} as const satisfies JsonSchema;
 
 /** Query of the CVV and PAN reads. */
-export const cardSecretQuery: JsonSchema = {
+export const cardSecretQuery = {
   $id: id('card-secret-query'),
   type: 'object',
   additionalProperties: false,
@@ -76,67 +76,67 @@ export const cardSecretQuery: JsonSchema = {
     expDate: EXP_DATE,
     securityKey: { type: 'string', maxLength: 4096, 'x-rsa-security-key': true, description: 'base64 of your RSA public key (SPKI DER, ≥ 2048 bits)' },
   },
-};
+} as const satisfies JsonSchema;
 
 /** Set the 3-D Secure answer (forwarded, never logged). */
-export const threeDsAnswer: JsonSchema = {
+export const threeDsAnswer = {
   $id: id('three-ds-answer'),
   type: 'object',
   additionalProperties: false,
   required: ['answer'],
   properties: { answer: { type: 'string', minLength: 1, maxLength: 200 } },
-};
+} as const satisfies JsonSchema;
 
 /** Change the 3-D Secure phone number (local only). */
-export const threeDsPhone: JsonSchema = {
+export const threeDsPhone = {
   $id: id('three-ds-phone'),
   type: 'object',
   additionalProperties: false,
   required: ['phoneNumber'],
   properties: { phoneNumber: { type: 'string', maxLength: 32, pattern: '^\\+[1-9][0-9]{6,14}$', description: 'E.164, at most 32 characters' } },
-};
+} as const satisfies JsonSchema;
 
 /** Change PIN. */
-export const pinChange: JsonSchema = {
+export const pinChange = {
   $id: id('pin-change'),
   type: 'object',
   additionalProperties: false,
   required: ['expDate', 'pin'],
   properties: { expDate: EXP_DATE, pin: RSA_CIPHERTEXT },
-};
+} as const satisfies JsonSchema;
 
 /** Force PIN lock. */
-export const pinForceLock: JsonSchema = {
+export const pinForceLock = {
   $id: id('pin-force-lock'),
   type: 'object',
   additionalProperties: false,
   required: ['expDate'],
   properties: { expDate: EXP_DATE },
-};
+} as const satisfies JsonSchema;
 
 /** Authorize cardholder (PIN-less action). */
-export const cardAuthorize: JsonSchema = {
+export const cardAuthorize = {
   $id: id('card-authorize'),
   type: 'object',
   additionalProperties: false,
   required: ['pin'],
   properties: { pin: RSA_CIPHERTEXT },
-};
+} as const satisfies JsonSchema;
 
 /**
  * Operations that take no field (reset PIN tries, resend an event, rotate a secret, a simulated
  * expiry): an empty object, which the request carries like any other body.
  */
-export const emptyBody: JsonSchema = {
+export const emptyBody = {
   $id: id('empty-body'),
   type: 'object',
   description: 'An empty object: the operation takes no field, but the request carries this body (without one: 400 `body_required`)',
   additionalProperties: false,
   properties: {},
-};
+} as const satisfies JsonSchema;
 
 /** Patch several card limits at once. */
-export const limitsPatch: JsonSchema = {
+export const limitsPatch = {
   $id: id('limits-patch'),
   type: 'array',
   minItems: 1,
@@ -148,33 +148,33 @@ export const limitsPatch: JsonSchema = {
     required: ['name', 'value'],
     properties: { name: LIMIT_NAME, value: LIMIT_VALUE },
   },
-};
+} as const satisfies JsonSchema;
 
 /** Set one card limit. */
-export const limitSet: JsonSchema = {
+export const limitSet = {
   $id: id('limit-set'),
   type: 'object',
   additionalProperties: false,
   required: ['name', 'value'],
   properties: { name: LIMIT_NAME, value: LIMIT_VALUE },
-};
+} as const satisfies JsonSchema;
 
 /** Path parameters of the single-limit routes. */
-export const limitParams: JsonSchema = {
+export const limitParams = {
   $id: id('limit-params'),
   type: 'object',
   required: ['limitName'],
   properties: { id: { type: 'string' }, limitName: LIMIT_NAME },
-};
+} as const satisfies JsonSchema;
 
 /** Query of the delivery-method lookup. */
-export const deliveryMethodsQuery: JsonSchema = {
+export const deliveryMethodsQuery = {
   $id: id('delivery-methods-query'),
   type: 'object',
   additionalProperties: false,
   required: ['country'],
   properties: { country: COUNTRY },
-};
+} as const satisfies JsonSchema;
 
 /** CustomerType values of the fee checks (spec 4.4.1). */
 export const CUSTOMER_TYPES = ['Consumer Debit', 'Business Debit', 'Consumer Prepaid', 'Business Prepaid'] as const;
@@ -182,7 +182,7 @@ export const CUSTOMER_TYPES = ['Consumer Debit', 'Business Debit', 'Consumer Pre
 export const PRODUCT_TYPES = ['R001', 'R002', 'R003', 'R004', 'R005', 'R006'] as const;
 
 /** The one body of both fee checks (spec 4.4.1): at least one of cardKey, clientId, iban. */
-export const feeCheck: JsonSchema = {
+export const feeCheck = {
   $id: id('fee-check'),
   type: 'object',
   additionalProperties: false,
@@ -195,10 +195,10 @@ export const feeCheck: JsonSchema = {
     iban: { type: 'string', pattern: '^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$', description: 'IBAN without spaces' },
   },
   anyOf: [{ required: ['cardKey'] }, { required: ['clientId'] }, { required: ['iban'] }],
-};
+} as const satisfies JsonSchema;
 
 /** Query of the partner-wide card list. */
-export const cardsListQuery: JsonSchema = {
+export const cardsListQuery = {
   $id: id('cards-list-query'),
   type: 'object',
   additionalProperties: false,
@@ -208,10 +208,10 @@ export const cardsListQuery: JsonSchema = {
     type: { type: 'string', enum: ['virtual', 'physical'] },
     search: { type: 'string', minLength: 3, maxLength: 64, description: 'Case-insensitive, on cardMask, nickname and embossedName; at least 3 characters (docs/card-search.md)' },
   },
-};
+} as const satisfies JsonSchema;
 
 /** Sandbox mode only: a transaction the processing sandbox records on the card (docs/sandbox.md). */
-export const simulateTransaction: JsonSchema = {
+export const simulateTransaction = {
   $id: id('simulate-transaction'),
   type: 'object',
   additionalProperties: false,
@@ -223,13 +223,13 @@ export const simulateTransaction: JsonSchema = {
     merchant: SIMULATED_MERCHANT,
     declineReason: DECLINE_REASON,
   },
-};
+} as const satisfies JsonSchema;
 
 /** Sandbox mode only: the status the issuer sandbox sets on its own (docs/sandbox.md). */
-export const simulateIssuerStatus: JsonSchema = {
+export const simulateIssuerStatus = {
   $id: id('simulate-issuer-status'),
   type: 'object',
   additionalProperties: false,
   required: ['status'],
   properties: { status: { type: 'string', enum: CARD_STATUSES }, reason: REASON },
-};
+} as const satisfies JsonSchema;

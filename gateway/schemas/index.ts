@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { cardIssue } from './card-issue';
 import {
   cardAuthorize,
@@ -72,3 +73,32 @@ export const SCHEMAS = {
 } satisfies Record<string, JsonSchema>;
 
 export type SchemaName = keyof typeof SCHEMAS;
+
+/**
+ * The TypeScript type of what a schema admits, derived from the schema itself (json-schema-to-ts,
+ * docs/decisions.md "Request types derived from the schemas"): the value after validation, so a
+ * property with a `default` is present (the validators fill defaults in), and a query's integers
+ * are numbers (the query validator coerces them).
+ */
+export type Validated<Name extends SchemaName> = FromSchema<(typeof SCHEMAS)[Name]>;
+
+/** The validated query of a paginated route. */
+export type PaginationQuery = Validated<'pagination-query'>;
+/** The validated query of an individual's card list. */
+export type IndividualCardsQuery = Validated<'individual-cards-query'>;
+/** The validated query of an individual's transactions. */
+export type TransactionsQuery = Validated<'transactions-query'>;
+/** The validated query of the CVV and PAN reads. */
+export type CardSecretQuery = Validated<'card-secret-query'>;
+/** The validated query of the delivery-method lookup. */
+export type DeliveryMethodsQuery = Validated<'delivery-methods-query'>;
+/** The validated query of the partner-wide card list. */
+export type CardsListQuery = Validated<'cards-list-query'>;
+/** The validated query of the event log. */
+export type EventsQuery = Validated<'events-query'>;
+/** The validated query of an endpoint's webhook deliveries. */
+export type WebhookDeliveriesQuery = Validated<'webhook-deliveries-query'>;
+/** The validated query of `GET /transactions`. */
+export type TransactionsSearchQuery = Validated<'transactions-search-query'>;
+/** The validated path parameters of the single-limit routes. */
+export type LimitParams = Validated<'limit-params'>;

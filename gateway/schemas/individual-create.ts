@@ -1,9 +1,10 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { COUNTRY, DATE, type JsonSchema } from './common';
 
 /** Identity document types (spec 2.2). */
 export const ID_TYPES = ['PASSPORT', 'DRIVER_LICENSE', 'RESIDENCE_CARD', 'MINOR_WITHOUT_ID', 'OTHER'] as const;
 
-const text = (max: number, min = 1) => ({ type: 'string', minLength: min, maxLength: max });
+const text = (max: number, min = 1) => ({ type: 'string', minLength: min, maxLength: max }) as const;
 
 /**
  * Create-individual request body, exactly per spec 2.2, plus the decisions in docs/individuals.md:
@@ -11,7 +12,7 @@ const text = (max: number, min = 1) => ({ type: 'string', minLength: min, maxLen
  * issuing dates are not in the future, validityDate is not before issuingDate, phone is E.164,
  * fatca is T or F (default F). `taxIdNumber` defaults to `passportNumber` ({@link withSpecDefaults}).
  */
-export const individualCreate: JsonSchema = {
+export const individualCreate = {
   $id: 'https://partner-gateway.dev/schemas/individual-create.json',
   type: 'object',
   additionalProperties: false,
@@ -46,35 +47,10 @@ export const individualCreate: JsonSchema = {
     email: { type: 'string', format: 'email', maxLength: 254 },
   },
   'x-date-order': ['issuingDate', 'validityDate'],
-};
+} as const satisfies JsonSchema;
 
-/** The validated create-individual body. */
-export interface IndividualCreateBody {
-  baasAccountClientId?: number;
-  firstName: string;
-  middleName: string;
-  lastName: string;
-  country: string;
-  city: string;
-  stateProvince?: string;
-  zipCode: string;
-  buildingNumber: string;
-  idType: (typeof ID_TYPES)[number];
-  address1: string;
-  address2?: string;
-  passportNumber: string;
-  issuingDate: string;
-  validityDate: string;
-  passportCountry: string;
-  taxCountry?: string;
-  taxIdNumber?: string;
-  birthCountry: string;
-  birthDate: string;
-  nationality: string;
-  fatca: 'T' | 'F';
-  phone: string;
-  email: string;
-}
+/** The validated create-individual body (`fatca` is there: the validator fills its default in). */
+export type IndividualCreateBody = FromSchema<typeof individualCreate>;
 
 /**
  * The create body with the spec's default that a schema cannot fill in: `taxIdNumber` defaults to

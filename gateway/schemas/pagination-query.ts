@@ -7,15 +7,15 @@ export const PAGINATION_PROPERTIES = {
 } as const;
 
 /** Query of a paginated route: `page` (≥ 1, default 1), `limit` (1..100, default 20), nothing else. */
-export const paginationQuery: JsonSchema = {
+export const paginationQuery = {
   $id: 'https://partner-gateway.dev/schemas/pagination-query.json',
   type: 'object',
   additionalProperties: false,
   properties: PAGINATION_PROPERTIES,
-};
+} as const satisfies JsonSchema;
 
 /** Query of the transactions route: pagination plus an optional card of the individual. */
-export const transactionsQuery: JsonSchema = {
+export const transactionsQuery = {
   $id: 'https://partner-gateway.dev/schemas/transactions-query.json',
   type: 'object',
   additionalProperties: false,
@@ -23,7 +23,7 @@ export const transactionsQuery: JsonSchema = {
     ...PAGINATION_PROPERTIES,
     cardKey: { type: 'string', minLength: 1, maxLength: 64, description: 'Only this card of the individual' },
   },
-};
+} as const satisfies JsonSchema;
 
 /**
  * The most cards `GET /individual/accounts/{id}/cards` answers at once, and its default page size:
@@ -37,7 +37,7 @@ export const INDIVIDUAL_CARDS_PAGE_MAX = 100;
  * list for every individual with at most 100 active cards); the answer stays the spec's array, and
  * a `Link` header with `rel="next"` names the next page when there is one.
  */
-export const individualCardsQuery: JsonSchema = {
+export const individualCardsQuery = {
   $id: 'https://partner-gateway.dev/schemas/individual-cards-query.json',
   type: 'object',
   additionalProperties: false,
@@ -45,4 +45,4 @@ export const individualCardsQuery: JsonSchema = {
     page: PAGINATION_PROPERTIES.page,
     limit: { ...PAGINATION_PROPERTIES.limit, maximum: INDIVIDUAL_CARDS_PAGE_MAX, default: INDIVIDUAL_CARDS_PAGE_MAX, description: `Page size, 1 to ${INDIVIDUAL_CARDS_PAGE_MAX} (default ${INDIVIDUAL_CARDS_PAGE_MAX})` },
   },
-};
+} as const satisfies JsonSchema;

@@ -33,7 +33,7 @@ const countryList = (minItems: number, description: string) =>
  * admits only what it names, so an empty one (which would refuse every purchase) is refused: leave
  * it out to allow everything.
  */
-export const spendControls: JsonSchema = {
+export const spendControls = {
   $id: id('spend-controls'),
   type: 'object',
   additionalProperties: false,
@@ -52,7 +52,7 @@ export const spendControls: JsonSchema = {
         additionalProperties: false,
         required: ['window'],
         properties: {
-          window: { type: 'string', enum: Object.keys(VELOCITY_WINDOWS), description: 'The rolling window: the last hour, 24 hours, 7 days or 30 days' },
+          window: { type: 'string', enum: Object.keys(VELOCITY_WINDOWS) as VelocityWindow[], description: 'The rolling window: the last hour, 24 hours, 7 days or 30 days' },
           maxCount: { type: 'integer', minimum: 1, maximum: SPEND_CONTROL_LIMITS.count, description: 'At most this many approved authorizations in the window' },
           maxAmount: { ...AMOUNT, description: 'At most this much authorized in the window, in the card currency' },
         },
@@ -61,4 +61,4 @@ export const spendControls: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;

@@ -8,7 +8,7 @@ const id = (name: string) => `https://partner-gateway.dev/schemas/${name}.json`;
 const AMOUNT = { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, 'x-max-decimals': 2, description: 'In the card currency, at most 2 decimals' } as const;
 
 /** Query of `GET /transactions` (docs/transactions.md). */
-export const transactionsSearchQuery: JsonSchema = {
+export const transactionsSearchQuery = {
   $id: id('transactions-search-query'),
   type: 'object',
   additionalProperties: false,
@@ -22,7 +22,7 @@ export const transactionsSearchQuery: JsonSchema = {
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' },
     cursor: { type: 'string', pattern: TRANSACTION_CURSOR_PATTERN, description: 'The `nextCursor` of the previous page, with the same filters' },
   },
-};
+} as const satisfies JsonSchema;
 
 /** A simulated merchant: each field optional, the sandbox's defaults fill the rest. */
 export const SIMULATED_MERCHANT = {
@@ -37,7 +37,7 @@ export const SIMULATED_MERCHANT = {
 } as const;
 
 /** Sandbox mode only: an authorization the processing sandbox makes on the card (docs/sandbox.md). */
-export const simulateAuthorization: JsonSchema = {
+export const simulateAuthorization = {
   $id: id('simulate-authorization'),
   type: 'object',
   additionalProperties: false,
@@ -49,15 +49,15 @@ export const simulateAuthorization: JsonSchema = {
     merchant: SIMULATED_MERCHANT,
     authorizationId: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: "The processor's id of the authorization; the same one again is its retry: the same transaction" },
   },
-};
+} as const satisfies JsonSchema;
 
 /** Sandbox mode only: a clearing, reversal or refund of a transaction, in full (no amount) or for `amount`. */
-export const simulateTransactionStep: JsonSchema = {
+export const simulateTransactionStep = {
   $id: id('simulate-transaction-step'),
   type: 'object',
   additionalProperties: false,
   properties: { amount: { ...AMOUNT, description: 'Less than the whole, in the transaction currency; the whole when left out' } },
-};
+} as const satisfies JsonSchema;
 
 /** A decline's reason, as the shortcut simulation takes it. */
 export const DECLINE_REASON = { type: 'string', enum: DECLINE_REASON_CODES, description: 'For a decline; default do_not_honor' } as const;
