@@ -1,6 +1,6 @@
-/** CardStatus values (spec 3.1). */
-export const CARD_STATUSES = ['ACTIVE', 'LOCKED', 'CLOSED', 'LOST', 'STOLEN', 'FRAUD', 'MOBILE_LOST', 'RESTRICTED', 'TEMP_LOCKED'] as const;
-export type CardStatus = (typeof CARD_STATUSES)[number];
+import type { CardStatus } from '../shapes/card';
+
+export { CARD_STATUSES, type CardStatus } from '../shapes/card';
 
 /**
  * The issuer platform's raw status codes and the CardStatus each means (docs/cards.md). `I1` and

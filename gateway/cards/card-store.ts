@@ -3,26 +3,10 @@ import { GatewayError } from '../errors';
 import { isMaskedCardNumber } from '../upstreams/card-data';
 import { offsetOf, pageOfIndividualHistory, type CountedPage, type PageRequest } from '../db/paging';
 import { newObjectId } from '../ids';
+import type { Card } from '../shapes/card';
 import type { CardStatus } from './card-status';
 
-/** The full card object (spec 2.3), plus the locally kept nickname and 3DS phone. */
-export interface Card {
-  cardKey: string;
-  cardMask: string;
-  type: 'virtual' | 'physical';
-  status: CardStatus;
-  statusCode: string;
-  currency: string;
-  ownerType: 'individual' | 'b2b';
-  ownerId: string;
-  createdAt: string;
-  productCode: string;
-  holderClientCode: string | null;
-  expDate: string;
-  embossedName: string | null;
-  nickname: string | null;
-  threeDsPhone: string | null;
-}
+export type { Card } from '../shapes/card';
 
 /** The first nine fields of 2.3 (list of an individual's cards). */
 export type CardListItem = Pick<Card, 'cardKey' | 'cardMask' | 'type' | 'status' | 'statusCode' | 'currency' | 'ownerType' | 'ownerId' | 'createdAt'>;

@@ -2,50 +2,9 @@ import type { Database, Queryable } from '../db/database';
 import { newObjectId } from '../ids';
 import { offsetOf, type PageRequest } from '../db/paging';
 import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
+import type { Address, IndividualAccount, PersonalInfo } from '../shapes/individual';
 
-/** personalInfo of an individual account: identity data, document numbers masked. */
-export interface PersonalInfo {
-  firstName: string;
-  middleName: string;
-  lastName: string;
-  birthDate: string;
-  birthCountry: string;
-  nationality: string;
-  email: string;
-  phone: string;
-  idType: string;
-  passportNumber: string;
-  passportCountry: string;
-  issuingDate: string;
-  validityDate: string;
-  taxCountry: string | null;
-  taxIdNumber: string;
-  fatca: string;
-}
-
-/** address of an individual account. */
-export interface Address {
-  address1: string;
-  address2: string | null;
-  buildingNumber: string;
-  city: string;
-  stateProvince: string | null;
-  zipCode: string;
-  country: string;
-}
-
-/** The individual account (spec 2.1). */
-export interface IndividualAccount {
-  _id: string;
-  clientID: string | null;
-  baasAccountClientId: number | null;
-  personalInfo: PersonalInfo;
-  address: Address;
-  applicationStatus: string;
-  dashboardStatus: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Address, IndividualAccount, PersonalInfo } from '../shapes/individual';
 
 /** The individual account summary (list and `/me`). */
 export interface IndividualSummary {

@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/database';
 import { StatementParams } from '../db/statement-params';
 import { newObjectId } from '../ids';
+import type { Card, CardStatus } from '../shapes/card';
+import type { IndividualAccount } from '../shapes/individual';
 import type { PartnerTransaction } from '../upstreams/partner-transaction';
 import type { TransactionStatus, TransactionStepKind } from '../upstreams/types';
 
@@ -11,43 +13,14 @@ export type PartnerEventType = (typeof PARTNER_EVENT_TYPES)[number];
 /** Who changed a card's status: the partner through the API, the issuer on its own, or an operator. */
 export type StatusSource = 'partner' | 'issuer' | 'operator';
 
-// Structural copies of the domain's answers: outbox/ must not import cards/ or individuals/, which
-// import it. The compiler still checks every emitter's Card or IndividualAccount against them.
-
-/** CardStatus (gateway/cards/card-status.ts). */
-export type CardStatusName = 'ACTIVE' | 'LOCKED' | 'CLOSED' | 'LOST' | 'STOLEN' | 'FRAUD' | 'MOBILE_LOST' | 'RESTRICTED' | 'TEMP_LOCKED';
+/** CardStatus (gateway/shapes/card.ts). */
+export type CardStatusName = CardStatus;
 
 /** The full card as the API answers it (`toCard`): never a card number or CVV. */
-export interface EventCard {
-  cardKey: string;
-  cardMask: string;
-  type: 'virtual' | 'physical';
-  status: CardStatusName;
-  statusCode: string;
-  currency: string;
-  ownerType: 'individual' | 'b2b';
-  ownerId: string;
-  createdAt: string;
-  productCode: string;
-  holderClientCode: string | null;
-  expDate: string;
-  embossedName: string | null;
-  nickname: string | null;
-  threeDsPhone: string | null;
-}
+export type EventCard = Card;
 
 /** The individual account as the create answer shapes it (`toAccount`: document numbers masked). */
-export interface EventIndividual {
-  _id: string;
-  clientID: string | null;
-  baasAccountClientId: number | null;
-  personalInfo: object;
-  address: object;
-  applicationStatus: string;
-  dashboardStatus: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type EventIndividual = IndividualAccount;
 
 /** A transaction as `GET /transactions/{id}` answers it. */
 export type EventTransaction = PartnerTransaction;

@@ -1,4 +1,4 @@
-import { CARD_STATUSES } from '../cards/card-status';
+import { CARD_STATUSES } from '../shapes/card';
 import { COUNTRY, CURRENCY, EMBOSS_NAME, EXP_DATE, type JsonSchema } from './common';
 import { PAGINATION_PROPERTIES } from './pagination-query';
 import { DECLINE_REASON, SIMULATED_MERCHANT } from './transactions';

@@ -29,6 +29,7 @@ export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> =
       'gateway/background/',
       'gateway/validation/',
       'gateway/cluster/',
+      'gateway/shapes/',
     ],
   },
   { name: 'database', paths: ['gateway/db/'] },
