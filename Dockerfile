@@ -17,6 +17,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json ./
 COPY types types
+COPY contracts contracts
 COPY gateway gateway
 COPY plugins plugins
 COPY policies policies

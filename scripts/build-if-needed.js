@@ -10,7 +10,7 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 
 const root = path.resolve(__dirname, '..');
-const sourceDirs = ['gateway', 'plugins', 'policies', 'sandbox', 'scripts', 'test', 'types', 'bench', 'examples', 'sdk/src'];
+const sourceDirs = ['contracts', 'gateway', 'plugins', 'policies', 'sandbox', 'scripts', 'test', 'types', 'bench', 'examples', 'sdk/src'];
 const stamp = path.join(root, 'dist', '.build-stamp');
 
 /** Every source file with its modification time: a changed, added, removed or renamed file changes it. */

@@ -8,7 +8,7 @@ import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import type { Logger } from '../logging/logger';
 import { decidedTransactionStatement } from '../transactions/projection';
 import { declineReasonOf, type DeclineReason } from '../upstreams/partner-transaction';
-import type { Transaction } from '../upstreams/types';
+import type { Transaction } from '../../contracts/upstreams';
 import { boundedLru } from '../bounded-lru';
 import { mark, type DecisionTrace } from './decision-trace';
 import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';

@@ -6,7 +6,7 @@ import type { Logger } from '../logging/logger';
 import { enqueue } from '../outbox/outbox';
 import { emitEvent, type StatusSource } from '../outbox/partner-events';
 import type { UpstreamClients } from '../upstreams';
-import type { CardCreatedEvent, IssuerCard } from '../upstreams/types';
+import type { CardCreatedEvent, IssuerCard } from '../../contracts/upstreams';
 import { cardStatusOf } from './card-status';
 import { CARD_COLUMNS, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from './card-store';
 

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
 import { emitEvent, type StatusSource } from '../outbox/partner-events';
 import type { CallContext, UpstreamClients } from '../upstreams';
-import type { StatusChangeRequest } from '../upstreams/types';
+import type { StatusChangeRequest } from '../../contracts/upstreams';
 import { cardStatusOf, type CardStatus } from './card-status';
 import { CARD_COLUMNS, recordStatusChange, type CardRow } from './card-store';
 import { markIssuerCheckDue, syncCardWithIssuer } from './card-sync';

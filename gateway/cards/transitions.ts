@@ -1,4 +1,4 @@
-import type { StatusAction } from '../upstreams/types';
+import type { StatusAction } from '../../contracts/upstreams';
 import type { CardStatus } from './card-status';
 
 const OPEN = ['00', 'I1', 'L1', 'T1', 'S1', 'S2', 'S3', 'S5', 'S6'];

@@ -9,7 +9,7 @@ import { callContext } from '../http/call-context';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { StatusChangeOperation } from '../catalog';
 import type { CallContext, IssuerClient } from '../upstreams';
-import type { CardLimit, LimitName } from '../upstreams/types';
+import type { CardLimit, LimitName } from '../../contracts/upstreams';
 import { emitEvent, type NewPartnerEvent, type UpdatedCardField } from '../outbox/partner-events';
 import { sendJson } from '../http/send-json';
 import type { OwnedResource } from '../http/request-facts';

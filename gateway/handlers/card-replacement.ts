@@ -8,7 +8,7 @@ import { callContext } from '../http/call-context';
 import { enqueue } from '../outbox/outbox';
 import { emitEvent } from '../outbox/partner-events';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
-import type { IssuerCard, IssuerStatusCode } from '../upstreams/types';
+import type { IssuerCard, IssuerStatusCode } from '../../contracts/upstreams';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { sendJson } from '../http/send-json';
 import type { OwnedResource } from '../http/request-facts';

@@ -7,7 +7,7 @@ import { callContext } from '../http/call-context';
 import { findTransaction, applyTransaction } from '../transactions/projection';
 import { checkTransaction } from '../transactions/validate';
 import { toPartnerTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
-import type { IssuerStatusCode, SimulatedStep, Transaction } from '../upstreams/types';
+import type { IssuerStatusCode, SimulatedStep, Transaction } from '../../contracts/upstreams';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import { sendJson } from '../http/send-json';

@@ -2,7 +2,7 @@ import { syncCardWithIssuer, type SyncDeps } from '../cards/card-sync';
 import type { Queryable } from '../db/database';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import { applyTransaction } from '../transactions/projection';
-import type { Transaction } from '../upstreams/types';
+import type { Transaction } from '../../contracts/upstreams';
 
 /** The upstreams that notify the gateway (docs/upstreams.md, section 9). */
 export type NotifyingUpstream = 'issuer' | 'processing';

@@ -2,7 +2,7 @@ import { every } from '../background/every';
 import type { Database, Queryable } from '../db/database';
 import type { Logger } from '../logging/logger';
 import type { UpstreamClients } from '../upstreams';
-import type { CardCreatedEvent, StatusUpdate } from '../upstreams/types';
+import type { CardCreatedEvent, StatusUpdate } from '../../contracts/upstreams';
 
 /** A message to the card processing system. */
 export type OutboxMessage =

@@ -4,7 +4,7 @@ import { newObjectId } from '../ids';
 import type { Card, CardStatus } from '../shapes/card';
 import type { IndividualAccount } from '../shapes/individual';
 import type { PartnerTransaction } from '../upstreams/partner-transaction';
-import type { TransactionStatus, TransactionStepKind } from '../upstreams/types';
+import type { TransactionStatus, TransactionStepKind } from '../../contracts/upstreams';
 
 /** The types of partner event, in the order the docs list them (docs/events.md). */
 export const PARTNER_EVENT_TYPES = ['card.created', 'card.status_changed', 'card.updated', 'individual.created', 'transaction.created', 'transaction.updated'] as const;

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/database';
 import type { StatementParams } from '../db/statement-params';
 import { emitEvent, eventStatement } from '../outbox/partner-events';
 import { normalizeTransaction, statusAfter, toPartnerTransaction, type FullTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
-import type { Transaction, TransactionStatus, TransactionStep, TransactionType } from '../upstreams/types';
+import type { Transaction, TransactionStatus, TransactionStep, TransactionType } from '../../contracts/upstreams';
 
 /**
  * The gateway's projection of the card processing system's transactions (table

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors';
 import { TRANSACTION_ID } from '../ids';
 import { TRANSACTION_STATUSES, TRANSACTION_STEP_KINDS, TRANSACTION_TYPES } from '../upstreams/partner-transaction';
-import type { Transaction, TransactionStatus, TransactionStep, TransactionStepKind, TransactionType } from '../upstreams/types';
+import type { Transaction, TransactionStatus, TransactionStep, TransactionStepKind, TransactionType } from '../../contracts/upstreams';
 
 /**
  * The one check of a transaction state the processing system sends, whichever way it comes (a

@@ -1,6 +1,7 @@
 import { mapUpstreamFailure } from './failures';
 import type { UpstreamHttpClient } from './http-client';
-import type { AccountList, CallContext, CreateAccountRequest, CreatedAccount, UpstreamAccount } from './types';
+import type { AccountList, CreateAccountRequest, CreatedAccount, UpstreamAccount } from '../../contracts/upstreams';
+import type { CallContext } from './call-context';
 
 /** Typed client of the account-creation proxy (docs/upstreams.md section 4). */
 export interface AccountsClient {

@@ -1,6 +1,6 @@
 import { GatewayError, type ErrorCode } from '../errors';
 import { containsCardNumber } from './card-data';
-import type { UpstreamName } from './types';
+import type { UpstreamName } from '../../contracts/upstreams';
 
 /**
  * Why an upstream call failed, as the HTTP client observed it. Never carries the upstream's body

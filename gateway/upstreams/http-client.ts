@@ -6,7 +6,8 @@ import { createUpstreamPool, MAX_SOCKETS_PER_ORIGIN, OriginGate, type Connection
 import { cardDataIn } from './card-data';
 import { mapUpstreamFailure, type UpstreamFailure } from './failures';
 import { encodeQuery, upstreamHeaders, upstreamPath } from './request-parts';
-import type { CallContext, UpstreamName } from './types';
+import type { UpstreamName } from '../../contracts/upstreams';
+import type { CallContext } from './call-context';
 
 export { upstreamPath };
 

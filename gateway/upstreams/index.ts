@@ -5,10 +5,10 @@ import { MAX_SOCKETS_PER_ORIGIN, UpstreamPools } from './agents';
 import { UpstreamHttpClient } from './http-client';
 import { createIssuerClient, type IssuerClient } from './issuer-client';
 import { createProcessingClient, type ProcessingClient } from './processing-client';
-import type { UpstreamName } from './types';
+import type { UpstreamName } from '../../contracts/upstreams';
 
-export type { UpstreamName, CallContext } from './types';
-export type * from './types';
+export type { CallContext } from './call-context';
+export type * from '../../contracts/upstreams';
 export type { AccountsClient } from './accounts-client';
 export type { IssuerClient } from './issuer-client';
 export type { ProcessingClient } from './processing-client';

@@ -2,7 +2,6 @@ import type { UpstreamHttpClient } from './http-client';
 import { upstreamPath } from './http-client';
 import type {
   AuthorizeRequest,
-  CallContext,
   CardLimit,
   CardStatusResult,
   CreateCardRequest,
@@ -16,7 +15,8 @@ import type {
   StatusChangeResult,
   SuccessorRequest,
   SuccessorResult,
-} from './types';
+} from '../../contracts/upstreams';
+import type { CallContext } from './call-context';
 
 /**
  * Typed client of the card issuer platform (docs/upstreams.md section 5). Full-card answers are

@@ -1,4 +1,4 @@
-import type { Transaction, TransactionStatus, TransactionStep, TransactionStepKind, TransactionType } from './types';
+import type { Transaction, TransactionStatus, TransactionStep, TransactionStepKind, TransactionType } from '../../contracts/upstreams';
 
 /** The statuses of a transaction (docs/transactions.md, "Lifecycle"). */
 export const TRANSACTION_STATUSES: readonly TransactionStatus[] = ['PENDING', 'SETTLED', 'DECLINED', 'REVERSED', 'EXPIRED'];

@@ -1,7 +1,6 @@
 import type { UpstreamHttpClient } from './http-client';
 import { upstreamPath } from './request-parts';
 import type {
-  CallContext,
   CardCreatedEvent,
   SimulatedAuthorization,
   SimulatedStep,
@@ -13,7 +12,8 @@ import type {
   TransactionPage,
   TransactionQuery,
   WebhookReceipt,
-} from './types';
+} from '../../contracts/upstreams';
+import type { CallContext } from './call-context';
 
 /** Typed client of the card processing system (docs/upstreams.md section 6). */
 export interface ProcessingClient {

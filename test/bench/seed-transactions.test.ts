@@ -4,7 +4,7 @@ import { Database } from '../../gateway/db/database';
 import { migrate } from '../../gateway/db/migrate';
 import { createLogger } from '../../gateway/logging/logger';
 import { DECLINE_REASON_CODES, statusAfter } from '../../gateway/upstreams/partner-transaction';
-import type { TransactionStep } from '../../gateway/upstreams/types';
+import type { TransactionStep } from '../../contracts/upstreams';
 import { seedShape, seedTransactions } from '../../scripts/seed-transactions';
 import { runDatabaseUrl } from '../support/test-database';
 

@@ -17,7 +17,7 @@ import { startSandboxes, type Sandboxes } from '../../sandbox';
 import type { IndividualCreateBody } from '../../gateway/schemas/individual-create';
 import { cardBody, individualBody } from './api';
 import { insertCard } from '../../gateway/cards/card-store';
-import type { IssuerCard } from '../../gateway/upstreams/types';
+import type { IssuerCard } from '../../contracts/upstreams';
 import { makeKeyPair } from './partners';
 
 /** The gateway's services on real PostgreSQL (the run's database, migrated), and what closes them. */

@@ -10,7 +10,7 @@ import { expect } from 'chai';
  */
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
-const SOURCE_DIRS = ['gateway', 'policies', 'plugins'];
+const SOURCE_DIRS = ['contracts', 'gateway', 'policies', 'plugins'];
 
 /**
  * The layers, lowest first. A file belongs to the layer of the longest prefix that matches its
@@ -20,6 +20,7 @@ export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> =
   {
     name: 'base',
     paths: [
+      'contracts/',
       'gateway/errors.ts',
       'gateway/ids.ts',
       'gateway/bounded-lru.ts',
@@ -226,9 +227,11 @@ describe('unit: architecture import rules (docs/architecture.md, "Layers")', () 
     expect(upward).to.deep.equal([]);
   });
 
-  it('the sandboxes import nothing from outside sandbox/, and only the composition root imports them', () => {
-    const outward = sourceFiles(['sandbox']).flatMap((file) => importsOf(file).filter((target) => !target.startsWith('sandbox/')).map((target) => `${file} imports ${target}`));
+  it('the sandboxes import nothing from outside sandbox/ but the upstream contracts (contracts/, which import nothing), and only the composition root imports them', () => {
+    const outward = sourceFiles(['sandbox']).flatMap((file) => importsOf(file).filter((target) => !target.startsWith('sandbox/') && !target.startsWith('contracts/')).map((target) => `${file} imports ${target}`));
     expect(outward).to.deep.equal([]);
+    const fromContracts = sourceFiles(['contracts']).flatMap((file) => importsOf(file).filter((target) => !target.startsWith('contracts/')).map((target) => `${file} imports ${target}`));
+    expect(fromContracts).to.deep.equal([]);
     const importers = [...imports].filter(([, targets]) => targets.some((target) => target.startsWith('sandbox/'))).map(([file]) => file);
     expect(importers.filter((file) => LAYERS[layerOf(file)!.index]!.name !== 'composition root')).to.deep.equal([]);
     expect(importers, 'the composition root starts the sandboxes').to.include('gateway/serve.ts');

@@ -1,19 +1,13 @@
 /**
- * Upstream DTOs, exactly as docs/upstreams.md (sections 4, 5 and 6) describes them. These are the
- * *upstream's* shapes: handlers map them to the partner API's shapes, never forward them blindly
- * (an issuer card may carry `cardNumber`/`cvv`, see {@link IssuerCard}).
+ * Upstream DTOs, exactly as docs/upstreams.md (sections 4, 5 and 6) describes them: the one
+ * declaration the gateway's clients (gateway/upstreams/) and the sandboxes (sandbox/) both read.
+ * These are the *upstream's* shapes: handlers map them to the partner API's shapes, never forward
+ * them blindly (an issuer card may carry `cardNumber`/`cvv`, see {@link IssuerCard}). This folder
+ * imports nothing: it is the lowest layer of both.
  */
 
 /** The three upstream systems. */
 export type UpstreamName = 'issuer' | 'processing' | 'accounts';
-
-/** Per-call context: forwarded request id, and a sink the access log reads upstream latency from. */
-export interface CallContext {
-  /** Sent as `x-request-id` to the upstream. */
-  requestId: string;
-  /** Each call adds its duration in milliseconds to `upstreamLatencyMs` (sum over calls). */
-  timing?: { upstreamLatencyMs?: number };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Accounts (section 4)
