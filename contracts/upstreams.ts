@@ -208,7 +208,8 @@ export interface AuthorizeRequest {
 }
 
 /** The issuer's limit names (5.13), in its fixed order. */
-export type LimitName = 'dailyPurchase' | 'monthlyPurchase' | 'dailyWithdrawal' | 'monthlyWithdrawal' | 'singleTransaction';
+export const LIMIT_NAMES = ['dailyPurchase', 'monthlyPurchase', 'dailyWithdrawal', 'monthlyWithdrawal', 'singleTransaction'] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /** A card limit (5.13); `available = max(0, value − used)`. */
 export interface CardLimit {
@@ -364,9 +365,15 @@ export interface TransactionPage {
   limit: number;
 }
 
-export type FeeOperationType = 'CARD_ISSUING_FEE' | 'CARD_DELIVERY_FEE';
-export type FeeCustomerType = 'Consumer Debit' | 'Business Debit' | 'Consumer Prepaid' | 'Business Prepaid';
-export type FeeProductType = 'R001' | 'R002' | 'R003' | 'R004' | 'R005' | 'R006';
+/** `OperationType` of `POST /fees` (6.3). */
+export const FEE_OPERATION_TYPES = ['CARD_ISSUING_FEE', 'CARD_DELIVERY_FEE'] as const;
+/** `CustomerType` of `POST /fees` (6.3, spec 4.4.1). */
+export const FEE_CUSTOMER_TYPES = ['Consumer Debit', 'Business Debit', 'Consumer Prepaid', 'Business Prepaid'] as const;
+/** `ProductType` of `POST /fees` (6.3, spec 4.4.1). */
+export const FEE_PRODUCT_TYPES = ['R001', 'R002', 'R003', 'R004', 'R005', 'R006'] as const;
+export type FeeOperationType = (typeof FEE_OPERATION_TYPES)[number];
+export type FeeCustomerType = (typeof FEE_CUSTOMER_TYPES)[number];
+export type FeeProductType = (typeof FEE_PRODUCT_TYPES)[number];
 
 /** Body of `POST /fees` (6.3): at least one of `cardKey`, `clientId`, `iban`. */
 export interface FeeRequest {

@@ -1,3 +1,4 @@
+import { FEE_CUSTOMER_TYPES, FEE_PRODUCT_TYPES, LIMIT_NAMES } from '../../contracts/upstreams';
 import { CARD_STATUSES } from '../shapes/card';
 import { COUNTRY, CURRENCY, EMBOSS_NAME, EXP_DATE, type JsonSchema } from './common';
 import { PAGINATION_PROPERTIES } from './pagination-query';
@@ -8,8 +9,8 @@ const REASON = { type: 'string', maxLength: 500, description: 'Free-form reason,
 /** base64 of an RSA-OAEP (SHA-256) ciphertext: a PIN block or similar. */
 const RSA_CIPHERTEXT = { type: 'string', minLength: 16, maxLength: 2048, pattern: '^[A-Za-z0-9+/]+={0,2}$', description: 'base64 of RSA-OAEP-256 ciphertext' } as const;
 
-/** Card limit names the issuer knows (docs/cards.md). */
-export const LIMIT_NAMES = ['dailyPurchase', 'monthlyPurchase', 'dailyWithdrawal', 'monthlyWithdrawal', 'singleTransaction'] as const;
+/** Card limit names the issuer knows (docs/cards.md; contracts/upstreams.ts). */
+export { LIMIT_NAMES };
 const LIMIT_NAME = { type: 'string', enum: LIMIT_NAMES } as const;
 const LIMIT_VALUE = { type: 'number', minimum: 0, maximum: 1_000_000_000, description: 'Amount in the card currency' } as const;
 
@@ -176,10 +177,10 @@ export const deliveryMethodsQuery = {
   properties: { country: COUNTRY },
 } as const satisfies JsonSchema;
 
-/** CustomerType values of the fee checks (spec 4.4.1). */
-export const CUSTOMER_TYPES = ['Consumer Debit', 'Business Debit', 'Consumer Prepaid', 'Business Prepaid'] as const;
-/** ProductType values of the fee checks (spec 4.4.1). */
-export const PRODUCT_TYPES = ['R001', 'R002', 'R003', 'R004', 'R005', 'R006'] as const;
+/** CustomerType values of the fee checks (spec 4.4.1): the processor's (contracts/upstreams.ts). */
+export const CUSTOMER_TYPES = FEE_CUSTOMER_TYPES;
+/** ProductType values of the fee checks (spec 4.4.1): the processor's (contracts/upstreams.ts). */
+export const PRODUCT_TYPES = FEE_PRODUCT_TYPES;
 
 /** The one body of both fee checks (spec 4.4.1): at least one of cardKey, clientId, iban. */
 export const feeCheck = {

@@ -1,4 +1,5 @@
-import { CARD_STATUSES } from '../cards/card-status';
+import { LIMIT_NAMES } from '../../contracts/upstreams';
+import { CARD_STATUSES } from '../shapes/card';
 import { ERROR_CATALOG } from '../errors';
 import { EXP_DATE_PATTERN } from '../validation/keywords';
 import { ID_TYPES } from './individual-create';
@@ -358,7 +359,6 @@ export const INVALID_PARAM = object('One invalid field of the request', {
 });
 
 const EVENT_ID = { type: 'string', pattern: '^evt_[0-9a-f]{24}$', description: 'The event id: the same on every delivery of the event' };
-const LIMIT_NAMES = ['dailyPurchase', 'monthlyPurchase', 'dailyWithdrawal', 'monthlyWithdrawal', 'singleTransaction'];
 
 /** One event type's envelope (`emitEvent`, gateway/outbox/partner-events.ts): `{id, type, createdAt, partnerId, data, requestId?}`. */
 function eventEnvelope(type: string, description: string, data: ResponseSchema): ResponseSchema {

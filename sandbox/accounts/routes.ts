@@ -4,6 +4,7 @@ import { queryParam, recordCap, type SandboxKit } from '../shared/sandbox-app';
 import { upstreamError } from '../shared/sandbox-error';
 import { compileValidator } from '../shared/validation';
 import { requestFingerprint } from '../shared/idempotency';
+import type { CreateAccountRequest, UpstreamAccount } from '../../contracts/upstreams';
 import { createAccountSchema } from './schemas';
 
 /** `lastName` values that make `POST /accounts` misbehave on purpose (docs/upstreams.md). */
@@ -18,27 +19,11 @@ export const ACCOUNT_TRIGGERS = {
 /** Delay of the `SANDBOX-SLOW` trigger: slow, yet well inside any sane upstream timeout. */
 export const SLOW_TRIGGER_MS = 1000;
 
-interface CreateAccountBody {
-  partnerId: string;
-  onboardingId: string;
-  baasAccountClientId?: number | string;
-  lastName: string;
-  [field: string]: unknown;
-}
+/** `POST /accounts`'s body as this sandbox reads it: the fields it uses, every other one kept as received. */
+type CreateAccountBody = Pick<CreateAccountRequest, 'partnerId' | 'onboardingId' | 'baasAccountClientId' | 'lastName'> & { [field: string]: unknown };
 
-/** An account as answered by `GET /accounts/{accountId}`. */
-export interface Account {
-  accountId: string;
-  /** Numeric string; the issuer's `clientCode` for this individual's cards. */
-  clientId: string;
-  status: 'CREATED';
-  partnerId: string;
-  onboardingId: string;
-  baasAccountClientId: string | null;
-  /** The individual's fields as received (everything but partnerId, onboardingId, baasAccountClientId). */
-  individual: Record<string, unknown>;
-  createdAt: string;
-}
+/** An account as answered by `GET /accounts/{accountId}` (contracts/upstreams.ts). */
+export type Account = UpstreamAccount;
 
 const checkCreateAccount = compileValidator<CreateAccountBody>(createAccountSchema);
 

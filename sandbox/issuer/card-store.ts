@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { CardType, CreateCardRequest, IssuerCard } from '../../contracts/upstreams';
 import { newCardKey } from '../shared/ids';
 import { luhnCheckDigit } from '../shared/luhn';
 import { recordCap } from '../shared/sandbox-app';
@@ -18,7 +19,7 @@ export const PIN_TRIES = 3;
 /** Status changes kept per card (the control endpoint shows them); older ones are dropped. */
 export const STATUS_HISTORY_LIMIT = 100;
 
-export type CardType = 'virtual' | 'physical';
+export type { CardType, IssuerCard } from '../../contracts/upstreams';
 
 /** One recorded status change of a card (visible on the control endpoint). */
 export interface StatusChange {
@@ -55,34 +56,8 @@ export interface CardRecord {
   pinMailer: string | null;
 }
 
-/** The full card object the issuer answers with. */
-export interface IssuerCard {
-  cardKey: string;
-  cardMask: string;
-  type: CardType;
-  statusCode: IssuerStatusCode;
-  currency: string;
-  productCode: string;
-  holderClientCode: string;
-  expDate: string;
-  embossedName: string;
-  createdAt: string;
-  /** Present only for cards created with the SANDBOX-LEAK emboss name. */
-  cardNumber?: string;
-  /** Present only for cards created with the SANDBOX-LEAK emboss name. */
-  cvv?: string;
-}
-
-/** Fields of a new card. */
-export interface NewCard {
-  type: CardType;
-  clientCode: string;
-  expDate: string;
-  currency: string;
-  productCode: string;
-  embossedName?: string;
-  shippingAddressId?: string;
-}
+/** Fields of a new card: the body of `POST /cards`. */
+export type NewCard = CreateCardRequest;
 
 /** `5355 70** **** 1234` from a 16-digit PAN. */
 export function maskPan(pan: string): string {

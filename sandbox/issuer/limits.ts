@@ -1,24 +1,9 @@
 import { roundMoney, seededRandom } from '../shared/seeded-random';
 
-/** The card limit names the issuer knows. */
-export const LIMIT_NAMES = [
-  'dailyPurchase',
-  'monthlyPurchase',
-  'dailyWithdrawal',
-  'monthlyWithdrawal',
-  'singleTransaction',
-] as const;
+import { LIMIT_NAMES, type CardLimit, type LimitName } from '../../contracts/upstreams';
 
-export type LimitName = (typeof LIMIT_NAMES)[number];
-
-/** A limit as answered by the issuer (spec 2.5). */
-export interface CardLimit {
-  name: LimitName;
-  value: number;
-  currency: string;
-  used: number;
-  available: number;
-}
+/** The card limit names the issuer knows, and a limit as it answers it (spec 2.5; contracts/upstreams.ts). */
+export { LIMIT_NAMES, type CardLimit, type LimitName };
 
 /** State of one limit. */
 export interface LimitState {

@@ -1,4 +1,5 @@
 import type { Request, Router } from 'express';
+import type { AuthorizeRequest, ForcePinLockRequest, LimitUpdate, PinChangeRequest, StatusChangeRequest, SuccessorRequest } from '../../contracts/upstreams';
 import { encryptOaepSha256, parseSecurityKey, pinEncryptionKey } from '../shared/rsa';
 import { queryParam } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
@@ -6,36 +7,20 @@ import { compileValidator, EXP_DATE_PATTERN } from '../shared/validation';
 import { cardView, PIN_TRIES, recordStatusChange, type CardRecord, type CardStore, type NewCard } from './card-store';
 import { isLimitName, LIMIT_NAMES, limitView, type CardLimit, type LimitName } from './limits';
 import * as schemas from './schemas';
-import { ACTIONS_REQUIRING_EXP_DATE, nextStatusCode, STATUS_CODE_VALUES, type IssuerStatusCode, type StatusAction } from './status-codes';
+import { ACTIONS_REQUIRING_EXP_DATE, nextStatusCode, STATUS_CODE_VALUES, type IssuerStatusCode } from './status-codes';
 import { newNotificationId, type Notifier } from '../shared/notifier';
 import { mountNotifyTargetRoutes } from '../shared/notify-target';
 import { deduplicateByIdempotencyKey, IdempotencyBook } from '../shared/idempotency';
 
-interface StatusChangeBody {
-  action: StatusAction;
-  expDate?: string;
-  reason?: string;
-  description?: string;
-  cardLocation?: string;
-}
-interface SuccessorBody {
-  expDate: string;
-  reason?: string;
-  pinMailer?: string;
-}
-interface LimitUpdate {
-  name: string;
-  value: number;
-}
 
 const checkCreateCard = compileValidator<NewCard>(schemas.createCardSchema);
-const checkStatusChange = compileValidator<StatusChangeBody>(schemas.statusChangeSchema);
+const checkStatusChange = compileValidator<StatusChangeRequest>(schemas.statusChangeSchema);
 const checkEmbossName = compileValidator<{ embossedName: string }>(schemas.embossNameSchema);
-const checkSuccessor = compileValidator<SuccessorBody>(schemas.successorSchema);
+const checkSuccessor = compileValidator<SuccessorRequest>(schemas.successorSchema);
 const checkThreeDSAnswer = compileValidator<{ answer: string }>(schemas.threeDSAnswerSchema);
-const checkPinChange = compileValidator<{ expDate: string; pin: string }>(schemas.pinChangeSchema);
-const checkForcePinLock = compileValidator<{ expDate: string }>(schemas.forcePinLockSchema);
-const checkAuthorize = compileValidator<{ pin: string }>(schemas.authorizeSchema);
+const checkPinChange = compileValidator<PinChangeRequest>(schemas.pinChangeSchema);
+const checkForcePinLock = compileValidator<ForcePinLockRequest>(schemas.forcePinLockSchema);
+const checkAuthorize = compileValidator<AuthorizeRequest>(schemas.authorizeSchema);
 const checkPatchLimits = compileValidator<LimitUpdate[]>(schemas.patchLimitsSchema);
 const checkPutLimit = compileValidator<LimitUpdate>(schemas.putLimitSchema);
 const checkSetLimitUsed = compileValidator<{ used: number }>(schemas.setLimitUsedSchema);

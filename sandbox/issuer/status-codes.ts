@@ -1,5 +1,7 @@
-/** Raw status codes of the card issuer platform. */
-export type IssuerStatusCode = '00' | 'I1' | 'L1' | 'T1' | 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6';
+import type { IssuerStatusCode, StatusAction } from '../../contracts/upstreams';
+
+/** Raw status codes of the card issuer platform, and the actions of `POST /cards/{cardKey}/status` (contracts/upstreams.ts). */
+export type { IssuerStatusCode, StatusAction } from '../../contracts/upstreams';
 
 /** The partner-facing card status (spec section 3.1). */
 export type CardStatus =
@@ -29,19 +31,6 @@ export const ISSUER_STATUS_CODES: ReadonlyArray<{ code: IssuerStatusCode; meanin
 
 /** All issuer status codes, in table order. */
 export const STATUS_CODE_VALUES: readonly IssuerStatusCode[] = ISSUER_STATUS_CODES.map((s) => s.code);
-
-/** Actions of `POST /cards/{cardKey}/status`. */
-export type StatusAction =
-  | 'lock'
-  | 'unlock'
-  | 'activate'
-  | 'temporary-lock'
-  | 'restrict'
-  | 'lost'
-  | 'stolen'
-  | 'closed'
-  | 'fraud'
-  | 'mobile-lost';
 
 /** The actions whose body must carry `expDate`; the restrict family may omit it. */
 export const ACTIONS_REQUIRING_EXP_DATE: readonly StatusAction[] = ['lock', 'unlock', 'activate', 'temporary-lock'];

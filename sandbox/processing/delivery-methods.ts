@@ -1,13 +1,7 @@
-/** One way of shipping a physical card to a country. */
-export interface DeliveryMethod {
-  id: string;
-  type: 'postal' | 'courier';
-  carrier: string;
-  name: string;
-  estimatedDays: number;
-  fee: number;
-  currency: string;
-}
+import type { DeliveryMethod } from '../../contracts/upstreams';
+
+/** One way of shipping a physical card to a country (contracts/upstreams.ts). */
+export type { DeliveryMethod } from '../../contracts/upstreams';
 
 /** Countries with their own carriers (mirrored in docs/upstreams.md). */
 export const COUNTRY_DELIVERY_METHODS: Readonly<Record<string, readonly DeliveryMethod[]>> = {

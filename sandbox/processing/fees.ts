@@ -1,13 +1,13 @@
-/** Operation types of `POST /fees`. */
-export const OPERATION_TYPES = ['CARD_ISSUING_FEE', 'CARD_DELIVERY_FEE'] as const;
-/** Customer types of spec 4.4.1. */
-export const CUSTOMER_TYPES = ['Consumer Debit', 'Business Debit', 'Consumer Prepaid', 'Business Prepaid'] as const;
-/** Product types of spec 4.4.1. */
-export const PRODUCT_TYPES = ['R001', 'R002', 'R003', 'R004', 'R005', 'R006'] as const;
+import { FEE_CUSTOMER_TYPES, FEE_OPERATION_TYPES, FEE_PRODUCT_TYPES, type FeeCustomerType, type FeeOperationType, type FeeProductType } from '../../contracts/upstreams';
 
-export type OperationType = (typeof OPERATION_TYPES)[number];
-export type CustomerType = (typeof CUSTOMER_TYPES)[number];
-export type ProductType = (typeof PRODUCT_TYPES)[number];
+/** Operation, customer (spec 4.4.1) and product types of `POST /fees` (contracts/upstreams.ts). */
+export const OPERATION_TYPES = FEE_OPERATION_TYPES;
+export const CUSTOMER_TYPES = FEE_CUSTOMER_TYPES;
+export const PRODUCT_TYPES = FEE_PRODUCT_TYPES;
+
+export type OperationType = FeeOperationType;
+export type CustomerType = FeeCustomerType;
+export type ProductType = FeeProductType;
 
 /** Currency of every fee of the sandbox fee table. */
 export const FEE_CURRENCY = 'EUR';

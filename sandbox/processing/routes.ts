@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response, Router } from 'express';
+import type { CardCreatedEvent, FeeRequest, StatusUpdate } from '../../contracts/upstreams';
 import type { IssuedCard } from '../issuer/issuance-feed';
 import type { IssuerStatusCode } from '../issuer/status-codes';
 import { newAuthorizationId, newTransactionId } from './recorded';
@@ -7,7 +8,7 @@ import { queryParam, recordCap } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
 import { compileValidator } from '../shared/validation';
 import { deliveryMethodsFor } from './delivery-methods';
-import { FEE_CURRENCY, lookupFee, type CustomerType, type OperationType, type ProductType } from './fees';
+import { FEE_CURRENCY, lookupFee } from './fees';
 import * as schemas from './schemas';
 import { AccountTransactions } from './account-transactions';
 import type { NotificationBody, Notifier } from '../shared/notifier';
@@ -20,32 +21,6 @@ import { isChangeCursor, RecordedTransactions, RECORDED_KEPT, RECORDED_PER_CARD,
 export { RECORDED_KEPT, RECORDED_PER_CARD } from './recorded';
 export type { RecordedTransactionInput } from './control-input';
 
-interface FeeRequest {
-  OperationType: OperationType;
-  CustomerType: CustomerType;
-  ProductType: ProductType;
-  cardKey?: string;
-  clientId?: string;
-  iban?: string;
-}
-interface StatusUpdate {
-  cardKey: string;
-  statusCode: IssuerStatusCode;
-  reason?: string;
-}
-interface CardCreatedEvent {
-  event: 'card_created';
-  cardKey: string;
-  previousCardKey?: string;
-  cardMask: string;
-  type: 'virtual' | 'physical';
-  ownerType: 'individual' | 'b2b';
-  ownerId: string;
-  partnerId: string;
-  occurredAt: string;
-  accountId?: string;
-  currency?: string;
-}
 type CardRegistration = Partial<Omit<CardCreatedEvent, 'event'>> & { cardKey: string; historyEnd?: string };
 
 /** A status update as kept by the processing system. */

@@ -1,3 +1,4 @@
+import type { Transaction as UpstreamTransaction, TransactionStatus as UpstreamTransactionStatus, TransactionStep, TransactionStepKind, TransactionType as UpstreamTransactionType } from '../../contracts/upstreams';
 import { roundMoney, seededRandom, type SeededRandom } from '../shared/seeded-random';
 
 /** How a card became known to the processing system. */
@@ -27,62 +28,38 @@ export interface KnownCard {
   historyEnd: string;
 }
 
-export interface Merchant {
-  name: string;
-  mcc: string;
-  city: string;
-  country: string;
-}
+/** A transaction's merchant (contracts/upstreams.ts). */
+export type Merchant = UpstreamTransaction['merchant'];
 
 /** The transaction types, in a fixed order (memoised histories store a type as its index). */
-export const TRANSACTION_TYPES = ['PURCHASE', 'WITHDRAWAL', 'REFUND'] as const;
+export const TRANSACTION_TYPES = ['PURCHASE', 'WITHDRAWAL', 'REFUND'] as const satisfies readonly UpstreamTransactionType[];
 /**
  * The statuses a generated history uses, in a fixed order: memoised histories store one as its
  * index in 2 bits, so this table stays as it is; the lifecycle's wider set is {@link TRANSACTION_STATUSES}.
  */
-export const GENERATED_STATUSES = ['SETTLED', 'PENDING', 'DECLINED'] as const;
+export const GENERATED_STATUSES = ['SETTLED', 'PENDING', 'DECLINED'] as const satisfies readonly UpstreamTransactionStatus[];
 /** Every status of a transaction's lifecycle (docs/upstreams.md, 6.2). */
-export const TRANSACTION_STATUSES = [...GENERATED_STATUSES, 'REVERSED', 'EXPIRED'] as const;
+export const TRANSACTION_STATUSES = [...GENERATED_STATUSES, 'REVERSED', 'EXPIRED'] as const satisfies readonly UpstreamTransactionStatus[];
 /** What a step of a transaction's history is. */
-export const STEP_KINDS = ['authorization', 'clearing', 'reversal', 'expiry', 'refund', 'decline'] as const;
+export const STEP_KINDS = ['authorization', 'clearing', 'reversal', 'expiry', 'refund', 'decline'] as const satisfies readonly TransactionStepKind[];
 /** The reasons a generated decline is given, one drawn per transaction id. */
 export const DECLINE_REASONS = ['insufficient_funds', 'do_not_honor', 'limit_exceeded', 'suspected_fraud', 'card_inactive'] as const;
 
-export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+export type TransactionType = UpstreamTransactionType;
 export type GeneratedStatus = (typeof GENERATED_STATUSES)[number];
-export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
-export type StepKind = (typeof STEP_KINDS)[number];
+export type TransactionStatus = UpstreamTransactionStatus;
+export type StepKind = TransactionStepKind;
 
 /** One step of a transaction's life: what happened, for how much, when. */
-export interface HistoryEntry {
-  kind: StepKind;
-  amount: number;
-  at: string;
-}
+export type HistoryEntry = TransactionStep;
 
-/** One card transaction of the processing system, as every route and notification shows it (docs/upstreams.md, 6.2). */
-export interface Transaction {
-  id: string;
-  cardId: string;
-  accountId: string | null;
-  /** What is currently authorized or held (0 once fully reversed); the type says which way the money went. */
-  amount: number;
-  currency: string;
-  type: TransactionType;
-  status: TransactionStatus;
-  merchant: Merchant;
-  createdAt: string;
-  /** The newest history entry's `at`. */
-  updatedAt: string;
-  /** 1 and one more per step: always `history.length`. */
-  version: number;
-  settledAmount: number | null;
-  declineReason: string | null;
-  /** A refund's purchase. */
-  relatedTransactionId: string | null;
-  authorizationId: string | null;
-  history: HistoryEntry[];
-}
+/**
+ * One card transaction of the processing system, as every route and notification shows it
+ * (docs/upstreams.md, 6.2; contracts/upstreams.ts): this sandbox sends every lifecycle field
+ * (`updatedAt` the newest step's `at`, `version` always `history.length`; `amount` what is
+ * currently authorized or held, 0 once fully reversed).
+ */
+export type Transaction = Required<UpstreamTransaction>;
 
 /** What the generator draws for a transaction; the rest of {@link Transaction} is derived from it. */
 export interface GeneratedCore {
