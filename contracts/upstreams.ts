@@ -12,8 +12,9 @@ export type UpstreamName = 'issuer' | 'processing' | 'accounts';
 // ---------------------------------------------------------------------------------------------
 // Accounts (section 4)
 
-/** `idType` values of an individual. */
-export type IdType = 'PASSPORT' | 'DRIVER_LICENSE' | 'RESIDENCE_CARD' | 'MINOR_WITHOUT_ID' | 'OTHER';
+/** `idType` values of an individual (spec 2.2). */
+export const ID_TYPES = ['PASSPORT', 'DRIVER_LICENSE', 'RESIDENCE_CARD', 'MINOR_WITHOUT_ID', 'OTHER'] as const;
+export type IdType = (typeof ID_TYPES)[number];
 
 /** Body of `POST /accounts` (4.1): the create-individual body plus the ownership keys. */
 export interface CreateAccountRequest {

@@ -1,8 +1,9 @@
 import type { FromSchema } from 'json-schema-to-ts';
+import { ID_TYPES } from '../../contracts/upstreams';
 import { COUNTRY, DATE, type JsonSchema } from './common';
 
-/** Identity document types (spec 2.2). */
-export const ID_TYPES = ['PASSPORT', 'DRIVER_LICENSE', 'RESIDENCE_CARD', 'MINOR_WITHOUT_ID', 'OTHER'] as const;
+/** Identity document types (spec 2.2), the accounts upstream's (contracts/upstreams.ts). */
+export { ID_TYPES };
 
 const text = (max: number, min = 1) => ({ type: 'string', minLength: min, maxLength: max }) as const;
 

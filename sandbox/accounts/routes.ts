@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { isObjectId, newNumericId, newObjectId } from '../shared/ids';
 import { queryParam, recordCap, type SandboxKit } from '../shared/sandbox-app';
 import { upstreamError } from '../shared/sandbox-error';
-import { compileValidator } from '../shared/validation';
+import { compileSchemaValidator, type Checker } from '../shared/validation';
 import { requestFingerprint } from '../shared/idempotency';
 import type { CreateAccountRequest, UpstreamAccount } from '../../contracts/upstreams';
 import { createAccountSchema } from './schemas';
@@ -19,13 +19,14 @@ export const ACCOUNT_TRIGGERS = {
 /** Delay of the `SANDBOX-SLOW` trigger: slow, yet well inside any sane upstream timeout. */
 export const SLOW_TRIGGER_MS = 1000;
 
-/** `POST /accounts`'s body as this sandbox reads it: the fields it uses, every other one kept as received. */
+/** `POST /accounts`'s body as the store reads it: the contract's fields it uses, every other one kept as received. */
 type CreateAccountBody = Pick<CreateAccountRequest, 'partnerId' | 'onboardingId' | 'baasAccountClientId' | 'lastName'> & { [field: string]: unknown };
 
 /** An account as answered by `GET /accounts/{accountId}` (contracts/upstreams.ts). */
 export type Account = UpstreamAccount;
 
-const checkCreateAccount = compileValidator<CreateAccountBody>(createAccountSchema);
+// Typed by its schema, checked against the upstream contract's type (contracts/upstreams.ts).
+const checkCreateAccount: Checker<CreateAccountRequest & { [field: string]: unknown }> = compileSchemaValidator(createAccountSchema);
 
 /**
  * The accounts of the account-creation proxy, in memory: at most `maxAccounts`; creating one

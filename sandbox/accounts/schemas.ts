@@ -1,8 +1,10 @@
-const text = (minLength: number, maxLength: number): object => ({ type: 'string', minLength, maxLength });
-const countryCode = { type: 'string', pattern: '^[A-Za-z]{2}$' };
+const text = (minLength: number, maxLength: number) => ({ type: 'string', minLength, maxLength }) as const;
+const countryCode = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
 
-/** The identity document types of spec 2.2. */
-export const ID_TYPES = ['PASSPORT', 'DRIVER_LICENSE', 'RESIDENCE_CARD', 'MINOR_WITHOUT_ID', 'OTHER'] as const;
+import { ID_TYPES } from '../../contracts/upstreams';
+
+/** The identity document types of spec 2.2 (contracts/upstreams.ts). */
+export { ID_TYPES };
 
 /** `POST /accounts`: the individual as the gateway forwards it; unknown fields are kept, not refused. */
 export const createAccountSchema = {
@@ -54,4 +56,4 @@ export const createAccountSchema = {
     nationality: countryCode,
     fatca: { type: 'string', maxLength: 8 },
   },
-};
+} as const;

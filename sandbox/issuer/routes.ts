@@ -3,7 +3,7 @@ import type { AuthorizeRequest, ForcePinLockRequest, LimitUpdate, PinChangeReque
 import { encryptOaepSha256, parseSecurityKey, pinEncryptionKey } from '../shared/rsa';
 import { queryParam } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
-import { compileValidator, EXP_DATE_PATTERN } from '../shared/validation';
+import { compileSchemaValidator, EXP_DATE_PATTERN, type Checker } from '../shared/validation';
 import { cardView, PIN_TRIES, recordStatusChange, type CardRecord, type CardStore, type NewCard } from './card-store';
 import { isLimitName, LIMIT_NAMES, limitView, type CardLimit, type LimitName } from './limits';
 import * as schemas from './schemas';
@@ -13,17 +13,19 @@ import { mountNotifyTargetRoutes } from '../shared/notify-target';
 import { deduplicateByIdempotencyKey, IdempotencyBook } from '../shared/idempotency';
 
 
-const checkCreateCard = compileValidator<NewCard>(schemas.createCardSchema);
-const checkStatusChange = compileValidator<StatusChangeRequest>(schemas.statusChangeSchema);
-const checkEmbossName = compileValidator<{ embossedName: string }>(schemas.embossNameSchema);
-const checkSuccessor = compileValidator<SuccessorRequest>(schemas.successorSchema);
-const checkThreeDSAnswer = compileValidator<{ answer: string }>(schemas.threeDSAnswerSchema);
-const checkPinChange = compileValidator<PinChangeRequest>(schemas.pinChangeSchema);
-const checkForcePinLock = compileValidator<ForcePinLockRequest>(schemas.forcePinLockSchema);
-const checkAuthorize = compileValidator<AuthorizeRequest>(schemas.authorizeSchema);
-const checkPatchLimits = compileValidator<LimitUpdate[]>(schemas.patchLimitsSchema);
-const checkPutLimit = compileValidator<LimitUpdate>(schemas.putLimitSchema);
-const checkSetLimitUsed = compileValidator<{ used: number }>(schemas.setLimitUsedSchema);
+// Each checker's value is typed by its schema; the annotation is the upstream contract's type, so a
+// schema that admits a value the contract does not describe does not compile.
+const checkCreateCard: Checker<NewCard> = compileSchemaValidator(schemas.createCardSchema);
+const checkStatusChange: Checker<StatusChangeRequest> = compileSchemaValidator(schemas.statusChangeSchema);
+const checkEmbossName = compileSchemaValidator(schemas.embossNameSchema);
+const checkSuccessor: Checker<SuccessorRequest> = compileSchemaValidator(schemas.successorSchema);
+const checkThreeDSAnswer = compileSchemaValidator(schemas.threeDSAnswerSchema);
+const checkPinChange: Checker<PinChangeRequest> = compileSchemaValidator(schemas.pinChangeSchema);
+const checkForcePinLock: Checker<ForcePinLockRequest> = compileSchemaValidator(schemas.forcePinLockSchema);
+const checkAuthorize: Checker<AuthorizeRequest> = compileSchemaValidator(schemas.authorizeSchema);
+const checkPatchLimits: Checker<LimitUpdate[]> = compileSchemaValidator(schemas.patchLimitsSchema);
+const checkPutLimit: Checker<LimitUpdate> = compileSchemaValidator(schemas.putLimitSchema);
+const checkSetLimitUsed = compileSchemaValidator(schemas.setLimitUsedSchema);
 
 /** Longest emboss name the issuer prints. */
 const EMBOSS_NAME_MAX = 26;

@@ -1,8 +1,8 @@
 import { EXP_DATE_PATTERN } from '../shared/validation';
 import { STATUS_ACTIONS } from './status-codes';
 
-const expDate = { type: 'string', pattern: EXP_DATE_PATTERN };
-const shortText = (maxLength: number): object => ({ type: 'string', maxLength });
+const expDate = { type: 'string', pattern: EXP_DATE_PATTERN } as const;
+const shortText = (maxLength: number) => ({ type: 'string', maxLength }) as const;
 
 /** `POST /cards`. */
 export const createCardSchema = {
@@ -18,7 +18,7 @@ export const createCardSchema = {
     embossedName: shortText(26),
     shippingAddressId: { type: 'string', minLength: 1, maxLength: 64 },
   },
-};
+} as const;
 
 /** `POST /cards/{cardKey}/status`. */
 export const statusChangeSchema = {
@@ -32,7 +32,7 @@ export const statusChangeSchema = {
     description: shortText(500),
     cardLocation: shortText(200),
   },
-};
+} as const;
 
 /** `PATCH /cards/{cardKey}/emboss-name` (length and spaces are checked separately). */
 export const embossNameSchema = {
@@ -40,7 +40,7 @@ export const embossNameSchema = {
   type: 'object',
   required: ['embossedName'],
   properties: { embossedName: { type: 'string' } },
-};
+} as const;
 
 /** `POST /cards/{cardKey}/replace` and `/reissue`. */
 export const successorSchema = {
@@ -48,7 +48,7 @@ export const successorSchema = {
   type: 'object',
   required: ['expDate'],
   properties: { expDate, reason: shortText(500), pinMailer: shortText(100) },
-};
+} as const;
 
 /** `PUT /cards/{cardKey}/3ds/answer`. */
 export const threeDSAnswerSchema = {
@@ -56,7 +56,7 @@ export const threeDSAnswerSchema = {
   type: 'object',
   required: ['answer'],
   properties: { answer: { type: 'string', minLength: 1, maxLength: 200 } },
-};
+} as const;
 
 /** `POST /cards/{cardKey}/pin/change`. */
 export const pinChangeSchema = {
@@ -64,7 +64,7 @@ export const pinChangeSchema = {
   type: 'object',
   required: ['expDate', 'pin'],
   properties: { expDate, pin: { type: 'string', minLength: 1, maxLength: 4096 } },
-};
+} as const;
 
 /** `POST /cards/{cardKey}/pin/force-lock`. */
 export const forcePinLockSchema = {
@@ -72,7 +72,7 @@ export const forcePinLockSchema = {
   type: 'object',
   required: ['expDate'],
   properties: { expDate },
-};
+} as const;
 
 /** `POST /cards/{cardKey}/authorize`. */
 export const authorizeSchema = {
@@ -80,13 +80,13 @@ export const authorizeSchema = {
   type: 'object',
   required: ['pin'],
   properties: { pin: { type: 'string', minLength: 1, maxLength: 4096 } },
-};
+} as const;
 
 const limitUpdate = {
   type: 'object',
   required: ['name', 'value'],
   properties: { name: { type: 'string', minLength: 1 }, value: { type: 'number' } },
-};
+} as const;
 
 /** `PATCH /cards/{cardKey}/limits`. */
 export const patchLimitsSchema = {
@@ -94,10 +94,10 @@ export const patchLimitsSchema = {
   type: 'array',
   minItems: 1,
   items: limitUpdate,
-};
+} as const;
 
 /** `PUT /cards/{cardKey}/limits/{name}`. */
-export const putLimitSchema = { $id: 'issuer-put-limit', ...limitUpdate };
+export const putLimitSchema = { $id: 'issuer-put-limit', ...limitUpdate } as const;
 
 /** `PUT /__sandbox/cards/{cardKey}/limits/{name}` (test-only). */
 export const setLimitUsedSchema = {
@@ -105,4 +105,4 @@ export const setLimitUsedSchema = {
   type: 'object',
   required: ['used'],
   properties: { used: { type: 'number', minimum: 0 } },
-};
+} as const;

@@ -6,7 +6,7 @@ import { newAuthorizationId, newTransactionId } from './recorded';
 import { Ring } from '../shared/ring';
 import { queryParam, recordCap } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
-import { compileValidator } from '../shared/validation';
+import { compileSchemaValidator, compileValidator, type Checker } from '../shared/validation';
 import { deliveryMethodsFor } from './delivery-methods';
 import { FEE_CURRENCY, lookupFee } from './fees';
 import * as schemas from './schemas';
@@ -34,9 +34,10 @@ export interface ReceivedStatusUpdate {
 /** Currency of transactions when the registration named none. */
 export const DEFAULT_TRANSACTION_CURRENCY = 'EUR';
 
-const checkFeeRequest = compileValidator<FeeRequest>(schemas.feeRequestSchema);
-const checkStatusUpdate = compileValidator<StatusUpdate>(schemas.statusUpdateSchema);
-const checkCardCreated = compileValidator<CardCreatedEvent>(schemas.cardCreatedSchema);
+// Typed by their schemas, checked against the upstream contract's types (contracts/upstreams.ts).
+const checkFeeRequest: Checker<FeeRequest> = compileSchemaValidator(schemas.feeRequestSchema);
+const checkStatusUpdate: Checker<StatusUpdate> = compileSchemaValidator(schemas.statusUpdateSchema);
+const checkCardCreated: Checker<CardCreatedEvent> = compileSchemaValidator(schemas.cardCreatedSchema);
 const checkRegistration = compileValidator<CardRegistration>(schemas.registerCardSchema);
 
 /** What the issuer link said about a card; a later webhook or control registration falls back on it. */

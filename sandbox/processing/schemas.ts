@@ -1,7 +1,7 @@
 import { STATUS_CODE_VALUES } from '../issuer/status-codes';
 import { CUSTOMER_TYPES, OPERATION_TYPES, PRODUCT_TYPES } from './fees';
 
-const nonEmpty = { type: 'string', minLength: 1, maxLength: 64 };
+const nonEmpty = { type: 'string', minLength: 1, maxLength: 64 } as const;
 
 /** `POST /fees` (the rule "at least one of cardKey, clientId, iban" is checked in the route). */
 export const feeRequestSchema = {
@@ -16,7 +16,7 @@ export const feeRequestSchema = {
     clientId: nonEmpty,
     iban: { type: 'string', pattern: '^[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}$' },
   },
-};
+} as const;
 
 /** `POST /cards/status-update`. */
 export const statusUpdateSchema = {
@@ -28,7 +28,7 @@ export const statusUpdateSchema = {
     statusCode: { type: 'string', enum: STATUS_CODE_VALUES },
     reason: { type: 'string', maxLength: 500 },
   },
-};
+} as const;
 
 /** `POST /webhooks/card-created`. */
 export const cardCreatedSchema = {
@@ -48,7 +48,7 @@ export const cardCreatedSchema = {
     accountId: nonEmpty,
     currency: { type: 'string', pattern: '^[A-Z]{3}$' },
   },
-};
+} as const;
 
 /** `POST /__sandbox/cards` (test-only): makes a card known without a webhook. */
 export const registerCardSchema = {
@@ -66,4 +66,4 @@ export const registerCardSchema = {
     cardMask: { type: 'string', minLength: 1, maxLength: 32 },
     historyEnd: { type: 'string', format: 'date-time' },
   },
-};
+} as const;

@@ -1,4 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import addFormats from 'ajv-formats';
 import { upstreamError, type ErrorDetail, type UpstreamErrorCode } from './sandbox-error';
 
@@ -51,6 +52,25 @@ export function compileValidator<T>(
     const message = first ? `Invalid request: ${first.path} ${first.message}` : 'Invalid request';
     throw upstreamError(errorCode, message, details);
   };
+}
+
+/** A checker of a request body: the value typed `T`, or a thrown 400 `SandboxError`. */
+export type Checker<T> = (value: unknown) => T;
+
+/**
+ * {@link compileValidator} with the value typed by the schema itself (json-schema-to-ts, as the
+ * gateway's request types: docs/decisions.md), for a schema declared `as const`. The routes hand
+ * the value to code typed by the upstream contract (contracts/upstreams.ts), so a schema that
+ * admits what the contract does not describe does not compile.
+ *
+ * @example
+ * const checkCreateCard = compileSchemaValidator(createCardSchema);
+ * const input = checkCreateCard(req.body); // { type: 'virtual' | 'physical'; clientCode: string; … }
+ */
+export function compileSchemaValidator<const Schema extends JSONSchema & object>(schema: Schema, errorCode?: UpstreamErrorCode): Checker<NoInfer<FromSchema<Schema>>>;
+// The implementation is untyped: the value's type is computed at each call, for its own schema.
+export function compileSchemaValidator(schema: object, errorCode?: UpstreamErrorCode): Checker<unknown> {
+  return compileValidator(schema, errorCode);
 }
 
 /**
