@@ -42,6 +42,7 @@ import type { Client } from 'pg';
 import { searchCards, type CardListFilter } from '../gateway/cards/card-search';
 import { one, openBenchDatabase, seededPartner } from './seeded-gateway';
 import { percentile, round2 } from './stats';
+import { positive } from './cli-options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -57,12 +58,6 @@ interface Options {
   serverUrl: string;
 }
 
-function positive(value: string | undefined, what: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${what} must be a positive integer, not ${value}`);
-  return n;
-}
 
 function options(): Options {
   const { values } = parseArgs({

@@ -31,6 +31,7 @@ import { searchCards, type CardListFilter } from '../gateway/cards/card-search';
 import type { BenchProcess } from './processes';
 import { one, openBenchDatabase, partnerTokens, seededPartner, startBenchGateway } from './seeded-gateway';
 import { percentile, round2 } from './stats';
+import { positive } from './cli-options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** S5 of issue 22: p95 of every mix, through HTTP, one sequential client. */
@@ -47,12 +48,6 @@ interface Options {
   serverUrl: string;
 }
 
-function positive(value: string | undefined, what: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${what} must be a positive integer, not ${value}`);
-  return n;
-}
 
 function options(): Options {
   const { values } = parseArgs({

@@ -56,6 +56,7 @@ import { RECORD_HEADER } from './record-queries';
 import { LISTS_SHAPE, readListsSeed, seedLists, SMOKE_SHAPE, type ListsSeed, type PartnerSize } from './seed-lists';
 import { one, openBenchDatabase, partnerTokens, startBenchGateway } from './seeded-gateway';
 import { percentile, round2 } from './stats';
+import { positive } from './cli-options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.resolve(__dirname, '..');
@@ -88,12 +89,6 @@ interface Options {
   serverUrl: string;
 }
 
-function positive(value: string | undefined, what: string, zero = false): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < (zero ? 0 : 1)) throw new Error(`${what} must be a ${zero ? 'non-negative' : 'positive'} integer, not ${value}`);
-  return n;
-}
 
 function options(): Options {
   const { values } = parseArgs({
