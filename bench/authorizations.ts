@@ -35,7 +35,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { cpuTimeMs, startNode, type BenchProcess } from './processes';
+import { cpuByPid, cpuTimeMs, startNode, type BenchProcess } from './processes';
 import { upstreamSignature } from '../sandbox/shared/notifier';
 import { traceNow } from '../gateway/authorizations/decision-trace';
 import { json, percentile, QUERY_COUNT_EVERY_MS, round2 } from './stats';
@@ -278,15 +278,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     // The bench database's backends (the gateway's pool and its background work), not this client.
     const backendCpu = async (): Promise<Map<number, number>> => {
       const pids = (await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
-      const cpu = new Map<number, number>();
-      for (const pid of pids) {
-        try {
-          cpu.set(pid, cpuTimeMs(pid));
-        } catch {
-          // Gone meanwhile.
-        }
-      }
-      return cpu;
+      return cpuByPid(pids);
     };
     const backendCpuSince = async (before: Map<number, number>): Promise<number> => {
       let total = 0;

@@ -51,7 +51,7 @@ import type { Client } from 'pg';
 import { Database } from '../gateway/db/database';
 import { migrate } from '../gateway/db/migrate';
 import { createLogger } from '../gateway/logging/logger';
-import { cpuTimeMs, type BenchProcess } from './processes';
+import { cpuByPid, cpuTimeMs, type BenchProcess } from './processes';
 import { RECORD_HEADER } from './record-queries';
 import { LISTS_SHAPE, readListsSeed, seedLists, SMOKE_SHAPE, type ListsSeed, type PartnerSize } from './seed-lists';
 import { one, openBenchDatabase, partnerTokens, startBenchGateway } from './seeded-gateway';
@@ -197,19 +197,6 @@ function summarize(answer: Answer): AnswerSummary {
     hasMore: page.pagination?.hasMore ?? null,
     bytes: answer.body.length,
   };
-}
-
-/** CPU time in ms of each process that is still there. */
-function cpuByPid(pids: number[]): Map<number, number> {
-  const cpu = new Map<number, number>();
-  for (const pid of pids) {
-    try {
-      cpu.set(pid, cpuTimeMs(pid));
-    } catch {
-      // ended since it was listed
-    }
-  }
-  return cpu;
 }
 
 /**

@@ -160,3 +160,16 @@ export function cpuTimeMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }
+
+/** CPU time in ms ({@link cpuTimeMs}) of each of `pids` that is still there; one that ended since it was listed is left out. */
+export function cpuByPid(pids: readonly number[]): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      cpu.set(pid, cpuTimeMs(pid));
+    } catch {
+      // ended since it was listed
+    }
+  }
+  return cpu;
+}
