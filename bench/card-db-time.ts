@@ -2,7 +2,7 @@
  * `npm run bench:card-db-time [-- --database URL [--partner ID]] [--count 1000000] [--ops 400] [--calls 100] [--only writes,list] [--keep]`
  *
  * PostgreSQL's own time for the card writes and for the card list's queries, for one partner
- * holding `--count` cards (docs/performance.md, "Issue 33: card writes at 1,000,000 cards"). No
+ * holding `--count` cards (docs/performance.md, "Card writes at 1,000,000 cards"). No
  * gateway: the statements the gateway sends, on one connection.
  *
  * **Writes** (`writes`): for each kind, `--ops` writes of random cards of the partner, each its own

@@ -1,10 +1,9 @@
 /**
  * `npm run bench:lists [-- --smoke] [--database URL] [--keep] [--gateway DIR] [--rounds 5] [--calls 200] [--warmup 50] [--label NAME] [--only ROUTE,ROUTE]`
  *
- * Issue 33, "Flat cost as a partner's data grows": each list route for a partner holding 100,000
+ * Flat cost as a partner's data grows: each list route for a partner holding 100,000
  * individuals, 1,000,000 cards and 1,000,000 audit entries, side by side with a partner holding
- * 1,000 of each (docs/performance.md, "Issue 33: list routes at 100,000 individuals, 1,000,000
- * cards and 1,000,000 audit entries"). Built like bench/cards-search.ts and bench/transactions.ts:
+ * 1,000 of each (docs/performance.md, "List routes at scale"). Built like bench/cards-search.ts and bench/transactions.ts:
  *
  * - creates `pgw_bench_lists_<time>` (dropped at the end unless `--keep`) and seeds it with
  *   bench/seed-lists.ts (the two partners, each with a measured individual); `--database URL`
@@ -26,7 +25,7 @@
  *   ran, recorded in the gateway, each run here under `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF)`
  *   (twice, the second reported): executor and planning time, rows returned, rows read (every scan
  *   node's rows and the rows its filters removed) and shared buffers;
- * - per route, the ratios large / small and the targets of issue 33 at the large partner: database
+ * - per route, the ratios large / small and the targets at the large partner: database
  *   time per call at most 1.5 times the small partner's, and p95 ≤ 25 ms. Exits 1 when one is
  *   missed (except `--smoke`): a route whose SQL reads rows in proportion to the partner's data
  *   fails it.
@@ -60,9 +59,9 @@ import { positive } from './cli-options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.resolve(__dirname, '..');
-/** Issue 33: the large partner's database time per call at most this many times the small one's. */
+/** The large partner's database time per call at most this many times the small one's. */
 const TARGET_RATIO = 1.5;
-/** Issue 33: p95 at the large partner, through HTTP, one sequential client. */
+/** p95 at the large partner, through HTTP, one sequential client. */
 const TARGET_P95_MS = 25;
 const SIZES: PartnerSize[] = ['small', 'large'];
 /** A second in which the backends use at most this much CPU (ms) is quiet: the gateway's start-up work is over. */

@@ -40,7 +40,7 @@ import { positive } from './cli-options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
-/** The target of issue 20: p95 of each target mix, through HTTP, one sequential client. */
+/** The target (docs/performance.md): p95 of each target mix, through HTTP, one sequential client. */
 const TARGET_P95_MS = 50;
 
 interface Options {
