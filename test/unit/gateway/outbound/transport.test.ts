@@ -208,8 +208,12 @@ describe('unit: the outbound transport checks the address it connects to (gatewa
       const started = Date.now();
       expect(await request(outbound, target, WEBHOOK_DELIVERY, 5000)).to.include({ kind: 'too_large', status: 200 });
       expect(Date.now() - started).to.be.below(4000);
+      // A delivery counts by its status: an answer over the cap is still delivered.
+      const delivered = await sendWebhook(outbound, target, { eventId: 'evt_test', type: 'card.updated', payload: '{}', secrets: ['whsec_' + 'a'.repeat(43)] }, 5000);
+      expect(delivered).to.include({ status: 200 }).and.not.have.property('error');
       answer = (res) => res.writeHead(307, { location: 'http://127.0.0.1:1/elsewhere' }).end();
       expect(await request(outbound, target)).to.include({ kind: 'answer', status: 307 });
+      expect(await sendWebhook(outbound, target, { eventId: 'evt_test', type: 'card.updated', payload: '{}', secrets: ['whsec_' + 'a'.repeat(43)] }, 2000)).to.include({ status: 307, error: 'redirect' });
       // A 500 whose body never ends: under readBody success the status is the answer, at once.
       answer = (res) => res.writeHead(500).write('partial');
       expect(await request(outbound, target, AUTHORIZATION_DECISION, 1000)).to.include({ kind: 'answer', status: 500 });
