@@ -182,10 +182,7 @@ export function answerWrites(text: string): string[] {
   return found;
 }
 
-/**
- * The files that write their answers themselves, and why: neither answers through an Express
- * application's pipeline of gateway/http/.
- */
+/** The files that write their answers themselves, and why (the test fails when one no longer does). */
 const OWN_WRITERS: Readonly<Record<string, string>> = {
   'gateway/metrics/route.ts': "the Prometheus text of the admin API: base layer, below gateway/http/, and written with `end` so that Express neither rewrites its content type's parameters nor hashes it for an ETag",
   'gateway/metrics/scrape-proxy.ts': 'a process of its own on node:http (no Express application) that forwards the scrape to the admin API',
