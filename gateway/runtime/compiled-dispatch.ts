@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { writeAnswer } from '../http/answer';
 import type { ApiEndpoint, RouteModel } from '../route-model';
 import type { PathToRegexp } from './mount-paths';
 import { RouteTrie, type PathHit } from './route-trie';
@@ -199,8 +200,7 @@ export function compiledDispatch(model: RouteModel, pipelines: ReadonlyMap<strin
       const body = allow.join(',');
       allow = undefined;
       try {
-        res.set('Allow', body);
-        res.send(body);
+        writeAnswer(res, { status: res.statusCode, headers: { Allow: body }, bytes: body, contentType: 'text/html; charset=utf-8' });
       } catch (err) {
         leave(err);
       }
@@ -250,7 +250,7 @@ export function compiledDispatch(model: RouteModel, pipelines: ReadonlyMap<strin
         const pipeline = mounted.pipeline;
         if (pipeline === undefined) {
           // express-gateway: an apiEndpoint no pipeline serves.
-          res.sendStatus(404);
+          writeAnswer(res, { status: 404, bytes: 'Not Found', contentType: 'text/plain; charset=utf-8' });
           return;
         }
         req.apiEndpointName = mounted.endpoint.name;
