@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { decideAuthorization, DecisionTooLate, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type EndpointHints } from '../../../../gateway/authorizations/decide';
+import { newEndpointHints, type EndpointHints } from '../../../../gateway/authorizations/card-hints';
+import { DecisionTooLate } from '../../../../gateway/authorizations/deadline';
+import { decideAuthorization, type AuthorizationRequest, type DecisionChecks } from '../../../../gateway/authorizations/decide';
 import { Database } from '../../../../gateway/db/database';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { openServices, type InProcessServices } from '../../../support/in-process';
