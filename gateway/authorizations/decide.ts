@@ -107,10 +107,10 @@ function answered(outcome: { decision: AuthorizationDecision; recorded: boolean 
 }
 
 /**
- * The decision on what was read of the card (./decision.ts): the policies (its own state first, an
- * unknown card is refused there, then the static controls); then, with an enrolled endpoint, the
- * policies again with the velocity counts the claim statement read (a purchase over a limit is not
- * sent to the partner; the recording's gate counts again, and that is what holds), and the partner.
+ * The decision on what was read of the card (./decision.ts): with an enrolled endpoint, the policies
+ * take the velocity counts the claim statement read (a purchase over a limit is not sent to the
+ * partner; the recording's gate counts again, and that is what holds); without, velocity is counted
+ * once, by the recording's gate. The partner is asked only when every policy passed.
  */
 async function decideOn(
   deps: DecisionDeps,
@@ -122,14 +122,10 @@ async function decideOn(
   answerBy: number,
   progress: DecisionProgress
 ): Promise<AuthorizationDecision> {
-  const policies = deps.policies ?? AUTHORIZATION_POLICIES;
-  const refused = firstDecision({ card, controls, request }, policies);
-  if (refused || !card) return refused ?? partnerDecision(undefined);
-  // Without a decision endpoint, velocity is counted once, in the recording transaction.
-  const endpoint = read ? await deps.checks.partnerEndpoint?.(card, read) : undefined;
-  if (!endpoint) return partnerDecision(undefined);
-  const overLimit = firstDecision({ card, controls, request, velocity: read!.velocity as Record<string, string> | string | null }, policies);
-  if (overLimit) return overLimit;
+  const endpoint = read && card ? await deps.checks.partnerEndpoint?.(card, read) : undefined;
+  const velocity = endpoint ? (read!.velocity as Record<string, string> | string | null) : undefined;
+  const refused = firstDecision({ card, controls, request, velocity }, deps.policies ?? AUTHORIZATION_POLICIES);
+  if (refused || !endpoint || !card) return refused ?? partnerDecision(undefined);
   const budgetMs = answerBy - now() - RECORDING_RESERVE_MS;
   // An exhausted budget still gets the endpoint's default decision (the call returns it at once).
   mark(progress.trace, 'askStart');
