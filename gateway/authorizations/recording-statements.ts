@@ -137,7 +137,11 @@ function auditValues(card: DecisionCard, request: AuthorizationRequest, decision
  * card's event lock, held before the sequence number is drawn), `ev` (the event, only when the
  * transaction row was written), `queued` (a delivery to each enabled endpoint subscribed to it,
  * reading the event from `ev`'s `RETURNING`) and `woken` (`pg_notify`, sent on commit, only when a
- * delivery was queued), and the columns that make them run (a CTE nothing reads is not run).
+ * delivery was queued), and the columns that make them run (a CTE nothing reads is not run). The
+ * endpoints are read in the statement's snapshot, taken before it waited for the card's lock: an
+ * endpoint disabled or deleted during that wait still gets the delivery, which the dispatcher skips
+ * while it is disabled (as for any delivery queued before a disable); one enabled during it misses
+ * the event. The envelope is the outbox's (../outbox/partner-events.ts).
  */
 function eventCtes(transaction: ReturnType<typeof toPartnerTransaction>, owner: Owner, cardKey: string, params: StatementParams): { ctes: string; columns: string } {
   const envelope = eventEnvelope({ type: 'transaction.created', partnerId: owner.partner_id, cardKey, data: { transaction } });
