@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/database';
 import { newObjectId } from '../ids';
-import type { SecretKeyring } from '../webhooks/secret-box';
-import { addNewSecret, openSecrets, rotateSecretIn, type SecretRow } from '../webhooks/secret-rows';
+import type { SecretKeyring } from '../outbound/secret-box';
+import { addNewSecret, openSecrets, rotateSecretIn, type SecretRow } from '../outbound/secret-rows';
 
 /** The secrets' table (secret-rows.ts): the same form, sealing and rotation as the webhook endpoints'. */
 const SECRETS = 'authorization_endpoint_secrets';
