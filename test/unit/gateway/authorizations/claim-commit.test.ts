@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { CLAIM_COMMIT_COLUMN, decideAuthorization, newEndpointHints, type AuthorizationRequest } from '../../../../gateway/authorizations/decide';
+import { newEndpointHints } from '../../../../gateway/authorizations/card-hints';
+import { CLAIM_COMMIT_COLUMN } from '../../../../gateway/authorizations/claim';
+import { decideAuthorization, type AuthorizationRequest } from '../../../../gateway/authorizations/decide';
 import { Database } from '../../../../gateway/db/database';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { openServices, type InProcessServices } from '../../../support/in-process';
