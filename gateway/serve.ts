@@ -23,7 +23,7 @@ import { startRetention } from './background/retention';
 import { KeyClaimStore, OPERATOR_KEYS, PARTNER_KEYS } from './idempotency/key-claims';
 import { deleteExpiredEndpoints } from './webhooks/endpoint-store';
 import { deleteExpiredNotifications } from './inbound/apply';
-import { secretKeyringFrom } from './webhooks/secret-box';
+import { secretKeyringFrom } from './outbound/secret-box';
 import { prepareSecretStorage, sealStoredSecrets, warnIfSecretsUnencrypted } from './webhooks/secret-storage';
 import { TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
 import { createGatewayServices } from './compose-services';
@@ -284,7 +284,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       );
       cleanups.push(() => stopClockProbe());
       if (settings.authorizationTraceFile) {
-        // The diagnostic of docs/performance.md "Run K" (AUTHORIZATION_TRACE_FILE): opened now, ended at
+        // The diagnostic of docs/performance.md "Diagnostics: the decision trace and GC tracing" (AUTHORIZATION_TRACE_FILE): opened now, ended at
         // shutdown (after the listener, whose last decisions it records); each request's arrival, before the app's own work.
         log.warn({ file: settings.authorizationTraceFile }, 'AUTHORIZATION_TRACE_FILE is set: a line per authorization decision is written (a diagnostic, not for production)');
         const trace = openDecisionTrace(settings.authorizationTraceFile, log);

@@ -70,7 +70,7 @@ function endpointReadOf(endpoint: unknown, eventCard: EventCardJson | null, velo
  * commit flushes everything before it. Lost only when PostgreSQL crashes between the two, which
  * leaves the id as a crash before the claim would: nothing recorded, the holder's recording fenced
  * out (its token gone), a repeat decides afresh. Half the flushes of a decision with an endpoint
- * (docs/performance.md, "Run K").
+ * (docs/performance.md, "Authorization decisions").
  */
 export const CLAIM_COMMIT_COLUMN = "set_config('synchronous_commit', 'off', true) AS claim_commit";
 

@@ -108,7 +108,7 @@ export interface AuthorizationEndpointChange {
 /**
  * The partners' decision endpoints (one per partner) and their signing secrets, in PostgreSQL
  * (migration 017). Every query is filtered by the partner. Secrets are stored, sealed and rotated
- * by the webhook endpoints' code (gateway/webhooks/secret-rows.ts), under WEBHOOKS_SECRET_KEY.
+ * by the webhook endpoints' code (gateway/outbound/secret-rows.ts), under WEBHOOKS_SECRET_KEY.
  */
 export class AuthorizationEndpointStore {
   constructor(

@@ -40,7 +40,7 @@ type RecordingOutcome =
   | { kind: 'changed' };
 
 /**
- * Records the decision in one statement, one round trip and one commit (docs/performance.md, "Run H"),
+ * Records the decision in one statement, one round trip and one commit (docs/performance.md, "Authorization decisions"),
  * fenced by the claim's `token`: {@link recordingStatement}. An approval the gate refuses (another
  * decision's commit pushed the card over a limit) writes nothing and is recorded as
  * `velocity_exceeded` by a second statement. A transaction that existed already (a stand-in

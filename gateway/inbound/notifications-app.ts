@@ -7,7 +7,7 @@ import { writeAnswer } from '../http/answer';
 import { notFound, problemHandler, sendProblem } from '../http/problem';
 import { requestContext } from '../http/request-context';
 import type { Logger } from '../logging/logger';
-import { verifySignature } from '../webhooks/signature';
+import { verifySignature } from '../outbound/signature';
 import type { NotifySecrets } from './secrets';
 import { TRANSACTION_ID } from '../ids';
 import { checkTransaction, instant, isObject, UPSTREAM_CARD_KEY } from '../transactions/validate';

@@ -5,8 +5,8 @@ import type { Logger } from '../logging/logger';
 import { recordWebhookAttempt } from '../metrics';
 import { retryDelayMs } from './backoff';
 import { SecretUnavailableError } from './endpoint-store';
-import { openSecrets, type SecretRow } from './secret-rows';
-import type { SecretKeyring } from './secret-box';
+import { openSecrets, type SecretRow } from '../outbound/secret-rows';
+import type { SecretKeyring } from '../outbound/secret-box';
 import type { Outbound, TargetCheck } from '../outbound';
 import { sendWebhook, type SendResult } from './sender';
 

@@ -1,2 +1,0 @@
-/** Re-exports gateway/outbound/secret-rows.ts (the keyring, storage and signatures of every partner secret) for the modules that import it from webhooks/. */
-export * from '../outbound/secret-rows';
