@@ -166,7 +166,7 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     const report = JSON.parse(result.stdout);
     expect(report).to.have.all.keys('routes', 'findings', 'summary', 'publicRouteRule');
     expect(report.routes).to.have.length(75);
-    expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies', 'public');
+    expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies', 'steps', 'public');
     expect(report.findings.every((f: Yaml) => f.severity === 'INFO')).to.equal(true);
     expect(report.findings[0]).to.have.all.keys('severity', 'rule', 'where', 'message');
     expect(report.summary).to.deep.equal({ routes: 75, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
