@@ -227,6 +227,14 @@ function contradictions(operation: Operation, name: string, pipeline: Pipeline, 
     }
   }
 
+  // A step written without params takes its operation's (gateway/runtime/catalog-params.ts); one
+  // still without any is one whose operation implies none.
+  for (const policy of [POLICY.ownership, POLICY.validate]) {
+    if (actionsOf(pipeline, policy).some((a) => Object.keys(a.params).length === 0)) {
+      out.push(`has ${policy === POLICY.ownership ? 'an' : 'a'} ${policy} step without params, and the operation implies none (its catalog entry ${policy === POLICY.ownership ? 'checks no owner' : 'declares no request schema'}): write its params, or remove the step`);
+    }
+  }
+
   const ownership = actionsOf(pipeline, POLICY.ownership).filter((a) => a.unconditional);
   for (const check of operation.ownership ?? []) {
     const found = ownership.some((a) => a.params.resource === check.resource && (a.params.param ?? 'id') === check.param && (a.params.in ?? 'path') === check.in);

@@ -57,7 +57,6 @@ export const AUDIT_RULES = {
   'admin-token-missing': reported('CRITICAL'),
   'validation-missing': reported('HIGH'),
   'sensitive-data-missing': reported('HIGH'),
-  'proxy-timeout-missing': reported('HIGH'),
   'builtin-policy': reported('HIGH'),
   'route-unauditable': reported('HIGH'),
   'rate-limit-missing': reported('MEDIUM'),
