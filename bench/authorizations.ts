@@ -1,6 +1,6 @@
 /**
- * The authorization phase of `npm run bench` (issue 21, "Speed"; docs/performance.md, "Authorization
- * decisions (issue 21)"). The processor's signed authorization request
+ * The authorization phase of `npm run bench` (docs/performance.md, "Authorization decisions"). The
+ * processor's signed authorization request
  * (`POST <notifications listener>/upstream-notifications/processing/authorizations`, docs/upstreams.md
  * 6.10) against the bench's single-worker gateway, on cards that carry spend controls (MCC allow and
  * block lists, country allow and block lists, a maximum per transaction and two velocity rules with
@@ -11,13 +11,13 @@
  *    (the backends of the bench database), and the statements the gateway sent per decision
  *    (bench/count-queries, preloaded). autocannon, whose `setupRequest` builds and signs each body;
  * 2. a fixed 200 decisions/s, controls only, then with a loopback partner decision endpoint (a
- *    node:http server in this process answering `{approved: true}` at once): latency at the client
+ *    node:http server in a process of its own, bench/decision-endpoint.ts, answering `{approved: true}` at once): latency at the client
  *    p50/p99, from a small open-loop client (node:http, keep-alive agent, a request sent every 5 ms
  *    whatever the earlier ones are doing), so that no slow answer delays the next request. With
  *    the endpoint: the partner's latency as the gateway recorded it (`authorization.partnerLatencyMs`)
  *    and the endpoint's own handling time;
  * 3. one more saturation round with the endpoint enrolled (informative; not in the smoke);
- * 4. the answer at the deadline (issue 32), with both cores kept busy by two other processes (not
+ * 4. the answer at the deadline, with both cores kept busy by two other processes (not
  *    in the smoke): the processor's view of every answer's time, 200 or 503, against its deadline
  *    (`AUTHORIZATION_DEADLINE_MS`, 2000 ms), at 20 decisions/s: first the endpoint hangs (its
  *    `timeoutMs` 1500, the longest), so each decision waits out the partner's whole share of the
@@ -35,14 +35,14 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { cpuTimeMs, startNode, type BenchProcess } from './processes';
+import { cpuByPid, cpuTimeMs, startNode, type BenchProcess } from './processes';
 import { upstreamSignature } from '../sandbox/shared/notifier';
 import { traceNow } from '../gateway/authorizations/decision-trace';
 import { json, percentile, QUERY_COUNT_EVERY_MS, round2 } from './stats';
 
 const PATH = '/upstream-notifications/processing/authorizations';
 /**
- * The decision-time diagnostic (docs/performance.md "Run K"): with BENCH_AUTHORIZATION_TRACE_DIR set,
+ * The decision-time diagnostic (docs/performance.md "Diagnostics"): with BENCH_AUTHORIZATION_TRACE_DIR set,
  * the fixed-rate client writes each request's send and answer times (epoch ms) to client.jsonl there,
  * the loopback endpoint its request event and answer per authorization id to endpoint.jsonl, and this
  * process its event loop's delay each second (client.jsonl); the gateway writes gateway.jsonl.
@@ -60,7 +60,7 @@ const flushTrace = () => {
   for (const [file, lines] of traceLines) fs.appendFileSync(path.join(TRACE_DIR, file), `${lines.join('\n')}\n`);
   traceLines.clear();
 };
-/** The fixed rate of the latency measurements by default (issue 21's target is stated at it; `--authorization-rate`). */
+/** The fixed rate of the latency measurements by default (the latency target is stated at it; `--authorization-rate`). */
 export const LATENCY_RATE = 200;
 
 export interface AuthorizationPhaseInput {
@@ -181,7 +181,7 @@ export interface AuthorizationResult {
     /**
      * The client's latency less the endpoint's own handling time (request event to answer written,
      * in its own process), decision by decision: the partner call's HTTP exchange, which the
-     * recorded partner latency includes, is counted here as the gateway's (docs/performance.md "Run K").
+     * recorded partner latency includes, is counted here as the gateway's.
      */
     beyondEndpointP50Ms: number;
     beyondEndpointP99Ms: number;
@@ -278,15 +278,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     // The bench database's backends (the gateway's pool and its background work), not this client.
     const backendCpu = async (): Promise<Map<number, number>> => {
       const pids = (await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
-      const cpu = new Map<number, number>();
-      for (const pid of pids) {
-        try {
-          cpu.set(pid, cpuTimeMs(pid));
-        } catch {
-          // Gone meanwhile.
-        }
-      }
-      return cpu;
+      return cpuByPid(pids);
     };
     const backendCpuSince = async (before: Map<number, number>): Promise<number> => {
       let total = 0;
@@ -526,8 +518,8 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
     log(`authorizations: loopback decision endpoint, ${samples} decisions at ${rate}/s...`);
     await json(`${input.partnerApi}/authorization-endpoint`, { method: 'POST', headers: await input.auth(), body: JSON.stringify({ url: endpoint.url, timeoutMs: 1000 }) });
     // The endpoint's path (the claim, the signed call, the recording of its answer) warmed as the
-    // controls-only path is before its measurement (docs/performance.md, "Run P": without it, its
-    // first two seconds carried the p99 of a traced run); then the fixed-rate client's keep-alive
+    // controls-only path is before its measurement (without it, the path's first seconds at this rate,
+    // while V8 compiles it and the backends first run its statements, set the p99); then the fixed-rate client's keep-alive
     // sockets and the gateway's to the endpoint, opened before the measurement.
     await warmUp(' with the endpoint');
     if (!input.smoke) await fixedRate('warm-up', 100);

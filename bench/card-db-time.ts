@@ -2,7 +2,7 @@
  * `npm run bench:card-db-time [-- --database URL [--partner ID]] [--count 1000000] [--ops 400] [--calls 100] [--only writes,list] [--keep]`
  *
  * PostgreSQL's own time for the card writes and for the card list's queries, for one partner
- * holding `--count` cards (docs/performance.md, "Issue 33: card writes at 1,000,000 cards"). No
+ * holding `--count` cards (docs/performance.md, "Card writes at 1,000,000 cards"). No
  * gateway: the statements the gateway sends, on one connection.
  *
  * **Writes** (`writes`): for each kind, `--ops` writes of random cards of the partner, each its own
@@ -42,6 +42,7 @@ import type { Client } from 'pg';
 import { searchCards, type CardListFilter } from '../gateway/cards/card-search';
 import { one, openBenchDatabase, seededPartner } from './seeded-gateway';
 import { percentile, round2 } from './stats';
+import { positive } from './cli-options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -57,12 +58,6 @@ interface Options {
   serverUrl: string;
 }
 
-function positive(value: string | undefined, what: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${what} must be a positive integer, not ${value}`);
-  return n;
-}
 
 function options(): Options {
   const { values } = parseArgs({

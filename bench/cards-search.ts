@@ -2,8 +2,7 @@
  * `npm run bench:cards [-- --smoke] [--count 1000000] [--requests 200] [--database URL [--partner ID]] [--keep] [--only NAME,NAME]`
  *
  * The partner-wide card list, `GET /api/partner/cards`, for one partner holding `--count` cards
- * (1,000,000 by default; docs/performance.md, issue 22, "S5: the card list at 1,000,000 cards,
- * every mix"). Built like bench/transactions.ts: creates `pgw_bench_cards_<time>` (dropped at the
+ * (1,000,000 by default; docs/performance.md, "Card search at 1,000,000 cards (S5)"). Built like bench/transactions.ts: creates `pgw_bench_cards_<time>` (dropped at the
  * end unless `--keep`), seeds it with scripts/seed-cards (the partner is created there, without a
  * key), starts the sandbox upstreams and the real gateway (`dist/gateway/main.js`, one worker),
  * adds an ES512 key to the seeded partner through the admin API, then for each filter mix sends
@@ -31,9 +30,10 @@ import { searchCards, type CardListFilter } from '../gateway/cards/card-search';
 import type { BenchProcess } from './processes';
 import { one, openBenchDatabase, partnerTokens, seededPartner, startBenchGateway } from './seeded-gateway';
 import { percentile, round2 } from './stats';
+import { positive } from './cli-options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-/** S5 of issue 22: p95 of every mix, through HTTP, one sequential client. */
+/** S5's target: p95 of every mix, through HTTP, one sequential client. */
 const TARGET_P95_MS = 50;
 
 interface Options {
@@ -47,12 +47,6 @@ interface Options {
   serverUrl: string;
 }
 
-function positive(value: string | undefined, what: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${what} must be a positive integer, not ${value}`);
-  return n;
-}
 
 function options(): Options {
   const { values } = parseArgs({

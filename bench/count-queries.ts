@@ -3,8 +3,8 @@
  * process sends to PostgreSQL (every `pg` `Client#query`, which `Pool#query` goes through once, and
  * `BEGIN`/`COMMIT` included: each is one round trip) and writes the running total to
  * `$BENCH_QUERY_COUNT_FILE` at most every 200 ms, when it changed (a write and a rename are two
- * system calls that the serving process's CPU figure would carry: every 25 ms they were about 3 % of a
- * decision's CPU in a saturation round's profile). The bench's authorization phase
+ * system calls that the serving process's CPU figure would carry: every 25 ms they would be about 3 %
+ * of a decision's CPU in a saturation round's profile). The bench's authorization phase
  * reads it before and after a round: queries per decision. A counter and a wrapper call per query:
  * far below the clock-tick resolution of the CPU figures. S1 sends no query (the token and
  * ownership caches), so its figures do not carry it.

@@ -1,7 +1,7 @@
 /**
  * The authorization phase's loopback partner decision endpoint (bench/authorizations.ts), in a
  * process of its own: a node:http server answering `{"approved":true}` at once. Apart from the
- * open-loop client, so that neither queues behind the other's work (docs/performance.md "Run K"):
+ * open-loop client, so that neither queues behind the other's work (docs/performance.md, "Authorization decisions"):
  * the partner's latency the gateway records is then the HTTP exchange and this process's
  * scheduling, not the load generator's event loop. `GET /hang?on=1` makes it hang (read each
  * request, never answer: the deadline stage), `?on=0` answer again. Announces `{"port": n}` on stdout;

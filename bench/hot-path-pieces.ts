@@ -1,11 +1,11 @@
 /**
  * `npm run bench:hot-path-pieces [-- --iterations 200000] [--rounds 5]`
  *
- * The pieces of issue 22 item 5 one by one, in this process, without HTTP: each piece's former way
- * (kept here as the reference) beside the way the gateway takes now, rounds alternating, medians
+ * The pieces of the hot path one by one, in this process, without HTTP: each piece's other way
+ * (kept here as the reference) beside the way the gateway takes, rounds alternating, medians
  * of CPU time per operation (`process.cpuUsage`). The HTTP rounds of `npm run bench:hot-path` see
  * S1 as a whole (~350 µs on this machine) and swing by ±5 % or more while other work loads the
- * machine; a piece worth a few µs shows here. docs/performance.md ("Issue 22 item 5") quotes it.
+ * machine; a piece worth a few µs shows here. docs/performance.md ("The hot path") quotes it.
  *
  * - access-log line: the line's object through pino (its logMethod hook, the formatter's deep
  *   scrub, `JSON.stringify`), against the template (`templatedLines` + `accessLogFields`);
@@ -18,12 +18,12 @@
  * - answer headers: S1's answer as the gateway writes it (a `setHeader` per header: the request
  *   context's three, the rate limit's two, the proxy's `Cache-Control`, `sendJson`'s two, then
  *   `end`), against the one `writeHead` with the route's prebuilt list a single writer of the
- *   answer's headers would make (not adopted: docs/performance.md); the same head bytes, on a
+ *   answer's headers would make (not adopted: docs/performance.md, "The hot path"); the same head bytes, on a
  *   `ServerResponse` without a socket;
- * - metrics: what one request's observations cost now (`http_requests_total`,
+ * - metrics: what one request's observations cost (`http_requests_total`,
  *   `http_request_duration_seconds`, `upstream_request_duration_seconds`), against the floor a
  *   metric type of our own could reach (a count, a sum and a bucket array per series, kept in
- *   plain numbers and read at scrape time; not built: docs/performance.md).
+ *   plain numbers and read at scrape time; not built: docs/performance.md, "The hot path").
  */
 import { EventEmitter } from 'node:events';
 import http from 'node:http';

@@ -1,8 +1,8 @@
 /**
  * `npm run bench:hot-path -- --base /tmp/hot-base/dist [--rounds 7] [--requests 3000] [--connections 50]`
  *
- * One change of the hot path measured against the build before it (issue 22, item 5;
- * docs/performance.md, "Issue 22 item 5: the hot path, change by change"). `--base` is the `dist/`
+ * One change of the hot path measured against the build before it (docs/performance.md, "The
+ * hot path"). `--base` is the `dist/`
  * of the previous build (e.g. `git worktree add /tmp/hot-base <commit>`, a node_modules link, built
  * there). In one run and on one database: the sandbox, two one-worker gateways (this build and the
  * base, both on the compiled engine), and the two baselines of `npm run bench` (the bare Node

@@ -1,10 +1,9 @@
 /**
  * `npm run bench:lists [-- --smoke] [--database URL] [--keep] [--gateway DIR] [--rounds 5] [--calls 200] [--warmup 50] [--label NAME] [--only ROUTE,ROUTE]`
  *
- * Issue 33, "Flat cost as a partner's data grows": each list route for a partner holding 100,000
+ * Flat cost as a partner's data grows: each list route for a partner holding 100,000
  * individuals, 1,000,000 cards and 1,000,000 audit entries, side by side with a partner holding
- * 1,000 of each (docs/performance.md, "Issue 33: list routes at 100,000 individuals, 1,000,000
- * cards and 1,000,000 audit entries"). Built like bench/cards-search.ts and bench/transactions.ts:
+ * 1,000 of each (docs/performance.md, "List routes at scale"). Built like bench/cards-search.ts and bench/transactions.ts:
  *
  * - creates `pgw_bench_lists_<time>` (dropped at the end unless `--keep`) and seeds it with
  *   bench/seed-lists.ts (the two partners, each with a measured individual); `--database URL`
@@ -26,7 +25,7 @@
  *   ran, recorded in the gateway, each run here under `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF)`
  *   (twice, the second reported): executor and planning time, rows returned, rows read (every scan
  *   node's rows and the rows its filters removed) and shared buffers;
- * - per route, the ratios large / small and the targets of issue 33 at the large partner: database
+ * - per route, the ratios large / small and the targets at the large partner: database
  *   time per call at most 1.5 times the small partner's, and p95 ≤ 25 ms. Exits 1 when one is
  *   missed (except `--smoke`): a route whose SQL reads rows in proportion to the partner's data
  *   fails it.
@@ -51,17 +50,18 @@ import type { Client } from 'pg';
 import { Database } from '../gateway/db/database';
 import { migrate } from '../gateway/db/migrate';
 import { createLogger } from '../gateway/logging/logger';
-import { cpuTimeMs, type BenchProcess } from './processes';
+import { cpuByPid, cpuTimeMs, type BenchProcess } from './processes';
 import { RECORD_HEADER } from './record-queries';
 import { LISTS_SHAPE, readListsSeed, seedLists, SMOKE_SHAPE, type ListsSeed, type PartnerSize } from './seed-lists';
 import { one, openBenchDatabase, partnerTokens, startBenchGateway } from './seeded-gateway';
 import { percentile, round2 } from './stats';
+import { positive } from './cli-options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.resolve(__dirname, '..');
-/** Issue 33: the large partner's database time per call at most this many times the small one's. */
+/** The large partner's database time per call at most this many times the small one's. */
 const TARGET_RATIO = 1.5;
-/** Issue 33: p95 at the large partner, through HTTP, one sequential client. */
+/** p95 at the large partner, through HTTP, one sequential client. */
 const TARGET_P95_MS = 25;
 const SIZES: PartnerSize[] = ['small', 'large'];
 /** A second in which the backends use at most this much CPU (ms) is quiet: the gateway's start-up work is over. */
@@ -88,12 +88,6 @@ interface Options {
   serverUrl: string;
 }
 
-function positive(value: string | undefined, what: string, zero = false): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < (zero ? 0 : 1)) throw new Error(`${what} must be a ${zero ? 'non-negative' : 'positive'} integer, not ${value}`);
-  return n;
-}
 
 function options(): Options {
   const { values } = parseArgs({
@@ -202,19 +196,6 @@ function summarize(answer: Answer): AnswerSummary {
     hasMore: page.pagination?.hasMore ?? null,
     bytes: answer.body.length,
   };
-}
-
-/** CPU time in ms of each process that is still there. */
-function cpuByPid(pids: number[]): Map<number, number> {
-  const cpu = new Map<number, number>();
-  for (const pid of pids) {
-    try {
-      cpu.set(pid, cpuTimeMs(pid));
-    } catch {
-      // ended since it was listed
-    }
-  }
-  return cpu;
 }
 
 /**

@@ -16,7 +16,7 @@ export interface BenchProcess {
 /**
  * The environment of a one-worker bench gateway in front of the sandbox's upstreams: free ports
  * (bench runs may overlap with another gateway on this machine), the bounded V8 heap `npm start`
- * and the container run it with (docs/performance.md), and rate limits far above any rate a bench
+ * and the container run it with (docs/performance.md, "Memory"), and rate limits far above any rate a bench
  * reaches (the benches measure throughput, not the rate limiter). Callers add or override the rest.
  */
 export function benchGatewayEnv(o: { databaseUrl: string; sandbox: BenchProcess; adminToken: string; dataDir: string }): Record<string, string> {
@@ -75,7 +75,7 @@ export function startNode(script: string, env: NodeJS.ProcessEnv, isReady: (line
         if (isReady(parsed)) {
           clearTimeout(timer);
           child.stdout!.off('data', onData);
-          // A diagnostic (BENCH_GATEWAY_STDOUT_FILE, docs/performance.md "Run K"): the rest of the
+          // A diagnostic (BENCH_GATEWAY_STDOUT_FILE, docs/performance.md "Diagnostics"): the rest of the
           // child's stdout (V8's --trace-gc lines among them) appended to a file instead of dropped.
           if (stdoutFile) child.stdout!.pipe(fs.createWriteStream(stdoutFile, { flags: 'a' }));
           else child.stdout!.resume();
@@ -159,4 +159,17 @@ export function cpuTimeMs(pid: number): number {
   // The fields after the command name, which is in parentheses and may hold spaces.
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+}
+
+/** CPU time in ms ({@link cpuTimeMs}) of each of `pids` that is still there; one that ended since it was listed is left out. */
+export function cpuByPid(pids: readonly number[]): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      cpu.set(pid, cpuTimeMs(pid));
+    } catch {
+      // ended since it was listed
+    }
+  }
+  return cpu;
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --smoke] [--duration 10] [--requests N] [--connections 50] [--cards 1000000] [--rss-requests 1000000] [--authorization-rate 200]`
- * `[--only authorizations]`: the set-up and the authorization phase alone (a quicker loop for issue 21).
+ * `[--only authorizations]`: the set-up and the authorization phase alone (a quicker loop for the decisions' figures).
  *
  * Starts, in one run and on this machine: the sandbox upstreams, our gateway (one worker, then a
  * cluster of two), and the baselines (a) the upstream called directly, (b) a bare Node keep-alive
@@ -13,7 +13,7 @@
  * After S5, a webhook phase: a loopback receiver in this process, an endpoint for `card.updated`,
  * nickname changes one at a time (change answered → event received: p50/p99) and then a burst
  * (deliveries per second, the gateway's CPU per change and delivery).
- * After the memory figure, an authorization phase (issue 21, bench/authorizations.ts): the
+ * After the memory figure, an authorization phase (bench/authorizations.ts): the
  * processor's signed authorization requests on cards with spend controls, decisions per second at
  * saturation in rounds alternating with S1 (CPU per decision beside S1's, PostgreSQL's CPU and the
  * statements per decision), then p50/p99 at a fixed `--authorization-rate` (default 200 decisions/s),
@@ -61,7 +61,7 @@ interface Options {
   connections: number;
   cards: number;
   rssRequests: number;
-  /** Decisions per second of the authorization phase's latency measurements (`--authorization-rate`, default 200: the issue's target). */
+  /** Decisions per second of the authorization phase's latency measurements (`--authorization-rate`, default 200: the rate the latency target is stated at). */
   authorizationRate: number;
   serverUrl: string;
   /** The gateway scenario (S1 to S5) whose CPU profile is recorded (`--profile`). */
@@ -268,7 +268,7 @@ async function main(): Promise<void> {
     // On a memory file system where there is one: the gateway writes it every 200 ms from its event
     // loop (bench/count-queries), and on the disk PostgreSQL's WAL is on, a write or rename can wait
     // behind the file system's journal commit when the disk stalls: 100 to 500 ms during which the
-    // gateway answered nothing (docs/performance.md, "Run O").
+    // gateway would answer nothing.
     queryCountDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : ROOT, '.data-bench-'));
     const queryCountFile = path.join(queryCountDir, 'queries');
     const gatewayEnv = (workers: number) => ({
@@ -277,13 +277,13 @@ async function main(): Promise<void> {
       // The scenarios measure the compiled engine; the engine phase sets the other beside it.
       PIPELINE_ENGINE: 'compiled',
       // One worker: the statement counter of the authorization phase (bench/count-queries).
-      // BENCH_GATEWAY_NODE_FLAGS: more V8 flags for the one-worker gateway (a diagnostic: docs/performance.md "Run K");
+      // BENCH_GATEWAY_NODE_FLAGS: more V8 flags for the one-worker gateway (a diagnostic: docs/performance.md "Diagnostics");
       // BENCH_GATEWAY_V8_FLAGS: those NODE_OPTIONS refuses (--trace-gc...), set at its start (bench/v8-flags-on-start).
       NODE_OPTIONS: `--max-old-space-size=160${workers === 1 && process.env.BENCH_GATEWAY_NODE_FLAGS ? ` ${process.env.BENCH_GATEWAY_NODE_FLAGS}` : ''}${workers === 1 && process.env.BENCH_GATEWAY_V8_FLAGS ? ` --require ${path.join(DIST, 'bench', 'v8-flags-on-start.js')}` : ''}${profileFile && workers === 1 ? ` --require ${path.join(DIST, 'bench', 'cpu-profile-on-signal.js')}` : ''}${workers === 1 ? ` --require ${path.join(DIST, 'bench', 'count-queries.js')}` : ''}`,
       ...(profileFile && workers === 1 ? { BENCH_PROFILE_FILE: profileFile } : {}),
       ...(workers === 1 ? { BENCH_QUERY_COUNT_FILE: queryCountFile } : {}),
       PROCESSING_NOTIFY_SECRET: processingSecret,
-      // The decision-time diagnostic (docs/performance.md "Run K"): the gateway's side of BENCH_AUTHORIZATION_TRACE_DIR.
+      // The decision-time diagnostic (docs/performance.md "Diagnostics"): the gateway's side of BENCH_AUTHORIZATION_TRACE_DIR.
       ...(process.env.BENCH_AUTHORIZATION_TRACE_DIR && workers === 1 ? { AUTHORIZATION_TRACE_FILE: path.join(process.env.BENCH_AUTHORIZATION_TRACE_DIR, 'gateway.jsonl') } : {}),
       // The webhook phase's receiver listens on loopback in this process.
       WEBHOOKS_ALLOW_PRIVATE: 'true',

@@ -2,7 +2,7 @@
  * `node --expose-gc dist/bench/sandbox-memory.js [--cards 8000] [--step 2000] [--accounts 8]
  *   [--account-every 6] [--max-cards N] [--max-accounts N] [--process [--node-flags '...']] [--spaces] [--snapshot file]`
  *
- * Where the sandboxes' memory goes (issue 14). Starts the three sandboxes, in this process as
+ * Where the sandboxes' memory goes (docs/performance.md, "The sandboxes"). Starts the three sandboxes, in this process as
  * `startSandboxes()` does or (`--process`) as `node dist/sandbox/main.js` like `npm run soak`,
  * and drives them over HTTP the way the gateway and the soak do: a few accounts
  * (`POST /accounts`), then cards issued to them (`POST /cards` with an `Idempotency-Key`, the

@@ -1,6 +1,6 @@
 /**
- * The data of `npm run bench:lists` (bench/list-routes.ts; docs/performance.md, "Issue 33: list
- * routes at 100,000 individuals, 1,000,000 cards and 1,000,000 audit entries"), in one database:
+ * The data of `npm run bench:lists` (bench/list-routes.ts; docs/performance.md, "List routes at
+ * scale"), in one database:
  *
  *   npm run -s seed:lists -- [--database-url URL] [--smoke] [--batch 100000]
  *
@@ -66,7 +66,7 @@ export interface ListsShape {
   small: PartnerShape;
 }
 
-/** The sizes issue 33 names (100,000 individuals, 1,000,000 cards and audit entries) beside 1,000 of each. */
+/** The sizes of the list routes' target (100,000 individuals, 1,000,000 cards and audit entries) beside 1,000 of each. */
 export const LISTS_SHAPE: ListsShape = {
   large: {
     individuals: 100_000,

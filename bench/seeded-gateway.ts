@@ -117,7 +117,7 @@ export async function seededPartner(
 
 /**
  * The sandbox and a one-worker gateway on `dbUrl`, as npm start and the container run it
- * (docs/performance.md), its rate limits out of the way (the benches measure the route, not the
+ * (docs/performance.md, "Memory"), its rate limits out of the way (the benches measure the route, not the
  * limiter); both pushed to `processes` for the caller to stop. `env` adds to or replaces the
  * gateway's variables (a profiler in NODE_OPTIONS); `gatewayScript` is another build's
  * `dist/gateway/main.js` (bench:lists `--gateway`), this build's by default.

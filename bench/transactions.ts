@@ -36,10 +36,11 @@ import { listTransactions, type TransactionFilters, type TransactionPosition } f
 import { cpuTimeMs, type BenchProcess } from './processes';
 import { one, openBenchDatabase, partnerTokens, seededPartner, startBenchGateway } from './seeded-gateway';
 import { percentile, round2 } from './stats';
+import { positive } from './cli-options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
-/** The target of issue 20: p95 of each target mix, through HTTP, one sequential client. */
+/** The target (docs/performance.md): p95 of each target mix, through HTTP, one sequential client. */
 const TARGET_P95_MS = 50;
 
 interface Options {
@@ -57,12 +58,6 @@ interface Options {
   profile?: string;
 }
 
-function positive(value: string | undefined, what: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${what} must be a positive integer, not ${value}`);
-  return n;
-}
 
 function options(): Options {
   const { values } = parseArgs({

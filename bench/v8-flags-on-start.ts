@@ -1,7 +1,7 @@
 /**
  * Preloaded into the bench's single-worker gateway (`node --require`) when
  * `BENCH_GATEWAY_V8_FLAGS` is set: passes those V8 flags to `v8.setFlagsFromString` before the
- * gateway's code loads. A diagnostic (docs/performance.md, "Why the full collections"): the
+ * gateway's code loads. A diagnostic (docs/performance.md, "Diagnostics"): the
  * tracing flags (`--trace-gc`, `--trace-gc-nvp`, `--trace-incremental-marking`, ...) and
  * `--heap-growing-percent` are refused in `NODE_OPTIONS`. Their output goes to the gateway's
  * stdout: `BENCH_GATEWAY_STDOUT_FILE` keeps it. Also writes `{pid, epoch, perfNow}` to

@@ -1,8 +1,7 @@
 /**
  * `npm run bench:webhooks [-- --events 20000] [--cards 200] [--warmup 1000] [--rounds 1] [--server URL] [--profile] [--env K=V ...]`
  *
- * Webhook deliveries per second per worker (issue 22; docs/performance.md, "Webhook deliveries per
- * second (issue 22)"). Creates `pgw_bench_wh_<time>` on the PostgreSQL server (dropped at the end),
+ * Webhook deliveries per second per worker (docs/performance.md, "Webhook deliveries"). Creates `pgw_bench_wh_<time>` on the PostgreSQL server (dropped at the end),
  * starts the real gateway (`dist/gateway/main.js`, WORKERS=1, sandbox mode: no upstream), a loopback
  * receiver in this process answering 200 at once, one partner with one endpoint for every type.
  * Then, per round, writes `--events` `card.updated` events spread round-robin over `--cards` card

@@ -13,19 +13,20 @@ import { startCardReconciler } from './cards/card-sync';
 import { startSearchLinks } from './cards/search-links';
 import { startTransactionReconciler } from './transactions/reconciler';
 import { openDecisionTrace, startTraceMonitors, traceNow, tracing } from './authorizations/decision-trace';
-import { CLOCK_SKEW_BOUND_MS, decideAuthorization, deleteExpiredDecisions, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type DecisionProgress } from './authorizations/decide';
+import { CLOCK_SKEW_BOUND_MS } from './authorizations/deadline';
+import { createAuthorizationDecider } from './authorizations/decider';
+import { deleteExpiredDecisions } from './authorizations/recording-statements';
 import { beyondBound, measureClockOffset } from './db/clock-offset';
-import { askPartner, enrolled } from './authorizations/partner-endpoint';
 import { deleteExpiredEvents } from './outbox/event-log';
 import { every } from './background/every';
 import { startRetention } from './background/retention';
 import { KeyClaimStore, OPERATOR_KEYS, PARTNER_KEYS } from './idempotency/key-claims';
 import { deleteExpiredEndpoints } from './webhooks/endpoint-store';
 import { deleteExpiredNotifications } from './inbound/apply';
-import { secretKeyringFrom } from './webhooks/secret-box';
+import { secretKeyringFrom } from './outbound/secret-box';
 import { prepareSecretStorage, sealStoredSecrets, warnIfSecretsUnencrypted } from './webhooks/secret-storage';
 import { TOKEN_EVICTION_TOPIC } from '../policies/es512-jwt/cluster-eviction';
-import { createGatewayServices, type ComposedServices } from './compose-services';
+import { createGatewayServices } from './compose-services';
 import { OwnListeners } from './outbound';
 import { onClusterBroadcast } from './cluster/broadcast';
 import { configAdminRoutes } from './runtime/config-admin-routes';
@@ -33,7 +34,7 @@ import { buildInitialConfig } from './runtime/config-candidate';
 import { ConfigReloader } from './runtime/config-reloader';
 import { createNotificationsApp } from './inbound/notifications-app';
 import { notificationSecrets } from './inbound/secrets';
-import { databaseClockOffset, metricsRoute, recordConfigReload, recordPartnerDecision, trackGatewayState, trackWebhookBacklog } from './metrics';
+import { databaseClockOffset, metricsRoute, recordConfigReload, trackGatewayState, trackWebhookBacklog } from './metrics';
 import type { UpstreamUrls } from './upstreams';
 import type { Settings } from './settings';
 import type { Sandboxes } from '../sandbox';
@@ -261,8 +262,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     if (notifySecrets.issuer.length > 0 || notifySecrets.processing.length > 0) {
       const deps = { db, clients, log, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
       // The processor's authorization requests, answered before AUTHORIZATION_DEADLINE_MS (docs/authorizations.md).
-      const decisionDeps = { db, log, checks: authorizationChecks(services), endpointHints: newEndpointHints() };
-      const authorizations = { deadlineMs: settings.authorizationDeadlineMs, decide: (request: AuthorizationRequest, answerBy: number, progress: DecisionProgress) => decideAuthorization(decisionDeps, request, answerBy, progress) };
+      const authorizations = createAuthorizationDecider({ db, authorizationEndpoints: services.authorizationEndpoints }, settings, log);
       const notifyServer = expressServer(createNotificationsApp(deps, notifySecrets, authorizations), { headersTimeout: 20_000, requestTimeout: 30_000 });
       // The decisions' commit-by fence allows for CLOCK_SKEW_BOUND_MS between this process's clock and
       // the database's (docs/authorizations.md, "Deadline"): measured at start and every minute.
@@ -284,7 +284,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       );
       cleanups.push(() => stopClockProbe());
       if (settings.authorizationTraceFile) {
-        // The diagnostic of docs/performance.md "Run K" (AUTHORIZATION_TRACE_FILE): opened now, ended at
+        // The diagnostic of docs/performance.md "Diagnostics: the decision trace and GC tracing" (AUTHORIZATION_TRACE_FILE): opened now, ended at
         // shutdown (after the listener, whose last decisions it records); each request's arrival, before the app's own work.
         log.warn({ file: settings.authorizationTraceFile }, 'AUTHORIZATION_TRACE_FILE is set: a line per authorization decision is written (a diagnostic, not for production)');
         const trace = openDecisionTrace(settings.authorizationTraceFile, log);
@@ -315,32 +315,4 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     await cleanup();
     throw err;
   }
-}
-
-/**
- * The checks of an authorization decision beyond the card's state (docs/authorizations.md): the
- * partner's decision endpoint, as the decision's claim statement read it with the card (the
- * decision reads the spend controls itself): no query here.
- */
-function authorizationChecks(services: ComposedServices['services']): DecisionChecks {
-  return {
-    partnerEndpoint: async (card, { target, card: eventCard }) => {
-      const { authorizationEndpoints } = services;
-      if (!enrolled(target)) return undefined;
-      return {
-        ask: async (request, budgetMs) => {
-          const { id, amount, currency, type, merchant } = request;
-          // The card as events carry it (no card number, CVV or PIN).
-          const outcome = await askPartner(authorizationEndpoints, {
-            partnerId: card.partnerId,
-            request: { authorization: { id, amount, currency, type, merchant }, card: eventCard },
-            budgetMs,
-            target,
-          });
-          if (outcome.kind !== 'none') recordPartnerDecision(outcome.kind === 'answered' ? 'answered' : outcome.reason, outcome.latencyMs / 1000);
-          return outcome;
-        },
-      };
-    },
-  };
 }

@@ -1,7 +1,7 @@
 // Standalone runner: `node dist/sandbox/main.js` starts the three sandboxes and prints their
 // URLs as one JSON line, e.g. {"issuer":"http://127.0.0.1:4101","processing":...,"accounts":...}.
 //
-// It never exits without saying why (issue 14: one exited silently mid-experiment): a crash is
+// It never exits without saying why (a silent exit mid-run leaves nothing to go on): a crash is
 // one JSON line on stderr and exit 1; a signal is logged and exits 0 once the servers are
 // closed (5 s at most); a server that fails or closes while serving, or an event loop that
 // drains without a stop being asked for, is logged and exits 1.

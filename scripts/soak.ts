@@ -16,7 +16,7 @@
  *   sandbox's RSS: after `--warmup` seconds (default 60; `--smoke` 0) the median of the last
  *   third of the slices may exceed the first third's by 25 % at most, and the sandbox's RSS
  *   must not keep growing (same rule as the gateway's below); enforced from 3 slices after the
- *   warm-up, reported only in `--smoke` (issue 14: the sandboxes' cost grew tenfold with use);
+ *   warm-up, reported only in `--smoke` (a sandbox whose work grows with its state shows here);
  * - fails when the sandbox or the gateway process exits during the run (reported with its code,
  *   signal and stderr tail);
  * - checks: no 5xx (the documented PIN change / force PIN lock limitation aside); one audit entry
@@ -31,7 +31,7 @@
  * The rate limits are raised (RATE_LIMIT_*_PER_MINUTE) so that the soak measures the gateway, not
  * the limiter; 429 answers are counted and reported all the same.
  *
- * `--mix steady` (issue 33: cost that stays flat as a partner's data grows) runs instead a steady
+ * `--mix steady` (cost that stays flat as a partner's data grows) runs instead a steady
  * mix of valid requests only, 60 % reads and 40 % writes, over the routes whose data grows (the
  * individual list and `/me`, an individual's cards, audit log and status history, the card list,
  * card reads; individual creations, retried now and then with their Idempotency-Key, card issuance,
@@ -39,7 +39,8 @@
  * `--minute` (default 60 s; smoke 5 s) after `--warmup` (steady: default 30 s; smoke 0): the
  * requests answered and the p99 latency at the client. Checked (not in smoke mode): every whole
  * minute's throughput within 10 % of the first's, and its p99 at most 1.3 times the first's.
- * `npm run soak -- --mix steady --duration 630 --concurrency 8` is issue 33's run.
+ * `npm run soak -- --mix steady --duration 630 --concurrency 8` is the run docs/performance.md names
+ * ("The steady soak").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -59,7 +60,7 @@ const DIST = path.join(ROOT, 'dist');
 
 /**
  * The Node options `npm run sandbox` starts the sandboxes with (package.json, e.g. its heap
- * limit, which also keeps V8's heap headroom small: issue 14), so that the soak measures the
+ * limit, which also keeps V8's heap headroom small: docs/performance.md, "The sandboxes"), so that the soak measures the
  * sandbox process as it is run.
  */
 function sandboxNodeOptions(): string {
@@ -71,7 +72,7 @@ function sandboxNodeOptions(): string {
 
 interface Options {
   smoke: boolean;
-  /** `all`: every route by weight, invalid requests among them; `steady`: issue 33's 60/40 mix of valid reads and writes. */
+  /** `all`: every route by weight, invalid requests among them; `steady`: a 60/40 mix of valid reads and writes. */
   mix: 'all' | 'steady';
   /** Seconds of one measured window of the steady mix. */
   minuteSeconds: number;
@@ -588,7 +589,7 @@ async function main(): Promise<number> {
       { weight: 1, run: () => call('list-delivery-methods', 'GET', '/delivery-methods?country=XX', { valid: false }) },
       { weight: 1, run: () => call('check-card-issuing-fee', 'POST', '/fees/card-issuing', { body: { CustomerType: 'Consumer Debit', ProductType: 'R001' }, valid: false }) },
     ];
-    // Issue 33's steady mix: valid requests only, 60 % reads and 40 % writes, on the routes whose
+    // The steady mix: valid requests only, 60 % reads and 40 % writes, on the routes whose
     // data grows with the partner's (its weights sum to 100).
     const steady: Op[] = [
       { weight: 6, run: () => call('me', 'GET', '/me') },

@@ -6,6 +6,7 @@ import type { Logger } from '../logging/logger';
 import { jsonBody } from '../http/body';
 import { notFound, problemHandler } from '../http/problem';
 import { requestContext } from '../http/request-context';
+import { replayedAnswer, writeAnswer, type HandlerAnswer } from '../http/answer';
 import { PartnerStoreError, type PartnerStore } from '../partners/partner-store';
 import { PublicKeyError } from '../partners/public-key';
 import { tokenMatches } from './admin-token';
@@ -19,7 +20,7 @@ import { containsCardNumber } from '../upstreams/card-data';
 import { OPERATOR_STATUS_CHANGES, operatorStatusChange, type OperatorStatus } from '../catalog';
 import { CARD_KEY } from '../ids';
 import { applyStatusChange, type CardStatusResult } from '../cards/status-change';
-import { KeyClaimStore, OPERATOR_KEYS, idempotencyKeyOf, jsonAnswer, requestHash, type KeyClaim, type StoredAnswer } from '../idempotency/key-claims';
+import { KeyClaimStore, OPERATOR_KEYS, idempotencyKeyOf, jsonAnswer, requestHash, type KeyClaim } from '../idempotency/key-claims';
 import { markIssuerCheckDue } from '../cards/card-sync';
 import { upstreamOperationId } from '../idempotency/operation-id';
 
@@ -127,11 +128,6 @@ function cardKeyOf(raw: string): string {
 /** How long an operator's key is remembered: as long as the issuer remembers its operation id (docs/upstreams.md). */
 export const ADMIN_KEY_TTL_HOURS = 24;
 
-/** Answers a recorded answer again, marked `Idempotent-Replayed: true`, as the partners' replays are. */
-function replayAnswer(res: express.Response, answer: StoredAnswer): void {
-  res.set(answer.headers).set('Idempotent-Replayed', 'true').status(answer.status).send(answer.body);
-}
-
 /** Thrown in a change's transaction whose idempotency key is no longer this request's: the change rolls back. */
 class ClaimLost extends Error {}
 
@@ -154,9 +150,20 @@ function translate(err: unknown): unknown {
   return err;
 }
 
-type AsyncHandler = (req: express.Request, res: express.Response) => Promise<void>;
+/** An admin route's handler: returns its answer (gateway/http/answer.ts); `res` for its `locals` only. */
+type AsyncHandler = (req: express.Request, res: Pick<express.Response, 'locals'>) => Promise<HandlerAnswer>;
+/** The route's request handler: writes the answer its handler returns; a throw or rejection goes to the problem writer. */
 const route = (handler: AsyncHandler): RequestHandler => (req, res, next) => {
-  handler(req, res).catch((err: unknown) => next(translate(err)));
+  handler(req, res).then(
+    (answer) => {
+      try {
+        writeAnswer(res, answer);
+      } catch (err) {
+        next(err);
+      }
+    },
+    (err: unknown) => next(translate(err))
+  );
 };
 
 /**
@@ -196,45 +203,45 @@ export function createAdminApi(options: {
     next();
   });
 
-  app.post('/admin/partners', route(async (req, res) => {
+  app.post('/admin/partners', route(async (req) => {
     const body = validated<{ name: string; issuer: string; publicKey: string; kid?: string }>(validators.createPartner, req.body);
     const partner = await partners.create(body);
     log.info({ requestId: req.requestId, partnerId: partner._id, operation: 'partner.create' }, 'admin change');
-    res.status(201).json(partner);
+    return { status: 201, body: partner };
   }));
-  app.get('/admin/partners', route(async (_req, res) => {
-    res.json({ data: await partners.list() });
+  app.get('/admin/partners', route(async () => {
+    return { status: 200, body: { data: await partners.list() } };
   }));
-  app.get('/admin/partners/:id', route(async (req, res) => {
+  app.get('/admin/partners/:id', route(async (req) => {
     const partner = await partners.get(partnerId(req.params.id));
     if (!partner) throw new GatewayError('not_found', 'No partner has this id');
-    res.json({ ...partner, b2bAccounts: await partners.tenants(partner._id) });
+    return { status: 200, body: { ...partner, b2bAccounts: await partners.tenants(partner._id) } };
   }));
-  app.patch('/admin/partners/:id', route(async (req, res) => {
+  app.patch('/admin/partners/:id', route(async (req) => {
     const change = validated<{ status?: 'active' | 'disabled'; processingEnabled?: boolean }>(validators.updatePartner, req.body);
     const partner = await partners.update(partnerId(req.params.id), change);
     log.info({ requestId: req.requestId, partnerId: partner._id, operation: 'partner.update', ...change }, 'admin change');
-    res.json(partner);
+    return { status: 200, body: partner };
   }));
-  app.post('/admin/partners/:id/keys', route(async (req, res) => {
+  app.post('/admin/partners/:id/keys', route(async (req) => {
     const body = validated<{ publicKey: string; kid?: string }>(validators.addKey, req.body);
     const id = partnerId(req.params.id);
     const key = await partners.addKey(id, body);
     log.info({ requestId: req.requestId, partnerId: id, kid: key.kid, operation: 'partner.key.add' }, 'admin change');
-    res.status(201).json(key);
+    return { status: 201, body: key };
   }));
-  app.delete('/admin/partners/:id/keys/:kid', route(async (req, res) => {
+  app.delete('/admin/partners/:id/keys/:kid', route(async (req) => {
     const id = partnerId(req.params.id);
     const key = await partners.revokeKey(id, req.params.kid);
     log.info({ requestId: req.requestId, partnerId: id, kid: key.kid, operation: 'partner.key.revoke' }, 'admin change');
-    res.json(key);
+    return { status: 200, body: key };
   }));
-  app.post('/admin/partners/:id/tenants', route(async (req, res) => {
+  app.post('/admin/partners/:id/tenants', route(async (req) => {
     const { name } = validated<{ name: string }>(validators.addTenant, req.body);
     const id = partnerId(req.params.id);
     const tenant = await partners.addTenant(id, name);
     log.info({ requestId: req.requestId, partnerId: id, tenantId: tenant._id, operation: 'partner.tenant.add' }, 'admin change');
-    res.status(201).json(tenant);
+    return { status: 201, body: tenant };
   }));
   if (webhookEndpoints) {
     const knownPartner = async (raw: string): Promise<string> => {
@@ -242,10 +249,10 @@ export function createAdminApi(options: {
       if (!(await partners.get(id))) throw new GatewayError('not_found', 'No partner has this id');
       return id;
     };
-    app.get('/admin/partners/:id/webhook-endpoints', route(async (req, res) => {
-      res.json({ data: await webhookEndpoints.health(await knownPartner(req.params.id)) });
+    app.get('/admin/partners/:id/webhook-endpoints', route(async (req) => {
+      return { status: 200, body: { data: await webhookEndpoints.health(await knownPartner(req.params.id)) } };
     }));
-    app.patch('/admin/partners/:id/webhook-endpoints/:endpointId', route(async (req, res) => {
+    app.patch('/admin/partners/:id/webhook-endpoints/:endpointId', route(async (req) => {
       const { status } = validated<{ status: 'enabled' | 'disabled' }>(validators.updateWebhookEndpoint, req.body);
       const id = await knownPartner(req.params.id);
       const endpointId = webhookEndpointId(req.params.endpointId);
@@ -255,7 +262,7 @@ export function createAdminApi(options: {
       if (!changed) throw new GatewayError('not_found', 'The partner has no webhook endpoint with this id');
       log.info({ requestId: req.requestId, partnerId: id, endpointId, operation: 'webhook.endpoint.update', status }, 'admin change');
       const health = (await webhookEndpoints.health(id)).find((endpoint) => endpoint.id === endpointId);
-      res.json(health ?? changed);
+      return { status: 200, body: health ?? changed };
     }));
   }
   if (authorizationEndpoints) {
@@ -271,10 +278,10 @@ export function createAdminApi(options: {
       if (!endpoint) throw new GatewayError('not_found', 'The partner has no authorization endpoint');
       return { ...endpoint, health: calls.health(id) ?? null };
     };
-    app.get('/admin/partners/:id/authorization-endpoint', route(async (req, res) => {
-      res.json(await view(await knownPartner(req.params.id)));
+    app.get('/admin/partners/:id/authorization-endpoint', route(async (req) => {
+      return { status: 200, body: await view(await knownPartner(req.params.id)) };
     }));
-    app.post('/admin/partners/:id/authorization-endpoint/disable', route(async (req, res) => {
+    app.post('/admin/partners/:id/authorization-endpoint/disable', route(async (req) => {
       validated<Record<string, never>>(validators.empty, req.body ?? {});
       const id = await knownPartner(req.params.id);
       const changed = await endpoints.update(id, { status: 'disabled' }, 'operator', (tx, endpointId) =>
@@ -282,7 +289,7 @@ export function createAdminApi(options: {
       );
       if (!changed) throw new GatewayError('not_found', 'The partner has no authorization endpoint');
       log.info({ requestId: req.requestId, partnerId: id, endpointId: changed.id, operation: ADMIN_AUTHORIZATION_ENDPOINT_DISABLE }, 'admin change');
-      res.json(await view(id));
+      return { status: 200, body: await view(id) };
     }));
   }
   if (cards) {
@@ -316,8 +323,7 @@ export function createAdminApi(options: {
           case 'in_progress':
             throw new GatewayError('idempotency_in_progress', 'A request with this Idempotency-Key is still running; retry shortly', { headers: { 'Retry-After': '1' } });
           case 'replay':
-            replayAnswer(res, claimed.response);
-            return;
+            return replayedAnswer(claimed.response);
           case 'claimed':
             claim = claimed.claim;
             req.upstreamOperation = { id: claim.operationId, resumed: claim.resumed };
@@ -353,8 +359,7 @@ export function createAdminApi(options: {
           );
           const stored = await keys.completedAnswer(keyRequest);
           if (stored) {
-            replayAnswer(res, stored);
-            return;
+            return replayedAnswer(stored);
           }
           throw new GatewayError('idempotency_in_progress', 'A request with this Idempotency-Key is still running; retry shortly', { headers: { 'Retry-After': '1' } });
         }
@@ -365,7 +370,7 @@ export function createAdminApi(options: {
       }
       await keep();
       log.info({ requestId: req.requestId, cardKey, operation, status: result.status, statusCode: result.statusCode }, 'admin change');
-      res.json(result);
+      return { status: 200, body: result };
     }));
   }
   options.extraRoutes?.(app);

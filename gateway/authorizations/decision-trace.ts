@@ -4,7 +4,7 @@ import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:pe
 import type { Logger } from '../logging/logger';
 
 /**
- * A diagnostic of where an authorization decision's time goes (docs/performance.md, "Run K"): off
+ * A diagnostic of where an authorization decision's time goes (docs/performance.md, "Diagnostics: the decision trace and GC tracing"): off
  * unless `AUTHORIZATION_TRACE_FILE` names a file (gateway/settings.ts checks its directory at start;
  * docs/operator-guide.md: a diagnostic, never set in production). Then each decision appends one
  * JSON line of timestamps (epoch ms, sub-millisecond), and the process appends its garbage

@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/database';
 import { newObjectId } from '../ids';
-import type { SecretKeyring } from '../webhooks/secret-box';
-import { addNewSecret, openSecrets, rotateSecretIn, type SecretRow } from '../webhooks/secret-rows';
+import type { SecretKeyring } from '../outbound/secret-box';
+import { addNewSecret, openSecrets, rotateSecretIn, type SecretRow } from '../outbound/secret-rows';
 
 /** The secrets' table (secret-rows.ts): the same form, sealing and rotation as the webhook endpoints'. */
 const SECRETS = 'authorization_endpoint_secrets';
@@ -108,7 +108,7 @@ export interface AuthorizationEndpointChange {
 /**
  * The partners' decision endpoints (one per partner) and their signing secrets, in PostgreSQL
  * (migration 017). Every query is filtered by the partner. Secrets are stored, sealed and rotated
- * by the webhook endpoints' code (gateway/webhooks/secret-rows.ts), under WEBHOOKS_SECRET_KEY.
+ * by the webhook endpoints' code (gateway/outbound/secret-rows.ts), under WEBHOOKS_SECRET_KEY.
  */
 export class AuthorizationEndpointStore {
   constructor(

@@ -1,24 +1,21 @@
-import http from 'node:http';
-import https from 'node:https';
 import { newObjectId } from '../ids';
 import type { Logger } from '../logging/logger';
-import { TargetRefusedError, type Outbound, type VettedTarget } from '../outbound';
+import { AUTHORIZATION_DECISION, checkWithin, type Outbound, type PostResult } from '../outbound';
+import { SecretUnavailableError } from '../outbound/secret-rows';
 import type { EventCard } from '../outbox/partner-events';
-import { SecretUnavailableError } from '../webhooks/secret-rows';
-import { signatureHeader } from '../webhooks/signature';
 import type { AuthorizationEndpointStore, AuthorizationEndpointTarget } from './endpoint-store';
 
 /**
  * The partner's decision endpoint, asked during an authorization (docs/authorization-endpoint.md):
- * one signed POST of an `authorization.request`, with a timeout of min(the endpoint's `timeoutMs`,
- * the caller's budget), a keep-alive connection, no redirect followed, at most
- * {@link MAX_ANSWER_BYTES} of the answer read, and no database transaction held while it waits.
- * Whatever goes wrong gives the endpoint's default decision; nothing here throws for the partner's
- * behaviour.
+ * one signed POST of an `authorization.request` through the gateway's outbound transport
+ * (gateway/outbound), with a timeout of min(the endpoint's `timeoutMs`, the caller's budget), a
+ * keep-alive connection, no redirect followed, at most {@link MAX_ANSWER_BYTES} of the answer read,
+ * and no database transaction held while it waits. Whatever goes wrong gives the endpoint's default
+ * decision; nothing here throws for the partner's behaviour.
  */
 
 /** The answer is read up to this size; past it the call stops reading and the default decision applies. */
-export const MAX_ANSWER_BYTES = 4 * 1024;
+export const MAX_ANSWER_BYTES = AUTHORIZATION_DECISION.maxAnswerBytes;
 /** Calls in flight to one partner's endpoint in one process; past it: the default decision, reason `overloaded`, at once. */
 export const MAX_IN_FLIGHT_PER_PARTNER = 32;
 /** The longest `declineReason` a partner may answer (a longer one makes the answer invalid: default decision). */
@@ -254,17 +251,10 @@ async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarg
     deps.log?.error({ partnerId: input.partnerId, endpointId: target.id, secretId: err.secretId, keyId: err.keyId, reason: err.reason }, 'partner decision endpoint not asked: a signing secret cannot be read');
     return decide({ kind: 'error', error: 'secret_unavailable' });
   }
-  const deadline = Date.now() + timeoutMs;
   // The guard at each call (its DNS lookup counts in the timeout): https to public addresses
   // (sandbox mode, WEBHOOKS_ALLOW_PRIVATE: http and loopback too), never this gateway's own listeners.
-  let timer: NodeJS.Timeout | undefined;
-  const checked = await Promise.race([
-    deps.outbound.check(target.url),
-    new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    }),
-  ]);
-  clearTimeout(timer);
+  const deadline = Date.now() + timeoutMs;
+  const checked = await checkWithin(deps.outbound, target.url, timeoutMs);
   if (checked === 'timeout') return decide({ kind: 'timeout' });
   if (!checked.ok) return decide({ kind: 'error', error: 'target_refused' });
   const envelope: AuthorizationRequestEnvelope = {
@@ -274,72 +264,26 @@ async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarg
     partnerId: input.partnerId,
     data: { authorization: input.request.authorization, card: input.request.card },
   };
-  const body = JSON.stringify(envelope);
-  const headers = {
-    'Partner-Gateway-Event-Id': envelope.id,
-    'Partner-Gateway-Event-Type': envelope.type,
-    'Partner-Gateway-Signature': signatureHeader(secrets, Math.floor(Date.now() / 1000), body),
-  };
-  const agent = deps.outbound.agent(checked);
-  let outcome = await post(checked, agent, body, headers, Math.max(1, deadline - Date.now()));
-  // A kept-alive socket the partner's server closed meanwhile: once more on a fresh one, within the same deadline.
-  if (outcome.kind === 'stale_socket' && deadline - Date.now() > 0) outcome = await post(checked, agent, body, headers, deadline - Date.now());
-  return decide(outcome.kind === 'stale_socket' ? { kind: 'error', error: 'connection' } : outcome);
+  // Signed with every live secret; `webhook-id` is the request's id. A kept-alive connection the
+  // partner's server had closed is retried once by the transport, within the same deadline.
+  const result = await deps.outbound.send(checked, {
+    rules: AUTHORIZATION_DECISION,
+    id: envelope.id,
+    body: JSON.stringify(envelope),
+    secrets,
+    headers: { 'Partner-Gateway-Event-Id': envelope.id, 'Partner-Gateway-Event-Type': envelope.type },
+    timeoutMs: Math.max(1, deadline - Date.now()),
+  });
+  return decide(callOutcome(result));
 }
 
-/**
- * One POST to the vetted address, on the outbound transport's agent of that address (a connection
- * whose remote end the guard refuses is destroyed unused: `target_refused`), reading at most
- * {@link MAX_ANSWER_BYTES} of the answer. The timeout covers connecting, the headers and the body;
- * on any end the request is destroyed (a timed-out or oversized answer's socket is not reused).
- */
-function post(target: VettedTarget, agent: http.Agent, body: string, headers: Record<string, string>, timeoutMs: number): Promise<CallOutcome | { kind: 'stale_socket' }> {
-  const secure = target.url.protocol === 'https:';
-  const client = secure ? https : http;
-  return new Promise((resolve) => {
-    let done = false;
-    let answered = false;
-    const finish = (outcome: CallOutcome | { kind: 'stale_socket' }, destroy: boolean) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (destroy) req.destroy();
-      resolve(outcome);
-    };
-    const req = client.request(
-      target.url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'PartnerGateway-Authorizations/1.0', ...headers },
-      },
-      (res) => {
-        answered = true;
-        const status = res.statusCode ?? 0;
-        if (status >= 300 && status < 400) return finish({ kind: 'error', error: 'redirect' }, true);
-        if (status < 200 || status >= 300) return finish({ kind: 'error', error: 'http_status' }, true);
-        const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > MAX_ANSWER_BYTES) return finish({ kind: 'error', error: 'answer_too_large' }, true);
-        const chunks: Buffer[] = [];
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_ANSWER_BYTES) return finish({ kind: 'error', error: 'answer_too_large' }, true);
-          chunks.push(chunk);
-        });
-        // A fully read answer leaves its socket to the keep-alive agent.
-        res.on('end', () => finish(parseAnswer(Buffer.concat(chunks).toString('utf8')), false));
-        res.on('error', () => finish({ kind: 'error', error: 'connection' }, true));
-      }
-    );
-    const timer = setTimeout(() => finish({ kind: 'timeout' }, true), timeoutMs);
-    // An error before any answer on a reused keep-alive socket: the server closed it while idle.
-    req.on('error', (err) => {
-      if (err instanceof TargetRefusedError) return finish({ kind: 'error', error: 'target_refused' }, true);
-      finish(req.reusedSocket && !answered ? { kind: 'stale_socket' } : { kind: 'error', error: 'connection' }, true);
-    });
-    req.end(body);
-  });
+/** What the transport's result means for the decision: a 2xx answer of the documented shape, or why not. */
+function callOutcome(result: PostResult): CallOutcome {
+  if (result.kind === 'failed') return result.error === 'timeout' ? { kind: 'timeout' } : { kind: 'error', error: result.error };
+  if (result.status >= 300 && result.status < 400) return { kind: 'error', error: 'redirect' };
+  if (result.status < 200 || result.status >= 300) return { kind: 'error', error: 'http_status' };
+  if (result.kind === 'too_large') return { kind: 'error', error: 'answer_too_large' };
+  return parseAnswer(result.body.toString('utf8'));
 }
 
 /** `{approved: true}` or `{approved: false, declineReason?}` (other members are ignored); anything else is invalid. */

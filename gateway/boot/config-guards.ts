@@ -79,7 +79,7 @@ export interface GuardContext extends RuntimeFacts {
  * the boot's rules first, in their order, then the policy audit's. An empty list means the
  * configuration may be served; anything else refuses the boot (and a hot reload).
  */
-export function checkGatewayConfig(model: RouteModel, systemConfig: Record<string, any>, context: GuardContext): ConfigProblem[] {
+export function checkGatewayConfig(model: RouteModel, systemConfig: Readonly<{ plugins?: Readonly<Record<string, unknown>> | null }>, context: GuardContext): ConfigProblem[] {
   const declaredPlugins = Object.keys(systemConfig.plugins ?? {});
   const audit = auditRouteModel({ model, adminHost: context.adminHost, adminTokenConfigured: context.adminTokenConfigured, pathToRegexp: context.pathToRegexp }, { facts: context, declaredPlugins });
   return [...audit.bootFindings, ...audit.findings].flatMap((f) => refusalOf(f) ?? []);

@@ -398,8 +398,8 @@ const linksSeenReady = new WeakMap<Queryable, true>();
 
 /**
  * Whether the search links (migration 022) hold every card: their backfill's done mark
- * (gateway/cards/search-links.ts). Until it is set, searches read the cards table as before the
- * migration, so answers stay right while old cards are still being linked; the mark is read once
+ * (gateway/cards/search-links.ts). Until it is set, searches read the cards table (its own indexes),
+ * so answers stay right while old cards are still being linked; the mark is read once
  * per search until then (one row by primary key), and remembered per pool once set.
  */
 export async function searchLinksReady(db: Queryable): Promise<boolean> {
@@ -459,7 +459,7 @@ const countMatching = (db: Queryable, filter: CardListFilter) => countOf(db, car
 /**
  * The bounded count of a search: per field first; a field over the cap means more than the cap; a
  * field not counted (-1) sends the count to the cards table (through `cards_search_text_trgm_idx`
- * or the btree walks, as before migration 022); one field with matches is the count; matches in
+ * or the btree walks); one field with matches is the count; matches in
  * two or three fields (a card may be in both) are counted again as distinct cards.
  */
 async function countSearchMatching(db: Queryable, filter: CardListFilter, walkBudget: number, rangeLinks = RANGE_LINKS): Promise<number> {
@@ -476,7 +476,7 @@ async function countSearchMatching(db: Queryable, filter: CardListFilter, walkBu
   const counts = (await db.query<{ mask: number; nickname: number; embossed_name: number }>(...queryArgs(cardTermCountQuery(filter, RESULT_WINDOW, rangeLinks)))).rows[0];
   const perField = [counts.mask, counts.nickname, counts.embossed_name];
   if (perField.some((n) => n > RESULT_WINDOW)) return RESULT_WINDOW + 1;
-  // A field of many values, few of whose links match: counted on the cards, as before migration 022.
+  // A field of many values, few of whose links match: counted on the cards table.
   if (perField.some((n) => n < 0)) return countMatching(db, filter);
   if (perField.filter((n) => n > 0).length <= 1) return Math.max(...perField);
   return countOf(db, cardTermDistinctCountQuery(filter));
@@ -518,7 +518,7 @@ function listed(total: number, rows: number, read: CardSummary[]): CardSearchRes
  *   RESULT_WINDOW matches a longer walk (up to WALK_MAX) if the density of matches among the newest
  *   cards says it reaches the page, else every match is read from the search terms and sorted.
  * - Before the backfill's mark, the same steps on the cards table for a search the cards' trigram
- *   index serves (its bounded count, `sort-all` through that index), as before migration 022; one
+ *   index serves (its bounded count, `sort-all` through that index); one
  *   the trigram index cannot serve is walked like no search, with the bounded count on the cards.
  */
 export async function searchCards(

@@ -207,7 +207,7 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
       targetType: 'card',
       targetId: cardKey,
       outcome: 'success',
-      // How the gateway learned of it (from the issuer), as before events: the event's source says who asked.
+      // `source`: how the gateway learned of it (from the issuer); the event's own source says who asked.
       details: { from: row.status_code, to: fresh.statusCode, source: 'issuer', ...(via.notificationId ? { notificationId: via.notificationId } : {}) },
     });
     await emitEvent(tx, {

@@ -6,8 +6,8 @@ import type { Logger } from '../logging/logger';
 /**
  * The search links of the card list (migration 022, docs/card-search.md "Search terms"): the
  * backfill of the cards written before the migration, and the pruning of the values no card holds
- * any more that a card write left (since migration 026 a card write deletes the values it stops
- * holding itself, unless another transaction holds one at that moment). Both run as a background
+ * any more that a card write left (a card write deletes the values it stops holding itself,
+ * migration 026, unless another transaction holds one at that moment). Both run as a background
  * job of every instance (startSearchLinks) and as an operator command (`npm run
  * cards:search-links`, scripts/card-search-links.ts).
  */

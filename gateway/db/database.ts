@@ -63,7 +63,7 @@ export class Database implements Queryable {
    *   take longer than that over).
    * @param options.namedStatements send the statements given a name as prepared statements, so that
    *   each connection parses them once and PostgreSQL can reuse their plan (the authorization
-   *   decision's, docs/performance.md "Run H"). Not for the embedded database: pglite-socket keeps
+   *   decision's, docs/performance.md "Authorization decisions"). Not for the embedded database: pglite-socket keeps
    *   one PGlite session under every connection, so a reconnected client's first Parse of a name would
    *   find it prepared already. Default false.
    */

@@ -1,4 +1,5 @@
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
+import type { AnswerHeaders, HandlerAnswer } from '../http/answer';
 import type { OperationHandler } from './context';
 import { GatewayError } from '../errors';
 import { buildOpenApiDocument } from '../openapi/document';
@@ -25,20 +26,21 @@ function redocOnce(): StaticBody {
   return redoc;
 }
 
-/** Sends a prepared body: 304 on a matching `If-None-Match`, gzip when the client takes it. */
-function sendStatic(req: Request, res: Response, body: StaticBody, type: string, cacheControl: string): void {
-  res.set({ 'Cache-Control': cacheControl, ETag: body.etag, Vary: 'Accept-Encoding' });
-  if (req.headers['if-none-match'] === body.etag) {
-    res.status(304).end();
-    return;
-  }
-  res.type(type);
-  if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
-    res.set('Content-Encoding', 'gzip').send(body.gzip);
-    return;
-  }
-  res.send(body.raw);
+/**
+ * The answer of a prepared body: 304 on a matching `If-None-Match`, gzip when the client takes it.
+ * The writer answers 304 too where `If-None-Match` names the ETag among others (`req.fresh`).
+ * `extra`: headers the answer carries before the caching ones (the page's security headers).
+ */
+function staticAnswer(req: Request, body: StaticBody, contentType: string, cacheControl: string, extra?: AnswerHeaders): HandlerAnswer {
+  const headers = { ...extra, 'Cache-Control': cacheControl, ETag: body.etag, Vary: 'Accept-Encoding' };
+  if (req.headers['if-none-match'] === body.etag) return { status: 304, headers };
+  // Content-Type among the headers: before Content-Encoding, as the page has always had them.
+  if (req.acceptsEncodings('gzip', 'identity') === 'gzip') return { status: 200, headers: { ...headers, 'Content-Type': contentType, 'Content-Encoding': 'gzip' }, bytes: body.gzip };
+  return { status: 200, headers: { ...headers, 'Content-Type': contentType }, bytes: body.raw };
 }
+
+/** The page's own headers: its Content-Security-Policy and no framing or referrer. */
+const PAGE_HEADERS: AnswerHeaders = { 'Content-Security-Policy': DOCS_PAGE_CSP, 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' };
 
 /**
  * `GET /openapi.json` (no auth): the OpenAPI 3.1 document, generated once when the pipeline is
@@ -50,8 +52,8 @@ function sendStatic(req: Request, res: Response, body: StaticBody, type: string,
  */
 export function openApiDocument(_services: HandlerServices, { gatewayConfig }: HandlerBuild): OperationHandler<unknown> {
   const document = staticBody(Buffer.from(JSON.stringify(buildOpenApiDocument(gatewayConfig))));
-  return function serveOpenApiDocument(_facts, req, res) {
-    sendStatic(req, res, document, 'application/json', DOCUMENT_CACHE_CONTROL);
+  return async function serveOpenApiDocument(_facts, req) {
+    return staticAnswer(req, document, 'application/json; charset=utf-8', DOCUMENT_CACHE_CONTROL);
   };
 }
 
@@ -62,17 +64,10 @@ export function openApiDocument(_services: HandlerServices, { gatewayConfig }: H
  */
 export function apiDocsPage(): OperationHandler<unknown> {
   const page = staticBody(Buffer.from(docsPageHtml()));
-  return function serveApiDocs(_facts, req, res) {
+  return async function serveApiDocs(_facts, req) {
     const asset = req.query.asset;
-    if (asset === undefined) {
-      res.set({ 'Content-Security-Policy': DOCS_PAGE_CSP, 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' });
-      sendStatic(req, res, page, 'text/html', DOCUMENT_CACHE_CONTROL);
-      return;
-    }
-    if (asset === REDOC_ASSET) {
-      sendStatic(req, res, redocOnce(), 'application/javascript', BUNDLE_CACHE_CONTROL);
-      return;
-    }
+    if (asset === undefined) return staticAnswer(req, page, 'text/html; charset=utf-8', DOCUMENT_CACHE_CONTROL, PAGE_HEADERS);
+    if (asset === REDOC_ASSET) return staticAnswer(req, redocOnce(), 'application/javascript; charset=utf-8', BUNDLE_CACHE_CONTROL);
     throw new GatewayError('not_found', 'No such documentation asset');
   };
 }

@@ -41,7 +41,7 @@ export function createAuthorizationEndpoint(services: HandlerServices, build: Ha
     await checkedUrl(services, body.url);
     const created = await services.authorizationEndpoints.endpoints.create(partner._id, body, auditEndpoint(partner, req.requestId, operation, endpointDetails(body)));
     if (!created) throw new GatewayError('authorization_endpoint_exists', 'You have an authorization endpoint already: change it with PATCH /authorization-endpoint, or delete it first');
-    res.status(201).json(created);
+    return { status: 201, body: created };
   };
 }
 
@@ -50,7 +50,7 @@ export function getAuthorizationEndpoint(services: HandlerServices): OperationHa
   return async function getAuthorizationEndpointHandler({ partner }, _req, res) {
     const endpoint = await services.authorizationEndpoints.endpoints.get(partner._id);
     if (!endpoint) throw none();
-    res.json(endpoint);
+    return { status: 200, body: endpoint };
   };
 }
 
@@ -61,7 +61,7 @@ export function updateAuthorizationEndpoint(services: HandlerServices, build: Ha
     await checkedUrl(services, change.url);
     const endpoint = await services.authorizationEndpoints.endpoints.update(partner._id, change, 'partner', auditEndpoint(partner, req.requestId, operation, endpointDetails(change)));
     if (!endpoint) throw none();
-    res.json(endpoint);
+    return { status: 200, body: endpoint };
   };
 }
 
@@ -70,7 +70,7 @@ export function deleteAuthorizationEndpoint(services: HandlerServices, build: Ha
   const operation = auditActionOf(build);
   return async function deleteAuthorizationEndpointHandler({ partner }, req, res) {
     if (!(await services.authorizationEndpoints.endpoints.delete(partner._id, auditEndpoint(partner, req.requestId, operation)))) throw none();
-    res.status(204).end();
+    return { status: 204 };
   };
 }
 
@@ -80,6 +80,6 @@ export function rotateAuthorizationEndpointSecret(services: HandlerServices, bui
   return async function rotateAuthorizationEndpointSecretHandler({ partner }, req, res) {
     const secret = await services.authorizationEndpoints.endpoints.rotateSecret(partner._id, auditEndpoint(partner, req.requestId, operation));
     if (!secret) throw none();
-    res.json({ secret });
+    return { status: 200, body: { secret } };
   };
 }

@@ -6,7 +6,6 @@ import { callContext } from '../http/call-context';
 import { emitEvent } from '../outbox/partner-events';
 import type { CardIssueBody } from '../schemas/card-issue';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
-import { sendJson } from '../http/send-json';
 import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts, PartnerFacts } from './context';
 
 /**
@@ -47,8 +46,7 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
         // An earlier attempt of this key may have stored the card before it stopped: answer that one.
         const known = await findCard(db, issued.cardKey, partnerId);
         if (known) {
-          sendJson(res, 201, known);
-          return;
+          return { status: 201, body: known };
         }
       }
       const card = await db.transaction(async (tx) => {
@@ -83,7 +81,7 @@ export function issueCard(type: 'virtual' | 'physical'): (services: HandlerServi
         return stored;
       });
       ownership.invalidate('card', card.cardKey);
-      sendJson(res, 201, card);
+      return { status: 201, body: card };
     };
   };
 }

@@ -37,7 +37,7 @@ function setLocalField<Field extends 'nickname' | 'phoneNumber'>(
         await emitEvent(tx, cardUpdated(owner, req, card, [eventField]));
         return card;
       });
-      res.json(card);
+      return { status: 200, body: card };
     };
   };
 }

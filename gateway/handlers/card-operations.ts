@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
 import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';
@@ -11,10 +11,9 @@ import type { StatusChangeOperation } from '../catalog';
 import type { CallContext, IssuerClient } from '../upstreams';
 import type { CardLimit, LimitName } from '../../contracts/upstreams';
 import { emitEvent, type NewPartnerEvent, type UpdatedCardField } from '../outbox/partner-events';
-import { sendJson } from '../http/send-json';
 import type { OwnedResource } from '../http/request-facts';
 import type { Owner } from '../ownership';
-import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
+import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts, HandlerResponse } from './context';
 import type { CardStatusChangeBody, LimitBody, RequestBodies } from './request-bodies';
 
 /** The facts of a handler acting on the card of its path (its owner checked by the pipeline). */
@@ -48,7 +47,7 @@ export async function callIssuer<T>(
   { db, log }: Pick<HandlerServices, 'db' | 'log'>,
   owner: OwnedResource,
   req: Request,
-  res: Response,
+  res: HandlerResponse,
   operation: string,
   call: (ctx: CallContext) => Promise<T>
 ): Promise<T> {
@@ -85,7 +84,7 @@ export function changeCardStatus(services: HandlerServices, build: HandlerBuild<
       actor: { source: 'partner', operation, requestId: req.requestId, eventNamesRequest: true },
       ctx: callContext(req, res),
     });
-    sendJson(res, 200, result);
+    return { status: 200, body: result };
   };
 }
 
@@ -107,7 +106,7 @@ function issuerActionAnsweringCard<Facts extends CardFacts>(
         await recordAudit(tx, { ...cardAudit(owned, req, operation), outcome: 'success' });
         return toCard(await loadCardRow(tx, owned.id));
       });
-      sendJson(res, 200, card);
+      return { status: 200, body: card };
     };
   };
 }
@@ -145,7 +144,7 @@ export function changeCardPin(services: HandlerServices, build: HandlerBuild): O
   )(services, build);
   return async function changePinHandler(facts, req, res) {
     try {
-      await inner(facts, req, res);
+      return await inner(facts, req, res);
     } catch (err) {
       throw knownLimitation(err, 'PIN change');
     }
@@ -165,7 +164,7 @@ export function forceCardPinLock(services: HandlerServices, build: HandlerBuild)
     }
     const status = await clients.issuer.getStatus(callContext(req, res), card.id);
     await recordAudit(db, { ...cardAudit(card, req, operation), outcome: 'success' });
-    sendJson(res, 200, { cardKey: card.id, status: cardStatusOf(status.statusCode), statusCode: status.statusCode });
+    return { status: 200, body: { cardKey: card.id, status: cardStatusOf(status.statusCode), statusCode: status.statusCode } };
   };
 }
 
@@ -185,7 +184,7 @@ export function setCardEmbossName(services: HandlerServices, build: HandlerBuild
       await emitEvent(tx, cardUpdated(owned, req, updated, ['embossedName']));
       return updated;
     });
-    sendJson(res, 200, card);
+    return { status: 200, body: card };
   };
 }
 
@@ -220,7 +219,7 @@ export function patchCardLimits(services: HandlerServices, build: HandlerBuild):
   return async function patchLimitsHandler({ ownership: card, body: items }, req, res) {
     const limits = await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.patchLimits(ctx, card.id, items));
     await recordLimitsChange(db, card, req, operation, items);
-    sendJson(res, 200, limits.map(limitOf));
+    return { status: 200, body: limits.map(limitOf) };
   };
 }
 
@@ -236,6 +235,6 @@ export function setCardLimit(services: HandlerServices, build: HandlerBuild): Op
     }
     const limit = await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.setLimit(ctx, card.id, body.name, body));
     await recordLimitsChange(db, card, req, operation, [{ name: body.name, value: body.value }]);
-    sendJson(res, 200, limitOf(limit));
+    return { status: 200, body: limitOf(limit) };
   };
 }

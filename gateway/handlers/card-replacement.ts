@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { CARD_COLUMNS, findCard, insertCard, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from '../cards/card-store';
 import { cardCreatedEvent, completeReplacement, statusOrFail } from '../cards/card-sync';
@@ -10,9 +10,8 @@ import { emitEvent } from '../outbox/partner-events';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { IssuerCard, IssuerStatusCode } from '../../contracts/upstreams';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
-import { sendJson } from '../http/send-json';
 import type { OwnedResource } from '../http/request-facts';
-import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
+import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts, HandlerResponse } from './context';
 import type { CardReplaceBody } from './request-bodies';
 
 /** The facts of a replacement or re-issue: the card of the path, the validated body, the upstream operation. */
@@ -73,7 +72,7 @@ export function replaceCard(services: HandlerServices, build: HandlerBuild): Ope
       return { card: replaced, outboxIds: outboxId ? [outboxId] : [] };
     });
     await deliverNow(services, req, outboxIds);
-    sendJson(res, 200, card);
+    return { status: 200, body: card };
   };
 }
 
@@ -92,7 +91,7 @@ async function reissuedByAnEarlierAttempt(
   owned: OwnedResource<'card'>,
   upstreamOperationId: string,
   req: Request,
-  res: Response,
+  res: HandlerResponse,
   operation: string,
   body: CardReplaceBody,
   partnerId: string
@@ -130,8 +129,7 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Ope
     if (oldStatusCode === 'S4') {
       const earlier = upstream.resumed ? await reissuedByAnEarlierAttempt(services, owner, upstream.id, req, res, operation, body, current.partner_id) : undefined;
       if (earlier) {
-        sendJson(res, 201, earlier);
-        return;
+        return { status: 201, body: earlier };
       }
       throw new GatewayError('invalid_transition', 'A closed card cannot be re-issued', { extensions: { cardStatus: current.status, statusCode: oldStatusCode } });
     }
@@ -182,6 +180,6 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Ope
     ownership.invalidate('card', oldKey);
     ownership.invalidate('card', newKey);
     await deliverNow(services, req, outboxIds);
-    sendJson(res, 201, card);
+    return { status: 201, body: card };
   };
 }

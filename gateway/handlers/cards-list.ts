@@ -1,7 +1,7 @@
 import { RESULT_WINDOW, searchCards, type CardListFilter } from '../cards/card-search';
 import { GatewayError } from '../errors';
 import type { PageRequest } from '../db/paging';
-import { pagination } from '../http/pagination';
+import { pagination, TOTAL_CAPPED } from '../http/pagination';
 import type { HandlerServices } from './services';
 import type { OperationHandler, PartnerFacts } from './context';
 
@@ -18,7 +18,7 @@ type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'se
  */
 export function listCards(services: HandlerServices): OperationHandler<PartnerFacts> {
   const { db } = services;
-  return async function listCardsHandler({ partner }, req, res) {
+  return async function listCardsHandler({ partner }, req) {
     const query = req.query as unknown as CardsListQuery;
     const page: PageRequest = { page: query.page, limit: query.limit };
     const result = await searchCards(db, { partnerId: partner._id, status: query.status, type: query.type, search: query.search }, page);
@@ -27,9 +27,8 @@ export function listCards(services: HandlerServices): OperationHandler<PartnerFa
         invalidParams: [{ name: 'page', reason: `page × limit must be at most ${RESULT_WINDOW} when more than ${RESULT_WINDOW} cards match` }],
       });
     }
-    if (result.totalCapped) res.setHeader('X-Total-Capped', 'true');
     // totalPages counts the pages that can be fetched: those of the result window.
     const answer = { ...pagination(page, result.total, result.hasMore), totalPages: Math.ceil(Math.min(result.total, RESULT_WINDOW) / page.limit) };
-    res.json({ success: true, data: result.items, pagination: answer });
+    return { status: 200, body: { success: true, data: result.items, pagination: answer }, ...(result.totalCapped ? { headers: TOTAL_CAPPED } : {}) };
   };
 }

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Operation } from '../catalog';
 import { upstreamOperationOf } from '../idempotency/operation-id';
+import { writeAnswer, type HandlerAnswer } from '../http/answer';
 import { MissingFactError, OWNERSHIP, PARTNER, VALIDATED_BODY, type FactKey, type FactName, type OwnedResource, type UpstreamOperation } from '../http/request-facts';
 import type { OwnedKind } from '../ownership';
 import type { Partner } from '../partners/partner-store';
@@ -44,10 +45,18 @@ export type FactsOf<Entry extends Operation> = (Entry extends { public: object }
   (Entry extends { ends: { kind: 'orchestration' } } ? OperationFacts : unknown);
 
 /**
- * A handler: answers a request from its typed facts (and `req` for the path, query and headers,
- * `res` to answer). A rejection or a throw reaches the problem writer.
+ * What a handler may use of the response: its `locals` (the upstream timing of its calls, its
+ * access-log fields). It never writes to it: it returns its answer.
  */
-export type OperationHandler<Facts> = (facts: Facts, req: Request, res: Response) => void | Promise<void>;
+export type HandlerResponse = Pick<Response, 'locals'>;
+
+/**
+ * A handler: returns the answer to a request (gateway/http/answer.ts: a JSON body by default, bytes
+ * with their content type, or none), from its typed facts and `req` (the path, query and headers);
+ * the `operation` policy writes it through the one answer writer. A refusal is a thrown
+ * GatewayError (a rejection or a throw reaches the problem writer).
+ */
+export type OperationHandler<Facts> = (facts: Facts, req: Request, res: HandlerResponse) => Promise<HandlerAnswer>;
 
 /** A fact an entry's handler needs, and the step that provides it (for the boot guards' tie, test/unit/gateway/handlers). */
 export interface FactRequirement {
@@ -109,16 +118,25 @@ export function handlerFactsReader<Entry extends Operation>(operation: string, e
   };
 }
 
-/** The request handler that runs `handler` with the facts `readFacts` reads: a throw or a rejection goes to `next`. */
+/**
+ * The request handler that runs `handler` with the facts `readFacts` reads and writes the answer it
+ * returns (`writeAnswer`): a throw or a rejection goes to `next`, and so to the problem writer.
+ */
 export function runWithFacts<Facts>(handler: OperationHandler<Facts>, readFacts: (req: Request) => Facts): RequestHandler {
   return function handleOperation(req, res, next) {
-    let answered: void | Promise<void>;
+    let answered: Promise<HandlerAnswer>;
     try {
       answered = handler(readFacts(req), req, res);
     } catch (err) {
       next(err);
       return;
     }
-    if (answered) answered.catch(next);
+    answered.then((answer) => {
+      try {
+        writeAnswer(res, answer);
+      } catch (err) {
+        next(err);
+      }
+    }, next);
   };
 }

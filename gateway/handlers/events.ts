@@ -1,5 +1,6 @@
 import { decodeCursor } from '../db/cursor';
 import { GatewayError } from '../errors';
+import { JSON_CONTENT_TYPE } from '../http/answer';
 import { findEvent, listEvents } from '../outbox/event-log';
 import type { PartnerEventType } from '../outbox/partner-events';
 import type { HandlerServices } from './services';
@@ -19,7 +20,7 @@ interface EventsQuery {
  */
 export function listPartnerEvents(services: HandlerServices): OperationHandler<PartnerFacts> {
   const { db } = services;
-  return async function listEventsHandler({ partner }, req, res) {
+  return async function listEventsHandler({ partner }, req) {
     const query = req.query as unknown as EventsQuery;
     let afterSeq: string | undefined;
     if (query.after !== undefined) {
@@ -31,17 +32,17 @@ export function listPartnerEvents(services: HandlerServices): OperationHandler<P
       }
     }
     const page = await listEvents(db, partner._id, { type: query.type, afterSeq, limit: query.limit });
-    res.type('application/json').send(`{"data":[${page.payloads.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);
+    return { status: 200, bytes: `{"data":[${page.payloads.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`, contentType: JSON_CONTENT_TYPE };
   };
 }
 
 /** `GET /events/{id}`: one of the partner's events (the ownership step answered 403 / 404 for the others). */
 export function getPartnerEvent(services: HandlerServices): OperationHandler<OwnerFacts<'event'>> {
   const { db } = services;
-  return async function getEventHandler({ ownership: event }, _req, res) {
+  return async function getEventHandler({ ownership: event }) {
     const payload = await findEvent(db, event.partnerId, event.id);
     // Deleted by retention since its owner was cached.
     if (payload === undefined) throw new GatewayError('not_found', 'No event has this id');
-    res.type('application/json').send(payload);
+    return { status: 200, bytes: payload, contentType: JSON_CONTENT_TYPE };
   };
 }

@@ -6,7 +6,6 @@ import { emitEvent } from '../outbox/partner-events';
 import { withSpecDefaults, type IndividualCreateBody } from '../schemas/individual-create';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { BodyFacts, OperationFacts, OperationHandler, PartnerFacts } from './context';
-import { sendJson } from '../http/send-json';
 
 /**
  * True when a failed accounts call may still have been applied ({@link outcomeUnknown}), except a
@@ -44,8 +43,7 @@ export function createIndividual(services: HandlerServices, build: HandlerBuild)
       // An earlier attempt of this key was completed by the reconciler: its result is the answer.
       const done = await individuals.get(onboardingId);
       if (done) {
-        sendJson(res, 201, done);
-        return;
+        return { status: 201, body: done };
       }
     }
     let account: { accountId: string; clientId: string };
@@ -92,6 +90,6 @@ export function createIndividual(services: HandlerServices, build: HandlerBuild)
     ownership.invalidate('individual', onboardingId);
     // A probe of this clientId before it existed may have left a "not found" entry.
     ownership.invalidate('client', account.clientId);
-    sendJson(res, 201, created);
+    return { status: 201, body: created };
   };
 }

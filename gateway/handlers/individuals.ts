@@ -1,9 +1,9 @@
-import type { Response } from 'express';
+import type { HandlerAnswer } from '../http/answer';
 import { listAuditForIndividual } from '../audit/audit-log';
 import { listActiveCardsOfIndividual, listStatusHistoryOfIndividual, toCardListItem } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import type { CountedPage, PageRequest } from '../db/paging';
-import { pagination, type Pagination } from '../http/pagination';
+import { pagination, TOTAL_CAPPED, type Pagination } from '../http/pagination';
 import type { HandlerServices } from './services';
 import type { OperationHandler, OwnerFacts, PartnerFacts } from './context';
 
@@ -11,7 +11,7 @@ import type { OperationHandler, OwnerFacts, PartnerFacts } from './context';
 export function listIndividuals(services: HandlerServices): OperationHandler<PartnerFacts> {
   const { individuals } = services;
   return async function listIndividualsHandler({ partner }, req, res) {
-    res.json(await individuals.list(partner._id, req.query as unknown as PageRequest));
+    return { status: 200, body: await individuals.list(partner._id, req.query as unknown as PageRequest) };
   };
 }
 
@@ -21,7 +21,7 @@ export function getIndividual(services: HandlerServices): OperationHandler<Owner
   return async function getIndividualHandler({ ownership: individual }, _req, res) {
     const account = await individuals.get(individual.id);
     if (!account) throw new GatewayError('not_found', 'No individual account has this id');
-    res.json(account);
+    return { status: 200, body: account };
   };
 }
 
@@ -35,8 +35,9 @@ export function listIndividualCards(services: HandlerServices): OperationHandler
   return async function listIndividualCardsHandler({ ownership: individual }, req, res) {
     const page = req.query as unknown as PageRequest;
     const { cards, hasMore } = await listActiveCardsOfIndividual(db, individual.id, page);
-    if (hasMore) res.setHeader('Link', `<${req.originalUrl.split('?')[0]}?page=${page.page + 1}&limit=${page.limit}>; rel="next"`);
-    res.json(cards.map(toCardListItem));
+    const body = cards.map(toCardListItem);
+    if (!hasMore) return { status: 200, body };
+    return { status: 200, body, headers: { Link: `<${req.originalUrl.split('?')[0]}?page=${page.page + 1}&limit=${page.limit}>; rel="next"` } };
   };
 }
 
@@ -44,9 +45,9 @@ export function listIndividualCards(services: HandlerServices): OperationHandler
  * A page of an individual's history as answered: `{data, pagination}`, `total` exact up to
  * HISTORY_COUNT_CAP and a lower bound past it, which `X-Total-Capped: true` says (docs/pagination.md).
  */
-function historyPage<T>(res: Response, page: PageRequest, items: T[], counted: Omit<CountedPage<unknown>, 'rows'>): { data: T[]; pagination: Pagination } {
-  if (counted.capped) res.setHeader('X-Total-Capped', 'true');
-  return { data: items, pagination: pagination(page, counted.total, counted.hasMore) };
+function historyPage<T>(page: PageRequest, items: T[], counted: Omit<CountedPage<unknown>, 'rows'>): HandlerAnswer {
+  const body: { data: T[]; pagination: Pagination } = { data: items, pagination: pagination(page, counted.total, counted.hasMore) };
+  return counted.capped ? { status: 200, body, headers: TOTAL_CAPPED } : { status: 200, body };
 }
 
 /** `GET /individual/accounts/{id}/audit-logs?page&limit`: `{data, pagination}`, newest first. */
@@ -55,7 +56,7 @@ export function listIndividualAuditLogs(services: HandlerServices): OperationHan
   return async function listAuditLogsHandler({ ownership: individual }, req, res) {
     const page = req.query as unknown as PageRequest;
     const { items, ...counted } = await listAuditForIndividual(db, individual.id, page);
-    res.json(historyPage(res, page, items, counted));
+    return historyPage(page, items, counted);
   };
 }
 
@@ -65,6 +66,6 @@ export function listIndividualCardStatusHistory(services: HandlerServices): Oper
   return async function listStatusHistoryHandler({ ownership: individual }, req, res) {
     const page = req.query as unknown as PageRequest;
     const { items, ...counted } = await listStatusHistoryOfIndividual(db, individual.id, page);
-    res.json(historyPage(res, page, items, counted));
+    return historyPage(page, items, counted);
   };
 }

@@ -10,17 +10,20 @@ export const ME_INDIVIDUALS_LIMIT = 100;
  */
 export function me(services: HandlerServices): OperationHandler<PartnerFacts> {
   const { partners, individuals } = services;
-  return async function meHandler({ partner }, _req, res) {
+  return async function meHandler({ partner }) {
     const [tenants, newest] = await Promise.all([
       partners.tenants(partner._id),
       // The newest page only: `/me` answers no count, so it reads none.
       individuals.page(partner._id, { page: 1, limit: ME_INDIVIDUALS_LIMIT }),
     ]);
-    res.status(200).json({
-      partner,
-      activeTenantId: tenants.length > 0 ? tenants[0]._id : null,
-      b2bAccounts: tenants,
-      individuals: newest,
-    });
+    return {
+      status: 200,
+      body: {
+        partner,
+        activeTenantId: tenants.length > 0 ? tenants[0]._id : null,
+        b2bAccounts: tenants,
+        individuals: newest,
+      },
+    };
   };
 }

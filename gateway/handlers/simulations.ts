@@ -10,7 +10,6 @@ import { toPartnerTransaction, type PartnerTransaction } from '../upstreams/part
 import type { IssuerStatusCode, SimulatedStep, Transaction } from '../../contracts/upstreams';
 import { callIssuer, cardAudit, loadCardRow } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
-import { sendJson } from '../http/send-json';
 import type { OwnedResource } from '../http/request-facts';
 import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
 import type { RequestBodies } from './request-bodies';
@@ -104,7 +103,7 @@ export function simulateCardTransaction(services: HandlerServices, build: Handle
       currency,
       type: type ?? 'authorization',
     });
-    sendJson(res, 201, transaction);
+    return { status: 201, body: transaction };
   };
 }
 
@@ -127,7 +126,7 @@ export function simulateCardAuthorization(services: HandlerServices, build: Hand
       type: type ?? 'PURCHASE',
       authorizationId: authorizationId ?? null,
     });
-    sendJson(res, 201, transaction);
+    return { status: 201, body: transaction };
   };
 }
 
@@ -151,7 +150,7 @@ export function simulateTransactionStep(step: SimulatedStep): (services: Handler
         of: id,
         amount: amount ?? null,
       });
-      sendJson(res, step === 'refund' ? 201 : 200, transaction);
+      return { status: step === 'refund' ? 201 : 200, body: transaction };
     };
   };
 }
@@ -175,6 +174,6 @@ export function simulateCardIssuerStatus(services: HandlerServices, build: Handl
     await markIssuerCheckDue(db, cardKey);
     await callIssuer(services, card, req, res, operation, (ctx) => clients.issuer.simulateStatus(ctx, cardKey, { statusCode, reason }));
     await recordAudit(db, { ...cardAudit(card, req, operation), outcome: 'success', details: { status, statusCode, previousStatus: row.status } });
-    sendJson(res, 200, { cardKey, status, statusCode });
+    return { status: 200, body: { cardKey, status, statusCode } };
   };
 }

@@ -20,7 +20,7 @@ const detailsOf = (stored: SpendControls) => ({ controls: JSON.stringify(stored)
 /** `GET /cards/{id}/spend-controls`: the card's own controls, `{}` when none. */
 export function getCardSpendControls({ db }: HandlerServices): OperationHandler<OwnerFacts<'card'>> {
   return async function getCardSpendControlsHandler({ ownership: owner }, _req, res) {
-    res.json(await readSpendControls(db, owner.partnerId, owner.id));
+    return { status: 200, body: await readSpendControls(db, owner.partnerId, owner.id) };
   };
 }
 
@@ -37,14 +37,14 @@ export function setCardSpendControls({ db }: HandlerServices, build: HandlerBuil
       await emitEvent(tx, cardUpdated(owner, req, toCard(rows.rows[0]), ['spendControls']));
       return saved;
     });
-    res.json(stored);
+    return { status: 200, body: stored };
   };
 }
 
 /** `GET /spend-controls`: the partner's default, `{}` when none. */
 export function getSpendControls({ db }: HandlerServices): OperationHandler<PartnerFacts> {
   return async function getSpendControlsHandler({ partner }, _req, res) {
-    res.json(await readSpendControls(db, partner._id, null));
+    return { status: 200, body: await readSpendControls(db, partner._id, null) };
   };
 }
 
@@ -58,6 +58,6 @@ export function setSpendControls({ db }: HandlerServices, build: HandlerBuild): 
       await recordAudit(tx, { partnerId, operation, targetType: 'partner', targetId: partnerId, requestId: req.requestId, outcome: 'success', details: detailsOf(saved) });
       return saved;
     });
-    res.json(stored);
+    return { status: 200, body: stored };
   };
 }

@@ -31,8 +31,7 @@ export function listIndividualTransactions(services: HandlerServices): Operation
     }
     const [processingEnabled, clientId] = await Promise.all([partners.processingEnabled(partner._id), individuals.clientId(individualId)]);
     if (!processingEnabled || !clientId) {
-      res.json({ data: [], pagination: pagination(page, 0) });
-      return;
+      return { status: 200, body: { data: [], pagination: pagination(page, 0) } };
     }
     const result = await clients.processing.listTransactions(callContext(req, res), {
       accountId: clientId,
@@ -42,10 +41,13 @@ export function listIndividualTransactions(services: HandlerServices): Operation
     });
     // How the gateway decided each authorization is its own record, not the processor's.
     const decided = await authorizationsOf(db, result.data.map((t) => t.id));
-    res.json({
-      data: result.data.map((t) => toPartnerTransaction(t, individualId, decided.get(t.id) ?? null)),
-      pagination: pagination(page, result.total),
-    });
+    return {
+      status: 200,
+      body: {
+        data: result.data.map((t) => toPartnerTransaction(t, individualId, decided.get(t.id) ?? null)),
+        pagination: pagination(page, result.total),
+      },
+    };
   };
 }
 
@@ -83,11 +85,10 @@ export function listPartnerTransactions(services: HandlerServices): OperationHan
       if (after === undefined) throw badParam('cursor', 'must be the nextCursor of a previous page of the same search', 'The cursor is not one this API gave for this search');
     }
     if (!processingEnabled) {
-      res.json({ data: [], nextCursor: null });
-      return;
+      return { status: 200, body: { data: [], nextCursor: null } };
     }
     const page = await listTransactions(db, partnerId, filters, { limit, after });
-    res.json({ data: page.data, nextCursor: page.last ? encodeTransactionCursor(key, partnerId, filters, page.last) : null });
+    return { status: 200, body: { data: page.data, nextCursor: page.last ? encodeTransactionCursor(key, partnerId, filters, page.last) : null } };
   };
 }
 
@@ -98,6 +99,6 @@ export function getPartnerTransaction(services: HandlerServices): OperationHandl
     // As the list: a partner without the processing system has no transactions to read.
     const transaction = (await partners.processingEnabled(owned.partnerId)) ? await findTransaction(db, owned.partnerId, owned.id) : undefined;
     if (!transaction) throw new GatewayError('not_found', 'No transaction has this id');
-    res.json(transaction);
+    return { status: 200, body: transaction };
   };
 }

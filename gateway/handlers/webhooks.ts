@@ -35,7 +35,7 @@ const gone = () => new GatewayError('not_found', 'No webhook endpoint has this i
 /** `GET /webhooks/endpoints`. */
 export function listWebhookEndpoints(services: HandlerServices): OperationHandler<PartnerFacts> {
   return async function listWebhookEndpointsHandler({ partner }, _req, res) {
-    res.json({ data: await services.webhooks.endpoints.list(partner._id) });
+    return { status: 200, body: { data: await services.webhooks.endpoints.list(partner._id) } };
   };
 }
 
@@ -46,7 +46,7 @@ export function createWebhookEndpoint(services: HandlerServices, build: HandlerB
     await checkedUrl(services, body.url);
     const endpoint = await services.webhooks.endpoints.create(partner._id, body, auditEndpoint(partner, req.requestId, operation, endpointDetails(body)));
     if (!endpoint) throw new GatewayError('conflict', 'You have the maximum number of webhook endpoints: delete one first');
-    res.status(201).json(endpoint);
+    return { status: 201, body: endpoint };
   };
 }
 
@@ -55,7 +55,7 @@ export function getWebhookEndpoint(services: HandlerServices): OperationHandler<
   return async function getWebhookEndpointHandler({ ownership: endpointOwned }, _req, res) {
     const endpoint = await services.webhooks.endpoints.get(endpointOwned.partnerId, endpointOwned.id);
     if (!endpoint) throw gone();
-    res.json(endpoint);
+    return { status: 200, body: endpoint };
   };
 }
 
@@ -66,7 +66,7 @@ export function updateWebhookEndpoint(services: HandlerServices, build: HandlerB
     await checkedUrl(services, change.url);
     const endpoint = await services.webhooks.endpoints.update(endpointOwned.partnerId, endpointOwned.id, change, auditEndpoint(partner, req.requestId, operation, endpointDetails(change)));
     if (!endpoint) throw gone();
-    res.json(endpoint);
+    return { status: 200, body: endpoint };
   };
 }
 
@@ -75,7 +75,7 @@ export function deleteWebhookEndpoint(services: HandlerServices, build: HandlerB
   const operation = auditActionOf(build);
   return async function deleteWebhookEndpointHandler({ partner, ownership: endpointOwned }, req, res) {
     if (!(await services.webhooks.endpoints.delete(endpointOwned.partnerId, endpointOwned.id, auditEndpoint(partner, req.requestId, operation)))) throw gone();
-    res.status(204).end();
+    return { status: 204 };
   };
 }
 
@@ -85,7 +85,7 @@ export function rotateWebhookSecret(services: HandlerServices, build: HandlerBui
   return async function rotateWebhookSecretHandler({ partner, ownership: endpointOwned }, req, res) {
     const secret = await services.webhooks.endpoints.rotateSecret(endpointOwned.partnerId, endpointOwned.id, auditEndpoint(partner, req.requestId, operation));
     if (!secret) throw gone();
-    res.json({ secret });
+    return { status: 200, body: { secret } };
   };
 }
 
@@ -100,7 +100,7 @@ export function listWebhookDeliveries(services: HandlerServices): OperationHandl
         throw new GatewayError('validation_failed', 'The cursor is not one this API gave', { invalidParams: [{ name: 'after', reason: 'must be the nextCursor of a previous page' }] });
       }
     }
-    res.json(await services.webhooks.endpoints.attempts(endpointOwned.partnerId, endpointOwned.id, { afterId, limit: query.limit }));
+    return { status: 200, body: await services.webhooks.endpoints.attempts(endpointOwned.partnerId, endpointOwned.id, { afterId, limit: query.limit }) };
   };
 }
 
@@ -115,6 +115,6 @@ export function resendEvent(services: HandlerServices): OperationHandler<OwnerFa
       return fanOut(tx, rows.rows[0].seq, { resend: true });
     });
     services.webhooks.dispatcher.wake();
-    res.status(202).json({ id, deliveries });
+    return { status: 202, body: { id, deliveries } };
   };
 }

@@ -9,7 +9,7 @@ import type { Application, Express } from 'express';
  * (`expressInit`: `Object.setPrototypeOf(req, app.request)`, the same for `res`). Changing the
  * prototype of a live `ServerResponse` makes V8 allocate more for it (about 6.6 KB a request), and
  * keeps each response's objects alive through the young generation's collections until the next
- * full collection, so that they are promoted to the old generation (docs/performance.md, "Run O": an
+ * full collection, so that they are promoted to the old generation (docs/performance.md, "Garbage collection under the heap cap": an
  * Express application at 200 requests/s, 7 full collections in 30 s, 3 with this as with node:http
  * alone; the gateway at 200 decisions/s, promotion per scavenge 1.2-2.2 MB -> 0.07-0.11 MB). Here the server makes them as instances of two classes that extend
  * Node's `IncomingMessage` and `ServerResponse` and inherit the application's prototypes, and those

@@ -17,6 +17,9 @@ export interface Pagination {
   hasMore: boolean;
 }
 
+/** The header of an answer whose `total` is a lower bound (docs/pagination.md). */
+export const TOTAL_CAPPED: Readonly<Record<string, string>> = { 'X-Total-Capped': 'true' };
+
 /**
  * Builds the Pagination object. `hasMore` defaults to what an exact `total` says; a route whose
  * total may be a lower bound passes what it read (one row past the page).

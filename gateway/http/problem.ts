@@ -4,8 +4,9 @@ import type { Logger } from '../logging/logger';
 import { isUnavailableError } from '../db/database';
 import { recordAuthRefusal } from '../metrics';
 import { containsCardNumber, memberHoldsCardNumber } from '../upstreams/card-data';
-import { awaitsAnswer } from './answer';
-import { sendText } from './send-json';
+import { writeAnswer } from './answer';
+
+const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 
 /** An RFC 9457 problem document as the gateway writes it. */
 export interface Problem {
@@ -59,7 +60,7 @@ function withoutCardNumbers(error: GatewayError): Pick<Problem, 'detail' | 'inva
   return { detail: containsCardNumber(error.message) ? error.title : error.message, invalidParams, extensions };
 }
 
-/** Writes a GatewayError as `application/problem+json`. The only writer of error responses. */
+/** Writes a GatewayError as `application/problem+json` (`Cache-Control: no-store`), through the answer writer. The only writer of error responses. */
 export function sendProblem(res: Response, requestId: string, error: GatewayError): void {
   const { detail, invalidParams, extensions } = withoutCardNumbers(error);
   const body: Problem = {
@@ -72,15 +73,12 @@ export function sendProblem(res: Response, requestId: string, error: GatewayErro
     requestId,
   };
   if (invalidParams) body.invalidParams = invalidParams;
-  if (error.headers) res.set(error.headers);
-  if (awaitsAnswer(res)) {
-    // An answer hook waits for it (the partner app's routes that take an Idempotency-Key, where
-    // ETags are off): the headers `send` gives it there, then the hook, then the bytes.
-    res.setHeader('Cache-Control', 'no-store');
-    sendText(res, error.status, 'application/problem+json; charset=utf-8', JSON.stringify(body));
-    return;
-  }
-  res.status(error.status).set('Cache-Control', 'no-store').type('application/problem+json').send(JSON.stringify(body));
+  writeAnswer(res, {
+    status: error.status,
+    headers: error.headers === undefined ? NO_STORE : { ...error.headers, ...NO_STORE },
+    bytes: JSON.stringify(body),
+    contentType: 'application/problem+json; charset=utf-8',
+  });
 }
 
 /** Terminal 404 for a path or method no pipeline serves. */

@@ -74,7 +74,7 @@ function numberMember(name: string, value: number | undefined): string {
  * is redacted, strings scrubbed). `component` is the code's, `method` one of the methods Node's
  * parser accepts, `route` a pattern of the configuration or the code, `status` and the latencies
  * numbers. Before issue 22 item 5 the whole object went through pino's formatter, a deep copy that
- * scrubbed every string (docs/performance.md, "the hot path, change by change").
+ * scrubbed every string (docs/performance.md, "The hot path").
  */
 export function accessLogFields(req: Request, res: Response, component: string, latencyMs: number): string {
   let extra = '';

@@ -3,10 +3,11 @@ import { recordAuthorizationDecision } from '../metrics';
 import { ANSWER_MARGIN_MS, DecisionTooLate, type AuthorizationDecision, type AuthorizationRequest, type DecisionProgress } from '../authorizations/decide';
 import type { SyncDeps } from '../cards/card-sync';
 import { GatewayError } from '../errors';
+import { writeAnswer } from '../http/answer';
 import { notFound, problemHandler, sendProblem } from '../http/problem';
 import { requestContext } from '../http/request-context';
 import type { Logger } from '../logging/logger';
-import { verifySignature } from '../webhooks/signature';
+import { verifySignature } from '../outbound/signature';
 import type { NotifySecrets } from './secrets';
 import { TRANSACTION_ID } from '../ids';
 import { checkTransaction, instant, isObject, UPSTREAM_CARD_KEY } from '../transactions/validate';
@@ -81,7 +82,7 @@ function receive(upstream: NotifyingUpstream, secrets: readonly string[], deps: 
       const body = verifiedBody(req, secrets);
       const outcome = upstream === 'issuer' ? await applyIssuerNotification(deps, checkIssuer(body)) : await applyProcessingNotification(deps.db, checkProcessing(body));
       deps.log.info({ upstream, notificationId: body.id, outcome: outcome ?? 'duplicate', requestId: req.requestId }, 'upstream notification');
-      res.status(200).json({ received: true, duplicate: outcome === undefined, outcome: outcome ?? 'duplicate' });
+      writeAnswer(res, { status: 200, body: { received: true, duplicate: outcome === undefined, outcome: outcome ?? 'duplicate' } });
     })().catch(next);
   };
 }
@@ -194,7 +195,7 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
       partnerFault('default');
       // On the request's access-log line (one line per decision, not two).
       res.locals.logFields = { ...res.locals.logFields, authorizationId: request.id, approved: decision.approved, decidedBy: decision.decidedBy };
-      res.status(200).json(decision.approved ? { approved: true } : { approved: false, declineReason: decision.declineReason });
+      writeAnswer(res, { status: 200, body: decision.approved ? { approved: true } : { approved: false, declineReason: decision.declineReason } });
     })()
       .catch((err: unknown) => {
         if (answered) {

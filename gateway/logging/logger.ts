@@ -10,17 +10,16 @@ export const COALESCE_BYTES = 8192;
 /**
  * stdout as the process logger writes it: the lines of one event-loop turn in one write, not one
  * write per line. A write is a system call, about 100 µs of CPU on these machines, and every
- * request writes its access-log line: one write per line was about 12 % of an authorization
+ * request writes its access-log line: one write per line costs about 12 % of an authorization
  * decision's CPU (bench, `--profile A`). The first line of a turn schedules the hand-over at the
  * end of the turn (`setImmediate`); the turn's later lines join it, and {@link COALESCE_BYTES} of
- * them are handed over at once. The stream behind is pino's asynchronous sonic-boom, as before:
+ * them are handed over at once. The stream behind is pino's asynchronous sonic-boom:
  * it writes what it is given at once, or right after a write in flight.
  *
  * What a hard kill (SIGKILL, the OOM killer) loses: the lines of the turn it interrupts that were
- * not handed over yet, at most {@link COALESCE_BYTES}, besides what sonic-boom had not written (as
- * before). An exit through main flushes (`log.flush`); `flushSync`, and the `exit` hook (registered
+ * not handed over yet, at most {@link COALESCE_BYTES}, besides what sonic-boom had not written. An exit through main flushes (`log.flush`); `flushSync`, and the `exit` hook (registered
  * before the destination, so it runs before pino's own), write sonic-boom's buffer and then the
- * held lines synchronously. As with sonic-boom alone before, a write already in flight at exit is
+ * held lines synchronously. As with sonic-boom alone, a write already in flight at exit is
  * finished by Node's thread pool and may land after them.
  */
 export function coalescedStdout(): DestinationStream & { flush(cb?: (err?: Error) => void): void; flushSync(): void } {
@@ -110,8 +109,8 @@ export type TemplatedLineWriter = (level: 'info' | 'error', fields: string) => v
  * destination. It skips pino's per-line work (the logMethod hook, the formatter's deep copy through
  * {@link redactValue}, path redaction, `JSON.stringify` of the object) and so scrubs nothing:
  * `fields` is a JSON object's members (`"a":1,"b":"x"`, no braces) that the caller built from
- * values it scrubbed itself, each field that can carry a secret (issue 22 item 5: the access-log
- * line, gateway/http/request-context.ts). Nothing is written below the logger's level.
+ * values it scrubbed itself, each field that can carry a secret (the access-log line,
+ * gateway/http/request-context.ts). Nothing is written below the logger's level.
  *
  * @example accessLine('info', `"status":200,"url":${JSON.stringify(redactUrl(url))}`)
  */

@@ -46,7 +46,7 @@ export function isRedactedKey(key: string): boolean {
 // A compact JWS/JWT lies inside a run of base64url characters and dots: header.payload.signature,
 // the header starting "eyJ". The scan takes maximal runs only and looks for the token inside each
 // run in code (redactJwtsInRun), so it is linear. A pattern that starts at "eyJ" and must then find
-// a dot (the former `eyJ[A-Za-z0-9_-]{5,}\.…`) is quadratic: on "eyJeyJeyJ…" without a dot every
+// a dot (such as `eyJ[A-Za-z0-9_-]{5,}\.…`) is quadratic: on "eyJeyJeyJ…" without a dot every
 // "eyJ" reads to the end of the run before it fails (15 KB of it cost 90 to 190 ms).
 const TOKEN_RUN = /[A-Za-z0-9_.-]+/g;
 // A run of 13 to 19 digits (optionally spaced or dashed) that starts like a payment card (major

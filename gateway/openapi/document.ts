@@ -153,7 +153,7 @@ const WEBHOOK_EVENTS: Record<PartnerEventType, { schema: ResponseSchemaName; sum
   'transaction.updated': { schema: 'EventTransactionUpdated', summary: 'A transaction took a step: cleared, reversed or expired' },
 };
 
-/** The headers of a webhook delivery (the issue-14 contract), as the receiver's parameters. */
+/** The headers of a webhook delivery (docs/webhooks.md), as the receiver's parameters. */
 const WEBHOOK_HEADERS: Json[] = [
   { name: 'Partner-Gateway-Event-Id', in: 'header', required: true, description: "The event's `id`: the same on every attempt, so a receiver can drop repeats", schema: { type: 'string', pattern: EVENT_ID.source } },
   { name: 'Partner-Gateway-Event-Type', in: 'header', required: true, description: "The event's `type`", schema: { type: 'string', enum: [...PARTNER_EVENT_TYPES] } },

@@ -90,23 +90,9 @@ export async function emitEvent<T extends PartnerEventType>(tx: Queryable, event
   return { id: emitted.id, seq: rows.rows[0].event_seq, deliveries: Number(rows.rows[0].deliveries) };
 }
 
-/**
- * {@link emitEvent} as CTEs of a larger statement (the authorization decision writes its
- * transaction, event and audit entry in one round trip): `ordering`, `ev`, `queued` and `woken`,
- * and `columns` for the statement's `SELECT` (`event_seq`, `deliveries`, `woken`), which must be
- * selected: a CTE no part of the statement reads is not run. With `guard` (the name of an earlier
- * CTE), the event is written only when that CTE has a row.
- *
- * The lock is a CTE the insert reads from, so it is held before the sequence number is drawn; the
- * deliveries read the inserted row from the insert's `RETURNING` (a statement does not see its own
- * inserts through the table); `pg_notify` runs only when a delivery was queued (the NOTIFY is sent
- * on commit). The endpoints are read in the statement's snapshot, taken before it waited for the
- * card's lock: an endpoint disabled or deleted during that wait (another change of the same card
- * committing) still gets the event's delivery, which the dispatcher skips while it is disabled
- * (as for any delivery queued before a disable); one enabled during it misses the event.
- */
-export function eventStatement<T extends PartnerEventType>(event: NewPartnerEvent<T>, params: StatementParams, guard?: string): { id: string; ctes: string; columns: string } {
-  const envelope: PartnerEventEnvelope<T> = {
+/** The envelope of a new event (its id drawn, its time now): what is stored, as its exact JSON bytes, and what partners read. */
+export function eventEnvelope<T extends PartnerEventType>(event: NewPartnerEvent<T>): PartnerEventEnvelope<T> {
+  return {
     id: newEventId(),
     type: event.type,
     createdAt: new Date().toISOString(),
@@ -114,9 +100,22 @@ export function eventStatement<T extends PartnerEventType>(event: NewPartnerEven
     data: event.data,
     ...(event.requestId === undefined ? {} : { requestId: event.requestId }),
   };
+}
+
+/**
+ * {@link emitEvent}'s statement as CTEs: `ordering`, `ev`, `queued` and `woken`, and `columns` for
+ * the statement's `SELECT` (`event_seq`, `deliveries`, `woken`), which must be selected: a CTE no
+ * part of the statement reads is not run. The lock is a CTE the insert reads from, so it is held
+ * before the sequence number is drawn; the deliveries read the inserted row from the insert's
+ * `RETURNING` (a statement does not see its own inserts through the table); `pg_notify` runs only
+ * when a delivery was queued (the NOTIFY is sent on commit). The authorization decision writes its
+ * `transaction.created` event in its own recording statement (gateway/authorizations/recording-statements.ts).
+ */
+function eventStatement<T extends PartnerEventType>(event: NewPartnerEvent<T>, params: StatementParams): { id: string; ctes: string; columns: string } {
+  const envelope = eventEnvelope(event);
   const partnerId = params.add(envelope.partnerId);
   const cardKey = params.add(event.cardKey ?? null);
-  const from = guard ?? '(SELECT 1) AS always';
+  const from = '(SELECT 1) AS always';
   const ctes = `ordering AS (
     SELECT pg_advisory_xact_lock(hashtextextended('evt:' || ${partnerId}::text || ':' || ${cardKey}::text, 0)) FROM ${from} WHERE ${cardKey}::text IS NOT NULL
   ), ev AS (

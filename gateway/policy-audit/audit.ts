@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { operationNamed, type Operation } from '../catalog';
+import { impliedParams, PARAMS_FROM_CATALOG } from '../catalog/policy-contracts';
 import {
   BODY_METHODS,
   PARTNER_BASE_PATH,
@@ -33,6 +34,8 @@ export interface AuditedRoute {
   pipeline: string | null;
   /** Policy names of that pipeline, in order. */
   policies: string[];
+  /** Each step of that pipeline with its effective params (`policies`, one entry per step). */
+  steps: AuditedStep[];
   /**
    * True for a public route in its exact public shape, served without a token (PUBLIC_ROUTES): the
    * only routes exempt from es512-jwt.
@@ -43,6 +46,24 @@ export interface AuditedRoute {
    * `on` in sandbox mode, `off` outside it (its handler answers 404).
    */
   sandbox?: 'on' | 'off';
+}
+
+/** One step of a route's pipeline and the params it runs with. */
+export interface AuditedStep {
+  policy: string;
+  actions: AuditedAction[];
+}
+
+/** One action of a step: its effective params, and where they come from. */
+export interface AuditedAction {
+  /** The params the step runs with: as written, or taken from the catalog when the step is written without them. */
+  params: Params;
+  /** The condition's name, for an action that runs only under one. */
+  condition?: string;
+  /** True when the params are those the operation's catalog entry implies (written so, or left out and taken from it). */
+  fromCatalog?: true;
+  /** For an operation step calling an upstream straight without its own `timeoutMs`: the setting its call's timeout comes from. */
+  timeoutFrom?: 'UPSTREAM_TIMEOUT_MS';
 }
 
 /** What the audit reads: the route model of a configuration (env vars substituted) and the admin listener's settings. */
@@ -275,8 +296,8 @@ export function auditRouteModel(input: AuditInput, boot?: BootInput): AuditResul
     }
   }
 
-  // Pipelines: conditions that run code; operations calling an upstream straight without their own
-  // timeout, or (the catalog's entry) outside the upstream's contract.
+  // Pipelines: conditions that run code; operations calling an upstream straight outside the
+  // upstream's contract (the catalog's entry).
   for (const pipeline of model.pipelines.values()) {
     for (const step of pipeline.steps) {
       const at = `pipeline "${pipeline.name}", policy "${step.policy}"`;
@@ -290,9 +311,6 @@ export function auditRouteModel(input: AuditInput, boot?: BootInput): AuditResul
           add('body-rewriting-condition', stepAt, 'the json-schema condition rewrites the request body after validation (defaults and type coercion by express-gateway\'s AJV 6) and is never allowed');
         }
         const ends = upstreamCallOf(step, action.params);
-        if (ends && typeof action.params.timeoutMs !== 'number') {
-          add('proxy-timeout-missing', stepAt, `operation "${String(action.params.name)}" calls the ${ends.upstream} straight but its step has no timeoutMs of its own: set one (e.g. timeoutMs: \${UPSTREAM_TIMEOUT_MS:-5000})`);
-        }
         if (ends) {
           const problem = upstreamPathProblem(ends.upstream, ends.path);
           if (problem) add('proxy-path-contract', stepAt, `operation "${String(action.params.name)}": ${problem}`);
@@ -307,7 +325,7 @@ export function auditRouteModel(input: AuditInput, boot?: BootInput): AuditResul
     const { name, entries, methods, paths } = endpoint;
     const pipelineName = pipeline?.name ?? null;
     const steps = pipeline?.steps ?? [];
-    const route: AuditedRoute = { name, methods: [...methods], paths: [...paths], pipeline: pipelineName, policies: steps.map((s) => s.policy), public: false };
+    const route: AuditedRoute = { name, methods: [...methods], paths: [...paths], pipeline: pipelineName, policies: steps.map((s) => s.policy), steps: describeSteps(steps), public: false };
     if (steps.some((s) => operationsOf(s).some((o) => o.sandboxOnly))) route.sandbox = input.sandboxMode ? 'on' : 'off';
     routes.push(route);
 
@@ -454,4 +472,33 @@ function readsQuery(step: Step): boolean {
 /** A step whose answer is card data, or that carries PINs or 3DS answers (the catalog's `sensitive`). */
 function returnsSensitiveData(step: Step): boolean {
   return operationsOf(step).some((o) => o.sensitive === true);
+}
+
+const FROM_CATALOG: ReadonlySet<string> = new Set(PARAMS_FROM_CATALOG);
+
+/** A map's JSON with its keys sorted (params compared whatever order they were written in). */
+function canonical(params: Params): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+/**
+ * A pipeline's steps with their effective params (the route model's: a step written without params
+ * holds those its operation's catalog entry implies, gateway/runtime/catalog-params.ts), each marked
+ * when its params are the catalog's, and an upstream call's timeout marked when the setting gives it.
+ */
+function describeSteps(steps: readonly Step[]): AuditedStep[] {
+  const operation = steps.flatMap(operationsOf).at(-1);
+  return steps.map((step) => {
+    const implied = operation && FROM_CATALOG.has(step.policy) ? new Set((impliedParams(step.policy, operation) ?? []).map(canonical)) : undefined;
+    return {
+      policy: step.policy,
+      actions: step.actions.map((action) => {
+        const described: AuditedAction = { params: action.params };
+        if (!action.unconditional) described.condition = action.condition?.name ?? '(unnamed)';
+        if (implied?.has(canonical(action.params))) described.fromCatalog = true;
+        if (upstreamCallOf(step, action.params) && action.params.timeoutMs === undefined) described.timeoutFrom = 'UPSTREAM_TIMEOUT_MS';
+        return described;
+      }),
+    };
+  });
 }

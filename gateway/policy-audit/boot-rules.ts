@@ -33,7 +33,7 @@ export interface BootInput {
 
 // validateSchema: false: these are the plugin's policy schemas, which express-gateway's Ajv checked
 // against the same draft-07 meta-schema when loadAndCheck registered them (an invalid one stops the
-// boot there, before any rule runs). Checking them again cost a refused boot about 30 ms of CPU.
+// boot there, before any rule runs). Checking them again would cost a refused boot about 30 ms of CPU.
 // test/policies/policy-schemas.test.ts checks them with this Ajv's own meta-schema too.
 const strictAjv = new Ajv({ allErrors: true, strict: false, useDefaults: false, validateSchema: false });
 const strictValidators = new Map<string, ValidateFunction>();
@@ -62,7 +62,7 @@ function actionWhere(pipeline: Pipeline, step: Step, position: number): string {
 }
 
 /**
- * The boot's rules (the former boot guards), in the order they list their findings: the shape of
+ * The boot's rules, in the order they list their findings: the shape of
  * the configuration, the runtime's registries (plugins, policies and their params, conditions), the
  * catalog, and each route's path and authentication. `publicRoutes` names the routes the policy
  * audit found public in their exact public shape (the only ones without the JWT policy).
@@ -224,6 +224,14 @@ function contradictions(operation: Operation, name: string, pipeline: Pipeline, 
       if (paths.length !== 1 || paths[0] !== operation.path || methods.length !== 1 || methods[0] !== operation.method) {
         out.push(`apiEndpoint "${endpointName}" is ${methods.join(',')} ${paths.join(', ') || '(no path)'}; the operation is ${operation.method} ${operation.path}`);
       }
+    }
+  }
+
+  // A step written without params takes its operation's (gateway/runtime/catalog-params.ts); one
+  // still without any is one whose operation implies none.
+  for (const policy of [POLICY.ownership, POLICY.validate]) {
+    if (actionsOf(pipeline, policy).some((a) => Object.keys(a.params).length === 0)) {
+      out.push(`has ${policy === POLICY.ownership ? 'an' : 'a'} ${policy} step without params, and the operation implies none (its catalog entry ${policy === POLICY.ownership ? 'checks no owner' : 'declares no request schema'}): write its params, or remove the step`);
     }
   }
 

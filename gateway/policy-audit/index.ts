@@ -5,7 +5,7 @@
  * rules it reports (HIGH or CRITICAL fails).
  */
 export { auditGatewayConfig, auditRouteModel, isLoopbackHost, publicShapeText, PUBLIC_ROUTE_RULE } from './audit';
-export type { AuditInput, AuditResult, AuditedRoute } from './audit';
+export type { AuditInput, AuditResult, AuditedAction, AuditedRoute, AuditedStep } from './audit';
 export { AUDIT_RULES, SEVERITIES, refusalOf, type AuditFinding, type AuditRule, type RuleSpec, type Severity } from './rules';
 export { ALLOWED_BUILTIN_POLICIES, contradictionsWithCatalog, type BootInput, type RuntimeFacts } from './boot-rules';
 export { auditReport, formatAuditText, summarize, FAILING_SEVERITIES, type AuditSummary } from './report';

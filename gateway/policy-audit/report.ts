@@ -1,4 +1,4 @@
-import { PUBLIC_ROUTE_RULE, SEVERITIES, type AuditFinding, type AuditResult, type Severity } from './audit';
+import { PUBLIC_ROUTE_RULE, SEVERITIES, type AuditedStep, type AuditFinding, type AuditResult, type Severity } from './audit';
 
 /** Counts per severity, the most severe level found, and whether the audit passes (nothing HIGH or CRITICAL). */
 export interface AuditSummary {
@@ -27,10 +27,33 @@ function line(f: AuditFinding): string {
   return `    ${f.severity.padEnd(8)} ${f.rule}: ${f.message}`;
 }
 
+/** A param value as the YAML would write it: a string bare, anything else as JSON. */
+function paramText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** One line per action of each step: the policy, its effective params, and where they come from. */
+function stepLines(steps: readonly AuditedStep[]): string[] {
+  const width = Math.max(0, ...steps.map((s) => s.policy.length));
+  return steps.flatMap((step) =>
+    step.actions.map((action) => {
+      const entries = Object.entries(action.params);
+      const params = entries.length === 0 ? '(no params)' : `{ ${entries.map(([k, v]) => `${k}: ${paramText(v)}`).join(', ')} }`;
+      const notes = [
+        ...(action.condition !== undefined ? [`only under condition ${action.condition}`] : []),
+        ...(action.fromCatalog ? ['the catalog\'s'] : []),
+        ...(action.timeoutFrom ? [`upstream timeout: ${action.timeoutFrom}`] : []),
+      ];
+      return `      ${step.policy.padEnd(width)}  ${params}${notes.length > 0 ? `  (${notes.join('; ')})` : ''}`;
+    })
+  );
+}
+
 /**
  * The human report: each route with its methods, paths, pipeline and policy chain (`(public)` for a
- * public route), then its findings; then the findings about the whole configuration; then the
- * public route rule; then the counts.
+ * public route), each step with its effective params (marked `the catalog's` when they are those
+ * the operation's catalog entry implies, written or not), then its findings; then the findings
+ * about the whole configuration; then the public route rule; then the counts.
  */
 export function formatAuditText(result: AuditResult): string {
   const out: string[] = [];
@@ -38,6 +61,7 @@ export function formatAuditText(result: AuditResult): string {
   for (const route of result.routes) {
     out.push(`${route.methods.join(',')} ${route.paths.join(', ')}  [${route.name}${route.pipeline ? ` → pipeline ${route.pipeline}` : ''}]${route.public ? '  (public)' : ''}${route.sandbox ? `  (sandbox only: ${route.sandbox === 'on' ? 'on' : 'off, answers 404'})` : ''}`);
     out.push(`    ${route.policies.length > 0 ? route.policies.join(' → ') : '(no pipeline)'}`);
+    out.push(...stepLines(route.steps));
     const prefix = `apiEndpoint "${route.name}"`;
     const pipelinePrefix = route.pipeline === null ? undefined : `pipeline "${route.pipeline}"`;
     for (const f of result.findings) {

@@ -122,7 +122,7 @@ export const SENSITIVE_PATHS: readonly RegExp[] = [
 /**
  * Body schemas (a `validate` step's `body`) with fields that name a partner's resource, and the
  * ownership resource of each: a route validating its body with one of them must check every such
- * field with an `ownership` step `in: body` (issue 11: a fee check named another partner's card).
+ * field with an `ownership` step `in: body` (else a fee check could name another partner's card).
  */
 export const OWNED_BODY_FIELDS: Readonly<Record<string, readonly { field: string; resource: string }[]>> = {
   'fee-check': [

@@ -25,8 +25,7 @@ const bootOnly = { severity: 'CRITICAL', report: false, boot: 'plain' } as const
 
 /**
  * The one rule set over the route model (docs/policy-audit.md explains each): the policy audit's
- * rules, reported by `npm run audit:policies`, and the boot's own CRITICAL rules (the former boot
- * guards). A CRITICAL finding refuses the boot and every reload.
+ * rules, reported by `npm run audit:policies`, and the boot's own CRITICAL rules. A CRITICAL finding refuses the boot and every reload.
  */
 export const AUDIT_RULES = {
   // The boot's rules (a CRITICAL finding refuses; not in the report).
@@ -58,7 +57,6 @@ export const AUDIT_RULES = {
   'admin-token-missing': reported('CRITICAL'),
   'validation-missing': reported('HIGH'),
   'sensitive-data-missing': reported('HIGH'),
-  'proxy-timeout-missing': reported('HIGH'),
   'builtin-policy': reported('HIGH'),
   'route-unauditable': reported('HIGH'),
   'rate-limit-missing': reported('MEDIUM'),

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { ApiEndpoint, RouteModel } from '../route-model';
-import type { PathToRegexp } from './mount-paths';
+import { writeAnswer } from '../http/answer';
+import { EVERY_METHOD, type ApiEndpoint, type RouteModel } from '../route-model';
 import { RouteTrie, type PathHit } from './route-trie';
 
 // The compiled engine (docs/architecture.md, "Request path"): every route of a configuration in one
@@ -11,6 +11,10 @@ import { RouteTrie, type PathHit } from './route-trie';
 //   first appears), then in declaration order, one route per mount path and method; the first that
 //   matches the path and serves the method runs, and a pipeline that ends without answering
 //   (`next()`) hands the request to the next one, as express's router does;
+// - only the route shapes the boot's rules accept (gateway/policy-audit/boot-rules.ts): explicit
+//   paths of static and `:name` segments (an operation's path), each with its methods listed. A
+//   `pathRegex`, a wildcard, an optional parameter or an entry answering every method, which the
+//   rules refuse, fails the build;
 // - express's router's rules: a path matched case-insensitively with an optional trailing slash,
 //   parameters decoded (a malformed one is express's 400 error), HEAD served by GET routes, and
 //   OPTIONS answered with the methods of the routes matching the path (`Allow`) when none serves it;
@@ -32,14 +36,14 @@ export interface CompiledPipeline {
 
 /** What express sets as `req.route` (read for the access log's `route` and the metrics label: its `path`). */
 interface RouteInfo {
-  path: string | RegExp;
+  path: string;
   methods: Record<string, boolean>;
 }
 
 /** One route as express's router holds it: a mount path, one method, a pipeline. */
 interface MountedRoute {
   group: number;
-  /** Lower-case, or `_all` (express's `router.all`). */
+  /** Lower-case. */
   method: string;
   endpoint: ApiEndpoint;
   pipeline: CompiledPipeline | undefined;
@@ -53,31 +57,35 @@ interface HostGroup {
   hostname?: RegExp;
 }
 
-/** express-gateway's grouping of routes by host (`processApiEndpoints`), and their mount paths and methods. */
-function mountedRoutes(model: RouteModel, pipelines: ReadonlyMap<string, CompiledPipeline>): { groups: HostGroup[]; routes: MountedRoute[]; paths: (string | RegExp)[] } {
-  const byHost = new Map<string, { isRegex: boolean; entries: { endpoint: ApiEndpoint; paths: (string | RegExp)[]; methods: readonly string[] }[] }>();
+/**
+ * express-gateway's grouping of routes by host (`processApiEndpoints`), and their mount paths and
+ * methods. Throws for a shape the boot's rules refuse (no explicit path, a `pathRegex`, every method).
+ */
+function mountedRoutes(model: RouteModel, pipelines: ReadonlyMap<string, CompiledPipeline>): { groups: HostGroup[]; routes: MountedRoute[]; paths: string[] } {
+  const byHost = new Map<string, { isRegex: boolean; entries: { endpoint: ApiEndpoint; paths: readonly string[]; methods: readonly string[] }[] }>();
   for (const route of model.routes) {
     for (const entry of route.endpoint.entries) {
+      const refused = entry.pathRegex !== undefined ? 'a pathRegex' : entry.paths.length === 0 ? 'no path' : entry.methods.includes(EVERY_METHOD) ? 'every method' : undefined;
+      if (refused) throw new Error(`apiEndpoint "${route.endpoint.name}" has ${refused}: not a route shape the compiled dispatch serves (the boot's rules refuse it)`);
       const isRegex = Boolean(entry.hostRegex);
       const host = isRegex ? entry.hostRegex! : entry.host || '*';
       let group = byHost.get(host);
       if (!group) byHost.set(host, (group = { isRegex, entries: [] }));
-      const paths = entry.pathRegex ? [RegExp(entry.pathRegex)] : entry.paths.length > 0 ? [...entry.paths] : ['*'];
-      group.entries.push({ endpoint: route.endpoint, paths, methods: entry.methods });
+      group.entries.push({ endpoint: route.endpoint, paths: entry.paths, methods: entry.methods });
     }
   }
   const served = new Map(model.routes.map((r) => [r.endpoint.name, r.pipeline ? pipelines.get(r.pipeline.name) : undefined]));
   const groups: HostGroup[] = [];
   const routes: MountedRoute[] = [];
-  const paths: (string | RegExp)[] = [];
+  const paths: string[] = [];
   for (const [host, { isRegex, entries }] of byHost) {
     const group = groups.length;
     groups.push(host === '*' && !isRegex ? {} : { hostname: hostRegExp(host, isRegex) });
     for (const { endpoint, paths: mountPaths, methods } of entries) {
       for (const path of mountPaths) {
         for (const written of methods) {
-          const method = written === '*' || written === 'ALL' ? '_all' : written.toLowerCase();
-          const allow = method === '_all' ? ['_ALL'] : method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()];
+          const method = written.toLowerCase();
+          const allow = method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()];
           routes.push({ group, method, endpoint, pipeline: served.get(endpoint.name), route: Object.freeze({ path, methods: { [method]: true } }), allow });
           paths.push(path);
         }
@@ -123,11 +131,7 @@ function decodeParam(value: string | undefined): string | undefined {
 
 function paramsOf(hit: PathHit): Record<string, string> {
   const params: Record<string, string> = {};
-  for (let i = 0; i < hit.names.length; i++) {
-    const name = hit.names[i]!;
-    const value = decodeParam(hit.values[i]);
-    if (value !== undefined || !Object.prototype.hasOwnProperty.call(params, name)) params[name] = value as string;
-  }
+  for (let i = 0; i < hit.names.length; i++) params[hit.names[i]!] = decodeParam(hit.values[i]) as string;
   return params;
 }
 
@@ -167,13 +171,13 @@ function runSteps(steps: readonly Step[], req: Request, res: Response, done: (er
 
 /**
  * The request handler of a compiled configuration: one trie lookup, then the steps of the route's
- * pipeline. `pipelines` holds each pipeline of `model` compiled (by name); `pathToRegexp` is
- * express's (mount-paths.ts), for the mount paths the trie does not hold. Immutable: a hot reload
- * builds another and swaps the reference; a request keeps the one it started on.
+ * pipeline. `pipelines` holds each pipeline of `model` compiled (by name). Immutable: a hot reload
+ * builds another and swaps the reference; a request keeps the one it started on. Throws for a route
+ * shape the boot's rules refuse.
  */
-export function compiledDispatch(model: RouteModel, pipelines: ReadonlyMap<string, CompiledPipeline>, pathToRegexp: PathToRegexp): RequestHandler {
+export function compiledDispatch(model: RouteModel, pipelines: ReadonlyMap<string, CompiledPipeline>): RequestHandler {
   const { groups, routes, paths } = mountedRoutes(model, pipelines);
-  const trie = new RouteTrie(paths, pathToRegexp);
+  const trie = new RouteTrie(paths);
 
   return function compiledPipelines(req, res, out) {
     const pathname = pathnameOf(req);
@@ -199,8 +203,7 @@ export function compiledDispatch(model: RouteModel, pipelines: ReadonlyMap<strin
       const body = allow.join(',');
       allow = undefined;
       try {
-        res.set('Allow', body);
-        res.send(body);
+        writeAnswer(res, { status: res.statusCode, headers: { Allow: body }, bytes: body, contentType: 'text/html; charset=utf-8' });
       } catch (err) {
         leave(err);
       }
@@ -232,7 +235,7 @@ export function compiledDispatch(model: RouteModel, pipelines: ReadonlyMap<strin
           leave(decodeError);
           return;
         }
-        const serves = mounted.method === '_all' || mounted.method === lower || (lower === 'head' && mounted.method === 'get');
+        const serves = mounted.method === lower || (lower === 'head' && mounted.method === 'get');
         if (!serves) {
           if (method === 'OPTIONS') {
             allow ??= [];
@@ -250,7 +253,7 @@ export function compiledDispatch(model: RouteModel, pipelines: ReadonlyMap<strin
         const pipeline = mounted.pipeline;
         if (pipeline === undefined) {
           // express-gateway: an apiEndpoint no pipeline serves.
-          res.sendStatus(404);
+          writeAnswer(res, { status: 404, bytes: 'Not Found', contentType: 'text/plain; charset=utf-8' });
           return;
         }
         req.apiEndpointName = mounted.endpoint.name;

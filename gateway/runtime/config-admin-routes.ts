@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { Application } from 'express';
 import { GatewayError } from '../errors';
+import { writeAnswer } from '../http/answer';
 import type { Logger } from '../logging/logger';
 import { broadcast, clusterBroadcastAvailable, onClusterBroadcast, type WorkerAnswer } from '../cluster/broadcast';
 import type { ConfigReloader, ConfigStatus, ReloadOutcome } from './config-reloader';
@@ -104,7 +105,7 @@ export function configAdminRoutes(reloader: ConfigReloader, log: Logger): (app: 
       : [{ worker: cluster.worker?.id ?? 0, pid: process.pid, ok: true, value: await reloadHere() }];
   return (app) => {
     app.get('/admin/config', (_req, res) => {
-      res.json(reloader.status());
+      writeAnswer(res, { status: 200, body: reloader.status() });
     });
     app.post('/admin/config/reload', (req, res, next) => {
       reloadEverywhere()
@@ -115,7 +116,7 @@ export function configAdminRoutes(reloader: ConfigReloader, log: Logger): (app: 
             'admin change'
           );
           if (!outcome.ok) throw outcome.error;
-          res.json({ result: outcome.result, ...outcome.status, workers: outcome.workers });
+          writeAnswer(res, { status: 200, body: { result: outcome.result, ...outcome.status, workers: outcome.workers } });
         })
         .catch(next);
     });

@@ -4,6 +4,8 @@ import type { RequestHandler } from 'express';
 import { checkGatewayConfig, ConfigRefusedError, type RefusalStage } from '../boot/config-guards';
 import { routeModelOf, type RouteModel } from '../route-model';
 import { envReplace } from './env-substitution';
+import { withCatalogParams } from './catalog-params';
+import type { GatewayConfig } from './gateway-config';
 import type { GatewayServices } from '../../policies';
 import type { GatewayRuntime } from './gateway-runtime';
 import { yamlErrorDetail } from './gateway-yaml';
@@ -23,8 +25,11 @@ export interface ConfigSource {
 /** A configuration that passed every check (YAML, schema, boot guards); its pipelines are not built yet. */
 export interface CheckedConfig {
   source: ConfigSource;
-  /** The parsed, schema-validated configuration (a candidate's own object, never express-gateway's singleton). */
-  gatewayConfig: Record<string, any>;
+  /**
+   * The parsed, schema-validated configuration (a candidate's own object, never express-gateway's
+   * singleton), with the params its steps take from the catalog (`withCatalogParams`).
+   */
+  gatewayConfig: GatewayConfig;
   /** Its route model, read once (what the rules checked; the OpenAPI document reads it too). */
   model: RouteModel;
   /** `${VAR}` references with no such variable and no default: replaced by "null", as express-gateway does. */
@@ -58,7 +63,7 @@ export function readConfigSource(path: string): ConfigSource {
 
 export { envReplace } from './env-substitution';
 
-function parseYaml(text: string, path: string, runtime: GatewayRuntime): Record<string, any> {
+function parseYaml(text: string, path: string, runtime: GatewayRuntime): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = runtime.parseYaml(text, path);
@@ -70,12 +75,13 @@ function parseYaml(text: string, path: string, runtime: GatewayRuntime): Record<
     const detail = 'is not a YAML mapping';
     throw new ConfigRefusedError('yaml', [{ where: 'gateway.config.yml', message: detail }], `gateway.config.yml ${detail}`);
   }
-  return parsed as Record<string, any>;
+  return parsed as Record<string, unknown>;
 }
 
 /**
  * Checks a configuration the way the gateway boots, without touching what serves: `${VAR}`
- * substitution, YAML, express-gateway's gateway.config schema; the configuration is then read once
+ * substitution, YAML, express-gateway's gateway.config schema; the params its steps take from the
+ * catalog are filled in (`withCatalogParams`); the configuration is then read once
  * into its route model, and checked by the whole rule set of the policy audit, the boot's own rules
  * included (`checkGatewayConfig`, with the runtime's guard context).
  *
@@ -83,14 +89,16 @@ function parseYaml(text: string, path: string, runtime: GatewayRuntime): Record<
  */
 export function checkConfig(source: ConfigSource, runtime: GatewayRuntime, env: NodeJS.ProcessEnv = process.env): CheckedConfig {
   const unknownVariables: string[] = [];
-  const gatewayConfig = parseYaml(envReplace(source.text, env, (name) => unknownVariables.push(name)), source.path, runtime);
-  const schemaError = runtime.schemaError(gatewayConfig);
+  const parsed = parseYaml(envReplace(source.text, env, (name) => unknownVariables.push(name)), source.path, runtime);
+  const schemaError = runtime.schemaError(parsed);
   if (schemaError !== undefined) {
     const detail = `express-gateway's gateway.config schema refuses it: ${schemaError}`;
     throw new ConfigRefusedError('schema', [{ where: 'gateway.config.yml', message: detail }], detail);
   }
-  // Read once, after express-gateway's schema (its AJV 6 may fill defaults in): what the rules check
-  // is what the pipelines are built from.
+  // After express-gateway's schema (its AJV 6 may fill defaults in), the steps written without
+  // params take those of the catalog; then read once: what the rules check is what the pipelines
+  // are built from.
+  const gatewayConfig = withCatalogParams(parsed as GatewayConfig);
   const model = routeModelOf(gatewayConfig);
   const problems = checkGatewayConfig(model, runtime.systemConfig, runtime.guardContext);
   if (problems.length > 0) throw new ConfigRefusedError('guards', problems);

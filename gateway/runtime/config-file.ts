@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { envReplace } from './env-substitution';
 import { parseGatewayYaml, yamlErrorDetail } from './gateway-yaml';
+import { withCatalogParams } from './catalog-params';
+import type { GatewayConfig } from './gateway-config';
 
 /**
  * Replaces `${VAR}` and `${VAR:-default}` in configuration text exactly as the gateway's loader does
@@ -14,10 +16,11 @@ export function substituteEnv(text: string, env: NodeJS.ProcessEnv): string {
 
 /**
  * Reads a gateway.config.yml as express-gateway loads it: environment variables substituted, then
- * parsed by express-gateway's own js-yaml (anchors and aliases resolved). A parse error names its
- * position and reason only, never the text.
+ * parsed by express-gateway's own js-yaml (anchors and aliases resolved), and the params its steps
+ * take from the catalog filled in (`withCatalogParams`), as the gateway checks and builds it. A parse
+ * error names its position and reason only, never the text.
  */
-export function readGatewayConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
+export function readGatewayConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const text = substituteEnv(fs.readFileSync(file, 'utf8'), env);
   let parsed: unknown;
   try {
@@ -26,5 +29,5 @@ export function readGatewayConfigFile(file: string, env: NodeJS.ProcessEnv = pro
     throw new Error(yamlErrorDetail(err));
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${file} does not hold a YAML map`);
-  return parsed as Record<string, unknown>;
+  return withCatalogParams(parsed as GatewayConfig);
 }

@@ -6,6 +6,7 @@ import { installExpressGatewayLogBridge, pluginLoadErrors } from './log-bridge';
 import { parseGatewayYaml } from './gateway-yaml';
 import { checkInitialConfig, type CheckedConfig } from './config-candidate';
 import type { GatewayRuntime } from './gateway-runtime';
+import type { GatewayConfig } from './gateway-config';
 import { compiledDispatch, type CompiledPipeline, type Step } from './compiled-dispatch';
 import { mountPathToRegexp } from './mount-paths';
 import { pipelineEngineOf, type PipelineEngine } from './pipeline-engine';
@@ -101,18 +102,18 @@ function installNoServices(): void {
 function installLoadedOnFirstUse(request: string): void {
   const modulePath = require.resolve(request, { paths: [path.dirname(require.resolve('express-gateway/package.json'))] });
   if (require.cache[modulePath]) return;
-  let real: any;
-  const load = (): any => {
+  let real: object | undefined;
+  const load = (): object => {
     if (real === undefined) {
       delete require.cache[modulePath];
-      real = require(modulePath);
+      real = require(modulePath) as object;
     }
     return real;
   };
   const standIn = new Proxy(() => undefined, {
     get: (_target, key) => Reflect.get(load(), key),
     has: (_target, key) => Reflect.has(load(), key),
-    apply: (_target, self, args) => Reflect.apply(load(), self, args),
+    apply: (_target, self, args) => Reflect.apply(load() as (...args: unknown[]) => unknown, self, args),
   });
   installModule(modulePath, standIn);
 }
@@ -130,7 +131,7 @@ type PipelineConfig = { [POLICY_CONTEXT]?: PolicyContext };
  * A policy of our plugin as express-gateway's registry calls it, `(actionParams, config)`: called
  * with the context its build put in the config, never with express-gateway's config itself.
  */
-function calledWithContext(definition: { name: string; policy: PolicyDefinition['policy'] }): (params: any, config: PipelineConfig | undefined) => RequestHandler {
+function calledWithContext(definition: { name: string; policy: PolicyDefinition['policy'] }): (params: Record<string, unknown>, config: PipelineConfig | undefined) => RequestHandler {
   const factory = definition.policy;
   return (params, config) => {
     const context = config?.[POLICY_CONTEXT];
@@ -235,7 +236,7 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   };
 
   const schemas = require('express-gateway/lib/schemas') as typeof import('express-gateway/lib/schemas');
-  const pipelineConfigOf = (gatewayConfig: Record<string, any>, file: string, services: Parameters<GatewayRuntime['buildPipelines']>[2]) => ({
+  const pipelineConfigOf = (gatewayConfig: GatewayConfig, file: string, services: Parameters<GatewayRuntime['buildPipelines']>[2]) => ({
     gatewayConfig,
     systemConfig: config.systemConfig,
     models: config.models,
@@ -298,7 +299,7 @@ function conditionConfigOf(condition: Condition): Record<string, unknown> {
  * left it. No Express `Router`, no `egContext`, except for a pipeline naming a condition whose
  * middlewares read it.
  */
-async function compilePipelines(gatewayConfig: Record<string, any>, pipelineConfig: PipelineConfig, policyRegistry: typeof import('express-gateway/lib/policies')): Promise<RequestHandler> {
+async function compilePipelines(gatewayConfig: GatewayConfig, pipelineConfig: PipelineConfig, policyRegistry: typeof import('express-gateway/lib/policies')): Promise<RequestHandler> {
   const model = routeModelOf(gatewayConfig);
   const compiled = new Map<string, CompiledPipeline>();
   // express-gateway builds nothing for a configuration without pipelines or apiEndpoints.
@@ -336,7 +337,7 @@ async function compilePipelines(gatewayConfig: Record<string, any>, pipelineConf
       compiled.set(pipeline.name, needsContext ? { steps, enter: enterContext } : { steps });
     }
   }
-  return compiledDispatch(builds ? model : { ...model, routes: [] }, compiled, mountPathToRegexp);
+  return compiledDispatch(builds ? model : { ...model, routes: [] }, compiled);
 }
 
 /** express-gateway's request context, for the pipelines whose conditions' middlewares read it. */

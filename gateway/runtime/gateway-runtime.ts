@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { GuardContext } from '../boot/config-guards';
 import type { GatewayServices } from '../../policies';
+import type { GatewayConfig, SystemConfig } from './gateway-config';
 
 // The interface through which the rest of the gateway sees express-gateway: what `loadAndCheck`
 // (express-gateway.ts) builds, and what config-candidate.ts and config-reloader.ts chain into a
@@ -17,11 +18,11 @@ export interface GatewayRuntime {
   /** What the boot guards check a configuration against (policy and condition registries, plugin errors, `ADMIN_HOST`). */
   guardContext: GuardContext;
   /** system.config.yml as loaded at start (it does not reload). */
-  systemConfig: Record<string, any>;
+  systemConfig: SystemConfig;
   /** YAML with express-gateway's own js-yaml, but its safe schema (no `!!js/function`); throws js-yaml's error. */
   parseYaml(text: string, file: string): unknown;
   /** express-gateway's gateway.config schema (its AJV 6 may fill defaults in, as at boot): the refusal, or undefined. */
-  schemaError(gatewayConfig: Record<string, any>): string | undefined;
+  schemaError(gatewayConfig: unknown): string | undefined;
   /**
    * Builds the pipelines of a configuration into one request handler (which engine runs them is
    * the runtime's choice: pipeline-engine.ts), on a config object of the configuration's own
@@ -29,5 +30,5 @@ export interface GatewayRuntime {
    * here, each with `services` and the configuration as its {@link PolicyContext}: a boot and every
    * reload pass the gateway's one bundle. The handler calls `next()` for a request no route serves.
    */
-  buildPipelines(gatewayConfig: Record<string, any>, file: string, services: GatewayServices): Promise<RequestHandler>;
+  buildPipelines(gatewayConfig: GatewayConfig, file: string, services: GatewayServices): Promise<RequestHandler>;
 }

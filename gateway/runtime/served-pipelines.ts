@@ -1,6 +1,7 @@
 import { operationNamed } from '../catalog';
 import { POLICY } from '../policy-audit/route-facts';
 import { rememberRouteModel, withoutPipelines, type RouteModel } from '../route-model';
+import type { GatewayConfig } from './gateway-config';
 
 /**
  * The configuration to hand express-gateway's pipeline builder: outside sandbox mode, without the
@@ -14,7 +15,7 @@ import { rememberRouteModel, withoutPipelines, type RouteModel } from '../route-
  * returned is the configuration's own when nothing is left out; otherwise a shallow copy, whose
  * route model (the model without them) is remembered with it.
  */
-export function servedPipelines(gatewayConfig: Record<string, any>, model: RouteModel, sandboxMode: boolean): Record<string, any> {
+export function servedPipelines(gatewayConfig: GatewayConfig, model: RouteModel, sandboxMode: boolean): GatewayConfig {
   if (sandboxMode) return gatewayConfig;
   const sandboxOnly = new Set(
     [...model.pipelines.values()]
@@ -25,7 +26,7 @@ export function servedPipelines(gatewayConfig: Record<string, any>, model: Route
   const served = withoutPipelines(model, sandboxOnly);
   const apiEndpoints = Object.fromEntries(Object.entries(gatewayConfig.apiEndpoints ?? {}).filter(([name]) => served.apiEndpoints.has(name)));
   const pipelines = Object.fromEntries(Object.entries(gatewayConfig.pipelines ?? {}).filter(([name]) => !sandboxOnly.has(name)));
-  const config = { ...gatewayConfig, apiEndpoints, pipelines };
+  const config: GatewayConfig = { ...gatewayConfig, apiEndpoints, pipelines };
   rememberRouteModel(config, served);
   return config;
 }

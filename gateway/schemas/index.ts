@@ -32,7 +32,7 @@ import { simulateAuthorization, simulateTransactionStep, transactionsSearchQuery
 
 /**
  * Every request schema a pipeline's `validate` policy can name, by name. One source of truth: the
- * same objects feed validation (and the OpenAPI document of a later issue).
+ * same objects feed validation and the OpenAPI document.
  */
 export const SCHEMAS = {
   'pagination-query': paginationQuery,

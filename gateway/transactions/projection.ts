@@ -1,7 +1,6 @@
 import { recordAudit } from '../audit/audit-log';
 import type { Queryable } from '../db/database';
-import type { StatementParams } from '../db/statement-params';
-import { emitEvent, eventStatement } from '../outbox/partner-events';
+import { emitEvent } from '../outbox/partner-events';
 import { normalizeTransaction, statusAfter, toPartnerTransaction, type FullTransaction, type PartnerTransaction } from '../upstreams/partner-transaction';
 import type { Transaction, TransactionStatus, TransactionStep, TransactionType } from '../../contracts/upstreams';
 
@@ -122,39 +121,6 @@ function rowValues(t: FullTransaction, card: TransactionOwner, authorization: Tr
     t.updatedAt,
     authorization === null ? null : JSON.stringify(authorization),
   ];
-}
-
-/**
- * The gateway's own authorization decision's transaction (gateway/authorizations/decide.ts: its
- * first state, one step), as CTEs of the decision's recording statement: `locked` (the
- * transaction's lock), `ins` (the row, only when the id is new) and {@link eventStatement}'s
- * `transaction.created` event, written only when the row was; `columns` (`inserted` and the
- * event's) must be selected. The lock is a CTE the insert reads from, so it is held before the
- * insert: a notification of the same id waits for the decision's commit and then sees the row, as
- * the general path's lock guarantees. A row that exists already (a stand-in recorded first, or the
- * id decided again past retention) is left as it is (`inserted` 0), as {@link applyTransaction}
- * leaves a state that is not newer. `gate`: the name of an earlier CTE with a boolean `passed` (the
- * decision's velocity gate): the lock is taken, and the row written, only when it passed.
- */
-export function decidedTransactionStatement(
-  snapshot: Transaction,
-  decided: { authorization: TransactionAuthorization; owner: TransactionOwner },
-  params: StatementParams,
-  gate: string
-): { ctes: string; columns: string } {
-  const t = normalizeTransaction(snapshot);
-  const values = rowValues(t, decided.owner, decided.authorization);
-  const id = params.add(t.id);
-  const transaction = toPartnerTransaction(t, decided.owner.individual_id, decided.authorization);
-  const event = eventStatement({ type: 'transaction.created', partnerId: decided.owner.partner_id, cardKey: t.cardId, data: { transaction } }, params, 'ins');
-  const ctes = `locked AS (
-    SELECT pg_advisory_xact_lock(hashtextextended('txn:' || ${id}::text, 0)) FROM ${gate} WHERE passed
-  ), ins AS (
-    INSERT INTO card_transactions (${INSERT_COLUMNS})
-    SELECT ${id}, ${params.list(values.slice(1))} FROM (SELECT count(*) FROM locked) AS txn_locked WHERE EXISTS (SELECT 1 FROM ${gate} WHERE passed)
-    ON CONFLICT (id) DO NOTHING RETURNING id
-  ), ${event.ctes}`;
-  return { ctes, columns: `(SELECT count(*) FROM ins) AS inserted, ${event.columns}` };
 }
 
 /**

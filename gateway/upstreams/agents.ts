@@ -14,8 +14,8 @@ export const IDLE_SOCKET_MS = 4000;
 /**
  * undici's connect timeout (its default is 10 s): the longest whole-call budget any call can have
  * (`UPSTREAM_TIMEOUT_MS` and a step's `timeoutMs` are both bounded to 120 s, gateway/settings.ts and
- * the policies' schemas), so that the client's own timer always ends a call first, as it did with
- * node:http, which had no connect timeout of its own. It still bounds a connection attempt that
+ * the policies' schemas), so that the client's own timer always ends a call first (node:http has
+ * no connect timeout of its own). It still bounds a connection attempt that
  * outlives the call it was opened for (undici does not drop it when that call ends), about as the
  * kernel's SYN retries would.
  */

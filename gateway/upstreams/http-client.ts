@@ -176,7 +176,7 @@ interface RawAnswer {
 
 /**
  * The failure of an undici error, with the codes the node:http client named (partners read them in
- * a 502's detail): a connection the peer closed is `ECONNRESET` as before (a body cut short
+ * a 502's detail): a connection the peer closed is `ECONNRESET` (a body cut short
  * included), a malformed answer the parser's `HPE_*` code ({@link PARSER_CODES}, else
  * {@link UNNAMED_PARSER_FAILURE}), a header block over 16 KiB `HPE_HEADER_OVERFLOW`, a TLS protocol
  * failure (OpenSSL's `ERR_SSL_*`) `EPROTO`, a destroyed pool `CLIENT_CLOSED`, an abort `ABORTED`;

@@ -5,9 +5,8 @@ import type { Logger } from '../logging/logger';
 import { recordWebhookAttempt } from '../metrics';
 import { retryDelayMs } from './backoff';
 import { SecretUnavailableError } from './endpoint-store';
-import { openSecrets, type SecretRow } from './secret-rows';
-import type { SecretKeyring } from './secret-box';
-import { signatureHeader } from './signature';
+import { openSecrets, type SecretRow } from '../outbound/secret-rows';
+import type { SecretKeyring } from '../outbound/secret-box';
 import type { Outbound, TargetCheck } from '../outbound';
 import { sendWebhook, type SendResult } from './sender';
 
@@ -496,18 +495,7 @@ export class WebhookDispatcher {
       await this.complete(row, attemptedAt, { durationMs: 0, error: 'secret_unavailable' });
       return;
     }
-    const t = Math.floor(Date.now() / 1000);
-    const result = await sendWebhook(
-      target,
-      this.options.outbound.agent(target),
-      row.payload,
-      {
-        'Partner-Gateway-Event-Id': row.event_id,
-        'Partner-Gateway-Event-Type': row.type,
-        'Partner-Gateway-Signature': signatureHeader(secrets, t, row.payload),
-      },
-      this.options.timeoutMs
-    );
+    const result = await sendWebhook(this.options.outbound, target, { eventId: row.event_id, type: row.type, payload: row.payload, secrets }, this.options.timeoutMs);
     await this.complete(row, attemptedAt, result);
   }
 

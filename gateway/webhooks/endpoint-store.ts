@@ -2,10 +2,10 @@ import type { Database, Queryable } from '../db/database';
 import { encodeCursor } from '../db/cursor';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import { newObjectId } from '../ids';
-import type { SecretKeyring } from './secret-box';
-import { addNewSecret, rotateSecretIn } from './secret-rows';
+import type { SecretKeyring } from '../outbound/secret-box';
+import { addNewSecret, rotateSecretIn } from '../outbound/secret-rows';
 
-export { SecretUnavailableError, type SecretUnavailableReason } from './secret-rows';
+export { SecretUnavailableError, type SecretUnavailableReason } from '../outbound/secret-rows';
 
 /** An endpoint as partners read it: never its secret. */
 export interface WebhookEndpoint {

@@ -4,7 +4,7 @@ import type { Outbound } from '../outbound';
 import type { Settings } from '../settings';
 import { WebhookDispatcher } from './dispatcher';
 import { WebhookEndpointStore } from './endpoint-store';
-import { secretKeyringFrom, type SecretKeyring } from './secret-box';
+import { secretKeyringFrom, type SecretKeyring } from '../outbound/secret-box';
 
 /** Webhook endpoints and the delivery dispatcher of one gateway (docs/webhooks.md); their URLs are guarded by the gateway's {@link Outbound}. */
 export interface WebhookServices {

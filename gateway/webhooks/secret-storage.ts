@@ -1,7 +1,7 @@
 import type { Database } from '../db/database';
 import type { Logger } from '../logging/logger';
-import { SecretOpenError, type SecretKeyring } from './secret-box';
-import { SECRET_TABLES, type SecretTable } from './secret-rows';
+import { SecretOpenError, type SecretKeyring } from '../outbound/secret-box';
+import { SECRET_TABLES, type SecretTable } from '../outbound/secret-rows';
 
 /**
  * How webhook endpoint secrets, and the authorization endpoints' secrets stored in the same form

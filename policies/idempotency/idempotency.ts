@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { IDEMPOTENCY_TTL_HOURS_DEFAULT } from '../../gateway/catalog/policy-contracts';
 import { GatewayError } from '../../gateway/errors';
 import { MissingFactError, PARTNER } from '../../gateway/http/request-facts';
-import { answeredThroughHook, beforeAnswer } from '../../gateway/http/answer';
+import { answeredThroughHook, beforeAnswer, replayedAnswer, writeAnswer } from '../../gateway/http/answer';
 import { carriesBody } from '../../gateway/http/body';
 import { IDEMPOTENCY_KEY, KeyClaimStore, PARTNER_KEYS, REPLAYED_HEADERS, idempotencyKeyOf, requestHash, type StoredAnswer } from '../../gateway/idempotency/key-claims';
 import { STALE_AFTER_SECONDS, claimKeeper } from './claim-keeper';
@@ -31,13 +31,14 @@ function replayedHeaders(res: Response): Record<string, string> {
 
 /**
  * Records the request's answer before it leaves, through the response's answer hook
- * (gateway/http/answer.ts, which the gateway's answer writers run: `sendJson`, `sendProblem`): the
+ * (gateway/http/answer.ts, which the one answer writer runs for every answer): the
  * status, the exact body bytes and the replayed headers of a final answer are stored before the
  * partner sees them (so a retry right after replays them byte for byte); an answer that is not
  * final ({@link isFinal}: a 5xx, an upstream's "still running") releases the key first (so a retry
  * runs again). The client may have gone meanwhile: the handler still answers through the hook and
- * its outcome is still recorded. An answer written past the hook (a writer that does not run it)
- * cannot be stored: its key is released once it is sent, and the miss is logged.
+ * its outcome is still recorded. An answer written past the hook (past the one writer, by Express's
+ * `res.send`, which test/unit/architecture refuses outside gateway/http/) cannot be stored: its key
+ * is released once it is sent, and the miss is logged.
  */
 function recordAnswer(res: Response, record: (answer: StoredAnswer) => Promise<void>, release: () => Promise<void>, onError: (err: unknown, message: string) => void): void {
   beforeAnswer(res, (answer) => record({ ...answer, headers: replayedHeaders(res) }).catch((err: unknown) => onError(err, 'idempotency key not recorded yet: retried in the background')));
@@ -62,13 +63,6 @@ function isFinal(answer: StoredAnswer): boolean {
   } catch {
     return true;
   }
-}
-
-/** Answers a stored response again, marked `Idempotent-Replayed: true`. */
-function replay(res: Response, response: StoredAnswer): void {
-  res.set(response.headers);
-  res.set('Idempotent-Replayed', 'true');
-  res.status(response.status).send(response.body);
 }
 
 /**
@@ -102,7 +96,7 @@ function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): Req
     }
     const route = `${req.method} ${req.baseUrl}${req.path}`;
     store.completedAnswer({ partnerId, key, route, requestHash: requestHash(route, req.params, body) }).then(
-      (stored) => (stored ? replay(res, stored) : next()),
+      (stored) => (stored ? writeAnswer(res, replayedAnswer(stored)) : next()),
       (err: unknown) => next(err)
     );
   };
@@ -147,7 +141,7 @@ export function idempotency(params: IdempotencyParams, { services }: PolicyConte
               headers: { 'Retry-After': '1' },
             }));
           case 'replay':
-            replay(res, claim.response);
+            writeAnswer(res, replayedAnswer(claim.response));
             return;
           case 'claimed': {
             // Held (heartbeat) until the handler's outcome is recorded, even if the client goes

@@ -12,7 +12,7 @@ export const schema: PolicySchema = {
   $id: 'https://partner-gateway.dev/schemas/policies/ownership.json',
   type: 'object',
   description:
-    "Checks that the resource named by a path parameter, or by a field of the JSON body, belongs to the authenticated partner (spec section 5): another partner's → 403, unknown → 404, malformed id → 400. Read through the shared ownership LRU. A body field that is absent is not checked (the validate step says which fields are required).",
+    "Checks that the resource named by a path parameter, or by a field of the JSON body, belongs to the authenticated partner (spec section 5): another partner's → 403, unknown → 404, malformed id → 400. Read through the shared ownership LRU. A body field that is absent is not checked (the validate step says which fields are required). Written without params (`- ownership: []`), the step takes those of the operation's catalog entry: one action per resource whose owner it checks.",
   properties: {
     resource: {
       type: 'string',

@@ -120,9 +120,9 @@ export function upstreamProxy(params: ProxyParams, { services }: PolicyContext<P
 
 /**
  * The partner left before the upstream answered: a flag and the one abort listener of the exchange
- * in flight (http-client.ts adds it and removes it when the exchange settles). An
- * `AbortController` did the same with an EventTarget and an AbortSignal per request (issue 22
- * item 5; docs/performance.md).
+ * in flight (http-client.ts adds it and removes it when the exchange settles), rather than an
+ * `AbortController`, which would make an EventTarget and an AbortSignal per request
+ * (docs/performance.md, "The hot path").
  */
 export class PartnerGone implements CallSignal {
   aborted = false;

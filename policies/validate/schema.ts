@@ -13,7 +13,7 @@ const names = Object.keys(SCHEMAS);
 export const schema: PolicySchema = {
   $id: 'https://partner-gateway.dev/schemas/policies/validate.json',
   type: 'object',
-  description: 'Validates the JSON body, the query string and/or the path parameters against named JSON Schemas (gateway/schemas); 400 lists every invalid field.',
+  description: "Validates the JSON body, the query string and/or the path parameters against named JSON Schemas (gateway/schemas); 400 lists every invalid field. Written without params (`- validate: []`), the step takes the request schemas of the operation's catalog entry.",
   properties: {
     body: { type: 'string', enum: names, description: 'Schema of the JSON body, which the request must then carry: none (no bytes, or only whitespace) is 400 `body_required` (unset: the body is not validated).' },
     query: { type: 'string', enum: names, description: 'Schema of the query string (unset: the query is not validated).' },

@@ -211,8 +211,8 @@ export class CardStore {
     while (this.cards.size >= this.maxCards) this.remove(this.cards.keys().next().value!);
     let cardKey = newCardKey();
     while (this.cards.has(cardKey)) cardKey = newCardKey();
-    // Every field named, in one literal: built with `...fields`, each record got a hidden class of
-    // its own once the function was optimised (about 600 bytes a card of maps and descriptors, issue 14).
+    // Every field named, in one literal: built with `...fields`, each record gets a hidden class of
+    // its own once the function is optimised (about 600 bytes a card of maps and descriptors).
     const card: CardRecord = {
       cardKey,
       pan: this.newPan(),

@@ -16,7 +16,7 @@ export interface HistoryPage {
 /**
  * One account's merged history, newest first (ties by id), in columns: a transaction is 38
  * bytes here instead of an object, its id string, its date string and its amount (about 600
- * bytes: the memo of a soak's 8,000 cards held some 70 MB of them, issue 14). A page is
+ * bytes: a soak's 8,000 cards would hold some 70 MB of them). A page is
  * materialised from the columns; `accountId` and `currency` come from the card.
  */
 class History {
@@ -138,7 +138,7 @@ function hex8(word: number): string {
  * page it answers from them instead of scanning every card and regenerating and sorting every
  * history on each call. A card added to an account is merged into its memoised history, a card
  * removed is filtered out of it, both in place (copying a large account's history on every new
- * card made garbage in proportion to its size: issue 14's soak). The answers are exactly those
+ * card would make garbage in proportion to its size). The answers are exactly those
  * of generating and sorting every history of the account.
  */
 export class AccountTransactions {

@@ -75,7 +75,7 @@ function checkMerchant(value: unknown, strict: boolean): void {
   }
 }
 
-/** `POST /__sandbox/transactions`: as lenient as it always was (other fields are ignored), plus `notify`. */
+/** `POST /__sandbox/transactions`: lenient (other fields are ignored), plus `notify`. */
 export function checkRecordedTransaction(body: unknown): RecordedTransactionInput {
   const b = (body ?? {}) as Record<string, unknown>;
   if (typeof b.cardId !== 'string' || b.cardId.length === 0) throw bad('/cardId', 'is required');

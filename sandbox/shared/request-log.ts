@@ -36,7 +36,7 @@ export type RequestToRecord = RecordedRequest & { bodyBytes: number };
  * {@link REQUEST_LOG_CAPACITY} of them and {@link REQUEST_LOG_MAX_BYTES} in all, large bodies
  * truncated. Each request is kept as its JSON text in one byte buffer used as a ring, so the
  * log is one fixed block of memory, not thousands of objects that live for a while and then
- * die (issue 14: they left the sandbox's heap fragmented), and its byte cap is what it
+ * die (they would leave the sandbox's heap fragmented), and its byte cap is what it
  * really holds. Recording is O(1) (and O(the request's size)); listing parses the entries.
  */
 export class RequestLog {

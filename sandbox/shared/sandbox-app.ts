@@ -34,7 +34,7 @@ export const DEFAULT_HANG_MS = 120_000;
  * the sandboxes about 2 KB of live heap (the issuer's record, the processing system's and its
  * memoised transactions), an account about 1 KB (bench/sandbox-memory.ts), so 10,000 of each
  * bound the sandboxes' state to about 30 MB (`npm run sandbox`: about 170 MB of RSS in all),
- * still far more cards than an integration makes. docs/performance.md, issue 14.
+ * still far more cards than an integration makes (docs/performance.md, "The sandboxes").
  */
 export const DEFAULT_MAX_RECORDS = 10_000;
 

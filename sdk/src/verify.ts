@@ -1,8 +1,12 @@
 /**
  * Verifying what the gateway sends you: webhook deliveries (docs/webhooks.md) and the
  * `authorization.request` of your decision endpoint (docs/authorization-endpoint.md). Both carry
- * `Partner-Gateway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`,
- * one `v1=` per live secret during a rotation.
+ * two signatures made with the same secrets, one per live secret during a rotation; verify either:
+ * - `Partner-Gateway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`
+ *   ({@link verifyWebhook}, {@link verifyAuthorizationRequest});
+ * - Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64
+ *   HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>`, the key being the 32 bytes the secret
+ *   encodes after `whsec_` ({@link verifyStandardWebhook}, {@link verifyStandardAuthorizationRequest}).
  *
  * Verify the raw bytes as received: a parsed and re-serialized body no longer matches (with
  * Express, `express.raw({type: 'application/json'})` on the route, not `express.json()`).
@@ -13,6 +17,9 @@ import type { AuthorizationDecision, AuthorizationRequest, WebhookEvent } from '
 
 /** The header both carry. */
 export const SIGNATURE_HEADER = 'partner-gateway-signature';
+
+/** The Standard Webhooks headers both carry too. */
+export const STANDARD_WEBHOOK_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
 
 /** Why a delivery was refused. */
 export type VerificationFailure = 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'bad_signature' | 'malformed_body' | 'unknown_event_type';
@@ -57,8 +64,7 @@ type HeaderValue = string | readonly string[] | null | undefined;
  */
 export function verifySignature(rawBody: RawBody, signatureHeader: HeaderValue, secrets: string | readonly string[], options: VerifyOptions = {}): number {
   const body = rawBodyBytes(rawBody);
-  const keys = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((secret) => typeof secret === 'string' && secret.length > 0);
-  if (keys.length === 0) throw new TypeError('give at least one signing secret (two during a rotation)');
+  const keys = signingSecrets(secrets);
   const header = Array.isArray(signatureHeader) ? signatureHeader.join(',') : (signatureHeader as string | null | undefined);
   if (header === undefined || header === null || header.trim() === '') throw new SignatureVerificationError('missing_header', 'no Partner-Gateway-Signature header');
   const parts = header.split(',').map((part) => part.trim());
@@ -93,6 +99,11 @@ export function verifySignature(rawBody: RawBody, signatureHeader: HeaderValue, 
  */
 export function verifyWebhook(rawBody: RawBody, signatureHeader: HeaderValue, secrets: string | readonly string[], options: VerifyOptions = {}): WebhookEvent {
   verifySignature(rawBody, signatureHeader, secrets, options);
+  return webhookEventOf(rawBody);
+}
+
+/** The event a verified body carries; throws `malformed_body` or `unknown_event_type` as {@link verifyWebhook} says. */
+function webhookEventOf(rawBody: RawBody): WebhookEvent {
   const event = parseJson(rawBody) as { id?: unknown; type?: unknown; data?: unknown } | undefined;
   if (!event || typeof event !== 'object' || typeof event.id !== 'string' || typeof event.type !== 'string' || typeof event.data !== 'object' || event.data === null) {
     throw new SignatureVerificationError('malformed_body', 'the signed body is not an event');
@@ -110,11 +121,82 @@ export function verifyWebhook(rawBody: RawBody, signatureHeader: HeaderValue, se
  */
 export function verifyAuthorizationRequest(rawBody: RawBody, signatureHeader: HeaderValue, secrets: string | readonly string[], options: VerifyOptions = {}): AuthorizationRequest {
   verifySignature(rawBody, signatureHeader, secrets, options);
+  return authorizationRequestOf(rawBody);
+}
+
+/** The `authorization.request` a verified body carries; throws `malformed_body` otherwise. */
+function authorizationRequestOf(rawBody: RawBody): AuthorizationRequest {
   const request = parseJson(rawBody) as Partial<AuthorizationRequest> | undefined;
   if (!request || request.type !== 'authorization.request' || typeof request.id !== 'string' || typeof request.data?.authorization?.amount !== 'number') {
     throw new SignatureVerificationError('malformed_body', 'the signed body is not an authorization.request');
   }
   return request as AuthorizationRequest;
+}
+
+/** The request's headers: Node's `req.headers` (lower-case names), any record of them, or a Fetch `Headers`. */
+export type RequestHeaders = Record<string, HeaderValue> | { get(name: string): string | null };
+
+/** What a Standard Webhooks signature verified: the message's id (the same on every retry: deduplicate on it) and its timestamp. */
+export interface StandardSignature {
+  id: string;
+  timestamp: number;
+}
+
+/**
+ * The Standard Webhooks key of a secret: the bytes its text after `whsec_` encodes (the gateway's
+ * secrets are `whsec_` and the base64url of 32 bytes; standard base64 is read too).
+ */
+export function standardWebhookKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+}
+
+/**
+ * Checks the Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`)
+ * of `rawBody` against any of `secrets` (as the gateway gave them: `whsec_…`) and returns the
+ * message's id and timestamp; throws a {@link SignatureVerificationError} otherwise (a missing or
+ * malformed header, a timestamp more than `toleranceSeconds` away, no `v1,` signature matching).
+ */
+export function verifyStandardSignature(rawBody: RawBody, headers: RequestHeaders, secrets: string | readonly string[], options: VerifyOptions = {}): StandardSignature {
+  const body = rawBodyBytes(rawBody);
+  const keys = signingSecrets(secrets);
+  const id = headerOf(headers, STANDARD_WEBHOOK_HEADERS.id);
+  const timestampText = headerOf(headers, STANDARD_WEBHOOK_HEADERS.timestamp);
+  const signatures = headerOf(headers, STANDARD_WEBHOOK_HEADERS.signature);
+  if (!id || !timestampText || !signatures) throw new SignatureVerificationError('missing_header', 'a webhook-id, webhook-timestamp or webhook-signature header is missing');
+  const given = signatures
+    .split(' ')
+    .filter((part) => part.startsWith('v1,'))
+    .map((part) => Buffer.from(part.slice(3), 'base64'))
+    .filter((value) => value.length === 32);
+  if (!/^\d{1,12}$/.test(timestampText) || given.length === 0) throw new SignatureVerificationError('malformed_header', 'webhook-timestamp must be unix seconds and webhook-signature hold at least one v1,<base64>');
+  const timestamp = Number(timestampText);
+  const tolerance = options.toleranceSeconds ?? 300;
+  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - timestamp) > tolerance) throw new SignatureVerificationError('stale_timestamp', `webhook-timestamp is ${now - timestamp} s away from now (tolerance ${tolerance} s)`);
+  const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`), body]);
+  const matches = keys.some((secret) => {
+    const expected = crypto.createHmac('sha256', standardWebhookKey(secret)).update(signed).digest();
+    return given.map((value) => crypto.timingSafeEqual(value, expected)).includes(true);
+  });
+  if (!matches) throw new SignatureVerificationError('bad_signature', 'no v1, signature of webhook-signature matches the body with any of the secrets');
+  return { id, timestamp };
+}
+
+/**
+ * {@link verifyWebhook} by the Standard Webhooks headers: verifies a delivery and returns its event.
+ *
+ * @example
+ * const event = verifyStandardWebhook(rawBody, req.headers, [process.env.WEBHOOK_SECRET!]);
+ */
+export function verifyStandardWebhook(rawBody: RawBody, headers: RequestHeaders, secrets: string | readonly string[], options: VerifyOptions = {}): WebhookEvent {
+  verifyStandardSignature(rawBody, headers, secrets, options);
+  return webhookEventOf(rawBody);
+}
+
+/** {@link verifyAuthorizationRequest} by the Standard Webhooks headers. */
+export function verifyStandardAuthorizationRequest(rawBody: RawBody, headers: RequestHeaders, secrets: string | readonly string[], options: VerifyOptions = {}): AuthorizationRequest {
+  verifyStandardSignature(rawBody, headers, secrets, options);
+  return authorizationRequestOf(rawBody);
 }
 
 /** The answer of a decision endpoint: send `status`, `headers` and `body` as they are. */
@@ -142,6 +224,22 @@ export function decline(declineReason?: string): AuthorizationDecision {
 export function decisionAnswer(decision: AuthorizationDecision): DecisionAnswer {
   const body = decision.approved ? { approved: true } : decline(decision.declineReason);
   return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+function signingSecrets(secrets: string | readonly string[]): string[] {
+  const keys = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((secret) => typeof secret === 'string' && secret.length > 0);
+  if (keys.length === 0) throw new TypeError('give at least one signing secret (two during a rotation)');
+  return keys;
+}
+
+/** One header's value (repeated ones joined by a space), by its name in any case. */
+function headerOf(headers: RequestHeaders, name: string): string | undefined {
+  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  const record = headers as Record<string, HeaderValue>;
+  const key = name in record ? name : Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
+  const value = key === undefined ? undefined : record[key];
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : value.join(' ');
 }
 
 function rawBodyBytes(rawBody: RawBody): Buffer {

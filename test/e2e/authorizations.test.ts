@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { verifySignature } from '../../gateway/webhooks/signature';
+import { verifySignature } from '../../gateway/outbound/signature';
 import { api, cardBody, individualBody } from '../support/api';
 import { startGatewayProcess, waitForLogLine, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';

@@ -140,7 +140,7 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     {
       description: 'an operation with a body schema, its pipeline validating another',
       together: 'catalog',
-      gateway: (c) => (actionOf(c, 'activate-card', 'validate').action.body = 'card-restrict'),
+      gateway: (c) => (c.pipelines['activate-card'].policies.find((s: Yaml) => 'validate' in s).validate = [{ action: { body: 'card-restrict' } }]),
       expectedMessage: /pipeline "activate-card", operation "activate-card": reads the body as card-status-change, but no unconditional validate step checks it/,
     },
     {

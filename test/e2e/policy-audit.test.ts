@@ -95,6 +95,8 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(result.code, result.stdout + result.stderr).to.equal(0);
     expect(result.stdout).to.include('GET /api/partner/cards/:id/cvv  [get-card-cvv → pipeline get-card-cvv]');
     expect(result.stdout).to.include('es512-jwt → rate-limit → ownership → sensitive-data → validate → operation');
+    // Every step with its effective params, those written without params taken from the catalog.
+    expect(result.stdout).to.include('      ownership       { resource: card, param: id }  (the catalog\'s)\n      sensitive-data  (no params)  (the catalog\'s)\n      validate        { query: card-secret-query }  (the catalog\'s)\n      operation       { name: get-card-cvv }  (upstream timeout: UPSTREAM_TIMEOUT_MS)');
     expect(result.stdout).to.match(/75 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
   });
 
@@ -164,7 +166,7 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     const report = JSON.parse(result.stdout);
     expect(report).to.have.all.keys('routes', 'findings', 'summary', 'publicRouteRule');
     expect(report.routes).to.have.length(75);
-    expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies', 'public');
+    expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies', 'steps', 'public');
     expect(report.findings.every((f: Yaml) => f.severity === 'INFO')).to.equal(true);
     expect(report.findings[0]).to.have.all.keys('severity', 'rule', 'where', 'message');
     expect(report.summary).to.deep.equal({ routes: 75, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
@@ -198,12 +200,14 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
       step.operation[0].action.timeoutMs = '${AUDIT_TEST_TIMEOUT_MS}';
     });
     const file = path.join(dir, 'gateway.config.yml');
-    // Unset, in process; set, on the CLI (which reads its own environment).
+    // The operation step's effective params, as the report prints them.
+    const timeoutOf = (report: Yaml) => report.routes.find((r: Yaml) => r.name === 'get-card-status').steps.find((s: Yaml) => s.policy === 'operation').actions[0].params.timeoutMs;
+    // Unset, in process (no default: express-gateway's `null`); set, on the CLI (which reads its own environment).
     const unset = JSON.parse(auditInProcess(['--json', '--config', file]).stdout);
-    expect(unset.findings.map((f: Yaml) => f.rule)).to.include('proxy-timeout-missing');
+    expect(timeoutOf(unset)).to.equal(null);
     const set = await audit(['--json', '--config', file], { AUDIT_TEST_TIMEOUT_MS: '900' });
     expect(set.code).to.equal(0);
-    expect(JSON.parse(set.stdout).findings.map((f: Yaml) => f.rule)).to.not.include('proxy-timeout-missing');
+    expect(timeoutOf(JSON.parse(set.stdout))).to.equal(900);
   });
 
   it('exit 2 on a file it cannot read, or an unknown option', async function () {

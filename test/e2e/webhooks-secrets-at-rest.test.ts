@@ -8,8 +8,8 @@ import { recordSecret } from '../support/secrets';
 import { createOwnDatabase, type RunDatabase } from '../support/test-database';
 import { TestReceiver, type Received } from '../support/webhook-receiver';
 import { signatureVerifies } from '../support/signatures';
-import { keyIdOf, SecretKeyring } from '../../gateway/webhooks/secret-box';
-import { newSecret } from '../../gateway/webhooks/signature';
+import { keyIdOf, SecretKeyring } from '../../gateway/outbound/secret-box';
+import { newSecret } from '../../gateway/outbound/signature';
 
 /** Production mode (the unencrypted-storage warning is logged there), loopback receivers still allowed. */
 const PRODUCTION = { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false', WEBHOOKS_ALLOW_PRIVATE: 'true' };

@@ -5,6 +5,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import YAML from 'yaml';
 import { operationNamed } from '../../gateway/catalog';
+import { withCatalogParams } from '../../gateway/runtime/catalog-params';
+import type { GatewayConfig } from '../../gateway/runtime/gateway-config';
 import { SCHEMAS, type SchemaName } from '../../gateway/schemas';
 import { recordSecret } from '../support/secrets';
 
@@ -38,7 +40,8 @@ type Step = Record<string, { action?: Record<string, unknown> }[] | null>;
 
 /** Reads every route from the gateway's YAML (the same file the gateway serves). */
 export function loadRoutes(configFile = path.join(ROOT, 'config', 'gateway.config.yml')): FuzzRoute[] {
-  const config = YAML.parse(fs.readFileSync(configFile, 'utf8')) as {
+  // As the gateway reads it: the steps written without params take the catalog's.
+  const config = withCatalogParams(YAML.parse(fs.readFileSync(configFile, 'utf8')) as GatewayConfig) as {
     apiEndpoints: Record<string, { paths: string; methods: string }>;
     pipelines: Record<string, { apiEndpoints: string[]; policies: Step[] }>;
   };

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { approve, decisionAnswer, decline, SignatureVerificationError, verifyAuthorizationRequest, verifyWebhook, type VerificationFailure, type WebhookEvent } from '../../sdk/src';
+import { approve, decisionAnswer, decline, SignatureVerificationError, standardWebhookKey, verifyAuthorizationRequest, verifyStandardAuthorizationRequest, verifyStandardSignature, verifyStandardWebhook, verifyWebhook, type VerificationFailure, type WebhookEvent } from '../../sdk/src';
 
 const SECRET = `whsec_${'a'.repeat(43)}`;
 const PREVIOUS = `whsec_${'b'.repeat(43)}`;
@@ -125,5 +125,43 @@ describe('sdk: verifyAuthorizationRequest and the decision answer', function () 
     expect(JSON.parse(decisionAnswer({ approved: false, declineReason: 'x' }).body)).to.deep.equal({ approved: false, declineReason: 'x' });
     expect(() => decline('x'.repeat(201))).to.throw(RangeError);
     expect(() => decisionAnswer({ approved: false, declineReason: 'x'.repeat(201) })).to.throw(RangeError);
+  });
+});
+
+describe('sdk: Standard Webhooks verification (verifyStandardWebhook, verifyStandardAuthorizationRequest)', function () {
+  /** The gateway's Standard Webhooks headers for `raw`: one v1, per secret, keyed with the bytes after whsec_ (gateway/outbound/signature.ts). */
+  const standard = (raw: string, secrets: string[], id = EVENT.id, t = NOW) => ({
+    'webhook-id': id,
+    'webhook-timestamp': String(t),
+    'webhook-signature': secrets.map((s) => `v1,${crypto.createHmac('sha256', Buffer.from(s.slice(6), 'base64url')).update(`${id}.${t}.${raw}`).digest('base64')}`).join(' '),
+  });
+  const raw = JSON.stringify(EVENT);
+  const options = { nowSeconds: NOW };
+
+  it('returns the event from Node headers, a Fetch Headers or headers of any case; either secret verifies during a rotation', function () {
+    const fresh = `whsec_${crypto.randomBytes(32).toString('base64url')}`;
+    const headers = standard(raw, [fresh, PREVIOUS]);
+    expect(verifyStandardWebhook(raw, headers, [fresh], options)).to.deep.equal(EVENT);
+    expect(verifyStandardWebhook(Buffer.from(raw), new Headers(headers), PREVIOUS, options)).to.deep.equal(EVENT);
+    expect(verifyStandardWebhook(raw, { 'Webhook-Id': headers['webhook-id'], 'Webhook-Timestamp': headers['webhook-timestamp'], 'Webhook-Signature': headers['webhook-signature'] }, [fresh], options)).to.deep.equal(EVENT);
+    // The same secret in standard base64 (as a Standard Webhooks library takes it) reads the same key.
+    const standardForm = `whsec_${Buffer.from(fresh.slice(6), 'base64url').toString('base64')}`;
+    expect(standardWebhookKey(standardForm).equals(standardWebhookKey(fresh))).to.equal(true);
+    expect(verifyStandardSignature(raw, headers, [standardForm], options)).to.deep.equal({ id: EVENT.id, timestamp: NOW });
+  });
+
+  it('throws for every failure, each with its reason', function () {
+    const headers = standard(raw, [SECRET]);
+    expect(failure(() => verifyStandardWebhook(raw, { ...headers, 'webhook-signature': undefined } as never, [SECRET], options))).to.equal('missing_header');
+    expect(failure(() => verifyStandardWebhook(raw, { ...headers, 'webhook-timestamp': 'soon' }, [SECRET], options))).to.equal('malformed_header');
+    expect(failure(() => verifyStandardWebhook(raw, { ...headers, 'webhook-signature': 'v2,abc' }, [SECRET], options))).to.equal('malformed_header');
+    expect(failure(() => verifyStandardWebhook(raw, headers, [SECRET], { nowSeconds: NOW + 301 }))).to.equal('stale_timestamp');
+    expect(failure(() => verifyStandardWebhook(raw, headers, [PREVIOUS], options))).to.equal('bad_signature');
+    expect(failure(() => verifyStandardWebhook(`${raw} `, headers, [SECRET], options))).to.equal('bad_signature');
+    // Another id signs another message: the id is part of what is signed.
+    expect(failure(() => verifyStandardWebhook(raw, { ...headers, 'webhook-id': 'evt_other' }, [SECRET], options))).to.equal('bad_signature');
+    const request = JSON.stringify(REQUEST);
+    expect(verifyStandardAuthorizationRequest(request, standard(request, [SECRET], REQUEST.id), [SECRET], options)).to.deep.equal(REQUEST);
+    expect(failure(() => verifyStandardAuthorizationRequest(raw, headers, [SECRET], options))).to.equal('malformed_body');
   });
 });

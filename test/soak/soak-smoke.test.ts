@@ -14,22 +14,27 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
  */
 const REQUESTS = 400;
 
+/** Runs the soak with `args` and returns what it printed and the report it wrote; a failed run fails the test with its output. */
+async function runSoak(args: string[]): Promise<{ stdout: string; report: any }> {
+  let stdout: string;
+  try {
+    ({ stdout } = await run(process.execPath, [path.join(ROOT, 'dist', 'scripts', 'soak.js'), ...args], { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 }));
+  } catch (err) {
+    const failed = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`the soak failed: ${failed.message}\n${failed.stdout ?? ''}\n${(failed.stderr ?? '').slice(-4000)}`);
+  }
+  const written = /written (bench\/results\/soak-[^\s]+-smoke\.json)/.exec(stdout);
+  expect(written, stdout).to.not.equal(null);
+  return { stdout, report: JSON.parse(fs.readFileSync(path.join(ROOT, written![1]), 'utf8')) };
+}
+
 /** Keeps the soak harness (scripts/soak.ts) working: `--smoke --requests 400` over every route. */
 describe(`soak harness (smoke: ${REQUESTS} requests)`, function () {
   this.timeout(300_000);
 
   it('holds the load over every route and passes its checks: no 5xx, one audit entry per acknowledged write, no secret logged', async function () {
     if (process.env.TEST_DB === 'embedded') this.skip(); // the soak creates its database on a real PostgreSQL server
-    let stdout: string;
-    try {
-      ({ stdout } = await run(process.execPath, [path.join(ROOT, 'dist', 'scripts', 'soak.js'), '--smoke', '--requests', String(REQUESTS)], { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 }));
-    } catch (err) {
-      const failed = err as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`the soak failed: ${failed.message}\n${failed.stdout ?? ''}\n${(failed.stderr ?? '').slice(-4000)}`);
-    }
-    const written = /written (bench\/results\/soak-[^\s]+-smoke\.json)/.exec(stdout);
-    expect(written, stdout).to.not.equal(null);
-    const report = JSON.parse(fs.readFileSync(path.join(ROOT, written![1]), 'utf8'));
+    const { report } = await runSoak(['--smoke', '--requests', String(REQUESTS)]);
     expect(report.mode).to.equal('smoke');
     expect(report.requests).to.be.at.least(REQUESTS);
     expect(report.routesExercised, 'every route of the config').to.be.at.least(47);
@@ -70,16 +75,7 @@ describe(`soak harness (smoke: ${REQUESTS} requests)`, function () {
 
   it('the steady mix (issue 33): valid reads and writes only, each window\'s requests and p99 beside the first window\'s', async function () {
     if (process.env.TEST_DB === 'embedded') this.skip();
-    let stdout: string;
-    try {
-      ({ stdout } = await run(process.execPath, [path.join(ROOT, 'dist', 'scripts', 'soak.js'), '--smoke', '--mix', 'steady', '--duration', '2', '--minute', '1', '--concurrency', '4'], { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 }));
-    } catch (err) {
-      const failed = err as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`the soak failed: ${failed.message}\n${failed.stdout ?? ''}\n${(failed.stderr ?? '').slice(-4000)}`);
-    }
-    const written = /written (bench\/results\/soak-[^\s]+-smoke\.json)/.exec(stdout);
-    expect(written, stdout).to.not.equal(null);
-    const report = JSON.parse(fs.readFileSync(path.join(ROOT, written![1]), 'utf8'));
+    const { stdout, report } = await runSoak(['--smoke', '--mix', 'steady', '--duration', '2', '--minute', '1', '--concurrency', '4']);
     expect(report).to.include({ mix: 'steady', invalidRequests: 0 });
     expect(report.passed, JSON.stringify(report.checks)).to.equal(true);
     expect(Object.keys(report.statusesByRoute)).to.include.members(['me', 'list-individuals', 'list-individual-cards', 'list-individual-audit-logs', 'list-individual-card-status-history', 'list-cards', 'create-individual', 'set-card-nickname']);

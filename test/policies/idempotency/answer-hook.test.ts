@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../../../gateway/errors';
 import { sendJson } from '../../../gateway/http/send-json';
+import { runWithFacts } from '../../../gateway/handlers/context';
 import { createLogger } from '../../../gateway/logging/logger';
 import { idempotency } from '../../../policies/idempotency/idempotency';
 import { makeKeyPair } from '../../support/partners';
@@ -58,6 +59,41 @@ describe('policies: idempotency records the answer through the answer hook', fun
       const again = await fetch(`${server.url}/probe`, { headers: { 'idempotency-key': key } });
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).to.equal(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("records the answer a handler returns (the operation policy writes it), whatever its kind: a 204 too", async function () {
+    let runs = 0;
+    const server = await withStep(
+      runWithFacts(async (_facts, req) => {
+        runs += 1;
+        return req.query.empty === undefined ? { status: 201, body: { id: 2, b: 'é' }, headers: { Location: '/probe/2' } } : { status: 204 };
+      }, () => ({}))
+    );
+    try {
+      const key = `hook-${crypto.randomUUID()}`;
+      const first = await fetch(`${server.url}/probe`, { headers: { 'idempotency-key': key } });
+      const bytes = Buffer.from(await first.arrayBuffer());
+      expect(first.status).to.equal(201);
+      const stored = await row(key);
+      expect(stored).to.include({ state: 'completed', response_status: 201 });
+      expect(stored!.response_bytes!.equals(bytes)).to.equal(true);
+      expect(stored!.response_headers).to.deep.equal({ 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8', location: '/probe/2' });
+      const again = await fetch(`${server.url}/probe`, { headers: { 'idempotency-key': key } });
+      expect(again.status).to.equal(201);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.headers.get('location')).to.equal('/probe/2');
+      expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).to.equal(true);
+      const emptyKey = `hook-${crypto.randomUUID()}`;
+      expect((await fetch(`${server.url}/probe?empty=1`, { headers: { 'idempotency-key': emptyKey } })).status).to.equal(204);
+      expect(await row(emptyKey)).to.include({ state: 'completed', response_status: 204 });
+      const emptyAgain = await fetch(`${server.url}/probe?empty=1`, { headers: { 'idempotency-key': emptyKey } });
+      expect(emptyAgain.status).to.equal(204);
+      expect(emptyAgain.headers.get('idempotent-replayed')).to.equal('true');
+      expect(emptyAgain.headers.get('content-type')).to.equal(null);
+      expect(runs, 'the handler ran once per key').to.equal(2);
     } finally {
       await server.close();
     }

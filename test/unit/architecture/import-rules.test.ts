@@ -84,7 +84,7 @@ function sourceFiles(dirs = SOURCE_DIRS): string[] {
 
 /**
  * The source without its comments (a doc comment's `@example` may show a `require`), strings and
- * template literals kept as they are.
+ * template literals kept as they are, and so are its line breaks.
  */
 export function withoutComments(text: string): string {
   let out = '';
@@ -96,8 +96,10 @@ export function withoutComments(text: string): string {
       while (i < text.length && text[i] !== '\n') i += 1;
     } else if (char === '/' && next === '*') {
       const end = text.indexOf('*/', i + 2);
-      i = end === -1 ? text.length : end + 2;
-      out += ' ';
+      const after = end === -1 ? text.length : end + 2;
+      // Its line breaks kept: a finding's line number is the file's.
+      out += `${'\n'.repeat(text.slice(i, after).split('\n').length - 1)} `;
+      i = after;
     } else if (char === "'" || char === '"' || char === '`') {
       let j = i + 1;
       while (j < text.length && text[j] !== char) j += text[j] === '\\' ? 2 : 1;
@@ -159,6 +161,34 @@ export function circles(graph: ReadonlyMap<string, ReadonlySet<string>>): string
   for (const node of graph.keys()) if (!index.has(node)) visit(node);
   return found;
 }
+
+/**
+ * Where a source text writes an answer itself, past the one writer (gateway/http/answer.ts): a call
+ * of `json` (with a body: `response.json()` of a fetch reads one), `jsonp`, `send`, `sendStatus`,
+ * `sendFile`, `end`, `write`, `writeHead`, `redirect` or `render` on a response, directly or at the
+ * end of a chain of calls on it (`res.status(201).json(card)`). A response is `res`, `response`, a
+ * `.res` of a request, or a name declared as an Express or node:http `Response`/`ServerResponse`,
+ * as far as a scan of the text can tell. Comments are left out. Gives `line N: the call`.
+ */
+export function answerWrites(text: string): string[] {
+  const source = withoutComments(text);
+  const names = new Set(['res', 'response']);
+  for (const [, name] of source.matchAll(/\b(\w+)\s*\??:\s*(?:express\.|http\.)?(?:Response|ServerResponse)\b/g) as IterableIterator<[string, string]>) names.add(name);
+  const call = String.raw`\s*\(\s*(?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)`;
+  const chain = new RegExp(String.raw`\b(${[...names].join('|')})!?((?:\s*\.\s*\w+${call})*)\s*\.\s*(jsonp?(?=\s*\(\s*[^\s)])|send|sendStatus|sendFile|end|write|writeHead|redirect|render)\s*\(`, 'g');
+  const found: string[] = [];
+  for (const match of source.matchAll(chain)) {
+    const line = source.slice(0, match.index).split('\n').length;
+    found.push(`line ${line}: ${match[0].replace(/\s+/g, ' ')}`);
+  }
+  return found;
+}
+
+/** The files that write their answers themselves, and why (the test fails when one no longer does). */
+const OWN_WRITERS: Readonly<Record<string, string>> = {
+  'gateway/metrics/route.ts': "the Prometheus text of the admin API: base layer, below gateway/http/, and written with `end` so that Express neither rewrites its content type's parameters nor hashes it for an ETag",
+  'gateway/metrics/scrape-proxy.ts': 'a process of its own on node:http (no Express application) that forwards the scrape to the admin API',
+};
 
 describe('unit: architecture import rules (docs/architecture.md, "Layers")', () => {
   const files = sourceFiles();
@@ -264,5 +294,38 @@ describe('unit: architecture import rules (docs/architecture.md, "Layers")', () 
   it('no files import each other, directly or round a circle, within a folder too (runtime/express-gateway.ts and config-candidate.ts did)', function () {
     const graph = new Map([...imports].map(([file, targets]) => [file, new Set(targets)]));
     expect(circles(graph).map((members) => members.join(' ↔ '))).to.deep.equal([]);
+  });
+  it('answers leave through the one writer: no file of gateway/, policies/ or plugins/ outside gateway/http/ calls res.json, res.send, res.end or res.sendStatus', function () {
+    // The scanner finds a handler writing res.json, and the other ways, and leaves reads and answers returned alone.
+    const fixture = [
+      'return async function listHandler(_facts, _req, res) {',
+      '  res.json({ data: [] });',
+      '  res.status(201).json(card);',
+      "  res.set('Allow', body).send(body);",
+      '  res.sendStatus(404);',
+      '  res.status(204).end();',
+      '  req.res!.send(text);',
+      '};',
+      "function serve(reply: express.Response): void { reply.type('text/plain').send('OK'); }",
+      '// res.json(commented); /* res.end() */',
+      'const parsed = await response.json();',
+      "worker.send({ type: 'run' });",
+      'return { status: 200, body: { data: [] } };',
+    ].join('\n');
+    expect(answerWrites(fixture)).to.deep.equal([
+      'line 2: res.json(',
+      'line 3: res.status(201).json(',
+      "line 4: res.set('Allow', body).send(",
+      'line 5: res.sendStatus(',
+      'line 6: res.status(204).end(',
+      'line 7: res!.send(',
+      "line 9: reply.type('text/plain').send(",
+    ]);
+    const writers = files
+      .filter((file) => !file.startsWith('gateway/http/'))
+      .flatMap((file) => answerWrites(fs.readFileSync(path.join(ROOT, file), 'utf8')).map((write) => `${file} ${write}`))
+      .filter((write) => !(write.split(' ')[0]! in OWN_WRITERS));
+    expect(writers, 'answers written past gateway/http/answer.ts (return a HandlerAnswer, or call writeAnswer)').to.deep.equal([]);
+    for (const file of Object.keys(OWN_WRITERS)) expect(answerWrites(fs.readFileSync(path.join(ROOT, file), 'utf8')), `${file} no longer writes: take it off OWN_WRITERS`).to.not.deep.equal([]);
   });
 });

@@ -44,11 +44,6 @@ const COMPUTED_CONFIG_ONLY: readonly { file: string; argument: string; reason: s
   },
   {
     file: 'gateway/runtime/compiled-dispatch.ts',
-    argument: 'entry.pathRegex',
-    reason: "an apiEndpoint's pathRegex, mounted as express-gateway mounts it; the boot refuses every pathRegex (rule route-path), so no configuration that serves has one",
-  },
-  {
-    file: 'gateway/runtime/compiled-dispatch.ts',
     argument: 'source',
     reason: "an apiEndpoint's host (escaped, each * one label [^.]+: linear) or hostRegex (the operator's own pattern), matched against the Host header's name as express-gateway's vhost matched it before; the shipped configuration has neither",
   },

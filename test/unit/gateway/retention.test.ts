@@ -4,7 +4,7 @@ import { Database } from '../../../gateway/db/database';
 import { applyIssuerNotification, applyProcessingNotification, deleteExpiredNotifications, type ProcessingNotification } from '../../../gateway/inbound/apply';
 import { createLogger } from '../../../gateway/logging/logger';
 import { deleteExpiredEvents } from '../../../gateway/outbox/event-log';
-import { deleteExpiredDecisions } from '../../../gateway/authorizations/decide';
+import { deleteExpiredDecisions } from '../../../gateway/authorizations/recording-statements';
 import { emitEvent } from '../../../gateway/outbox/partner-events';
 import { readSettings } from '../../../gateway/settings';
 import { deleteExpiredEndpoints } from '../../../gateway/webhooks/endpoint-store';

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { CLAIM_COMMIT_COLUMN, decideAuthorization, newEndpointHints, type AuthorizationRequest } from '../../../../gateway/authorizations/decide';
+import { newEndpointHints } from '../../../../gateway/authorizations/card-hints';
+import { CLAIM_COMMIT_COLUMN } from '../../../../gateway/authorizations/claim';
+import { decideAuthorization, type AuthorizationRequest } from '../../../../gateway/authorizations/decide';
 import { Database } from '../../../../gateway/db/database';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { openServices, type InProcessServices } from '../../../support/in-process';
@@ -11,7 +13,7 @@ import { runDatabaseUrl } from '../../../support/test-database';
 /**
  * The claim of an authorization id, with a decision endpoint, commits without waiting for its WAL
  * flush; the decision's recording, and everything after on the same connection, waits for it
- * (docs/authorizations.md, "Exactly once"; docs/performance.md, "Run K"). Real PostgreSQL: whether a
+ * (docs/authorizations.md, "Exactly once"; docs/performance.md, "Authorization decisions"). Real PostgreSQL: whether a
  * commit waited for its flush shows in the WAL's flush position right after it. The server's own
  * `synchronous_commit` may be anything: the probe connection sets `on` for itself, and the
  * connections the decision used are compared with their own default (pg_settings' `reset_val`).

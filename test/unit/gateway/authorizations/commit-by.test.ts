@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CLOCK_SKEW_BOUND_MS, COMMIT_RESERVE_MS, commitByOf } from '../../../../gateway/authorizations/decide';
+import { CLOCK_SKEW_BOUND_MS, COMMIT_RESERVE_MS, commitByOf } from '../../../../gateway/authorizations/deadline';
 import { Database } from '../../../../gateway/db/database';
 import { beyondBound, measureClockOffset } from '../../../../gateway/db/clock-offset';
 import { createLogger } from '../../../../gateway/logging/logger';

@@ -7,9 +7,10 @@ import { migrate } from '../../../../gateway/db/migrate';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { AuthorizationEndpointStore } from '../../../../gateway/authorizations/endpoint-store';
 import { askPartner, MAX_ANSWER_BYTES, parseAnswer, PartnerCallState, type AuthorizationRequestData, type PartnerEndpointDeps } from '../../../../gateway/authorizations/partner-endpoint';
-import { SecretKeyring } from '../../../../gateway/webhooks/secret-box';
-import { verifySignature } from '../../../../gateway/webhooks/signature';
+import { SecretKeyring } from '../../../../gateway/outbound/secret-box';
+import { verifySignature } from '../../../../gateway/outbound/signature';
 import { createOutbound } from '../../../../gateway/outbound';
+import { verifyStandardAuthorizationRequest } from '../../../../sdk/src';
 import { ExampleProcess } from '../../../support/example-process';
 import { signatureVerifies } from '../../../support/signatures';
 import { recordSecret } from '../../../support/secrets';
@@ -105,6 +106,10 @@ describe('unit: askPartner, the partner decision endpoint call (gateway/authoriz
     expect(verifySignature(header, got.raw, [secret], 300)).to.equal(true);
     expect(signatureVerifies(header, got.raw, [secret])).to.equal(true);
     expect(verifySignature(header, got.raw, ['whsec_' + 'x'.repeat(43)], 300)).to.equal(false);
+    // The Standard Webhooks headers beside it: webhook-id is the request's id.
+    expect(got.headers['webhook-id']).to.equal(got.event.id);
+    expect(got.headers['webhook-timestamp']).to.equal(header.slice(2, header.indexOf(',')));
+    expect(verifyStandardAuthorizationRequest(got.raw, got.headers, [secret])).to.deep.equal(got.event);
   });
 
   it('declines on {approved: false, declineReason}, keeping the reason; {approved: false} alone is a decline without one', async function () {

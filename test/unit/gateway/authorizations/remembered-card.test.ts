@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { decideAuthorization, DecisionTooLate, newEndpointHints, type AuthorizationRequest, type DecisionChecks, type EndpointHints } from '../../../../gateway/authorizations/decide';
+import { newEndpointHints, type EndpointHints } from '../../../../gateway/authorizations/card-hints';
+import { DecisionTooLate } from '../../../../gateway/authorizations/deadline';
+import { decideAuthorization, type AuthorizationRequest, type DecisionChecks } from '../../../../gateway/authorizations/decide';
 import { Database } from '../../../../gateway/db/database';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { openServices, type InProcessServices } from '../../../support/in-process';
@@ -254,6 +256,35 @@ describe('a card decided before in this process: one statement, checked against 
       holder.release();
     }
   });
+  it('the budget spent once the reads are back (the injected clock past the commit-by instant): DecisionTooLate, no recording sent, nothing recorded', async function () {
+    const { cardKey } = await newCard();
+    let at = Date.now();
+    const now = () => at;
+    const answerBy = at + 1700;
+    const { sent, db } = spy(services.db);
+    // The clock jumps to the answer's instant as the claim statement's answer comes back: no sleep.
+    const named = db.named.bind(db);
+    const slowDb = Object.assign(Object.create(db) as Database, {
+      named: async (name: string, text: string, params: unknown[]) => {
+        const result = await named(name, text, params);
+        at = answerBy;
+        return result;
+      },
+    });
+    const request = purchase(cardKey);
+    const outcome = await decideAuthorization({ db: slowDb, log: createLogger({ level: 'silent' }), checks: {}, endpointHints: newEndpointHints({ now }), now }, request, answerBy).then(
+      (decision) => ({ decision }),
+      (err: unknown) => ({ err })
+    );
+    expect(outcome).to.have.property('err').that.is.instanceOf(DecisionTooLate).with.property('byDatabase', false);
+    expect(sent, 'the recording is not sent past the commit-by instant').to.deep.equal(['authorization-claim']);
+    const { rows } = await services.db.query<{ decisions: string; transactions: string }>(
+      'SELECT (SELECT count(*) FROM authorization_decisions WHERE authorization_id = $1) AS decisions, (SELECT count(*) FROM card_transactions WHERE id = $2) AS transactions',
+      [request.id, request.transactionId]
+    );
+    expect(rows[0]).to.deep.equal({ decisions: '0', transactions: '0' });
+  });
+
   it("a commit that would wait past the deadline for the card's velocity ledger (taken at commit) fails instead: too late, nothing recorded", async function () {
     const { cardKey } = await newCard();
     const hints = newEndpointHints();

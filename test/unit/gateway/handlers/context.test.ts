@@ -122,17 +122,31 @@ describe('unit: the handler context (gateway/handlers/context.ts)', function () 
       }
     });
 
-    it('runs the handler with its facts when the steps before it provided them', async function () {
+    it('runs the handler with its facts when the steps before it provided them, and writes the answer it returns', async function () {
       const reader = handlerFactsReader('me', OPERATIONS.me);
       let seen: unknown;
       const handler = runWithFacts<{ partner: Partner }>(async ({ partner }) => {
         seen = partner;
+        return { status: 201, body: { partnerId: partner._id }, headers: { Location: '/somewhere' } };
       }, reader);
+      const app = express();
+      app.use((req, _res, next) => ((req.partner = PARTNER_ROW), next()));
+      app.get('/me', handler);
       const errors: unknown[] = [];
-      handler(requestWith({ partner: PARTNER_ROW }), {} as never, (err?: unknown) => errors.push(err));
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(errors).to.deep.equal([]);
-      expect(seen).to.equal(PARTNER_ROW);
+      app.use(((err, _req, res, _next) => (errors.push(err), res.status(500).end())) as express.ErrorRequestHandler);
+      const server = http.createServer(app);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/me`);
+        expect(errors).to.deep.equal([]);
+        expect(seen).to.equal(PARTNER_ROW);
+        expect(response.status).to.equal(201);
+        expect(response.headers.get('location')).to.equal('/somewhere');
+        expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+        expect(await response.text()).to.equal(JSON.stringify({ partnerId: PARTNER_ROW._id }));
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     });
   });
 

@@ -7,7 +7,7 @@ import { listenLocally } from '../../../support/in-process';
 /**
  * The gateway's listeners (gateway/http/express-server.ts): requests and responses are made with
  * their Express application's prototypes, so that Express's own `Object.setPrototypeOf` in its
- * first middleware changes nothing (docs/performance.md, "Run O"), and they behave as before.
+ * first middleware changes nothing (docs/performance.md, "Garbage collection under the heap cap"), and they behave as before.
  */
 describe('unit: http/express-server (requests and responses made with the application\'s prototypes)', function () {
   function app() {

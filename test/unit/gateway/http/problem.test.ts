@@ -37,34 +37,33 @@ describe('unit: http/problem toGatewayError', function () {
   });
 });
 
+/** A response as the answer writer uses it (headers, status, `end`), recording the bytes written. */
+function writtenAnswer(): { res: any; written: () => string } {
+  let bytes = '';
+  const headers = new Map<string, unknown>();
+  const res = {
+    statusCode: 200,
+    req: { method: 'POST', fresh: false },
+    setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value),
+    getHeader: (name: string) => headers.get(name.toLowerCase()),
+    removeHeader: (name: string) => headers.delete(name.toLowerCase()),
+    end: (body?: string) => {
+      bytes = body ?? '';
+    },
+  };
+  return { res, written: () => bytes };
+}
+
 describe('unit: http/problem sendProblem never writes a card number', function () {
   it('replaces a detail, drops an extension member and rewrites invalidParams holding one', function () {
-    let written = '';
-    const headers: Record<string, string> = {};
-    const res: any = {
-      set(h: Record<string, string> | string, v?: string) {
-        if (typeof h === 'string') headers[h] = v!;
-        else Object.assign(headers, h);
-        return res;
-      },
-      status() {
-        return res;
-      },
-      type() {
-        return res;
-      },
-      send(body: string) {
-        written = body;
-        return res;
-      },
-    };
+    const { res, written } = writtenAnswer();
     const error = new GatewayError('upstream_rejected', 'card 5355 7099 9999 9994 refused', {
       extensions: { upstream: 'issuer', upstreamCode: 'PAN_5355709999999994' },
       invalidParams: [{ name: 'x5355709999999994', reason: 'is 5355709999999994' }],
     });
     sendProblem(res, 'req-1', error);
-    const body = JSON.parse(written);
-    expect(written.replace(/[ -]/g, '')).to.not.include('5355709999999994');
+    const body = JSON.parse(written());
+    expect(written().replace(/[ -]/g, '')).to.not.include('5355709999999994');
     expect(body).to.include({ detail: 'Upstream refused the request', upstream: 'issuer', code: 'upstream_rejected' });
     expect(body).to.not.have.property('upstreamCode');
     expect(body.invalidParams).to.deep.equal([{ name: '(a field name holding a card number)', reason: 'is invalid' }]);
@@ -73,12 +72,11 @@ describe('unit: http/problem sendProblem never writes a card number', function (
 
 describe('unit: http/problem keeps identifier members that merely hold a Luhn-valid digit run', function () {
   it("keeps a reload's config hashes and a cardKey (random hex), drops an identifier that is a card number", function () {
-    let written = '';
-    const res: any = { set: () => res, status: () => res, type: () => res, send: (body: string) => ((written = body), res) };
+    const { res, written } = writtenAnswer();
     // A sha256 seen in a flaky reload test: it holds the Luhn-valid run 5773916334441.
     const hash = '30da27371d53c87c169bfeb061f6569ee33a35773916334441f4d50e8deb284f';
     sendProblem(res, 'req-2', new GatewayError('conflict', 'refused', { extensions: { stage: 'guards', rejectedHash: hash, activeHash: hash, cardKey: 'CK5773916334441ab', otherKey: '5355709999999994' } }));
-    const body = JSON.parse(written);
+    const body = JSON.parse(written());
     expect(body).to.include({ rejectedHash: hash, activeHash: hash, cardKey: 'CK5773916334441ab' });
     expect(body, 'an identifier that is a card number by itself').to.not.have.property('otherKey');
   });

@@ -10,6 +10,7 @@ import { requestExamples, responseExamples } from '../../../../gateway/openapi/e
 import { OPERATION_NAMES, OPERATIONS, type Operation } from '../../../../gateway/catalog';
 import { routeTable } from '../../../../gateway/openapi/route-table';
 import { readRouteModel } from '../../../../gateway/route-model';
+import { withCatalogParams } from '../../../../gateway/runtime/catalog-params';
 import { SCHEMAS, type SchemaName } from '../../../../gateway/schemas';
 import { RESPONSE_SCHEMAS, type ResponseSchemaName } from '../../../../gateway/schemas/responses';
 import { bodyAjv, queryAjv } from '../../../../gateway/validation/ajv';
@@ -48,7 +49,8 @@ function resolvePointer(document: unknown, pointer: string): unknown {
 }
 
 describe('gateway/openapi/document', function () {
-  const gatewayConfig = YAML.parse(fs.readFileSync(SHIPPED_CONFIG, 'utf8')) as Json;
+  // As the gateway reads it: the steps written without params take the catalog's.
+  const gatewayConfig = withCatalogParams(YAML.parse(fs.readFileSync(SHIPPED_CONFIG, 'utf8')) as Json) as Json;
   const document = buildOpenApiDocument(gatewayConfig, { now: NOW });
   const routes = routeTable(readRouteModel(gatewayConfig));
   const operations = operationsOf(document);

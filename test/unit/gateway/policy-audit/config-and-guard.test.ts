@@ -25,7 +25,7 @@ describe('unit: policy-audit configuration file (env substitution as express-gat
     });
   }
 
-  it('reads the shipped file with its rate limits and upstream timeouts overridable from the environment', function () {
+  it('reads the shipped file with its rate limits overridable from the environment, and the upstream timeout from the settings only', function () {
     const limitsOf = (c: Yaml) =>
       Object.fromEntries(
         Object.entries(c.pipelines as Yaml).map(([name, p]) => [name, (p.policies as Yaml[]).find((s) => 'rate-limit' in s)?.['rate-limit'][0].action.limit])
@@ -39,7 +39,9 @@ describe('unit: policy-audit configuration file (env substitution as express-gat
     const tuned = readGatewayConfigFile(SHIPPED_CONFIG_FILE, { RATE_LIMIT_READS_PER_MINUTE: '7', RATE_LIMIT_WRITES_PER_MINUTE: '3', RATE_LIMIT_PUBLIC_PER_MINUTE: '9', UPSTREAM_TIMEOUT_MS: '800' }) as Yaml;
     expect(limitsOf(tuned)).to.include({ me: 7, 'lock-card': 3, 'openapi-document': 9, 'api-docs': 9, 'get-card-cvv': 7, 'check-card-issuing-fee': 3 });
     const operation = (tuned.pipelines['get-card-cvv'].policies as Yaml[]).find((s) => 'operation' in s)!.operation[0].action;
-    expect(operation).to.deep.equal({ name: 'get-card-cvv', timeoutMs: 800 });
+    // The upstream calls' timeout is a setting (settings.ts), never substituted into the YAML.
+    expect(operation).to.deep.equal({ name: 'get-card-cvv' });
+    expect(fs.readFileSync(SHIPPED_CONFIG_FILE, 'utf8')).to.not.match(/\$\{UPSTREAM_TIMEOUT_MS/);
   });
 
   it("parses with express-gateway's own js-yaml, so the audit reads what the gateway boots with", function () {

@@ -6,7 +6,9 @@ import type { RequestHandler } from 'express';
 import { ConfigRefusedError } from '../../../../gateway/boot/config-guards';
 import { createPartnerApp } from '../../../../gateway/http/partner-app';
 import { loadAndCheck, type LoadedGateway } from '../../../../gateway/runtime/express-gateway';
-import { mountPathToRegexp } from '../../../../gateway/runtime/mount-paths';
+import { checkGatewayConfig } from '../../../../gateway/boot/config-guards';
+import { readRouteModel } from '../../../../gateway/route-model';
+import { changedConfig, guardContext, SYSTEM_CONFIG, type Yaml } from '../policy-audit/shipped-config';
 import { RouteTrie, trieSegments } from '../../../../gateway/runtime/route-trie';
 import { pipelineEngineOf } from '../../../../gateway/runtime/pipeline-engine';
 import { readSettings } from '../../../../gateway/settings';
@@ -15,8 +17,8 @@ import { openServices, type InProcessServices } from '../../../support/in-proces
 const SHIPPED_CONFIG = path.resolve(__dirname, '..', '..', '..', '..', '..', 'config');
 
 // What the shipped configuration does not exercise (the e2e comparison covers its routes): routes
-// that overlap, a pipeline that hands on without answering, conditions, regular-expression and
-// wildcard paths, optional parameters, hosts, an apiEndpoint no pipeline serves. Each request goes
+// that overlap, a pipeline that hands on without answering, conditions, dotted paths, hosts, an
+// apiEndpoint no pipeline serves. Each request goes
 // to both engines; the answers must be the same, and the route that answered is asserted (the
 // rate-limit step names it in `RateLimit-Policy`).
 
@@ -31,21 +33,16 @@ function crafted(): Record<string, any> {
       'on-host-regex': { hostRegex: '^v\\d\\.example\\.net$', paths: '/h', methods: 'GET' },
       first: { paths: ['/x/:id', '/y'], methods: 'GET' },
       second: { paths: '/x/special', methods: ['GET', 'POST'] },
-      'any-method': { paths: '/z' },
-      regex: { pathRegex: '^/re/(\\d+)$' },
-      wildcard: { paths: '/files/*' },
-      optional: { paths: '/opt/:id?', methods: 'get' },
       orphan: { paths: '/orphan', methods: 'GET' },
       'hands-on': { paths: '/ft', methods: 'GET' },
       'takes-over': { paths: '/ft', methods: 'GET' },
       'conditional': { paths: '/cond', methods: ['GET', 'POST'] },
       'no-host': { paths: '/h', methods: 'GET' },
       'dotted': { paths: '/api/v1.2/items/:id', methods: 'GET' },
-      'no-method': { paths: '/nm', methods: [] },
     },
     policies: ['rate-limit', 'operation'],
     pipelines: {
-      first: { apiEndpoints: ['first', 'regex', 'wildcard', 'optional', 'any-method', 'dotted', 'no-method'], policies: answering },
+      first: { apiEndpoints: ['first', 'dotted'], policies: answering },
       second: { apiEndpoints: ['second', 'takes-over', 'on-host', 'on-wildcard-host', 'on-host-regex', 'no-host'], policies: answering },
       // Answers nothing: its one step never runs (condition `never`), so the request goes on to the next route of /ft.
       'hands-on': { apiEndpoints: ['hands-on'], policies: [{ operation: [{ condition: { name: 'never' }, action: { name: 'health-check' } }] }] },
@@ -161,17 +158,10 @@ describe('unit: gateway/runtime/compiled-dispatch (the compiled engine against e
     expect(other.body).to.include('route_not_found');
   });
 
-  it('matches regular-expression, wildcard, optional-parameter and dotted paths as express does', async function () {
-    expect(servedBy(await both('GET', '/re/42'))).to.equal('regex');
-    expect((await both('GET', '/re/4x')).status).to.equal(404);
-    expect(servedBy(await both('DELETE', '/files/a/b/c.txt'))).to.equal('wildcard');
-    expect(servedBy(await both('GET', '/opt'))).to.equal('optional');
-    expect(servedBy(await both('GET', '/opt/7'))).to.equal('optional');
-    expect(servedBy(await both('PATCH', '/z'))).to.equal('any-method');
-    expect(servedBy(await both('OPTIONS', '/z'))).to.equal('any-method');
+  it('matches dotted paths as express does, and refuses a parameter it cannot decode (400)', async function () {
     expect(servedBy(await both('GET', '/api/v1.2/items/a.b'))).to.equal('dotted');
     expect((await both('GET', '/api/v1x2/items/a')).status).to.equal(404);
-    expect((await both('GET', '/files/%E0%A4%A')).status).to.equal(400);
+    expect((await both('GET', '/api/v1.2/items/%E0%A4%A')).status).to.equal(400);
   });
 
   it("answers an apiEndpoint no pipeline serves with express-gateway's plain 404", async function () {
@@ -189,13 +179,29 @@ describe('unit: gateway/runtime/compiled-dispatch (the compiled engine against e
     expect(servedBy(await both('GET', '/h', { host: 'v22.example.net' }))).to.equal('no-host');
   });
 
-  it('serves every method on an entry whose methods name none, as the route model and the policy audit read it (express-gateway mounted nothing: the one difference)', async function () {
-    const compiled = await send(ports.compiled, 'DELETE', '/nm');
-    const reference = await send(ports.reference, 'DELETE', '/nm');
-    expect(compiled.status).to.equal(200);
-    expect(servedBy(compiled)).to.equal('no-method');
-    expect(reference.status).to.equal(404);
-  });
+  // The route shapes the boot's rules refuse: the compiled dispatch does not serve them either.
+  const refusedShapes: { shape: string; entry: Yaml }[] = [
+    { shape: 'a pathRegex', entry: { pathRegex: '^/api/partner/me$', methods: 'GET' } },
+    { shape: 'a wildcard path', entry: { paths: '/api/partner/*', methods: 'GET' } },
+    { shape: 'an optional parameter', entry: { paths: '/api/partner/me/:id?', methods: 'GET' } },
+    { shape: 'no methods (every method)', entry: { paths: '/api/partner/me' } },
+    { shape: 'no paths (every path)', entry: { methods: 'GET' } },
+  ];
+  for (const { shape, entry } of refusedShapes) {
+    it(`refuses ${shape}, as the boot's rules do`, async function () {
+      const config = changedConfig((c) => (c.apiEndpoints.me = entry));
+      expect(checkGatewayConfig(readRouteModel(config), SYSTEM_CONFIG, guardContext()).filter((p) => p.where.startsWith('apiEndpoint "me"') || p.where.includes('operation "me"'))).to.not.deep.equal([]);
+      const bundle = services[0]!;
+      let refusal: unknown;
+      try {
+        await loaded.runtimeFor('compiled').buildPipelines(config, 'shape.yml', bundle);
+      } catch (err) {
+        refusal = err;
+      }
+      // Every method: the OpenAPI document's build (the openapi-document step) refuses it first.
+      expect(String(refusal)).to.match(/not (a route shape|one) the compiled dispatch serves|list its methods explicitly/);
+    });
+  }
 
   it('answers OPTIONS with the methods of the routes of the path, HEAD with GET routes', async function () {
     const options = await both('OPTIONS', '/x/special');
@@ -208,19 +214,22 @@ describe('unit: gateway/runtime/compiled-dispatch (the compiled engine against e
 });
 
 describe('unit: gateway/runtime/route-trie', function () {
-  it('holds static and :name segments, and leaves anything else to its regular expression', function () {
+  it('holds static and :name segments, and refuses anything else', function () {
     expect(trieSegments('/api/partner/cards/:id/status')).to.deep.equal(['api', 'partner', 'cards', ':id', 'status']);
     expect(trieSegments('/api/partner/')).to.deep.equal(['api', 'partner']);
     expect(trieSegments('/')).to.deep.equal([]);
-    for (const path of ['/opt/:id?', '/files/*', '/a/:id.json', '/a/(b)', '*', '/a//b', 'relative', /^\/re$/]) expect(trieSegments(path), String(path)).to.equal(undefined);
+    for (const path of ['/opt/:id?', '/files/*', '/a/:id.json', '/a/(b)', '*', '/a//b', 'relative']) {
+      expect(trieSegments(path), path).to.equal(undefined);
+      expect(() => new RouteTrie([path]), path).to.throw(/not one the compiled dispatch serves/);
+    }
   });
 
   it('finds every matching mount path in declaration order, parameters raw', function () {
-    const trie = new RouteTrie(['/cards/:id', '/cards/special', '/cards/:id/status', /^\/cards\/(\w+)$/, '/'], mountPathToRegexp);
-    expect(trie.match('/cards/special').map((h) => h.index)).to.deep.equal([0, 1, 3]);
+    const trie = new RouteTrie(['/cards/:id', '/cards/special', '/cards/:id/status', '/']);
+    expect(trie.match('/cards/special').map((h) => h.index)).to.deep.equal([0, 1]);
     expect(trie.match('/CARDS/abc%20d/').map((h) => [h.index, h.values])).to.deep.equal([[0, ['abc%20d']]]);
     expect(trie.match('/cards/a/status')[0]).to.deep.include({ index: 2, names: ['id'], values: ['a'] });
-    expect(trie.match('/').map((h) => h.index)).to.deep.equal([4]);
+    expect(trie.match('/').map((h) => h.index)).to.deep.equal([3]);
     expect(trie.match('//')).to.deep.equal([]);
     expect(trie.match('/cards//status')).to.deep.equal([]);
     expect(trie.match('/cards/a/status//')).to.deep.equal([]);

@@ -238,6 +238,23 @@ describe('unit: gateway/runtime/config-candidate', function () {
       });
     }
 
+    it('builds steps written without params with the catalog\'s, accepts params written that agree, refuses ones that contradict it (as a reload does)', async function () {
+      const stepOf = (c: Yaml, pipeline: string, policy: string): Yaml => (c.pipelines[pipeline].policies as Yaml[]).find((s) => policy in s)!;
+      const shipped = await buildCandidate(readConfigSource(SHIPPED_FILE), runtime, services);
+      expect(stepOf(shipped.gatewayConfig as Yaml, 'get-card', 'ownership').ownership).to.deep.equal([{ action: { resource: 'card', param: 'id' } }]);
+      expect(shipped.model.pipelines.get('get-card-pan')!.steps.find((s) => s.policy === 'validate')!.actions.map((a) => a.params)).to.deep.equal([{ query: 'card-secret-query' }]);
+      const agreeing = changed((c) => (stepOf(c, 'get-card', 'ownership').ownership = [{ action: { resource: 'card', param: 'id' } }]));
+      expect((await buildCandidate(sourceOf(agreeing), runtime, services)).router).to.be.a('function');
+      const contradicting = changed((c) => (stepOf(c, 'get-card', 'ownership').ownership = [{ action: { resource: 'individual', param: 'id' } }]));
+      const refusal = await buildCandidate(sourceOf(contradicting), runtime, services).then(
+        () => undefined,
+        (err: unknown) => err as ConfigRefusedError
+      );
+      expect(refusal).to.be.instanceOf(ConfigRefusedError);
+      expect(refusal!.stage).to.equal('guards');
+      expect(refusal!.reason).to.include('pipeline "get-card", operation "get-card": checks the owner of the card named by path parameter id');
+    });
+
     it('refuses a file that cannot be read (stage read)', function () {
       const error = (() => {
         try {

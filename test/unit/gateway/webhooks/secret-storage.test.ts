@@ -6,10 +6,10 @@ import { Database } from '../../../../gateway/db/database';
 import { migrate } from '../../../../gateway/db/migrate';
 import { createLogger, type Logger } from '../../../../gateway/logging/logger';
 import { SecretUnavailableError } from '../../../../gateway/webhooks/endpoint-store';
-import { SecretKeyring } from '../../../../gateway/webhooks/secret-box';
-import { openSecrets, type SecretRow } from '../../../../gateway/webhooks/secret-rows';
+import { SecretKeyring } from '../../../../gateway/outbound/secret-box';
+import { openSecrets, type SecretRow } from '../../../../gateway/outbound/secret-rows';
 import { prepareSecretStorage, sealStoredSecrets, warnIfSecretsUnencrypted } from '../../../../gateway/webhooks/secret-storage';
-import { newSecret } from '../../../../gateway/webhooks/signature';
+import { newSecret } from '../../../../gateway/outbound/signature';
 import { recordSecret } from '../../../support/secrets';
 import { createOwnDatabase, type RunDatabase } from '../../../support/test-database';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { keyIdOf, SecretKeyring, SecretOpenError, sealedKeyId, type OpenFailure } from '../../../../gateway/webhooks/secret-box';
-import { newSecret } from '../../../../gateway/webhooks/signature';
+import { keyIdOf, SecretKeyring, SecretOpenError, sealedKeyId, type OpenFailure } from '../../../../gateway/outbound/secret-box';
+import { newSecret } from '../../../../gateway/outbound/signature';
 
 const newKey = () => crypto.createSecretKey(crypto.randomBytes(32));
 
@@ -30,7 +30,7 @@ function flipFirstBit(field: string): string {
   return bytes.toString('base64url');
 }
 
-describe('unit: webhook secrets sealed at rest (gateway/webhooks/secret-box.ts)', function () {
+describe('unit: webhook secrets sealed at rest (gateway/outbound/secret-box.ts)', function () {
   const endpoint = 'we_0123456789abcdef01234567';
   const other = 'we_76543210fedcba9876543210';
   const key = newKey();

@@ -6,7 +6,7 @@ import { newSecret } from './signature';
  * The tables of signing secrets, all of one form (`endpoint_id`, `secret` or `sealed_secret`,
  * `expires_at`: migrations 010, 013 and 017): the webhook endpoints' and the authorization
  * endpoints' (docs/authorization-endpoint.md). The same code stores, rotates, reads and
- * (re-)encrypts them (`secret-storage.ts`), under the same WEBHOOKS_SECRET_KEY; an endpoint id
+ * (re-)encrypts them (`gateway/webhooks/secret-storage.ts`), under the same WEBHOOKS_SECRET_KEY; an endpoint id
  * (`we_…`, `ae_…`) is the sealed secret's additional data, so a row copied to another endpoint,
  * of either table, does not open.
  */

@@ -1,8 +1,9 @@
 import crypto, { type KeyObject } from 'node:crypto';
 
 /**
- * Webhook endpoint secrets encrypted at rest (docs/webhooks.md, "Storage of secrets"), with
- * node:crypto only.
+ * Partner secrets (webhook endpoints', decision endpoints') encrypted at rest (docs/webhooks.md,
+ * "Storage of secrets"), with node:crypto only. The labels below keep their `webhook-endpoint`
+ * names: they are part of every stored secret's format.
  *
  * A sealed secret is one ASCII string, `v1:<key id>:<iv>:<ciphertext>:<tag>`:
  * - `v1`: this format, AES-256-GCM, 96-bit IV, 128-bit tag;

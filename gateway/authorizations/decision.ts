@@ -1,0 +1,198 @@
+import type { DeclineReason } from '../upstreams/partner-transaction';
+import { checkStaticControls, checkVelocityCounts, type ApplicableSpendControls, type VelocityPurchase } from './spend-controls';
+
+/**
+ * The authorization decision itself (docs/authorizations.md, "Decision order"), with no I/O: the
+ * card's state, its spend controls, the velocity counts read before the partner is asked and what
+ * the partner said in, a decision out. The shell around it (./decide.ts) claims the authorization
+ * id, reads these facts, asks the partner and records what this decides.
+ */
+
+/** The processor's authorization request (docs/upstreams.md, 6.10). */
+export interface AuthorizationRequest {
+  /** The processor's authorization id: what a repeat carries again. */
+  id: string;
+  /** The id the transaction will have (its notifications carry it). */
+  transactionId: string;
+  cardId: string;
+  amount: number;
+  currency: string;
+  type: 'PURCHASE' | 'WITHDRAWAL';
+  merchant: { name: string; mcc: string; city: string; country: string };
+  at: string;
+}
+
+/** Who decided: the partner view's `authorization.decidedBy`, in the decision order. */
+export const DECIDED_BY = ['card_state', 'spend_controls', 'partner', 'partner_default', 'approved'] as const;
+export type DecidedBy = (typeof DECIDED_BY)[number];
+
+/** A decision, as answered to the processor and recorded on the transaction. */
+export interface AuthorizationDecision {
+  approved: boolean;
+  declineReason?: DeclineReason;
+  decidedBy: DecidedBy;
+  /** Which control or rule decided (`card.blockedMccs`, `velocity.1h.maxCount`, the card status). */
+  rule?: string;
+  partnerLatencyMs?: number;
+  /** The partner's own reason for a decline: kept in the audit entry only. */
+  partnerReason?: string;
+}
+
+/** The card as a decision reads it. */
+export interface DecisionCard {
+  cardKey: string;
+  partnerId: string;
+  individualId: string | null;
+  tenantId: string | null;
+  status: string;
+}
+
+/** A refusal by a control: its reason and the rule that refused. */
+export interface Refusal {
+  declineReason: DeclineReason;
+  rule: string;
+}
+
+/** What the partner's decision endpoint said (or the endpoint's default when it did not). */
+export type PartnerOutcome =
+  | { kind: 'none' }
+  | { kind: 'answered'; approved: boolean; declineReason?: string; latencyMs: number }
+  | { kind: 'default'; reason: 'timeout' | 'error' | 'disabled' | 'overloaded'; approved: boolean; latencyMs: number; error?: string };
+
+/** What a decision is taken on, besides the partner's answer. */
+export interface DecisionFacts {
+  /** Undefined: no card of this gateway has the key. */
+  card: DecisionCard | undefined;
+  /** The partner's default controls and the card's own (`{}` for none). */
+  controls: ApplicableSpendControls;
+  request: AuthorizationRequest;
+  /**
+   * The velocity counts read before the partner is asked (spend-controls.ts, `checkVelocityCounts`'
+   * `counted`); undefined when none were read: without a partner to ask, velocity is counted only
+   * by the recording's gate, which turns an approval over a limit into {@link velocityDecline}.
+   */
+  velocity?: Record<string, string | number> | string | null;
+}
+
+/**
+ * One step of a decision order: a decision, or undefined to leave it to the next step. A new
+ * decision kind (tokenization, authentication) is its own list of policies over its own facts.
+ */
+export type DecisionPolicy = (facts: DecisionFacts) => AuthorizationDecision | undefined;
+
+const LOCKED_STATUSES = new Set(['LOCKED', 'TEMP_LOCKED']);
+
+/** The card's own state: an ACTIVE card passes; a locked one is `card_locked`; any other (closed, restricted, lost…) `card_inactive`. */
+export function cardStateRefusal(card: DecisionCard | undefined): Refusal | undefined {
+  if (!card) return { declineReason: 'card_inactive', rule: 'card.unknown' };
+  if (card.status === 'ACTIVE') return undefined;
+  return { declineReason: LOCKED_STATUSES.has(card.status) ? 'card_locked' : 'card_inactive', rule: `card.status.${card.status}` };
+}
+
+/** What the velocity rules count a purchase on this card as. */
+export function velocityPurchase(card: DecisionCard, request: AuthorizationRequest): VelocityPurchase {
+  return { partnerId: card.partnerId, cardKey: card.cardKey, amount: request.amount, at: new Date(request.at) };
+}
+
+/** Step 1: the card's state (an unknown card is refused here). */
+export const cardStatePolicy: DecisionPolicy = ({ card }) => {
+  const refusal = cardStateRefusal(card);
+  return refusal && { approved: false, decidedBy: 'card_state', ...refusal };
+};
+
+/** Step 2: the spend controls that need no history (merchant category, country, amount). */
+export const staticControlsPolicy: DecisionPolicy = ({ controls, request }) => {
+  const refusal = checkStaticControls(controls, { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country });
+  return refusal && { approved: false, decidedBy: 'spend_controls', ...refusal };
+};
+
+/** Step 2, velocity, on the counts read before the partner is asked (a purchase over a limit is not sent to the partner). */
+export const velocityPolicy: DecisionPolicy = ({ card, controls, request, velocity }) => {
+  if (velocity === undefined || !card) return undefined;
+  const refusal = checkVelocityCounts(controls, velocity, velocityPurchase(card, request));
+  return refusal && velocityDecline(refusal);
+};
+
+/** The authorization's decision order before the partner's endpoint (docs/authorizations.md): first match wins. */
+export const AUTHORIZATION_POLICIES: readonly DecisionPolicy[] = [cardStatePolicy, staticControlsPolicy, velocityPolicy];
+
+/** The first decision of `policies` on `facts`; undefined when each passed (the partner, or approval, decides). */
+export function firstDecision(facts: DecisionFacts, policies: readonly DecisionPolicy[] = AUTHORIZATION_POLICIES): AuthorizationDecision | undefined {
+  for (const policy of policies) {
+    const decision = policy(facts);
+    if (decision) return decision;
+  }
+  return undefined;
+}
+
+/** The decision once every policy passed: what the partner's endpoint said (or its default), or approved when it was not asked. */
+export function partnerDecision(outcome: PartnerOutcome | undefined): AuthorizationDecision {
+  if (outcome === undefined) return { approved: true, decidedBy: 'approved' };
+  switch (outcome.kind) {
+    case 'none':
+      return { approved: true, decidedBy: 'approved' };
+    case 'answered':
+      return outcome.approved
+        ? { approved: true, decidedBy: 'partner', partnerLatencyMs: outcome.latencyMs }
+        : { approved: false, declineReason: 'partner_declined', decidedBy: 'partner', partnerLatencyMs: outcome.latencyMs, ...(outcome.declineReason ? { partnerReason: outcome.declineReason } : {}) };
+    case 'default':
+      return outcome.approved
+        ? { approved: true, decidedBy: 'partner_default', rule: `partner.${outcome.reason}`, partnerLatencyMs: outcome.latencyMs }
+        : {
+            approved: false,
+            declineReason: outcome.reason === 'timeout' ? 'partner_timeout' : 'partner_error',
+            decidedBy: 'partner_default',
+            rule: `partner.${outcome.reason}`,
+            partnerLatencyMs: outcome.latencyMs,
+          };
+  }
+}
+
+/**
+ * The whole decision: the policies in order, then the partner's answer (`partner`: undefined when
+ * the card's partner has no enrolled endpoint, or the endpoint was not asked).
+ *
+ * @example decide({ card, controls: { partner: {}, card: { blockedMccs: ['7995'] } }, request }) // → { approved: false, declineReason: 'mcc_blocked', decidedBy: 'spend_controls', rule: 'card.blockedMccs' }
+ */
+export function decide(facts: DecisionFacts, partner?: PartnerOutcome, policies: readonly DecisionPolicy[] = AUTHORIZATION_POLICIES): AuthorizationDecision {
+  return firstDecision(facts, policies) ?? partnerDecision(partner);
+}
+
+/** The decline the recording's velocity gate turns an approval into when a concurrent decision pushed the card over a limit. */
+export function velocityDecline(refusal: Refusal): AuthorizationDecision {
+  return { approved: false, decidedBy: 'spend_controls', ...refusal };
+}
+
+/** A decision's default that the partner's endpoint caused: it did not answer usably (timeout, error, its cap of calls in flight). */
+export interface PartnerFault {
+  partnerId: string;
+  reason: 'timeout' | 'error' | 'overloaded';
+  /** With reason `error`: what failed (never the answer's content). */
+  error?: string;
+  latencyMs: number;
+}
+
+/**
+ * The partner's fault in `outcome`, if any: a default the endpoint caused, unless an operator
+ * disabled the endpoint or the gateway could not read its own signing secret (logged at error where
+ * it failed).
+ */
+export function partnerFaultOf(partnerId: string, outcome: PartnerOutcome): PartnerFault | undefined {
+  if (outcome.kind !== 'default' || outcome.reason === 'disabled' || outcome.error === 'secret_unavailable') return undefined;
+  return { partnerId, reason: outcome.reason, latencyMs: outcome.latencyMs, ...(outcome.error === undefined ? {} : { error: outcome.error }) };
+}
+
+/** The decision as answered and kept: without the partner's own reason (the audit entry keeps it). */
+export function answeredOf(decision: AuthorizationDecision): AuthorizationDecision {
+  const { partnerReason: _kept, ...answered } = decision;
+  return answered;
+}
+
+/** The transaction's `authorization` field: how it was decided. */
+export function authorizationOf(decision: AuthorizationDecision): { decidedBy: DecidedBy; rule?: string; partnerLatencyMs?: number } {
+  return {
+    decidedBy: decision.decidedBy,
+    ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+    ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
+  };
+}
