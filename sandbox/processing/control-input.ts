@@ -1,36 +1,16 @@
+import type { SimulatedAuthorization, SimulatedTransactionRequest } from '../../contracts/upstreams';
 import { upstreamError, type SandboxError } from '../shared/sandbox-error';
 import { roundMoney } from '../shared/seeded-random';
 import type { NotifyMode } from './recorded';
 
 /** A merchant as the control routes take it: every field optional (defaults: docs/upstreams.md, 6.9). */
-export interface MerchantInput {
-  name?: string;
-  mcc?: string;
-  city?: string;
-  country?: string;
-}
+export type MerchantInput = NonNullable<SimulatedAuthorization['merchant']>;
 
-/** Body of `POST /__sandbox/transactions` (the one-step shortcut). */
-export interface RecordedTransactionInput {
-  cardId: string;
-  amount: number;
-  currency: string;
-  type?: 'authorization' | 'clearing' | 'decline';
-  merchant?: MerchantInput;
-  declineReason?: string;
-  notify?: NotifyMode;
-}
+/** Body of `POST /__sandbox/transactions` (the one-step shortcut; contracts/upstreams.ts). */
+export type RecordedTransactionInput = SimulatedTransactionRequest;
 
-/** Body of `POST /__sandbox/authorizations`. */
-export interface AuthorizationInput {
-  cardId: string;
-  amount: number;
-  currency?: string;
-  type?: 'PURCHASE' | 'WITHDRAWAL';
-  merchant?: MerchantInput;
-  authorizationId?: string;
-  notify?: NotifyMode;
-}
+/** Body of `POST /__sandbox/authorizations` (contracts/upstreams.ts). */
+export type AuthorizationInput = SimulatedAuthorization;
 
 /** Body of a later step (`clearing`, `reversal`, `refund`; `expiry` takes no amount). */
 export interface StepInput {

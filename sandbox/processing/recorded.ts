@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { SandboxNotify } from '../../contracts/upstreams';
 import { newNotificationId, type NotificationBody } from '../shared/notifier';
 import { Ring } from '../shared/ring';
 import { upstreamError } from '../shared/sandbox-error';
@@ -13,7 +14,7 @@ export const RECORDED_KEPT = 10_000;
 export const CHANGES_KEPT = 10_000;
 
 /** What becomes of a step's notification: sent now (`deliver`), lost (`drop`), or kept until released (`hold`). */
-export type NotifyMode = 'deliver' | 'drop' | 'hold';
+export type NotifyMode = SandboxNotify;
 
 /**
  * A notification made for a step: its id and the version whose snapshot it carries. Its body is
