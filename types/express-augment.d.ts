@@ -25,6 +25,8 @@ declare global {
       ownership?: OwnedResource;
       /** Set by the validate policy with a `body` schema: the validated body, also `req.body` (the VALIDATED_BODY fact). */
       validatedBody?: unknown;
+      /** Set by the validate policy with a `query` schema: the validated query, also `req.query` (the VALIDATED_QUERY fact). */
+      validatedQuery?: unknown;
       /**
        * Set by the idempotency policy when the request claimed its Idempotency-Key: the upstream
        * operation id of this partner operation, the same for every retry of the key (migration 007),

@@ -1,12 +1,10 @@
-import { RESULT_WINDOW, searchCards, type CardListFilter } from '../cards/card-search';
+import { RESULT_WINDOW, searchCards } from '../cards/card-search';
 import { GatewayError } from '../errors';
 import type { PageRequest } from '../db/paging';
 import { pagination, TOTAL_CAPPED } from '../http/pagination';
 import type { HandlerServices } from './services';
-import type { OperationHandler, PartnerFacts } from './context';
-
-/** The validated query of the list (schema `cards-list-query`). */
-type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'search'>;
+import type { CardsListQuery } from '../schemas';
+import type { OperationHandler, PartnerFacts, QueryFacts } from './context';
 
 /**
  * `GET /cards?page&limit&status&type&search` (spec 4.3): every card of the calling partner,
@@ -16,10 +14,9 @@ type CardsListQuery = PageRequest & Pick<CardListFilter, 'status' | 'type' | 'se
  * beyond them is a 400 while more match, `totalPages` counts the pages of those 10,000 and
  * `hasMore` is false on the last of them (docs/card-search.md, docs/pagination.md).
  */
-export function listCards(services: HandlerServices): OperationHandler<PartnerFacts> {
+export function listCards(services: HandlerServices): OperationHandler<PartnerFacts & QueryFacts<CardsListQuery>> {
   const { db } = services;
-  return async function listCardsHandler({ partner }, req) {
-    const query = req.query as unknown as CardsListQuery;
+  return async function listCardsHandler({ partner, query }) {
     const page: PageRequest = { page: query.page, limit: query.limit };
     const result = await searchCards(db, { partnerId: partner._id, status: query.status, type: query.type, search: query.search }, page);
     if (!result.withinWindow) {

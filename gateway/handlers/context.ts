@@ -2,11 +2,12 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Operation } from '../catalog';
 import { upstreamOperationOf } from '../idempotency/operation-id';
 import { writeAnswer, type HandlerAnswer } from '../http/answer';
-import { MissingFactError, OWNERSHIP, PARTNER, VALIDATED_BODY, type FactKey, type FactName, type OwnedResource, type UpstreamOperation } from '../http/request-facts';
+import { MissingFactError, OWNERSHIP, PARTNER, VALIDATED_BODY, VALIDATED_QUERY, type FactKey, type FactName, type OwnedResource, type UpstreamOperation } from '../http/request-facts';
 import type { OwnedKind } from '../ownership';
 import type { Partner } from '../partners/partner-store';
 import type { SchemaName } from '../schemas';
 import type { BodyOf } from './request-bodies';
+import type { QueryOf } from './request-queries';
 
 /**
  * The typed context of a handler: the facts its operation's catalog entry implies, read off the
@@ -17,8 +18,10 @@ import type { BodyOf } from './request-bodies';
  * - `partner`: every operation that is not public (the pipeline runs es512-jwt first);
  * - `ownership`: the resource of the path whose owner the entry checks (`ownership: [{ in: 'path' }]`),
  *   typed by its kind;
- * - `body`: the validated body, where the entry declares a body schema, typed by the table kept
+ * - `body`: the validated body, where the entry declares a body schema, typed from that schema
  *   (gateway/handlers/request-bodies.ts);
+ * - `query`: the validated query (integers coerced, defaults filled in), where the entry declares a
+ *   query schema, typed from that schema (gateway/handlers/request-queries.ts);
  * - `operation`: the upstream operation of an orchestration (its claimed Idempotency-Key's, or the
  *   request's own).
  */
@@ -31,6 +34,9 @@ export interface OwnerFacts<Kind extends OwnedKind> {
 export interface BodyFacts<Body = unknown> {
   body: Body;
 }
+export interface QueryFacts<Query = unknown> {
+  query: Query;
+}
 export interface OperationFacts {
   operation: UpstreamOperation;
 }
@@ -42,6 +48,7 @@ type PathKind<Checks> = Checks extends readonly (infer Check)[] ? (Check extends
 export type FactsOf<Entry extends Operation> = (Entry extends { public: object } ? unknown : PartnerFacts) &
   ([PathKind<Entry['ownership']>] extends [never] ? unknown : OwnerFacts<PathKind<Entry['ownership']>>) &
   (Entry extends { schemas: { body: infer Schema extends SchemaName } } ? BodyFacts<BodyOf<Schema>> : unknown) &
+  (Entry extends { schemas: { query: infer Schema extends SchemaName } } ? QueryFacts<QueryOf<Schema>> : unknown) &
   (Entry extends { ends: { kind: 'orchestration' } } ? OperationFacts : unknown);
 
 /**
@@ -61,15 +68,15 @@ export type OperationHandler<Facts> = (facts: Facts, req: Request, res: HandlerR
 /** A fact an entry's handler needs, and the step that provides it (for the boot guards' tie, test/unit/gateway/handlers). */
 export interface FactRequirement {
   key: FactKey<unknown>;
-  /** What the providing step must say: the ownership step's resource and parameter, the validate step's body schema. */
-  step?: { resource: OwnedKind; param: string } | { body: SchemaName };
+  /** What the providing step must say: the ownership step's resource and parameter, the validate step's body or query schema. */
+  step?: { resource: OwnedKind; param: string } | { body: SchemaName } | { query: SchemaName };
 }
 
 /**
  * The facts an entry's handler needs from the steps before it, each provided by a step the boot
  * guards require of the entry's pipeline: es512-jwt first on every route that is not public
  * (`jwt-first`), an unconditional ownership step for each resource the entry checks, an
- * unconditional validate step for its body schema (`catalog-contradiction`).
+ * unconditional validate step for its body and its query schema (`catalog-contradiction`).
  */
 export function factsRequiredBy(entry: Operation): FactRequirement[] {
   const required: FactRequirement[] = [];
@@ -78,6 +85,8 @@ export function factsRequiredBy(entry: Operation): FactRequirement[] {
   if (owned) required.push({ key: OWNERSHIP, step: { resource: owned.resource, param: owned.param } });
   const body = entry.schemas?.body;
   if (body !== undefined) required.push({ key: VALIDATED_BODY, step: { body } });
+  const query = entry.schemas?.query;
+  if (query !== undefined) required.push({ key: VALIDATED_QUERY, step: { query } });
   return required;
 }
 
@@ -103,18 +112,24 @@ class ReadFacts {
  * {@link MissingFactError}: the request gets the 500 problem and the error is logged by the problem
  * writer; the boot guards make it unreachable. An orchestration's upstream operation is the claimed
  * Idempotency-Key's, else the request's own, made when the handler reads it.
+ *
+ * Typed by this signature: the facts of `Entry` (`FactsOf`). The implementation below reads the
+ * facts `factsRequiredBy(entry)` lists, which is `FactsOf`'s rule at run time; the compiler cannot
+ * check a value against a conditional type of a generic entry, so the two are tied by the tests
+ * (test/unit/gateway/handlers/context.test.ts) rather than by a cast.
  */
-export function handlerFactsReader<Entry extends Operation>(operation: string, entry: Entry): (req: Request) => FactsOf<Entry> {
+export function handlerFactsReader<Entry extends Operation>(operation: string, entry: Entry): (req: Request) => FactsOf<Entry>;
+export function handlerFactsReader(operation: string, entry: Operation): (req: Request) => unknown {
   const required = factsRequiredBy(entry).map(({ key, step }) => ({ key, kind: step && 'resource' in step ? step.resource : undefined }));
   const neededBy = `the handler of operation "${operation}"`;
   return function readHandlerFacts(req) {
-    const facts = new ReadFacts(req) as ReadFacts & Partial<Record<FactName, unknown>>;
+    const facts: ReadFacts & Partial<Record<Exclude<FactName, 'operation'>, unknown>> = new ReadFacts(req);
     for (const { key, kind } of required) {
       const value = key.read(req);
       if (value === undefined || (kind !== undefined && (value as OwnedResource).kind !== kind)) throw new MissingFactError(key, neededBy);
-      facts[key.name as Exclude<FactName, 'operation'>] = value;
+      if (key.name !== 'operation') facts[key.name] = value;
     }
-    return facts as unknown as FactsOf<Entry>;
+    return facts;
   };
 }
 

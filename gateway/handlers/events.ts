@@ -2,26 +2,18 @@ import { decodeCursor } from '../db/cursor';
 import { GatewayError } from '../errors';
 import { JSON_CONTENT_TYPE } from '../http/answer';
 import { findEvent, listEvents } from '../outbox/event-log';
-import type { PartnerEventType } from '../outbox/partner-events';
+import type { EventsQuery } from '../schemas';
 import type { HandlerServices } from './services';
-import type { OperationHandler, OwnerFacts, PartnerFacts } from './context';
-
-/** The validated query of the event log (schema `events-query`). */
-interface EventsQuery {
-  type?: PartnerEventType;
-  after?: string;
-  limit: number;
-}
+import type { OperationHandler, OwnerFacts, PartnerFacts, QueryFacts } from './context';
 
 /**
  * `GET /events?type&after&limit`: the partner's events, newest first, as `{data, nextCursor}`.
  * Each event is answered as the JSON bytes written with its change (the same bytes a webhook will
  * sign), so the page is assembled around them rather than parsed and serialized again.
  */
-export function listPartnerEvents(services: HandlerServices): OperationHandler<PartnerFacts> {
+export function listPartnerEvents(services: HandlerServices): OperationHandler<PartnerFacts & QueryFacts<EventsQuery>> {
   const { db } = services;
-  return async function listEventsHandler({ partner }, req) {
-    const query = req.query as unknown as EventsQuery;
+  return async function listEventsHandler({ partner, query }) {
     let afterSeq: string | undefined;
     if (query.after !== undefined) {
       afterSeq = decodeCursor(query.after);

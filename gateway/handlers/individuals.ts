@@ -3,15 +3,16 @@ import { listAuditForIndividual } from '../audit/audit-log';
 import { listActiveCardsOfIndividual, listStatusHistoryOfIndividual, toCardListItem } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import type { CountedPage, PageRequest } from '../db/paging';
+import type { IndividualCardsQuery, PaginationQuery } from '../schemas';
 import { pagination, TOTAL_CAPPED, type Pagination } from '../http/pagination';
 import type { HandlerServices } from './services';
-import type { OperationHandler, OwnerFacts, PartnerFacts } from './context';
+import type { OperationHandler, OwnerFacts, PartnerFacts, QueryFacts } from './context';
 
 /** `GET /individual/accounts?page&limit`: `{count, data}` (spec 4.2), newest first. */
-export function listIndividuals(services: HandlerServices): OperationHandler<PartnerFacts> {
+export function listIndividuals(services: HandlerServices): OperationHandler<PartnerFacts & QueryFacts<PaginationQuery>> {
   const { individuals } = services;
-  return async function listIndividualsHandler({ partner }, req, res) {
-    return { status: 200, body: await individuals.list(partner._id, req.query as unknown as PageRequest) };
+  return async function listIndividualsHandler({ partner, query: page }) {
+    return { status: 200, body: await individuals.list(partner._id, page) };
   };
 }
 
@@ -30,10 +31,9 @@ export function getIndividual(services: HandlerServices): OperationHandler<Owner
  * fields of 2.3, as the spec's array: at most `limit` (default and most 100), and, when more
  * follow, `Link: <…?page=N+1&limit=L>; rel="next"` (docs/individuals.md).
  */
-export function listIndividualCards(services: HandlerServices): OperationHandler<OwnerFacts<'individual'>> {
+export function listIndividualCards(services: HandlerServices): OperationHandler<OwnerFacts<'individual'> & QueryFacts<IndividualCardsQuery>> {
   const { db } = services;
-  return async function listIndividualCardsHandler({ ownership: individual }, req, res) {
-    const page = req.query as unknown as PageRequest;
+  return async function listIndividualCardsHandler({ ownership: individual, query: page }, req) {
     const { cards, hasMore } = await listActiveCardsOfIndividual(db, individual.id, page);
     const body = cards.map(toCardListItem);
     if (!hasMore) return { status: 200, body };
@@ -51,20 +51,18 @@ function historyPage<T>(page: PageRequest, items: T[], counted: Omit<CountedPage
 }
 
 /** `GET /individual/accounts/{id}/audit-logs?page&limit`: `{data, pagination}`, newest first. */
-export function listIndividualAuditLogs(services: HandlerServices): OperationHandler<OwnerFacts<'individual'>> {
+export function listIndividualAuditLogs(services: HandlerServices): OperationHandler<OwnerFacts<'individual'> & QueryFacts<PaginationQuery>> {
   const { db } = services;
-  return async function listAuditLogsHandler({ ownership: individual }, req, res) {
-    const page = req.query as unknown as PageRequest;
+  return async function listAuditLogsHandler({ ownership: individual, query: page }) {
     const { items, ...counted } = await listAuditForIndividual(db, individual.id, page);
     return historyPage(page, items, counted);
   };
 }
 
 /** `GET /individual/accounts/{id}/card-status-history?page&limit`: `{data, pagination}`, newest first. */
-export function listIndividualCardStatusHistory(services: HandlerServices): OperationHandler<OwnerFacts<'individual'>> {
+export function listIndividualCardStatusHistory(services: HandlerServices): OperationHandler<OwnerFacts<'individual'> & QueryFacts<PaginationQuery>> {
   const { db } = services;
-  return async function listStatusHistoryHandler({ ownership: individual }, req, res) {
-    const page = req.query as unknown as PageRequest;
+  return async function listStatusHistoryHandler({ ownership: individual, query: page }) {
     const { items, ...counted } = await listStatusHistoryOfIndividual(db, individual.id, page);
     return historyPage(page, items, counted);
   };

@@ -1,13 +1,13 @@
 import { cardBelongsToIndividual } from '../cards/card-store';
 import { GatewayError } from '../errors';
 import { callContext } from '../http/call-context';
-import type { PageRequest } from '../db/paging';
 import { pagination } from '../http/pagination';
 import { cursorKey, decodeTransactionCursor, encodeTransactionCursor } from '../transactions/list-cursor';
 import { instant } from '../transactions/validate';
-import { authorizationsOf, findTransaction, listTransactions, type TransactionFilters, type TransactionPosition } from '../transactions/projection';
+import { authorizationsOf, findTransaction, listTransactions, type TransactionPosition } from '../transactions/projection';
 import type { HandlerServices } from './services';
-import type { OperationHandler, OwnerFacts, PartnerFacts } from './context';
+import type { OperationHandler, OwnerFacts, PartnerFacts, QueryFacts } from './context';
+import type { TransactionsQuery, TransactionsSearchQuery } from '../schemas';
 import { toPartnerTransaction } from '../upstreams/partner-transaction';
 
 /**
@@ -18,10 +18,9 @@ import { toPartnerTransaction } from '../upstreams/partner-transaction';
  * from"): it is the spec's page-numbered list with an exact total, and holds the account's whole
  * history, also what it recorded before the gateway was told of it.
  */
-export function listIndividualTransactions(services: HandlerServices): OperationHandler<PartnerFacts & OwnerFacts<'individual'>> {
+export function listIndividualTransactions(services: HandlerServices): OperationHandler<PartnerFacts & OwnerFacts<'individual'> & QueryFacts<TransactionsQuery>> {
   const { db, clients, individuals, partners } = services;
-  return async function listTransactionsHandler({ partner, ownership: individual }, req, res) {
-    const query = req.query as unknown as PageRequest & { cardKey?: string };
+  return async function listTransactionsHandler({ partner, ownership: individual, query }, req, res) {
     const page = { page: query.page, limit: query.limit };
     const individualId = individual.id;
     if (query.cardKey !== undefined && !(await cardBelongsToIndividual(db, query.cardKey, individualId))) {
@@ -51,12 +50,6 @@ export function listIndividualTransactions(services: HandlerServices): Operation
   };
 }
 
-/** The validated query of the partner-wide search (schema `transactions-search-query`). */
-interface SearchQuery extends TransactionFilters {
-  limit: number;
-  cursor?: string;
-}
-
 function badParam(name: string, reason: string, detail: string): GatewayError {
   return new GatewayError('validation_failed', detail, { invalidParams: [{ name, reason }] });
 }
@@ -67,10 +60,10 @@ function badParam(name: string, reason: string, detail: string): GatewayError {
  * projection, as `{data, nextCursor}`. A filter naming another partner's card or individual simply
  * matches nothing. A partner without the processing system gets an empty page, as the individual list.
  */
-export function listPartnerTransactions(services: HandlerServices): OperationHandler<PartnerFacts> {
+export function listPartnerTransactions(services: HandlerServices): OperationHandler<PartnerFacts & QueryFacts<TransactionsSearchQuery>> {
   const { db, partners } = services;
-  return async function listPartnerTransactionsHandler({ partner }, req, res) {
-    const { limit, cursor, ...filters } = req.query as unknown as SearchQuery;
+  return async function listPartnerTransactionsHandler({ partner, query }) {
+    const { limit, cursor, ...filters } = query;
     for (const name of ['from', 'to'] as const) {
       if (filters[name] !== undefined && instant(filters[name]) === undefined) throw badParam(name, 'must be an RFC 3339 date-time', `${name} is not a date-time`);
     }

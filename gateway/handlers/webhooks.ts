@@ -4,9 +4,10 @@ import { fanOut } from '../outbox/partner-events';
 import { recordAudit } from '../audit/audit-log';
 import type { Queryable } from '../db/database';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
-import type { BodyFacts, OperationHandler, OwnerFacts, PartnerFacts } from './context';
+import type { BodyFacts, OperationHandler, OwnerFacts, PartnerFacts, QueryFacts } from './context';
 import type { RequestBodies } from './request-bodies';
 import type { Partner } from '../partners/partner-store';
+import type { WebhookDeliveriesQuery } from '../schemas';
 
 /**
  * The audit entry of a change of one of the partner's webhook endpoints, written in the change's
@@ -90,9 +91,8 @@ export function rotateWebhookSecret(services: HandlerServices, build: HandlerBui
 }
 
 /** `GET /webhooks/endpoints/{id}/deliveries?after&limit`. */
-export function listWebhookDeliveries(services: HandlerServices): OperationHandler<OwnerFacts<'webhook-endpoint'>> {
-  return async function listWebhookDeliveriesHandler({ ownership: endpointOwned }, req, res) {
-    const query = req.query as unknown as { after?: string; limit: number };
+export function listWebhookDeliveries(services: HandlerServices): OperationHandler<OwnerFacts<'webhook-endpoint'> & QueryFacts<WebhookDeliveriesQuery>> {
+  return async function listWebhookDeliveriesHandler({ ownership: endpointOwned, query }) {
     let afterId: string | undefined;
     if (query.after !== undefined) {
       afterId = decodeCursor(query.after);

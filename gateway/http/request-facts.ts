@@ -6,7 +6,7 @@ import type { UpstreamOperation } from '../idempotency/operation-id';
 /**
  * The facts a pipeline's steps establish about a request for the steps after them and the
  * operation's handler, each under one typed key: the partner (es512-jwt), the owned resource of the
- * path (ownership), the validated body (validate) and the upstream operation of a claimed
+ * path (ownership), the validated body and query (validate) and the upstream operation of a claimed
  * Idempotency-Key (idempotency). A policy declares the keys it provides (`provides` of its
  * definition, policies/policy.ts) and writes the key's slot on the request. The handler's context and
  * the idempotency step read through {@link FactKey.read}, which says "absent" rather than asserting
@@ -25,7 +25,7 @@ export interface OwnedResource<Kind extends OwnedKind = OwnedKind> extends Owner
 export type { UpstreamOperation } from '../idempotency/operation-id';
 
 /** What a fact is called in a handler's context. */
-export type FactName = 'partner' | 'ownership' | 'body' | 'operation';
+export type FactName = 'partner' | 'ownership' | 'body' | 'query' | 'operation';
 
 /** One fact: its name, the policy whose step provides it, and how it is read off a request (undefined: not provided). */
 export interface FactKey<T> {
@@ -42,6 +42,12 @@ export const OWNERSHIP: FactKey<OwnedResource> = { name: 'ownership', providedBy
 
 /** The body as its schema validated it (defaults applied): validate (`body:`) writes `req.validatedBody`, the same value as `req.body`. */
 export const VALIDATED_BODY: FactKey<unknown> = { name: 'body', providedBy: 'validate', read: (req) => req.validatedBody };
+
+/**
+ * The query as its schema validated it (integers coerced, defaults applied): validate (`query:`)
+ * writes `req.validatedQuery`, the same value as `req.query`.
+ */
+export const VALIDATED_QUERY: FactKey<unknown> = { name: 'query', providedBy: 'validate', read: (req) => req.validatedQuery };
 
 /**
  * A fact a step or handler needs that no step before it provided: a pipeline the boot guards should

@@ -48,7 +48,8 @@ function refuseControlCharacters(value: unknown, where: 'body' | 'query' | 'path
 /**
  * The validate policy: compiles its schemas once (at the first request that needs them: see
  * `validatorOnFirstUse`), and on each request replaces `req.body` / `req.query` with the validated
- * values (defaults applied, query types coerced); the validated body is also the VALIDATED_BODY fact. A failure is a 400 `validation_failed` listing every invalid field, and nothing after
+ * values (defaults applied, query types coerced); the validated body and query are also the VALIDATED_BODY and
+ * VALIDATED_QUERY facts. A failure is a 400 `validation_failed` listing every invalid field, and nothing after
  * the policy runs. With a `body` schema, a request without a body (none, zero bytes or only
  * whitespace, as the partner app's body parser recorded it) is 400 `body_required`, a body that is
  * not JSON 415 `unsupported_media_type`, both before the schema is applied.
@@ -80,8 +81,10 @@ export function validate(params: ValidateParams): RequestHandler {
       }
       if (query) {
         refuseControlCharacters(req.query, 'query');
+        // The VALIDATED_QUERY fact (gateway/http/request-facts.ts): the handler's `query`.
         const validated = assertValid<Record<string, unknown>>(query(), { ...req.query }, 'query');
         Object.defineProperty(req, 'query', { value: validated, writable: true, configurable: true, enumerable: true });
+        req.validatedQuery = validated;
       }
       next();
     } catch (err) {

@@ -8,10 +8,11 @@ import { OPERATIONS, operationNamed, type HandledOperationName, type Operation }
 import type { HandlerFactory } from '../../../../gateway/handlers';
 import { factsRequiredBy, handlerFactsReader, runWithFacts } from '../../../../gateway/handlers/context';
 import { getCardSpendControls, getSpendControls } from '../../../../gateway/handlers/spend-controls';
-import { getIndividual } from '../../../../gateway/handlers/individuals';
+import { getIndividual, listIndividuals } from '../../../../gateway/handlers/individuals';
+import { listCards } from '../../../../gateway/handlers/cards-list';
 import { setCardEmbossName } from '../../../../gateway/handlers/card-operations';
 import { setCardNickname } from '../../../../gateway/handlers/card-local';
-import { MissingFactError, OWNERSHIP, PARTNER, UPSTREAM_OPERATION, VALIDATED_BODY, type OwnedResource } from '../../../../gateway/http/request-facts';
+import { MissingFactError, OWNERSHIP, PARTNER, UPSTREAM_OPERATION, VALIDATED_BODY, VALIDATED_QUERY, type OwnedResource } from '../../../../gateway/http/request-facts';
 import { problemHandler } from '../../../../gateway/http/problem';
 import { createLogger } from '../../../../gateway/logging/logger';
 import type { Partner } from '../../../../gateway/partners/partner-store';
@@ -25,7 +26,7 @@ const PARTNER_ROW: Partner = { _id: 'a'.repeat(24), name: 'p', issuer: 'https://
 const CARD: OwnedResource = { kind: 'card', id: '5355701234567890abc', partnerId: PARTNER_ROW._id, individualId: 'b'.repeat(24) };
 
 /** A request as the steps before the operation leave it. */
-function requestWith(facts: Partial<Pick<Request, 'partner' | 'ownership' | 'validatedBody' | 'upstreamOperation'>>): Request {
+function requestWith(facts: Partial<Pick<Request, 'partner' | 'ownership' | 'validatedBody' | 'validatedQuery' | 'upstreamOperation'>>): Request {
   return { requestId: 'r1', ...facts } as Request;
 }
 
@@ -39,6 +40,11 @@ export const individualOnIndividualRoute: HandlerFactory<(typeof OPERATIONS)['ge
 // @ts-expect-error the nickname route's validated body is { nickname }, not the emboss name's
 export const embossNameBodyOnNicknameRoute: HandlerFactory<(typeof OPERATIONS)['set-card-nickname']> = setCardEmbossName;
 export const nicknameBodyOnNicknameRoute: HandlerFactory<(typeof OPERATIONS)['set-card-nickname']> = setCardNickname;
+// @ts-expect-error a route without a query schema gives the handler no query
+export const queryOnRouteWithoutOne: HandlerFactory<(typeof OPERATIONS)['me']> = listIndividuals;
+// @ts-expect-error the event log's validated query has no page
+export const pagedQueryOnEventLog: HandlerFactory<(typeof OPERATIONS)['list-events']> = listCards;
+export const pagedQueryOnPagedRoute: HandlerFactory<(typeof OPERATIONS)['list-individuals']> = listIndividuals;
 
 describe('unit: the handler context (gateway/handlers/context.ts)', function () {
   describe('handlerFactsReader', function () {
@@ -72,6 +78,18 @@ describe('unit: the handler context (gateway/handlers/context.ts)', function () 
         expect(() => lock(req)).to.throw(MissingFactError, `the handler of operation "lock-card" needs the ${fact} fact, which no ${by} step before it provided`);
       });
     }
+
+    it('reads the validated query where the entry declares a query schema, and refuses to run the handler without it', function () {
+      const list = handlerFactsReader('list-individuals', OPERATIONS['list-individuals']);
+      const query = { page: 2, limit: 20 };
+      const facts = list(requestWith({ partner: PARTNER_ROW, validatedQuery: query }));
+      expect(facts.query).to.equal(query);
+      expect(Object.keys(facts)).to.deep.equal(['partner', 'query']);
+      expect(() => list(requestWith({ partner: PARTNER_ROW }))).to.throw(
+        MissingFactError,
+        'the handler of operation "list-individuals" needs the query fact, which no validate step before it provided'
+      );
+    });
 
     it('asks a public operation for nothing, and a local one for the partner only', function () {
       expect(Object.keys(handlerFactsReader('health-check', OPERATIONS['health-check'])(requestWith({})) as object)).to.deep.equal([]);
@@ -164,7 +182,7 @@ describe('unit: the handler context (gateway/handlers/context.ts)', function () 
     }
 
     it('each fact key is declared by the policy that provides it', function () {
-      for (const key of [PARTNER, OWNERSHIP, VALIDATED_BODY, UPSTREAM_OPERATION]) {
+      for (const key of [PARTNER, OWNERSHIP, VALIDATED_BODY, VALIDATED_QUERY, UPSTREAM_OPERATION]) {
         const providers = POLICIES.filter((p) => p.provides?.includes(key)).map((p) => p.name);
         expect(providers, key.name).to.deep.equal([key.providedBy]);
       }
@@ -197,7 +215,11 @@ describe('unit: the handler context (gateway/handlers/context.ts)', function () 
                 (a) =>
                   a.unconditional &&
                   (step === undefined ||
-                    ('resource' in step ? a.params.resource === step.resource && (a.params.param ?? 'id') === step.param && (a.params.in ?? 'path') === 'path' : a.params.body === step.body))
+                    ('resource' in step
+                      ? a.params.resource === step.resource && (a.params.param ?? 'id') === step.param && (a.params.in ?? 'path') === 'path'
+                      : 'body' in step
+                        ? a.params.body === step.body
+                        : a.params.query === step.query))
               )
           );
           expect(provided, `${name}: ${key.name} from ${key.providedBy}`).to.equal(true);
@@ -225,8 +247,14 @@ describe('unit: the handler context (gateway/handlers/context.ts)', function () 
           checked++;
         }
       }
-      // The partner, the five owned kinds of a path, and each body schema a handler reads.
+      // The partner, the five owned kinds of a path, and each body and query schema a handler reads.
       expect(checked).to.be.greaterThan(20);
+      const queries = [...seen].filter((requirement) => requirement.startsWith('query '));
+      expect(queries.sort()).to.deep.equal(
+        ['cards-list-query', 'events-query', 'individual-cards-query', 'pagination-query', 'transactions-query', 'transactions-search-query', 'webhook-deliveries-query'].map(
+          (schema) => `query ${JSON.stringify({ query: schema })}`
+        )
+      );
     });
   });
 });
