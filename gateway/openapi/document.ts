@@ -16,7 +16,13 @@ export const API_VERSION = '1.0.0';
 /** Name of the security scheme in `components.securitySchemes`. */
 export const SECURITY_SCHEME = 'partnerJwt';
 
-type Json = Record<string, any>;
+/** A JSON object of the document; a value read back from it (or from a schema) is narrowed where read ({@link objectOf}). */
+type Json = Record<string, unknown>;
+
+/** `value` as a JSON object, or undefined when it is not one (an array, a primitive, absent). */
+function objectOf(value: unknown): Json | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+}
 
 /** An OpenAPI 3.1 document (only the members the generator writes are typed). */
 export interface OpenApiDocument {
@@ -341,8 +347,8 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
 
     // Parameters: path (ownership format or the params schema), query (the query schema's properties), Idempotency-Key.
     const params: Json[] = [];
-    const paramsSchema = route.validate.params ? (requestSchema(route.validate.params) as Json) : undefined;
-    const paramsExample = route.validate.params ? (requestExample[route.validate.params] as Json) : {};
+    const paramsProperties = route.validate.params ? objectOf(requestSchema(route.validate.params).properties) : undefined;
+    const paramsExample = (route.validate.params ? objectOf(requestExample[route.validate.params]) : undefined) ?? {};
     for (const name of route.pathParams) {
       let schema: Json = { type: 'string' };
       let example: unknown = paramsExample[name];
@@ -350,16 +356,17 @@ export function buildOpenApiDocument(gatewayConfig: Json, options: { now?: Date 
         const { example: idExample, ...idSchema } = PATH_IDS[route.ownership.resource];
         schema = idSchema;
         example = idExample;
-      } else if (paramsSchema?.properties?.[name]) {
-        schema = documentSchema(paramsSchema.properties[name], componentOf) as Json;
+      } else if (paramsProperties?.[name]) {
+        schema = objectOf(documentSchema(paramsProperties[name], componentOf)) ?? schema;
       }
       params.push({ name, in: 'path', required: true, description: schema.description, schema, ...(example === undefined ? {} : { example }) });
     }
     if (route.validate.query) {
-      const querySchema = requestSchema(route.validate.query) as Json;
-      const example = requestExample[route.validate.query] as Json;
-      const required = new Set<string>(querySchema.required ?? []);
-      for (const [name, property] of Object.entries<Json>(querySchema.properties ?? {})) {
+      const querySchema = requestSchema(route.validate.query);
+      const example = objectOf(requestExample[route.validate.query]);
+      const required = new Set<unknown>(Array.isArray(querySchema.required) ? querySchema.required : []);
+      for (const [name, value] of Object.entries(objectOf(querySchema.properties) ?? {})) {
+        const property = objectOf(value) ?? {};
         params.push({
           name,
           in: 'query',

@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { ERROR_CATALOG } from '../../../../gateway/errors';
-import { API_VERSION, buildOpenApiDocument, SECURITY_SCHEME, type OpenApiDocument } from '../../../../gateway/openapi/document';
+import { API_VERSION, buildOpenApiDocument, SECURITY_SCHEME } from '../../../../gateway/openapi/document';
 import { requestExamples, responseExamples } from '../../../../gateway/openapi/examples';
 import { OPERATION_NAMES, OPERATIONS, type Operation } from '../../../../gateway/catalog';
 import { routeTable } from '../../../../gateway/openapi/route-table';
@@ -28,8 +28,8 @@ function responseAjv(): Ajv {
 }
 
 /** Every operation of the document as [method, path, operation]. */
-function operationsOf(document: OpenApiDocument): [string, string, Json][] {
-  return Object.entries(document.paths).flatMap(([p, item]) => Object.entries(item).map(([method, op]) => [method, p, op] as [string, string, Json]));
+function operationsOf(document: Json): [string, string, Json][] {
+  return Object.entries<Json>(document.paths).flatMap(([p, item]) => Object.entries<Json>(item).map(([method, op]) => [method, p, op] as [string, string, Json]));
 }
 
 /** Every value under `node` (objects and arrays), with its JSON pointer. */
@@ -51,7 +51,8 @@ function resolvePointer(document: unknown, pointer: string): unknown {
 describe('gateway/openapi/document', function () {
   // As the gateway reads it: the steps written without params take the catalog's.
   const gatewayConfig = withCatalogParams(YAML.parse(fs.readFileSync(SHIPPED_CONFIG, 'utf8')) as Json) as Json;
-  const document = buildOpenApiDocument(gatewayConfig, { now: NOW });
+  // Read as a JSON tree without narrowing (the document types its members as JSON objects): a wrong path fails the assertion.
+  const document: Json = buildOpenApiDocument(gatewayConfig, { now: NOW });
   const routes = routeTable(readRouteModel(gatewayConfig));
   const operations = operationsOf(document);
 
@@ -71,7 +72,7 @@ describe('gateway/openapi/document', function () {
   });
 
   it('documents every operation with the text of its catalog entry (summary, description, tag)', function () {
-    const tags = new Set(document.tags.map((t) => t.name));
+    const tags = new Set(document.tags.map((t: Json) => t.name));
     for (const [, , op] of operations) {
       const entry: Operation = OPERATIONS[op.operationId as keyof typeof OPERATIONS];
       expect(op.summary, op.operationId).to.equal(entry.doc.summary);
@@ -217,7 +218,7 @@ describe('gateway/openapi/document', function () {
     const scheme = document.components.securitySchemes[SECURITY_SCHEME];
     expect(scheme).to.include({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     for (const text of ['ES512', 'P-521', '`iss`', '`sub`', '`exp`', '`iat`', 'at most 300 s', 'skew', '30 s']) expect(scheme.description).to.include(text);
-    const tuned = buildOpenApiDocument({
+    const tuned: Json = buildOpenApiDocument({
       apiEndpoints: { me: { paths: '/api/partner/me', methods: 'GET' } },
       pipelines: { me: { apiEndpoints: ['me'], policies: [{ 'es512-jwt': [{ action: { clockSkewSeconds: 5, maxLifetimeSeconds: 120 } }] }, { operation: [{ action: { name: 'me' } }] }] } },
     });
