@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { recordGatewayBoot } from './gateway-boots';
 import { copyPgliteTemplate, EMBEDDED_TEST_NODE_FLAGS } from './pglite-template';
 import { nextGatewayLogPath, runOutputDir } from './secrets';
 import { createOwnDatabase, runDatabaseUrl } from './test-database';
@@ -147,6 +148,7 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
   const options: StartOptions = own ? { ...startOptions, databaseUrl: own.url } : startOptions;
   const adminToken = crypto.randomBytes(24).toString('base64url');
   const dataDir = await prepareDataDir(options);
+  recordGatewayBoot('started');
   const child = spawn(process.execPath, nodeArgs(options), { env: baseEnv(options, adminToken, dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
   const logFile = teeToLogFile(child);
   const log = new LogCollector();
@@ -202,6 +204,7 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
 /** Runs the gateway expecting it to refuse to start; resolves with its exit code and output. */
 export async function runGatewayExpectingFailure(options: StartOptions = {}): Promise<{ code: number | null; output: string }> {
   const dataDir = await prepareDataDir(options);
+  recordGatewayBoot('refused');
   const child = spawn(process.execPath, nodeArgs(options), {
     env: baseEnv(options, crypto.randomBytes(24).toString('base64url'), dataDir),
     stdio: ['ignore', 'pipe', 'pipe'],
