@@ -4,13 +4,13 @@ import path from 'node:path';
 /** One gateway process a test started: a boot that went to "gateway ready", or one expected to refuse to start. */
 export interface GatewayBoot {
   kind: 'started' | 'refused';
-  /** The test file that asked for it (relative to the repository), or `(setup)` for the run's shared gateway. */
+  /** The test file that asked for it (relative to the repository), `(setup)` for the run's shared gateway, `(unknown)` when the stack does not say. */
   file: string;
 }
 
 const FILE = 'gateway-boots.jsonl';
 
-/** The first test file (not support code) on the current stack, relative to the repository. */
+/** The first test file (not support code) on the current stack, relative to the repository; call it before any await. */
 function callerFile(): string {
   const root = path.resolve(__dirname, '..', '..', '..');
   for (const line of (new Error().stack ?? '').split('\n').slice(1)) {
@@ -21,7 +21,7 @@ function callerFile(): string {
       return file === path.join('dist', 'test', 'setup.js') ? '(setup)' : file;
     }
   }
-  return '(setup)';
+  return '(unknown)';
 }
 
 /**

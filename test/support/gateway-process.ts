@@ -144,11 +144,12 @@ function teeToLogFile(child: ChildProcess): string {
  * Sandbox upstreams start inside it unless the env names real ones.
  */
 export async function startGatewayProcess(startOptions: StartOptions = {}): Promise<GatewayProcess> {
+  // First, before any await: the stack still holds the calling test file.
+  recordGatewayBoot('started');
   const own = startOptions.ownDatabase ? await createOwnDatabase() : undefined;
   const options: StartOptions = own ? { ...startOptions, databaseUrl: own.url } : startOptions;
   const adminToken = crypto.randomBytes(24).toString('base64url');
   const dataDir = await prepareDataDir(options);
-  recordGatewayBoot('started');
   const child = spawn(process.execPath, nodeArgs(options), { env: baseEnv(options, adminToken, dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
   const logFile = teeToLogFile(child);
   const log = new LogCollector();
@@ -203,8 +204,8 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
 
 /** Runs the gateway expecting it to refuse to start; resolves with its exit code and output. */
 export async function runGatewayExpectingFailure(options: StartOptions = {}): Promise<{ code: number | null; output: string }> {
-  const dataDir = await prepareDataDir(options);
   recordGatewayBoot('refused');
+  const dataDir = await prepareDataDir(options);
   const child = spawn(process.execPath, nodeArgs(options), {
     env: baseEnv(options, crypto.randomBytes(24).toString('base64url'), dataDir),
     stdio: ['ignore', 'pipe', 'pipe'],
