@@ -11,6 +11,8 @@ export interface OwnershipCacheOptions {
   ttlMs?: number;
   /** Lifetime of a "no such resource" entry in ms (default 5 s). */
   negativeTtlMs?: number;
+  /** The clock both lifetimes are measured on, in ms (default `performance.now()`; tests pass one they move). */
+  now?: () => number;
 }
 
 const NOT_FOUND = Symbol('not found');
@@ -31,7 +33,7 @@ export class OwnershipCache implements OwnershipInvalidation {
 
   constructor(options: OwnershipCacheOptions = {}) {
     this.negativeTtlMs = options.negativeTtlMs ?? 5_000;
-    this.cache = boundedLru<string, Entry>(options.max ?? 100_000, { ttl: options.ttlMs ?? 30_000 });
+    this.cache = boundedLru<string, Entry>(options.max ?? 100_000, { ttl: options.ttlMs ?? 30_000, now: options.now });
   }
 
   async get(kind: OwnedKind, id: string, loader: (id: string) => Promise<Owner | undefined>): Promise<Owner | undefined> {

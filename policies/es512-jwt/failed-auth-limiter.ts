@@ -50,12 +50,18 @@ export class FailedAuthLimiter {
   private readonly byPartner: LRUCache<string, Window>;
   private readonly trusted: LRUCache<string, true>;
   private throttledCount = 0;
+  private readonly now: () => number;
 
-  constructor(readonly limits: FailedAuthLimits = DEFAULT_FAILED_AUTH_LIMITS, options: { max?: number } = {}) {
+  /**
+   * @param options.max most addresses and partners counted (default 50,000 each)
+   * @param options.now clock in ms (default `Date.now`) of the windows and of the trusted addresses' lifetime (tests pass one they move)
+   */
+  constructor(readonly limits: FailedAuthLimits = DEFAULT_FAILED_AUTH_LIMITS, options: { max?: number; now?: () => number } = {}) {
     const max = options.max ?? 50_000;
+    this.now = options.now ?? Date.now;
     this.byAddress = boundedLru<string, Window>(max);
     this.byPartner = boundedLru<string, Window>(max);
-    this.trusted = boundedLru<string, true>(max, { ttl: limits.trustedAddressMs, ttlAutopurge: false });
+    this.trusted = boundedLru<string, true>(max, { ttl: limits.trustedAddressMs, ttlAutopurge: false, now: this.now });
   }
 
   private static trustKey(address: string, partnerId: string): string {
@@ -69,7 +75,7 @@ export class FailedAuthLimiter {
   }
 
   /** Undefined when a verification may be attempted; otherwise which limit is reached and until when. */
-  check(address: string, partnerId: string, nowMs = Date.now()): Throttled | undefined {
+  check(address: string, partnerId: string, nowMs = this.now()): Throttled | undefined {
     const { perAddress, perPartner } = this.limits;
     const byAddress = this.over(this.byAddress, address, perAddress, nowMs);
     if (byAddress !== undefined) return this.throttled({ scope: 'address', limit: perAddress, retryAfterSeconds: byAddress });
@@ -98,7 +104,7 @@ export class FailedAuthLimiter {
    * Counts one failed verification. Returns the scopes whose limit this failure reached (for one
    * log line per window and key, not one per refused request).
    */
-  failed(address: string, partnerId: string, nowMs = Date.now()): ('address' | 'partner')[] {
+  failed(address: string, partnerId: string, nowMs = this.now()): ('address' | 'partner')[] {
     const reached: ('address' | 'partner')[] = [];
     if (this.count(this.byAddress, address, nowMs) === this.limits.perAddress) reached.push('address');
     if (this.count(this.byPartner, partnerId, nowMs) === this.limits.perPartner) reached.push('partner');

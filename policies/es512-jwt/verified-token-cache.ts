@@ -92,11 +92,16 @@ export class VerifiedTokenCache {
   private hits = 0;
   private misses = 0;
 
+  /**
+   * @param options.clock wall clock in ms (default `Date.now`) for every age and lifetime of the
+   *   cache: tokens' `exp`, the unknown-partner and credentials TTLs, the feed-down limit (tests pass
+   *   one they move)
+   */
   constructor(options: { max?: number; clock?: () => number; feedDownTrustMs?: number; unknownPartnerTtlMs?: number; credentialsTtlMs?: number } = {}) {
-    this.cache = boundedLru<string, Entry>(options.max ?? 100_000, { ttlAutopurge: false });
-    this.unknown = boundedLru<string, true>(10_000, { ttl: options.unknownPartnerTtlMs ?? UNKNOWN_PARTNER_TTL_MS, ttlAutopurge: false });
-    this.partnerCredentials = boundedLru<string, CredentialsEntry>(10_000, { ttlAutopurge: false });
     this.clock = options.clock ?? Date.now;
+    this.cache = boundedLru<string, Entry>(options.max ?? 100_000, { ttlAutopurge: false, now: this.clock });
+    this.unknown = boundedLru<string, true>(10_000, { ttl: options.unknownPartnerTtlMs ?? UNKNOWN_PARTNER_TTL_MS, ttlAutopurge: false, now: this.clock });
+    this.partnerCredentials = boundedLru<string, CredentialsEntry>(10_000, { ttlAutopurge: false, now: this.clock });
     this.feedDownTrustMs = options.feedDownTrustMs ?? FEED_DOWN_TRUST_MS;
     this.credentialsTtlMs = options.credentialsTtlMs ?? CREDENTIALS_TTL_MS;
   }
@@ -115,7 +120,7 @@ export class VerifiedTokenCache {
   }
 
   /** The verified token, if this exact token was verified and is not past its `exp`. */
-  get(token: string, nowMs = Date.now()): VerifiedToken | undefined {
+  get(token: string, nowMs = this.clock()): VerifiedToken | undefined {
     const entry = this.cache.get(VerifiedTokenCache.keyOf(token));
     if (
       !entry ||
@@ -136,7 +141,7 @@ export class VerifiedTokenCache {
    * (then the verification may have read credentials that are no longer current). Without `since`
    * the token counts as verified now.
    */
-  set(token: string, verified: VerifiedToken, nowMs = Date.now(), since?: CacheSnapshot): void {
+  set(token: string, verified: VerifiedToken, nowMs = this.clock(), since?: CacheSnapshot): void {
     const ttl = verified.claims.exp * 1000 - nowMs;
     if (ttl <= 0) return;
     const partnerId = verified.partner._id;

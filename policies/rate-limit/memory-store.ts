@@ -25,7 +25,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
    */
   constructor(options: { maxPartnerKeys?: number; maxClientKeys?: number; now?: () => number } = {}) {
     this.now = options.now ?? (() => performance.now());
-    const lru = (max: number) => boundedLru<string, Counter>(max, { ttl: 60_000, ttlAutopurge: false, perf: { now: this.now } });
+    const lru = (max: number) => boundedLru<string, Counter>(max, { ttl: 60_000, ttlAutopurge: false, now: this.now });
     this.counters = { partner: lru(options.maxPartnerKeys ?? 50_000), client: lru(options.maxClientKeys ?? 50_000) };
   }
 

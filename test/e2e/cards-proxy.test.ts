@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls, type ApiResponse } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { logsSettled, startGatewayProcess, waitForRequestLog, type GatewayProcess } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { rsaKeyPair } from '../support/keys';
@@ -433,15 +433,15 @@ describe('e2e: proxied card reads, fees and delivery methods (upstream-proxy)', 
 
     it('writes the upstream latency to the access log', async function () {
       await get(`/cards/${card.cardKey}/status`, acme, { 'x-request-id': 'proxy-e2e-latency' });
-      await new Promise((r) => setTimeout(r, 200));
-      const line = gateway.logLines().find((l) => l.msg === 'request' && l.requestId === 'proxy-e2e-latency');
-      expect(line?.upstreamLatencyMs).to.be.a('number').and.to.be.above(0);
+      const line = await waitForRequestLog(gateway, 'proxy-e2e-latency');
+      expect(line.upstreamLatencyMs).to.be.a('number').and.to.be.above(0);
     });
   });
 
   describe('the gateway output', function () {
     it('holds none of the PANs, CVVs, securityKeys or ciphertexts used', async function () {
-      await new Promise((r) => setTimeout(r, 300));
+      // Every line of the requests answered so far is written (debug lines come before their request's access-log line).
+      await logsSettled(gateway);
       const output = gateway.output();
       expect(output.length).to.be.above(0);
       for (const pan of secrets.pans) expect(output, 'a PAN').to.not.include(pan);

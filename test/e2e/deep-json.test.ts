@@ -1,7 +1,8 @@
+import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { logsSettled, sharedGateway, type Gateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { runDatabaseUrl } from '../support/test-database';
 
@@ -17,27 +18,35 @@ function nested(kind: 'arrays' | 'objects', depth: number): string {
  */
 describe('e2e: deeply nested JSON bodies are refused with 400 body_too_deep, never a 5xx', function () {
   this.timeout(120_000);
-  let gateway: GatewayProcess;
+  // On the run's shared gateway: every request of this file carries an x-request-id of its own (the
+  // gateway logs it and passes it to the upstreams), and every row it reads is its partner's.
+  let gateway: Gateway;
   let partner: TestPartner;
   let sandboxes: { issuer: string; processing: string; accounts: string };
   let db: Client;
   let ada: any;
   let card: any;
 
+  const tag = `deep-json-${crypto.randomBytes(4).toString('hex')}`;
+  let sent = 0;
+  const nextRequestId = () => `${tag}-${(sent += 1)}`;
+
   before(async function () {
-    gateway = await startGatewayProcess();
+    gateway = await sharedGateway();
     sandboxes = sandboxUrls(gateway);
-    partner = await registerPartner(gateway, 'deep-json');
+    partner = await registerPartner(gateway, tag);
     db = new Client({ connectionString: runDatabaseUrl() });
     await db.connect();
-    ada = (await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() })).body;
+    const created = nextRequestId();
+    ada = (await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody(), headers: { 'x-request-id': created } })).body;
     card = (await api(gateway, partner, 'POST', `/individual/accounts/${ada._id}/cards/virtual`, { body: cardBody(ada.clientID) })).body;
     expect(card.cardKey).to.be.a('string');
+    // What proves "no upstream call" below: the request id a request carried is the one its upstream calls carry.
+    expect(await upstreamCalls(created), 'the account creation reached the accounts sandbox under its request id').to.be.at.least(1);
   });
 
   after(async function () {
     await db?.end();
-    await gateway?.stop();
   });
 
   const routes = () => [
@@ -48,6 +57,7 @@ describe('e2e: deeply nested JSON bodies are refused with 400 body_too_deep, nev
     { name: 'fee check', method: 'POST', path: '/fees/card-issuing' },
   ];
 
+  /** What the partner's rows hold now. */
   async function state() {
     const rows = await db.query(
       `SELECT (SELECT count(*) FROM individual_onboardings WHERE partner_id = $1)::int AS individuals,
@@ -55,17 +65,23 @@ describe('e2e: deeply nested JSON bodies are refused with 400 body_too_deep, nev
               (SELECT count(*) FROM audit_log WHERE partner_id = $1)::int AS audit`,
       [partner.id]
     );
-    const upstreamCalls = await Promise.all([sandboxes.issuer, sandboxes.processing, sandboxes.accounts].map(async (url) => (await sandboxControl(url, 'GET', '/__sandbox/requests')).length));
-    return { ...rows.rows[0], upstreamCalls };
+    return rows.rows[0];
   }
 
-  async function send(method: string, path: string, text: string): Promise<{ status: number; type: string | null; body: any }> {
+  /** Calls the three sandboxes received for the request with this id. */
+  async function upstreamCalls(requestId: string): Promise<number> {
+    const received = await Promise.all([sandboxes.issuer, sandboxes.processing, sandboxes.accounts].map((url) => sandboxControl(url, 'GET', '/__sandbox/requests')));
+    return received.flat().filter((request: { requestId: string | null }) => request.requestId === requestId).length;
+  }
+
+  async function send(method: string, path: string, text: string): Promise<{ status: number; type: string | null; body: any; requestId: string }> {
+    const requestId = nextRequestId();
     const response = await fetch(`${gateway.baseUrl}/api/partner${path}`, {
       method,
-      headers: { authorization: `Bearer ${await partner.token()}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${await partner.token()}`, 'content-type': 'application/json', 'x-request-id': requestId },
       body: text,
     });
-    return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+    return { status: response.status, type: response.headers.get('content-type'), body: await response.json(), requestId };
   }
 
   for (const kind of ['arrays', 'objects'] as const) {
@@ -82,6 +98,7 @@ describe('e2e: deeply nested JSON bodies are refused with 400 body_too_deep, nev
           expect(response.body).to.include({ code: 'body_too_deep', status: 400 });
           expect(response.body.detail).to.match(/deeper than 32 levels/);
           expect(await state(), `${route.name}: nothing changed`).to.deep.equal(before);
+          expect(await upstreamCalls(response.requestId), `${route.name}: no upstream call`).to.equal(0);
         }
       });
     }
@@ -104,9 +121,12 @@ describe('e2e: deeply nested JSON bodies are refused with 400 body_too_deep, nev
     expect(beyond.body.code).to.equal('body_too_deep');
   });
 
-  it('the gateway logged no stack overflow and no 5xx for any of these requests', function () {
+  it('the gateway logged no stack overflow and no 5xx for any of these requests', async function () {
+    await logsSettled(gateway);
     expect(gateway.output()).to.not.match(/Maximum call stack|RangeError/);
-    const failures = gateway.logLines().filter((line) => line.msg === 'request failed' || (typeof line.status === 'number' && line.status >= 500));
+    const mine = gateway.logLines().filter((line) => String(line.requestId ?? '').startsWith(`${tag}-`));
+    expect(mine.filter((line) => line.msg === 'request').length, 'the access-log lines of this file\'s requests').to.equal(sent);
+    const failures = mine.filter((line) => line.msg === 'request failed' || (typeof line.status === 'number' && line.status >= 500));
     expect(failures, JSON.stringify(failures.slice(0, 2))).to.deep.equal([]);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { api, cardBody, individualBody } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { sharedGateway, startGatewayProcess, type Gateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 import { TestReceiver } from '../support/webhook-receiver';
@@ -13,7 +13,7 @@ import { TestReceiver } from '../support/webhook-receiver';
 describe('e2e: sandbox simulations', function () {
   this.timeout(90_000);
 
-  const newCard = async (gateway: GatewayProcess, partner: TestPartner) => {
+  const newCard = async (gateway: Gateway, partner: TestPartner) => {
     const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
     expect(individual.status, JSON.stringify(individual.body)).to.equal(201);
     const card = await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
@@ -21,15 +21,16 @@ describe('e2e: sandbox simulations', function () {
     return { individualId: individual.body._id as string, cardKey: card.body.cardKey as string };
   };
 
+  // The run's shared gateway runs in sandbox mode (the default); a new event wakes its webhook dispatcher at once.
   describe('in sandbox mode', function () {
-    let gateway: GatewayProcess;
+    let gateway: Gateway;
     let partner: TestPartner;
     let other: TestPartner;
     let receiver: TestReceiver;
 
     before(async () => {
       receiver = await new TestReceiver().up();
-      gateway = await startGatewayProcess({ env: { WEBHOOKS_POLL_MS: '100' } });
+      gateway = await sharedGateway();
       partner = await registerPartner(gateway);
       other = await registerPartner(gateway);
       expect(gateway.logLines().find((line) => line.msg === 'gateway ready')).to.include({ sandboxMode: true });
@@ -38,7 +39,6 @@ describe('e2e: sandbox simulations', function () {
       recordSecret('webhookSecret', endpoint.body.secret);
     });
     after(async () => {
-      await gateway?.stop();
       await receiver?.close();
     });
 

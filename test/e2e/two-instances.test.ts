@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startSandboxes, type Sandboxes } from '../../sandbox';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { sharedGateway, startGatewayProcess, type Gateway, type GatewayProcess } from '../support/gateway-process';
 import { adminCall, registerPartner } from '../support/partners';
 
 /** A short ownership cache (docs/ownership.md) so that the cross-instance window is quick to observe. */
@@ -127,21 +127,21 @@ describe('e2e: two gateway instances on one PostgreSQL', function () {
  */
 describe('e2e: two gateway instances, ownership changes seen through the change feed', function () {
   this.timeout(60_000);
-  let a: GatewayProcess;
+  /** The run's shared gateway (default ownership cache, the run's database). */
+  let a: Gateway;
+  /** A second instance on the same database and the same upstreams: A's sandboxes. */
   let b: GatewayProcess;
-  let sandboxes: Sandboxes;
   /** Far below the default 30 s TTL that served the old owner before the feed carried ownership changes. */
   const FEED_DEADLINE_MS = 2000;
 
   before(async function () {
     if (process.env.TEST_DB === 'embedded') this.skip();
-    sandboxes = await startSandboxes();
-    const env = { ISSUER_URL: sandboxes.issuer.url, PROCESSING_URL: sandboxes.processing.url, ACCOUNTS_URL: sandboxes.accounts.url };
-    [a, b] = await Promise.all([startGatewayProcess({ env }), startGatewayProcess({ env })]);
+    a = await sharedGateway();
+    const upstreams = sandboxUrls(a);
+    b = await startGatewayProcess({ env: { ISSUER_URL: upstreams.issuer, PROCESSING_URL: upstreams.processing, ACCOUNTS_URL: upstreams.accounts } });
   });
   after(async function () {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await sandboxes?.close();
+    await b?.stop();
   });
 
   /** Reads `path` on B until our own ownership check refuses it (404 without `upstream`); every answer meanwhile is a 404. */

@@ -1,12 +1,8 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { api, cardBody, individualBody, sandboxUrls } from '../support/api';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { sharedGateway, type SharedGateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
-import { recordSecret } from '../support/secrets';
-
-const ISSUER_SECRET = crypto.randomBytes(32).toString('base64url');
-const PROCESSING_SECRET = crypto.randomBytes(32).toString('base64url');
 
 function sign(secret: string, raw: string, t = Math.floor(Date.now() / 1000)): string {
   return `t=${t},v1=${crypto.createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex')}`;
@@ -18,12 +14,15 @@ function sign(secret: string, raw: string, t = Math.floor(Date.now() / 1000)): s
  */
 describe('e2e: inbound notifications from the upstreams', function () {
   this.timeout(60_000);
-  let gateway: GatewayProcess;
+  // The run's shared gateway: its notification secrets are made for the run, and every card here is this file's partner's.
+  let gateway: SharedGateway;
   let partner: TestPartner;
+  let issuerSecret: string;
+  let processingSecret: string;
 
   const notify = async (upstream: 'issuer' | 'processing', body: Record<string, unknown>, options: { signature?: string; t?: number } = {}) => {
     const raw = JSON.stringify(body);
-    const secret = upstream === 'issuer' ? ISSUER_SECRET : PROCESSING_SECRET;
+    const secret = upstream === 'issuer' ? issuerSecret : processingSecret;
     const response = await fetch(`${gateway.notifyUrl}/upstream-notifications/${upstream}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'upstream-notification-id': String(body.id), 'upstream-signature': options.signature ?? sign(secret, raw, options.t) },
@@ -67,13 +66,9 @@ describe('e2e: inbound notifications from the upstreams', function () {
   });
 
   before(async () => {
-    recordSecret('notifySecret', ISSUER_SECRET);
-    recordSecret('notifySecret', PROCESSING_SECRET);
-    gateway = await startGatewayProcess({ env: { ISSUER_NOTIFY_SECRET: ISSUER_SECRET, PROCESSING_NOTIFY_SECRET: PROCESSING_SECRET } });
+    gateway = await sharedGateway();
+    ({ issuer: issuerSecret, processing: processingSecret } = gateway.notifySecrets);
     partner = await registerPartner(gateway);
-  });
-  after(async () => {
-    await gateway?.stop();
   });
 
   it('listens on a port of its own, logged in the ready line, that no partner route reaches', async () => {
@@ -93,7 +88,7 @@ describe('e2e: inbound notifications from the upstreams', function () {
     const raw = JSON.stringify(body);
     expect((await notify('issuer', body, { signature: '' })).status).to.equal(401);
     expect((await notify('issuer', body, { signature: sign('another secret of at least thirty-two chars', raw) })).status).to.equal(401);
-    expect((await notify('issuer', body, { signature: sign(PROCESSING_SECRET, raw) })).status, "the processor's secret").to.equal(401);
+    expect((await notify('issuer', body, { signature: sign(processingSecret, raw) })).status, "the processor's secret").to.equal(401);
     const now = Math.floor(Date.now() / 1000);
     expect((await notify('issuer', body, { t: now - 301 })).status, 'stale').to.equal(401);
     // 60 s past the 300 s window: the gateway reads its clock later than `now` (seconds later on a

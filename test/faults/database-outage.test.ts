@@ -5,6 +5,7 @@ import { HIGH_RATE_LIMITS, startGatewayProcess, type GatewayProcess } from '../s
 import { registerPartner, type TestPartner } from '../support/partners';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { runDatabaseUrl } from '../support/test-database';
+import { waitFor } from '../support/wait';
 
 type Operation = 'nickname' | 'lock' | 'unlock';
 
@@ -94,17 +95,23 @@ describe('faults: PostgreSQL stopped and started during a load of writes', funct
     }
 
     const load = Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => worker(i)));
-    await new Promise((r) => setTimeout(r, 1500));
+    /** Whether every worker had `n` outcomes started after `since` that `match`. */
+    const everyWorker = (n: number, since: number, match: (o: Outcome) => boolean) =>
+      Array.from({ length: CONCURRENCY }, (_, w) => outcomes.filter((o) => o.worker === w && o.startedAt > since && match(o)).length >= n).every(Boolean);
+    const exited = () => gateway.child.exitCode !== null;
+    // The load runs before the cut: every worker had three acknowledged writes.
+    await waitFor('every worker acknowledged before the cut', () => everyWorker(3, 0, (o) => o.status < 300) || exited(), 30_000).catch(() => undefined);
     const cutAt = Date.now();
     await proxy.cut();
-    await new Promise((r) => setTimeout(r, 2500));
+    // PostgreSQL stays away until the load was refused (503) twice per worker while it was down; the
+    // assertions below say what went wrong if that never came.
+    const refusedSinceCut = () => outcomes.filter((o) => o.startedAt >= cutAt && o.status === 503).length;
+    await waitFor('refusals during the outage', () => refusedSinceCut() >= 2 * CONCURRENCY || exited(), 20_000).catch(() => undefined);
     await proxy.restore();
     down = { from: cutAt, to: Date.now() };
     // Keep the load on until every worker had three acknowledged writes after the restore (deadline 30 s).
-    const deadline = Date.now() + 30_000;
-    const recovered = () =>
-      Array.from({ length: CONCURRENCY }, (_, w) => outcomes.filter((o) => o.worker === w && o.startedAt > down!.to && o.status < 300).length >= 3).every(Boolean);
-    while (!recovered() && Date.now() < deadline && gateway.child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    const recovered = () => everyWorker(3, down!.to, (o) => o.status < 300);
+    await waitFor('every worker acknowledged after the restore', () => recovered() || exited(), 30_000, 100).catch(() => undefined);
     stop = true;
     await load;
 

@@ -3,8 +3,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { recordGatewayBoot } from './gateway-boots';
 import { copyPgliteTemplate, EMBEDDED_TEST_NODE_FLAGS } from './pglite-template';
-import { nextGatewayLogPath, runOutputDir } from './secrets';
+import { nextGatewayLogPath, recordSecret, runOutputDir } from './secrets';
 import { createOwnDatabase, runDatabaseUrl } from './test-database';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -143,6 +144,8 @@ function teeToLogFile(child: ChildProcess): string {
  * Sandbox upstreams start inside it unless the env names real ones.
  */
 export async function startGatewayProcess(startOptions: StartOptions = {}): Promise<GatewayProcess> {
+  // First, before any await: the stack still holds the calling test file.
+  recordGatewayBoot('started');
   const own = startOptions.ownDatabase ? await createOwnDatabase() : undefined;
   const options: StartOptions = own ? { ...startOptions, databaseUrl: own.url } : startOptions;
   const adminToken = crypto.randomBytes(24).toString('base64url');
@@ -201,6 +204,7 @@ export async function startGatewayProcess(startOptions: StartOptions = {}): Prom
 
 /** Runs the gateway expecting it to refuse to start; resolves with its exit code and output. */
 export async function runGatewayExpectingFailure(options: StartOptions = {}): Promise<{ code: number | null; output: string }> {
+  recordGatewayBoot('refused');
   const dataDir = await prepareDataDir(options);
   const child = spawn(process.execPath, nodeArgs(options), {
     env: baseEnv(options, crypto.randomBytes(24).toString('base64url'), dataDir),
@@ -292,12 +296,24 @@ export function waitForRequestLog(gateway: Gateway, requestId: string, timeoutMs
 
 /**
  * Environment of the shared gateway (`sharedGateway()`): the rate limits of {@link HIGH_RATE_LIMITS},
- * because every file that shares it calls the public routes from the same address; everything else
- * is the default configuration (WORKERS=1, the run's database, the sandboxes).
+ * because every file that shares it calls the public routes from the same address, and notification
+ * secrets made for the run ({@link SharedGateway}), so that a test can sign notifications as the
+ * upstreams do; everything else is the default configuration (WORKERS=1, the run's database, the
+ * sandboxes).
  */
 const SHARED_ENV: Record<string, string> = { ...HIGH_RATE_LIMITS, TRANSACTION_RECONCILE_INTERVAL_MS: '1000' };
 
 const SHARED_FILE = 'shared-gateway.json';
+
+/**
+ * The run's shared gateway, with what a test needs to act as its upstreams: the notification
+ * listener and the secrets the issuer and the processing system sign their notifications with
+ * (made for the run; in sandbox mode the gateway's own sandboxes sign with them too).
+ */
+export interface SharedGateway extends Gateway {
+  notifyUrl: string;
+  notifySecrets: { issuer: string; processing: string };
+}
 
 /**
  * Starts the run's shared gateway (mocha's global setup, test/setup.ts) and publishes where it
@@ -306,9 +322,13 @@ const SHARED_FILE = 'shared-gateway.json';
 export async function startSharedGateway(): Promise<GatewayProcess> {
   const file = path.join(runOutputDir(), SHARED_FILE);
   try {
-    const gateway = await startGatewayProcess({ env: SHARED_ENV, timeoutMs: 60_000 });
-    const { baseUrl, adminUrl, adminToken, dataDir, logFile } = gateway;
-    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ baseUrl, adminUrl, adminToken, dataDir, logFile }));
+    const notifySecrets = { issuer: crypto.randomBytes(32).toString('base64url'), processing: crypto.randomBytes(32).toString('base64url') };
+    recordSecret('notifySecret', notifySecrets.issuer);
+    recordSecret('notifySecret', notifySecrets.processing);
+    const env = { ...SHARED_ENV, ISSUER_NOTIFY_SECRET: notifySecrets.issuer, PROCESSING_NOTIFY_SECRET: notifySecrets.processing };
+    const gateway = await startGatewayProcess({ env, timeoutMs: 60_000 });
+    const { baseUrl, adminUrl, adminToken, dataDir, logFile, notifyUrl } = gateway;
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ baseUrl, adminUrl, adminToken, dataDir, logFile, notifyUrl, notifySecrets }));
     fs.renameSync(`${file}.tmp`, file);
     return gateway;
   } catch (err) {
@@ -323,7 +343,7 @@ export async function startSharedGateway(): Promise<GatewayProcess> {
  * stops, kills, reconfigures or counts everything a gateway did starts its own with
  * {@link startGatewayProcess} instead.
  */
-export async function sharedGateway(timeoutMs = 60_000): Promise<Gateway> {
+export async function sharedGateway(timeoutMs = 60_000): Promise<SharedGateway> {
   const dir = process.env.TEST_OUTPUT_DIR;
   if (!dir) throw new Error('TEST_OUTPUT_DIR is not set: run the tests through mocha with test/setup');
   const file = path.join(dir, SHARED_FILE);
@@ -332,7 +352,7 @@ export async function sharedGateway(timeoutMs = 60_000): Promise<Gateway> {
     if (Date.now() > deadline) throw new Error(`the shared gateway did not start within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const published = JSON.parse(fs.readFileSync(file, 'utf8')) as Omit<Gateway, 'output' | 'logLines'> & { error?: string };
+  const published = JSON.parse(fs.readFileSync(file, 'utf8')) as Omit<SharedGateway, 'output' | 'logLines'> & { error?: string };
   if (published.error) throw new Error(`the shared gateway failed to start: ${published.error}`);
   // Its log file is read from where the last read stopped.
   const log = new LogCollector();

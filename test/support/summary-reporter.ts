@@ -4,6 +4,7 @@
 // scan) is counted in it and in the exit code.
 import path from 'node:path';
 import Mocha from 'mocha';
+import { describeGatewayBoots, recordedGatewayBoots } from './gateway-boots';
 import { recordedFileTimes, runFailures, type FileTime } from './run-failures';
 
 
@@ -50,6 +51,8 @@ class SummaryReporter extends Mocha.reporters.Spec {
       ({ file, ms, cpuMs }: FileTime) => `  ${(ms / 1000).toFixed(1).padStart(6)} s${cpu(cpuMs)}  ${path.relative(root, file)}`
     );
     if (lines.length > 0) process.stdout.write(`\nslowest test files (wall time${recorded.some((r) => r.cpuMs !== undefined) ? ', CPU time of the worker and the processes it started' : ''}):\n${lines.join('\n')}\n`);
+    const boots = describeGatewayBoots(recordedGatewayBoots());
+    if (boots) process.stdout.write(`\n${boots}\n`);
     for (const message of runFailures()) process.stdout.write(`\nrun failure: ${message}\n`);
     const failed = failures + runFailures().length;
     process.stdout.write(`\n${passes} passed, ${failed} failed${pending ? `, ${pending} skipped` : ''}\n`);

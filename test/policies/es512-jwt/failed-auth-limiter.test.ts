@@ -36,6 +36,19 @@ describe('unit: auth/failed-auth-limiter', function () {
     expect(limiter.check('10.0.0.7', 'p1', now)?.scope).to.equal('address');
   });
 
+  it('ends an address\'s exemption trustedAddressMs after its last verified token, on the limiter\'s clock', function () {
+    let clock = 1_000;
+    const limiter = new FailedAuthLimiter(limits, { now: () => clock });
+    limiter.succeeded('10.0.0.8', 'p2');
+    for (let i = 0; i < 3; i++) limiter.failed('10.6.6.7', 'p2');
+    clock += limits.trustedAddressMs;
+    // The partner's window (60 s) ended long ago: count it full again, at the clock's time.
+    for (let i = 0; i < 3; i++) limiter.failed('10.6.6.8', 'p2');
+    expect(limiter.check('10.0.0.8', 'p2'), 'trusted exactly trustedAddressMs ago').to.equal(undefined);
+    clock += 1;
+    expect(limiter.check('10.0.0.8', 'p2')?.scope, 'the exemption ended').to.equal('partner');
+  });
+
   it('reports the failure that reaches a limit once, for one log line per window', function () {
     const limiter = new FailedAuthLimiter(limits);
     const reached = Array.from({ length: 7 }, () => limiter.failed('10.0.0.1', 'p1', now));

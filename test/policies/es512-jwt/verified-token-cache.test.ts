@@ -110,6 +110,20 @@ describe('unit: auth/verified-token-cache', function () {
     expect(cache.isUnknown('x')).to.equal(false);
   });
 
+  it('forgets an unknown partner id unknownPartnerTtlMs after the look-up, and a token at its exp, on the cache\'s clock', function () {
+    let clock = now;
+    const cache = new VerifiedTokenCache({ clock: () => clock, unknownPartnerTtlMs: 2_000 });
+    cache.setUnknown(cache.snapshot('x'));
+    cache.set('a1', verified('a', exp));
+    clock += 2_000;
+    expect(cache.isUnknown('x'), 'exactly unknownPartnerTtlMs later').to.equal(true);
+    clock += 1;
+    expect(cache.isUnknown('x')).to.equal(false);
+    expect(cache.get('a1')?.partner._id, 'before its exp').to.equal('a');
+    clock = exp * 1000;
+    expect(cache.get('a1'), 'at its exp').to.equal(undefined);
+  });
+
   it('remembers unknown partner ids briefly (seconds, not minutes)', function () {
     expect(UNKNOWN_PARTNER_TTL_MS).to.be.within(1000, 60_000);
   });

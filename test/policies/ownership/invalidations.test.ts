@@ -6,20 +6,23 @@ import { OwnershipCache, type Owner } from '../../../gateway/ownership';
 import { makeKeyPair } from '../../support/partners';
 import { openServices, policyContext, serve, type InProcessServices } from '../../support/in-process';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('ownership: LRU read-through cache and its invalidation', function () {
   describe('OwnershipCache', function () {
     it('loads once per key, shares a load between concurrent misses, and reloads after invalidate', async function () {
       const cache = new OwnershipCache();
       let loads = 0;
       let owner: Owner = { partnerId: 'a' };
+      // The first load is held until all three misses are in, so that they overlap for certain.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
       const loader = async () => {
         loads += 1;
-        await sleep(10);
+        await held;
         return owner;
       };
-      const first = await Promise.all([cache.get('card', 'k1', loader), cache.get('card', 'k1', loader), cache.get('card', 'k1', loader)]);
+      const misses = [cache.get('card', 'k1', loader), cache.get('card', 'k1', loader), cache.get('card', 'k1', loader)];
+      release();
+      const first = await Promise.all(misses);
       expect(first.map((o) => o?.partnerId)).to.deep.equal(['a', 'a', 'a']);
       expect(loads).to.equal(1);
       owner = { partnerId: 'b' };
@@ -36,7 +39,8 @@ describe('ownership: LRU read-through cache and its invalidation', function () {
     });
 
     it('expires positive entries after ttl and negative ones after the shorter negative ttl', async function () {
-      const cache = new OwnershipCache({ ttlMs: 200, negativeTtlMs: 50 });
+      let clock = 1_000;
+      const cache = new OwnershipCache({ ttlMs: 200, negativeTtlMs: 50, now: () => clock });
       let owner: Owner | undefined;
       let loads = 0;
       const loader = async () => {
@@ -46,11 +50,14 @@ describe('ownership: LRU read-through cache and its invalidation', function () {
       expect(await cache.get('individual', 'x', loader)).to.equal(undefined);
       owner = { partnerId: 'p' };
       expect(await cache.get('individual', 'x', loader), 'negative entry still cached').to.equal(undefined);
-      await sleep(80);
+      clock += 50;
+      expect(await cache.get('individual', 'x', loader), 'negative entry exactly negativeTtlMs old').to.equal(undefined);
+      clock += 1;
       expect((await cache.get('individual', 'x', loader))?.partnerId, 'negative entry expired').to.equal('p');
       owner = { partnerId: 'q' };
-      expect((await cache.get('individual', 'x', loader))?.partnerId).to.equal('p');
-      await sleep(250);
+      clock += 200;
+      expect((await cache.get('individual', 'x', loader))?.partnerId, 'positive entry exactly ttlMs old').to.equal('p');
+      clock += 1;
       expect((await cache.get('individual', 'x', loader))?.partnerId, 'positive entry expired').to.equal('q');
       expect(loads).to.equal(3);
     });

@@ -7,9 +7,9 @@ import { RedisRateLimitStore } from '../../../policies/rate-limit/redis-store';
 import type { RateLimitHit, RateLimitKey } from '../../../policies/rate-limit/store';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy';
 import { requireRedis, TEST_REDIS_URL } from '../../support/redis';
+import { waitFor } from '../../support/wait';
 
 const REDIS_URL = TEST_REDIS_URL;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The value of an unlabelled metric of the process's registry. */
 async function metricValue(name: string): Promise<number> {
@@ -74,9 +74,12 @@ describe('rate-limit: Redis store (real Redis at 127.0.0.1:6379)', function () {
 
   it('starts a new count when the window expires', async function () {
     const a = store();
+    const redisKey = `${prefix}rl:me:partner:short`;
     await a.hit(key('short'), 150);
     expect((await a.hit(key('short'), 150)).count).to.equal(2);
-    await sleep(300);
+    expect(await admin.pttl(redisKey), 'the window is the key\'s expiry').to.be.within(1, 150);
+    // The window ends on Redis's clock: wait until Redis dropped the key (PTTL -2), not a fixed time.
+    await waitFor('the window to expire in Redis', async () => (await admin.pttl(redisKey)) === -2, 5_000, 20);
     expect((await a.hit(key('short'), 150)).count).to.equal(1);
   });
 
@@ -112,6 +115,9 @@ describe('rate-limit: Redis store (real Redis at 127.0.0.1:6379)', function () {
     proxies.push(proxy);
     const viaProxy = store(`redis://127.0.0.1:${proxy.port}`);
     const redisKey = `${prefix}rl:me:partner:flaky`;
+    // Connected first (on another key): a first hit that waited for the connection past the command
+    // timeout on a loaded machine was counted in memory, and the counts below started one ahead.
+    await waitFor('the store connected to Redis', async () => (await viaProxy.hit(key('flaky-connect'), 60_000)) && (await admin.exists(`${prefix}rl:me:partner:flaky-connect`)) === 1 && !viaProxy.fallingBack(), 10_000);
     lines.length = 0;
     const activeBefore = await metricValue('rate_limit_fallback_active');
 
@@ -129,14 +135,12 @@ describe('rate-limit: Redis store (real Redis at 127.0.0.1:6379)', function () {
     expect((await metricValue('rate_limit_fallback_active')) - activeBefore).to.equal(1);
 
     await proxy.restore();
-    // ioredis reconnects on its own schedule (at most 2 s between attempts): wait for the count to reach Redis.
-    const deadline = Date.now() + 15_000;
+    // ioredis reconnects on its own schedule (at most 2 s between attempts): hit until a count reaches Redis.
     let last: RateLimitHit | undefined;
-    while (Date.now() < deadline) {
+    await waitFor('counting to return to Redis', async () => {
       last = await viaProxy.hit(key('flaky'), 60_000);
-      if (!viaProxy.fallingBack()) break;
-      await sleep(100);
-    }
+      return !viaProxy.fallingBack();
+    }, 15_000, 100);
     expect(viaProxy.fallingBack(), 'counting returned to Redis').to.equal(false);
     expect(last!.count).to.equal(4);
     expect(await admin.get(redisKey)).to.equal('4');
@@ -151,9 +155,12 @@ describe('rate-limit: Redis store (real Redis at 127.0.0.1:6379)', function () {
 
   it('never logs the Redis password', async function () {
     const secret = `pw-${crypto.randomBytes(6).toString('hex')}`;
+    const errorsBefore = lines.filter((l) => l.msg === 'rate-limit store: Redis connection error').length;
     const down = store(`redis://user:${secret}@127.0.0.1:1`);
     await down.hit(key('pw'), 60_000);
-    await sleep(50);
+    // Both lines that name the Redis server: the fallback warning, and this store's first connection error.
+    await waitFor('the connection error line', () => lines.filter((l) => l.msg === 'rate-limit store: Redis connection error').length > errorsBefore, 5_000, 10);
+    expect(lines.filter((l) => String(l.msg).startsWith('rate-limit store: Redis') && l.redis === '127.0.0.1:1').length).to.be.at.least(2);
     expect(JSON.stringify(lines)).to.not.include(secret);
   });
 });

@@ -49,4 +49,18 @@ describe('unit: gateway/bounded-lru', function () {
     // Most steps ran on a full cache: evictions were compared, not only inserts.
     expect(fullSteps).to.be.greaterThan(2_500);
   });
+
+  it('measures TTLs on the clock it is given, seeing a clock moved forward at once', function () {
+    let clock = 1_000;
+    const cache = boundedLru<string, number>(10, { ttl: 100, now: () => clock });
+    cache.set('a', 1);
+    cache.set('b', 2, { ttl: 500 });
+    clock += 100;
+    expect(cache.get('a'), 'exactly ttl old').to.equal(1);
+    clock += 1;
+    expect(cache.get('a'), 'past its ttl').to.equal(undefined);
+    expect(cache.get('b'), 'its own longer ttl').to.equal(2);
+    clock += 400;
+    expect(cache.get('b')).to.equal(undefined);
+  });
 });
