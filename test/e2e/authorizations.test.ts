@@ -72,11 +72,16 @@ describe('e2e: authorization decisions', function () {
       },
     };
   };
-  const ask = async (body: Record<string, unknown>, options: { to?: GatewayProcess; signature?: string } = {}) => {
+  const ask = async (body: Record<string, unknown>, options: { to?: GatewayProcess; signature?: string; requestId?: string } = {}) => {
     const raw = JSON.stringify(body);
     const response = await fetch(`${(options.to ?? gateway).notifyUrl}/upstream-notifications/processing/authorizations`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'upstream-notification-id': String(body.id), 'upstream-signature': options.signature ?? sign(raw) },
+      headers: {
+        'content-type': 'application/json',
+        'upstream-notification-id': String(body.id),
+        'upstream-signature': options.signature ?? sign(raw),
+        ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
+      },
       body: raw,
     });
     const text = await response.text();
@@ -510,17 +515,29 @@ describe('e2e: authorization decisions', function () {
       const from = gateway.logLines().length;
       try {
         const started = Date.now();
+        const burst = `hang-${started.toString(36)}`;
         const answers = await Promise.all(
-          Array.from({ length: 50 }, async () => {
+          Array.from({ length: 50 }, async (_, i) => {
             const body = request(cardKey);
             const sent = Date.now();
-            const answer = await ask(body);
+            const answer = await ask(body, { requestId: `${burst}-${i}` });
             return { ...answer, tookMs: Date.now() - sent };
           })
         );
         const burstMs = Date.now() - started;
+        // The answer is due AUTHORIZATION_DEADLINE_MS - 300 ms (1,700) after the gateway read the
+        // request: each one's time in the gateway (its access line) is at most that, less than the
+        // processor's 2,000 ms whatever its timer's lateness on a loaded machine (up to 100 ms).
+        // At the client, the time also holds this machine's scheduling of 50 connections at once
+        // (up to about 300 ms more in a full suite on two cores): bounded there by the 1,500 ms the
+        // endpoint is given plus its recording and the 2,000 ms deadline's margin, never the wait
+        // for anything else.
+        await waitFor('every answer\'s access line', () => gateway.logLines().slice(from).filter((l) => String(l.requestId).startsWith(`${burst}-`)).length === 50);
+        for (const line of gateway.logLines().slice(from).filter((l) => String(l.requestId).startsWith(`${burst}-`))) {
+          expect(Number(line.latencyMs), `${line.requestId}: answered within 1,700 ms of its arrival (its timer up to 100 ms late)`).to.be.at.most(1800);
+        }
         for (const a of answers) {
-          expect(a.tookMs, 'before AUTHORIZATION_DEADLINE_MS (2000)').to.be.below(2000);
+          expect(a.tookMs, 'at the client: within the deadline and its margin').to.be.below(2500);
           // The endpoint's default (decline), or 503 when even that could not be recorded in time.
           if (a.status === 200) expect(a.body.declineReason).to.be.oneOf(['partner_timeout', 'partner_error']);
           else expect(a.body.code, JSON.stringify(a.body)).to.equal('decision_unavailable');
