@@ -144,7 +144,8 @@ export interface Settings {
   /**
    * A diagnostic, never set in production (`AUTHORIZATION_TRACE_FILE`, unset: off): the file each
    * process appends a JSON line per authorization decision to, with its garbage collections and
-   * event-loop delay (gateway/authorizations/decision-trace.ts, docs/performance.md "Run K").
+   * event-loop delay (gateway/authorizations/decision-trace.ts; docs/performance.md, "Diagnostics:
+   * the decision trace and GC tracing").
    * Absolute once read; its directory must exist at start, else the start is refused. A file that
    * cannot be written after that turns the diagnostic off with one error line, never the gateway.
    */
