@@ -3,7 +3,8 @@ import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import { StatementParams } from '../db/statement-params';
 import { newObjectId } from '../ids';
 import { eventEnvelope, PARTNER_EVENTS_CHANNEL } from '../outbox/partner-events';
-import { normalizeTransaction, toPartnerTransaction, type FullTransaction } from '../upstreams/partner-transaction';
+import { transactionRow, type TransactionOwner } from '../transactions/projection';
+import { normalizeTransaction, toPartnerTransaction } from '../upstreams/partner-transaction';
 import type { Transaction } from '../../contracts/upstreams';
 import { answeredOf, authorizationOf, type AuthorizationDecision, type AuthorizationRequest, type DecisionCard } from './decision';
 import type { VelocityGate } from './spend-controls';
@@ -56,44 +57,8 @@ export interface BuiltStatement {
   values: unknown[];
 }
 
-/** The columns a decided transaction is written with, in {@link transactionValues}' order (table `card_transactions`). */
-const TRANSACTION_COLUMNS =
-  'id, partner_id, card_key, individual_id, tenant_id, authorization_id, amount, currency, type, status, merchant, settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at, decided_by';
-
 /** The columns of an audit entry, in {@link auditValues}' order (table `audit_log`). */
 const AUDIT_COLUMNS = 'public_id, partner_id, individual_id, tenant_id, operation, target_type, target_id, request_id, outcome, details';
-
-/** Whose the transaction is: the card's partner, individual and tenant. */
-interface Owner {
-  partner_id: string;
-  individual_id: string | null;
-  tenant_id: string | null;
-}
-
-/** A state's values for {@link TRANSACTION_COLUMNS}. */
-function transactionValues(t: FullTransaction, card: Owner, authorization: ReturnType<typeof authorizationOf>): unknown[] {
-  return [
-    t.id,
-    card.partner_id,
-    t.cardId,
-    card.individual_id,
-    card.tenant_id,
-    t.authorizationId,
-    t.amount,
-    t.currency,
-    t.type,
-    t.status,
-    JSON.stringify({ name: t.merchant.name, mcc: t.merchant.mcc, city: t.merchant.city, country: t.merchant.country }),
-    t.settledAmount,
-    t.declineReason,
-    t.relatedTransactionId,
-    JSON.stringify(t.history.map((s) => ({ kind: s.kind, amount: s.amount, at: s.at }))),
-    t.version,
-    t.createdAt,
-    t.updatedAt,
-    JSON.stringify(authorization),
-  ];
-}
 
 /** The decision's transaction: its first state, one step (PENDING for an approval, DECLINED otherwise). */
 function decidedTransaction(request: AuthorizationRequest, decision: AuthorizationDecision): Transaction {
@@ -143,7 +108,7 @@ function auditValues(card: DecisionCard, request: AuthorizationRequest, decision
  * while it is disabled (as for any delivery queued before a disable); one enabled during it misses
  * the event. The envelope is the outbox's (../outbox/partner-events.ts).
  */
-function eventCtes(transaction: ReturnType<typeof toPartnerTransaction>, owner: Owner, cardKey: string, params: StatementParams): { ctes: string; columns: string } {
+function eventCtes(transaction: ReturnType<typeof toPartnerTransaction>, owner: TransactionOwner, cardKey: string, params: StatementParams): { ctes: string; columns: string } {
   const envelope = eventEnvelope({ type: 'transaction.created', partnerId: owner.partner_id, cardKey, data: { transaction } });
   const partnerId = params.add(envelope.partnerId);
   const card = params.add(cardKey);
@@ -179,17 +144,17 @@ function eventCtes(transaction: ReturnType<typeof toPartnerTransaction>, owner: 
  * as it is (`inserted` 0). The lock is taken, and the row written, only when `gate` passed.
  */
 function transactionCtes(request: AuthorizationRequest, decision: AuthorizationDecision, card: DecisionCard, params: StatementParams, gate: 'gate' | 'claimed'): { ctes: string; columns: string } {
-  const owner: Owner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
+  const owner: TransactionOwner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
   const authorization = authorizationOf(decision);
   const t = normalizeTransaction(decidedTransaction(request, decision));
-  const values = transactionValues(t, owner, authorization);
+  const row = transactionRow(t, owner, authorization);
   const id = params.add(t.id);
   const event = eventCtes(toPartnerTransaction(t, owner.individual_id, authorization), owner, t.cardId, params);
   const ctes = `locked AS (
     SELECT pg_advisory_xact_lock(hashtextextended('txn:' || ${id}::text, 0)) FROM ${gate} WHERE passed
   ), ins AS (
-    INSERT INTO card_transactions (${TRANSACTION_COLUMNS})
-    SELECT ${id}, ${params.list(values.slice(1))} FROM (SELECT count(*) FROM locked) AS txn_locked WHERE EXISTS (SELECT 1 FROM ${gate} WHERE passed)
+    INSERT INTO card_transactions (${row.columns})
+    SELECT ${id}, ${params.list(row.values.slice(1))} FROM (SELECT count(*) FROM locked) AS txn_locked WHERE EXISTS (SELECT 1 FROM ${gate} WHERE passed)
     ON CONFLICT (id) DO NOTHING RETURNING id
   ), ${event.ctes}`;
   return { ctes, columns: `(SELECT count(*) FROM ins) AS inserted, ${event.columns}` };

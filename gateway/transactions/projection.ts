@@ -98,6 +98,15 @@ function toView(row: TransactionRow): PartnerTransaction {
 const INSERT_COLUMNS =
   'id, partner_id, card_key, individual_id, tenant_id, authorization_id, amount, currency, type, status, merchant, settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at, decided_by';
 
+/**
+ * A transaction's row as `card_transactions` takes it: the column list and the values in its order,
+ * one value so that the two cannot drift apart (the projection's inserts and the authorization
+ * decision's recording statement write it).
+ */
+export function transactionRow(t: FullTransaction, card: TransactionOwner, authorization: TransactionAuthorization | null): { columns: string; values: unknown[] } {
+  return { columns: INSERT_COLUMNS, values: rowValues(t, card, authorization) };
+}
+
 /** A state's values for {@link INSERT_COLUMNS} ($1 to $19). */
 function rowValues(t: FullTransaction, card: TransactionOwner, authorization: TransactionAuthorization | null): unknown[] {
   return [
