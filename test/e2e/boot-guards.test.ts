@@ -27,7 +27,13 @@ function withoutStep(c: Yaml, pipeline: string, policy: string): void {
 /**
  * One refusal. `config` builds its own configuration directory; or `gateway` changes the shipped
  * gateway.config.yml, and every case with the same `together` is refused by one boot of all their
- * changes (for guards that list every problem they find).
+ * changes, applied in the order of the list (for the guards stage, which lists every problem the
+ * policy audit finds). A group holds changes that do not hide one another (gateway/policy-audit/
+ * boot-rules.ts: a route outside /api/partner skips that route's JWT checks, an unknown policy
+ * skips its step's checks) and messages that only their own change produces: the JWT-first
+ * message of one change would match another's pattern, so those sit in different groups, as do
+ * the two public-route attacks (they also produce a JWT-first message, so not beside "the JWT
+ * policy after the handler").
  */
 type GuardCase = { description: string; expectedMessage: RegExp } & ({ config: () => string } | { together: string; gateway: (c: Yaml) => void });
 
@@ -70,38 +76,41 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
     {
       description: 'a pipeline naming an unknown policy',
-      config: () =>
-        brokenConfig({
-          gateway: (c) => {
-            c.policies.push('rate-limiter-9000');
-            c.pipelines.me.policies.splice(1, 0, { 'rate-limiter-9000': [{ action: {} }] });
-          },
-        }),
+      together: 'audit-a',
+      gateway: (c) => {
+        c.policies.push('rate-limiter-9000');
+        c.pipelines.me.policies.splice(1, 0, { 'rate-limiter-9000': [{ action: {} }] });
+      },
       expectedMessage: /pipeline "me", policy "rate-limiter-9000": unknown policy/,
     },
     {
       description: 'a pipeline using a policy missing from the whitelist',
-      config: () => brokenConfig({ gateway: (c) => (c.policies = ['es512-jwt']) }),
+      together: 'audit-e',
+      gateway: (c) => (c.policies = ['es512-jwt']),
       expectedMessage: /policy "operation": is not declared in the policies whitelist/,
     },
     {
       description: 'a step with an unknown condition',
-      config: () => brokenConfig({ gateway: (c) => (operationOfMe(c).condition = { name: 'moon-phase' }) }),
+      together: 'audit-b',
+      gateway: (c) => (operationOfMe(c).condition = { name: 'moon-phase' }),
       expectedMessage: /unknown condition "moon-phase"/,
     },
     {
       description: 'the expression condition (it runs code from configuration)',
-      config: () => brokenConfig({ gateway: (c) => (operationOfMe(c).condition = { name: 'expression', expression: 'true' }) }),
+      together: 'audit-c',
+      gateway: (c) => (operationOfMe(c).condition = { name: 'expression', expression: 'true' }),
       expectedMessage: /the expression condition runs code from configuration and is never allowed/,
     },
     {
       description: 'action params of the wrong type',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkewSeconds = 'lots') }),
+      together: 'audit-c',
+      gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkewSeconds = 'lots'),
       expectedMessage: /pipeline "me", policy "es512-jwt": invalid action params: \/clockSkewSeconds must be integer/,
     },
     {
       description: 'an unknown action param (a typo)',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkew = 5) }),
+      together: 'audit-d',
+      gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkew = 5),
       expectedMessage: /invalid action params: action must NOT have additional properties "clockSkew"/,
     },
     // A pipeline that contradicts its operation's catalog entry (gateway/catalog). The guard lists
@@ -163,48 +172,59 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
     {
       description: 'a partner route without the JWT policy',
-      config: () => brokenConfig({ gateway: (c) => c.pipelines.me.policies.shift() }),
+      together: 'audit-e',
+      gateway: (c) => c.pipelines.me.policies.shift(),
       expectedMessage: /route \/api\/partner\/me \(pipeline "me"\) lacks the es512-jwt policy/,
     },
     {
       description: 'the JWT policy after the handler',
-      config: () => brokenConfig({ gateway: (c) => c.pipelines.me.policies.reverse() }),
+      together: 'audit-d',
+      gateway: (c) => c.pipelines.me.policies.reverse(),
       expectedMessage: /lacks the es512-jwt policy as its first, unconditional policy/,
     },
     {
       description: 'the JWT policy behind a condition',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].condition = { name: 'never' }) }),
+      together: 'audit-c',
+      gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].condition = { name: 'never' }),
       expectedMessage: /the JWT policy must run unconditionally/,
     },
     {
       description: "express-gateway's stock admin API enabled",
-      config: () => brokenConfig({ gateway: (c) => (c.admin = { port: 9876, host: 'localhost' }) }),
+      together: 'audit-a',
+      gateway: (c) => (c.admin = { port: 9876, host: 'localhost' }),
       expectedMessage: /admin API has no authentication/,
     },
     {
       description: 'the expression built-in whitelisted',
-      config: () => brokenConfig({ gateway: (c) => c.policies.push('expression') }),
+      together: 'audit-a',
+      gateway: (c) => c.policies.push('expression'),
       expectedMessage: /the expression policy runs code from configuration and is never allowed/,
     },
     {
       description: 'an unused built-in (proxy) whitelisted',
-      config: () => brokenConfig({ gateway: (c) => c.policies.push('proxy') }),
+      together: 'audit-a',
+      gateway: (c) => c.policies.push('proxy'),
       expectedMessage: /policies "proxy": express-gateway built-in policies are not whitelisted/,
     },
     {
       description: 'a route outside /api/partner',
-      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints.me.paths = '/internal/me') }),
+      together: 'audit-a',
+      gateway: (c) => (c.apiEndpoints.me.paths = '/internal/me'),
       expectedMessage: /path "\/internal\/me" is outside \/api\/partner/,
     },
     {
       description: 'a wildcard route',
-      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints.me.paths = '/api/partner/*') }),
+      together: 'audit-b',
+      gateway: (c) => (c.apiEndpoints.me.paths = '/api/partner/*'),
       expectedMessage: /must not use wildcards/,
     },
     // The configs an outside review hot-reloaded (a public route turned into a card-data proxy): refused at boot too.
-    ...PUBLIC_ROUTE_ATTACKS.map((attack) => ({
+    // One attack to a group (a boot of its own beyond the second): the contradiction's pattern fits
+    // either attack's message.
+    ...PUBLIC_ROUTE_ATTACKS.map((attack, i) => ({
       description: attack.description,
-      config: () => brokenConfig({ gateway: (c) => attack.change(c, 'CK3FA09B21C4D5E6F7') }),
+      together: ['audit-a', 'audit-b'][i] ?? `attack-${i}`,
+      gateway: (c: Yaml) => attack.change(c, 'CK3FA09B21C4D5E6F7'),
       expectedMessage: new RegExp(`${ATTACK_CONTRADICTION.source}[\\s\\S]*is not its public shape .*\\[policy audit: public-route-shape\\]`),
     })),
     {
