@@ -25,17 +25,31 @@ function withoutStep(c: Yaml, pipeline: string, policy: string): void {
 }
 
 /**
- * One refusal. `config` builds its own configuration directory; or `gateway` changes the shipped
- * gateway.config.yml, and every case with the same `together` is refused by one boot of all their
- * changes, applied in the order of the list (for the guards stage, which lists every problem the
- * policy audit finds). A group holds changes that do not hide one another (gateway/policy-audit/
+ * One refusal. `config` builds its own configuration directory; or the case changes the shipped
+ * config folder (`gateway`, `system`, `files`), and every case with the same `together` is refused
+ * by one boot of all their changes, applied in the order of the list (for the guards stage, which
+ * lists every problem the policy audit finds, plugins that failed to load among them). A group holds changes that do not hide one another (gateway/policy-audit/
  * boot-rules.ts: a route outside /api/partner skips that route's JWT checks, an unknown policy
  * skips its step's checks) and messages that only their own change produces: the JWT-first
  * message of one change would match another's pattern, so those sit in different groups, as do
  * the two public-route attacks (they also produce a JWT-first message, so not beside "the JWT
  * policy after the handler").
  */
-type GuardCase = { description: string; expectedMessage: RegExp } & ({ config: () => string } | { together: string; gateway: (c: Yaml) => void });
+type GuardCase = { description: string; expectedMessage: RegExp } & ({ config: () => string } | ({ together: string } & ConfigChange));
+
+/** Changes to the shipped config folder (shippedConfigCopy's): gateway.config.yml, system.config.yml, files. */
+type ConfigChange = NonNullable<Parameters<typeof shippedConfigCopy>[0]>;
+
+/** One copy of the shipped config folder with every change of `changes` applied, in order. */
+function allChanges(changes: ConfigChange[]): string {
+  const of = <K extends keyof ConfigChange>(key: K) => changes.flatMap((change) => (change[key] ? [change[key]!] : []));
+  const [gateway, system, files] = [of('gateway'), of('system'), of('files')];
+  return brokenConfig({
+    gateway: gateway.length > 0 ? (c) => gateway.forEach((change) => change(c)) : undefined,
+    system: system.length > 0 ? (c) => system.forEach((change) => change(c)) : undefined,
+    files: files.length > 0 ? (dir) => files.forEach((change) => change(dir)) : undefined,
+  });
+}
 
 describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)', function () {
   this.timeout(60_000);
@@ -58,20 +72,16 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
     {
       description: 'a plugin whose package does not exist',
-      config: () => brokenConfig({ system: (c) => (c.plugins['ghost-plugin'] = { package: '/nonexistent/ghost-plugin.js' }) }),
+      together: 'audit-c',
+      system: (c) => (c.plugins['ghost-plugin'] = { package: '/nonexistent/ghost-plugin.js' }),
       expectedMessage: /a plugin failed to load: .*ghost-plugin/,
     },
     {
       description: 'a plugin that throws while it initialises',
-      config: () =>
-        brokenConfig({
-          system: (c) => (c.plugins['throwing-plugin'] = { package: '${EG_CONFIG_DIR}/throwing-plugin.js' }),
-          files: (dir) =>
-            fs.writeFileSync(
-              path.join(dir, 'throwing-plugin.js'),
-              "module.exports = { version: '1.2.0', init() { throw new Error('boom in init'); } };\n"
-            ),
-        }),
+      together: 'audit-d',
+      system: (c) => (c.plugins['throwing-plugin'] = { package: '${EG_CONFIG_DIR}/throwing-plugin.js' }),
+      files: (dir) =>
+        fs.writeFileSync(path.join(dir, 'throwing-plugin.js'), "module.exports = { version: '1.2.0', init() { throw new Error('boom in init'); } };\n"),
       expectedMessage: /a plugin failed to load: .*boom in init/,
     },
     {
@@ -240,10 +250,11 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
   ];
 
   /**
-   * Each case is a gateway process that loads express-gateway, then refuses its configuration: about
-   * a second of one core, most of it the process starting. They share nothing (a config folder each,
-   * no database write), so the `before` hook starts them all, one per core (at most four) at a time,
-   * and each `it` awaits and checks its own: a case still fails, and is reported, on its own.
+   * Each case (or group of cases) is a gateway process that loads express-gateway, then refuses its
+   * configuration: about a second of one core, most of it the process starting. They share nothing
+   * (a config folder each, no database write), so the `before` hook starts them all, one per core
+   * (at most four) at a time, and each `it` awaits and checks its own: a case still fails, and is
+   * reported, on its own.
    */
   let refusals: Promise<{ code: number | null; output: string }>[] = [];
   let shippedHealth: Promise<number>;
@@ -267,8 +278,8 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
       if ('config' in testCase) return run(() => runGatewayExpectingFailure({ configDir: testCase.config() }));
       const { together } = testCase;
       if (!boots.has(together)) {
-        const changes = cases.flatMap((other) => ('together' in other && other.together === together ? [other.gateway] : []));
-        boots.set(together, run(() => runGatewayExpectingFailure({ configDir: brokenConfig({ gateway: (c) => changes.forEach((change) => change(c)) }) })));
+        const changes = cases.flatMap((other) => ('together' in other && other.together === together ? [other] : []));
+        boots.set(together, run(() => runGatewayExpectingFailure({ configDir: allChanges(changes) })));
       }
       return boots.get(together)!;
     });
