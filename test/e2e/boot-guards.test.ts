@@ -27,13 +27,15 @@ function withoutStep(c: Yaml, pipeline: string, policy: string): void {
 /**
  * One refusal. `config` builds its own configuration directory; or the case changes the shipped
  * config folder (`gateway`, `system`, `files`), and every case with the same `together` is refused
- * by one boot of all their changes, applied in the order of the list (for the guards stage, which
- * lists every problem the policy audit finds, plugins that failed to load among them). A group holds changes that do not hide one another (gateway/policy-audit/
- * boot-rules.ts: a route outside /api/partner skips that route's JWT checks, an unknown policy
- * skips its step's checks) and messages that only their own change produces: the JWT-first
- * message of one change would match another's pattern, so those sit in different groups, as do
- * the two public-route attacks (they also produce a JWT-first message, so not beside "the JWT
- * policy after the handler").
+ * by one boot of all their changes, applied in the order of the list: the guards stage lists every
+ * problem the policy audit finds (plugins that failed to load among them). A group holds changes
+ * that do not hide one another (gateway/policy-audit/boot-rules.ts: a route outside /api/partner
+ * skips that route's JWT checks, an unknown policy skips its step's checks) and messages that only
+ * their own change produces. Four groups because of the JWT checks on the me route: removing the
+ * JWT step, putting it last, putting it behind a condition and moving the route outside
+ * /api/partner each produce or hide the message another of them is matched by, so each sits in a
+ * group of its own; the two public-route attacks (one message pattern for both, and a JWT-first
+ * message of their own) sit apart, and not beside "the JWT policy after the handler".
  */
 type GuardCase = { description: string; expectedMessage: RegExp } & ({ config: () => string } | ({ together: string } & ConfigChange));
 
@@ -78,7 +80,7 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
     {
       description: 'a plugin that throws while it initialises',
-      together: 'audit-d',
+      together: 'audit-b',
       system: (c) => (c.plugins['throwing-plugin'] = { package: '${EG_CONFIG_DIR}/throwing-plugin.js' }),
       files: (dir) =>
         fs.writeFileSync(path.join(dir, 'throwing-plugin.js'), "module.exports = { version: '1.2.0', init() { throw new Error('boom in init'); } };\n"),
@@ -95,7 +97,7 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
     {
       description: 'a pipeline using a policy missing from the whitelist',
-      together: 'audit-e',
+      together: 'audit-d',
       gateway: (c) => (c.policies = ['es512-jwt']),
       expectedMessage: /policy "operation": is not declared in the policies whitelist/,
     },
@@ -119,76 +121,77 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
     {
       description: 'an unknown action param (a typo)',
-      together: 'audit-d',
+      together: 'audit-b',
       gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkew = 5),
       expectedMessage: /invalid action params: action must NOT have additional properties "clockSkew"/,
     },
     // A pipeline that contradicts its operation's catalog entry (gateway/catalog). The guard lists
     // every contradiction it finds, so these share one refused boot (each on a pipeline of its
-    // own, so that none hides another); gateway/boot's unit tests take each alone.
+    // own, so that none hides another), with other guards' cases; gateway/boot's unit tests take
+    // each alone.
     {
       description: 'an operation the catalog does not have',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (operationOfMe(c).action.name = 'delete-everything'),
       expectedMessage: /pipeline "me", operation "delete-everything": is not an operation of the catalog/,
     },
     {
       description: "an apiEndpoint at another path than its operation's",
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (c.apiEndpoints['get-individual'].paths = '/api/partner/individuals/:id'),
       expectedMessage: /pipeline "get-individual", operation "get-individual": apiEndpoint "get-individual" is GET \/api\/partner\/individuals\/:id; the operation is GET \/api\/partner\/individual\/accounts\/:id/,
     },
     {
       description: "an apiEndpoint with another method than its operation's",
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (c.apiEndpoints['lock-card'].methods = 'PUT'),
       expectedMessage: /pipeline "lock-card", operation "lock-card": apiEndpoint "lock-card" is PUT \/api\/partner\/cards\/:id\/lock; the operation is POST/,
     },
     {
       description: 'an operation checking card ownership, its pipeline without the ownership step',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => withoutStep(c, 'unlock-card', 'ownership'),
       expectedMessage: /pipeline "unlock-card", operation "unlock-card": checks the owner of the card named by path parameter id, but no unconditional ownership step does/,
     },
     {
       description: 'an operation checking ownership of body fields, its ownership step checking another field',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (c.pipelines['check-card-issuing-fee'].policies.find((s: Yaml) => 'ownership' in s).ownership = [{ action: { resource: 'card', in: 'body', param: 'cardKey' } }]),
       expectedMessage: /pipeline "check-card-issuing-fee", operation "check-card-issuing-fee": checks the owner of the client named by body\.clientId/,
     },
     {
       description: 'an operation with a body schema, its pipeline validating another',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (c.pipelines['activate-card'].policies.find((s: Yaml) => 'validate' in s).validate = [{ action: { body: 'card-restrict' } }]),
       expectedMessage: /pipeline "activate-card", operation "activate-card": reads the body as card-status-change, but no unconditional validate step checks it/,
     },
     {
       description: 'an operation with a query schema, its pipeline without the validate step',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => withoutStep(c, 'list-individuals', 'validate'),
       expectedMessage: /pipeline "list-individuals", operation "list-individuals": reads the query as pagination-query, but no unconditional validate step checks it/,
     },
     {
       description: 'a sensitive operation without sensitive-data',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => withoutStep(c, 'change-card-pin', 'sensitive-data'),
       expectedMessage: /pipeline "change-card-pin", operation "change-card-pin": returns or carries card data, a PIN or a 3DS answer, but the pipeline runs no unconditional sensitive-data step/,
     },
     {
       description: 'a pipeline ending in no operation',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => withoutStep(c, 'get-card-status', 'operation'),
       expectedMessage: /pipeline "get-card-status": has no operation step/,
     },
     {
       description: 'a partner route without the JWT policy',
-      together: 'audit-e',
+      together: 'audit-d',
       gateway: (c) => c.pipelines.me.policies.shift(),
       expectedMessage: /route \/api\/partner\/me \(pipeline "me"\) lacks the es512-jwt policy/,
     },
     {
       description: 'the JWT policy after the handler',
-      together: 'audit-d',
+      together: 'audit-b',
       gateway: (c) => c.pipelines.me.policies.reverse(),
       expectedMessage: /lacks the es512-jwt policy as its first, unconditional policy/,
     },
@@ -233,7 +236,7 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     // either attack's message.
     ...PUBLIC_ROUTE_ATTACKS.map((attack, i) => ({
       description: attack.description,
-      together: ['audit-a', 'audit-b'][i] ?? `attack-${i}`,
+      together: ['audit-a', 'audit-c'][i] ?? `attack-${i}`,
       gateway: (c: Yaml) => attack.change(c, 'CK3FA09B21C4D5E6F7'),
       expectedMessage: new RegExp(`${ATTACK_CONTRADICTION.source}[\\s\\S]*is not its public shape .*\\[policy audit: public-route-shape\\]`),
     })),
