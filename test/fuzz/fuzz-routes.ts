@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import fc from 'fast-check';
-import YAML from 'yaml';
 import { operationNamed } from '../../gateway/catalog';
 import { withCatalogParams } from '../../gateway/runtime/catalog-params';
 import type { GatewayConfig } from '../../gateway/runtime/gateway-config';
+import { parseGatewayYaml } from '../../gateway/runtime/gateway-yaml';
 import { SCHEMAS, type SchemaName } from '../../gateway/schemas';
 import { recordSecret } from '../support/secrets';
 
@@ -38,10 +38,14 @@ export interface FuzzRoute {
 
 type Step = Record<string, { action?: Record<string, unknown> }[] | null>;
 
-/** Reads every route from the gateway's YAML (the same file the gateway serves). */
+/**
+ * Reads every route from the gateway's YAML (the same file the gateway serves), parsed by the
+ * gateway's own parser (express-gateway's js-yaml): about 50 ms of CPU for this file, against
+ * about 550 ms for the same object with the `yaml` package.
+ */
 export function loadRoutes(configFile = path.join(ROOT, 'config', 'gateway.config.yml')): FuzzRoute[] {
   // As the gateway reads it: the steps written without params take the catalog's.
-  const config = withCatalogParams(YAML.parse(fs.readFileSync(configFile, 'utf8')) as GatewayConfig) as {
+  const config = withCatalogParams(parseGatewayYaml(fs.readFileSync(configFile, 'utf8'), configFile) as GatewayConfig) as {
     apiEndpoints: Record<string, { paths: string; methods: string }>;
     pipelines: Record<string, { apiEndpoints: string[]; policies: Step[] }>;
   };
