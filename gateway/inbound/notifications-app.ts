@@ -13,7 +13,8 @@ import { TRANSACTION_ID } from '../ids';
 import { checkTransaction, instant, isObject, UPSTREAM_CARD_KEY } from '../transactions/validate';
 import { mark, tracing, traceNow, writeTrace } from '../authorizations/decision-trace';
 import { PartnerFaultLog, type FaultedAnswer } from '../authorizations/partner-faults';
-import { applyIssuerNotification, applyProcessingNotification, type IssuerNotification, type NotifyingUpstream, type ProcessingNotification } from './apply';
+import { checkTokenNotification } from '../tokens/validate';
+import { applyIssuerNotification, applyProcessingNotification, applyTokenNotification, type IssuerNotification, type NotifyingUpstream, type ProcessingNotification } from './apply';
 
 /** How far a notification's `t` may be from the gateway's clock, in seconds (either way). */
 export const NOTIFICATION_TOLERANCE_SECONDS = 300;
@@ -49,7 +50,7 @@ function checkIssuer(body: Record<string, unknown>): IssuerNotification {
 }
 
 function checkProcessing(body: Record<string, unknown>): ProcessingNotification {
-  if (body.type !== 'transaction.created' && body.type !== 'transaction.updated') throw invalid('type', 'must be transaction.created or transaction.updated');
+  if (body.type !== 'transaction.created' && body.type !== 'transaction.updated') throw invalid('type', 'must be transaction.created, transaction.updated, token.created or token.updated');
   return { id: body.id as string, type: body.type, occurredAt: body.occurredAt as string, transaction: checkTransaction(body.transaction) };
 }
 
@@ -80,7 +81,12 @@ function receive(upstream: NotifyingUpstream, secrets: readonly string[], deps: 
   return function receiveNotification(req, res, next) {
     void (async () => {
       const body = verifiedBody(req, secrets);
-      const outcome = upstream === 'issuer' ? await applyIssuerNotification(deps, checkIssuer(body)) : await applyProcessingNotification(deps.db, checkProcessing(body));
+      const outcome =
+        upstream === 'issuer'
+          ? await applyIssuerNotification(deps, checkIssuer(body))
+          : body.type === 'token.created' || body.type === 'token.updated'
+            ? await applyTokenNotification(deps.db, checkTokenNotification(body))
+            : await applyProcessingNotification(deps.db, checkProcessing(body));
       deps.log.info({ upstream, notificationId: body.id, outcome: outcome ?? 'duplicate', requestId: req.requestId }, 'upstream notification');
       writeAnswer(res, { status: 200, body: { received: true, duplicate: outcome === undefined, outcome: outcome ?? 'duplicate' } });
     })().catch(next);
