@@ -15,6 +15,7 @@ import { startTransactionReconciler } from './transactions/reconciler';
 import { openDecisionTrace, startTraceMonitors, traceNow, tracing } from './authorizations/decision-trace';
 import { CLOCK_SKEW_BOUND_MS } from './authorizations/deadline';
 import { createAuthorizationDecider } from './authorizations/decider';
+import { createTokenizationDecider } from './tokens/decider';
 import { deleteExpiredDecisions } from './authorizations/recording-statements';
 import { beyondBound, measureClockOffset } from './db/clock-offset';
 import { deleteExpiredEvents } from './outbox/event-log';
@@ -263,7 +264,9 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       const deps = { db, clients, log, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
       // The processor's authorization requests, answered before AUTHORIZATION_DEADLINE_MS (docs/authorizations.md).
       const authorizations = createAuthorizationDecider({ db, authorizationEndpoints: services.authorizationEndpoints }, settings, log);
-      const notifyServer = expressServer(createNotificationsApp(deps, notifySecrets, authorizations), { headersTimeout: 20_000, requestTimeout: 30_000 });
+      // And its tokenization and verification requests, before TOKENIZATION_DEADLINE_MS (docs/tokens.md, "The decision").
+      const tokenizations = createTokenizationDecider({ db, authorizationEndpoints: services.authorizationEndpoints }, settings, log);
+      const notifyServer = expressServer(createNotificationsApp(deps, notifySecrets, authorizations, tokenizations), { headersTimeout: 20_000, requestTimeout: 30_000 });
       // The decisions' commit-by fence allows for CLOCK_SKEW_BOUND_MS between this process's clock and
       // the database's (docs/authorizations.md, "Deadline"): measured at start and every minute.
       const stopClockProbe = every(

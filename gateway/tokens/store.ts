@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database';
+import type { UpstreamToken } from './contract-stub';
 import type { Token, TokenDevice, TokenHistoryEntry, TokenStatus, TokenSuspendedBy, WalletProvider } from '../shapes/token';
 
 /**
@@ -97,4 +98,25 @@ export async function tokenByReference(db: Queryable, reference: string, options
 export async function tokenRow(db: Queryable, id: string, options: { forUpdate?: boolean } = {}): Promise<TokenRow | undefined> {
   const rows = await db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   return rows.rows[0];
+}
+
+/**
+ * The row as the processor's token it was applied from (10.1): what the gateway's own changes (a
+ * verification's outcome) pass to `applyToken`, with the status changed, at the version held.
+ */
+export function upstreamOf(row: TokenRow): UpstreamToken {
+  return {
+    tokenReference: row.processor_ref,
+    cardKey: row.card_key,
+    tokenizationId: row.tokenization_id,
+    walletProvider: row.wallet_provider,
+    tokenRequestorId: row.token_requestor_id,
+    last4: row.last4,
+    tokenExpDate: row.token_exp_date,
+    device: fromJson<TokenDevice>(row.device),
+    status: row.status,
+    version: row.version,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
 }
