@@ -16,6 +16,9 @@ import { openDecisionTrace, startTraceMonitors, traceNow, tracing } from './auth
 import { CLOCK_SKEW_BOUND_MS } from './authorizations/deadline';
 import { createAuthorizationDecider } from './authorizations/decider';
 import { createTokenizationDecider } from './tokens/decider';
+import { startTokenReconciler, type TokenFeedClient } from './tokens/reconciler';
+import { deleteExpiredTokenizations } from './tokens/retention';
+import { scrubExpiredCodes } from './tokens/verification';
 import { deleteExpiredDecisions } from './authorizations/recording-statements';
 import { beyondBound, measureClockOffset } from './db/clock-offset';
 import { deleteExpiredEvents } from './outbox/event-log';
@@ -181,6 +184,17 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       settings.transactionReconcileIntervalMs
     );
     cleanups.push(async () => stopTransactionReconciler());
+    // Token states whose notification was lost, and tokens a partner's operation left unknown, are
+    // read from the processor (docs/upstreams.md 10.7). The processing client's token reads are part
+    // A's (issue 35): until a client has them, there is nothing to read.
+    const tokenFeed = clients.processing as Partial<TokenFeedClient>;
+    if (typeof tokenFeed.tokenChanges === 'function' && typeof tokenFeed.getToken === 'function') {
+      const stopTokenReconciler = startTokenReconciler(
+        { db, processing: tokenFeed as TokenFeedClient, log, source: upstreams.processing },
+        settings.tokenReconcileIntervalMs
+      );
+      cleanups.push(async () => stopTokenReconciler());
+    }
     const stopOutbox = outbox.start(5_000);
     cleanups.push(async () => stopOutbox());
     // Every instance sends webhooks; the deliveries' leases in PostgreSQL share the work.
@@ -199,6 +213,9 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         { what: 'deleted webhook endpoints', message: 'deleted webhook endpoints past retention removed', run: () => deleteExpiredEndpoints(db, settings.eventRetentionDays), fields: { retentionDays: settings.eventRetentionDays } },
         { what: 'upstream notifications', message: 'expired upstream notifications deleted', run: async () => ({ deleted: await deleteExpiredNotifications(db, settings.notificationRetentionDays) }), fields: { retentionDays: settings.notificationRetentionDays } },
         { what: 'authorization decisions', message: 'expired authorization decisions deleted', run: async () => ({ deleted: await deleteExpiredDecisions(db, settings.notificationRetentionDays) }), fields: { retentionDays: settings.notificationRetentionDays } },
+        { what: 'tokenization decisions', message: 'expired tokenization decisions and verification attempts deleted', run: () => deleteExpiredTokenizations(db, settings.notificationRetentionDays), fields: { retentionDays: settings.notificationRetentionDays } },
+        // A verification code is kept in its event only while it can be used (docs/tokens.md, "What is stored").
+        { what: 'expired verification codes', message: 'expired verification codes removed from their events', run: async () => ({ scrubbed: await scrubExpiredCodes(db) }) },
         {
           what: 'idempotency keys',
           message: 'expired idempotency keys deleted',
