@@ -2,7 +2,12 @@
  * STUB (issue 35, part B): the processor's token messages of docs/upstreams.md section 10, as part
  * A declares them in contracts/upstreams.ts (`Token`, `TokenNotification`, …). Until A's types are
  * on the branch, part B codes against these copies, field for field as the contract says; when they
- * land, this file re-exports them instead (or goes, its importers importing contracts/upstreams.ts).
+ * land, this file re-exports them instead:
+ *
+ *   UpstreamToken = Token; TokenNotification, NetworkVerdict, TokenizationAnswer, VerificationAnswer,
+ *   TokenChanges as they are; UpstreamTokenChange = TokenChange;
+ *   TokenizationRequest = contracts' TokenizationRequest['tokenization'] (the body's inner object);
+ *   VerificationRequest = contracts' VerificationRequest['verification'].
  */
 import type { TokenDevice, TokenStatus, WalletProvider } from '../shapes/token';
 
