@@ -89,7 +89,9 @@ export async function applyTokenNotification(db: SyncDeps['db'], n: TokenNotific
       [n.id, n.type, n.token.cardKey]
     );
     if ((inserted.rowCount ?? 0) === 0) return undefined;
-    const { outcome } = await applyToken(tx, n.token, { via: 'notification', notificationId: n.id, ...(n.reason === undefined ? {} : { reason: n.reason }) });
+    // The processor's reason of a later change (`device_lost`, `wallet_removed`…) goes into the token's history.
+    const reason = n.type === 'token.updated' ? n.reason : undefined;
+    const { outcome } = await applyToken(tx, n.token, { via: 'notification', notificationId: n.id, ...(reason === undefined ? {} : { reason }) });
     if (outcome !== 'applied') await tx.query(`UPDATE upstream_notifications SET outcome = $2 WHERE upstream = 'processing' AND id = $1`, [n.id, outcome]);
     return outcome;
   });

@@ -31,14 +31,9 @@ export interface UpstreamToken {
 export type UpstreamTokenChange = 'activated' | 'suspended' | 'resumed' | 'deactivated' | 'declined' | 'card_updated' | 'device_updated';
 
 /** A token lifecycle notification (10.5). */
-export interface TokenNotification {
-  id: string;
-  type: 'token.created' | 'token.updated';
-  occurredAt: string;
-  change?: UpstreamTokenChange;
-  reason?: string;
-  token: UpstreamToken;
-}
+export type TokenNotification =
+  | { id: string; type: 'token.created'; occurredAt: string; token: UpstreamToken }
+  | { id: string; type: 'token.updated'; occurredAt: string; change: UpstreamTokenChange; reason?: string; token: UpstreamToken };
 
 /** The network's risk verdict in a tokenization request (10.3). */
 export interface NetworkVerdict {

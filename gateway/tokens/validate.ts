@@ -81,13 +81,15 @@ export function checkUpstreamToken(v: unknown, path = 'token'): UpstreamToken {
 /** A token lifecycle notification's body (10.5), its id and occurredAt checked already. */
 export function checkTokenNotification(body: Record<string, unknown>): TokenNotification {
   if (body.type !== 'token.created' && body.type !== 'token.updated') throw invalid('type', 'must be token.created or token.updated');
-  if (body.change !== undefined && !TOKEN_CHANGES.includes(body.change as string)) throw invalid('change', `must be one of ${TOKEN_CHANGES.join(', ')}`);
+  const head = { id: body.id as string, occurredAt: body.occurredAt as string };
+  if (body.type === 'token.created') return { ...head, type: 'token.created', token: checkUpstreamToken(body.token) };
+  // A later change names what changed, and may say why.
+  if (!TOKEN_CHANGES.includes(body.change as string)) throw invalid('change', `must be one of ${TOKEN_CHANGES.join(', ')}`);
   if (body.reason !== undefined && body.reason !== null && !isString(body.reason, 200)) throw invalid('reason', 'must be a string of at most 200 characters');
   return {
-    id: body.id as string,
-    type: body.type,
-    occurredAt: body.occurredAt as string,
-    ...(body.change === undefined ? {} : { change: body.change as UpstreamTokenChange }),
+    ...head,
+    type: 'token.updated',
+    change: body.change as UpstreamTokenChange,
     ...(typeof body.reason === 'string' ? { reason: body.reason } : {}),
     token: checkUpstreamToken(body.token),
   };
