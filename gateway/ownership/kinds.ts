@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database';
-import { CARD_KEY, EVENT_ID, OBJECT_ID, TRANSACTION_ID, WEBHOOK_ENDPOINT_ID } from '../ids';
+import { CARD_KEY, EVENT_ID, OBJECT_ID, TOKEN_ID, TRANSACTION_ID, WEBHOOK_ENDPOINT_ID } from '../ids';
 
 /** Who owns a resource: the partner, and the individual or tenant it sits under. */
 export interface Owner {
@@ -21,9 +21,6 @@ export interface OwnedKindSpec {
   /** Reads the owner from PostgreSQL; undefined for an unknown resource. */
   load(db: Queryable, id: string): Promise<Owner | undefined>;
 }
-
-/** A token's id, `tok_` and 24 hex. STUB until Part B's `TOKEN_ID` (gateway/ids.ts) lands: then imported from there. */
-const TOKEN_ID = /^tok_[0-9a-f]{24}$/;
 
 /** A clientID as the account-creation upstream makes them, and the fee-check schema bounds them. */
 const CLIENT_ID = /^[\x21-\x7e]{1,64}$/;

@@ -4,7 +4,7 @@ import { ERROR_CATALOG } from '../errors';
 import { EXP_DATE_PATTERN } from '../validation/keywords';
 import { ID_TYPES } from './individual-create';
 import { VELOCITY_WINDOWS } from './spend-controls';
-import { DEVICE_TYPES, TOKEN_CHANGES, TOKEN_STATUSES, WALLET_PROVIDERS } from './tokens';
+import { TOKEN_CHANGES, TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS } from '../shapes/token';
 import { DECLINE_REASON_CODES, TRANSACTION_STATUSES, TRANSACTION_STEP_KINDS, TRANSACTION_TYPES } from '../upstreams/partner-transaction';
 
 /** applicationStatus values (docs/individuals.md). */
@@ -348,7 +348,7 @@ export const TOKEN = object(
     device: object(
       'The device, as the wallet described it',
       {
-        type: { type: 'string', enum: DEVICE_TYPES },
+        type: { type: 'string', enum: TOKEN_DEVICE_TYPES },
         name: string('The device\'s name'),
         ipCountry: string('ISO 3166-1 alpha-2'),
       },

@@ -1,27 +1,14 @@
+import { SIGNED_CURSOR_PATTERN } from '../db/signed-cursor';
 import { CARD_KEY } from '../ids';
+import { TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS } from '../shapes/token';
 import { COUNTRY, type JsonSchema } from './common';
 
-/**
- * The request schemas of the network-token routes (docs/tokens.md, "Bodies"), and the value lists
- * the partner's Token is made of. STUB lists until Part B's gateway/shapes/token.ts lands: then
- * TOKEN_STATUSES, WALLET_PROVIDERS and TOKEN_CHANGES are imported from there.
- */
+/** The request schemas of the network-token routes (docs/tokens.md, "Bodies"). */
 
 const id = (name: string) => `https://partner-gateway.dev/schemas/${name}.json`;
-
-/** A token's statuses (docs/tokens.md, "Statuses and the transitions allowed"). */
-export const TOKEN_STATUSES = ['requested', 'pending_verification', 'active', 'suspended', 'deactivated', 'declined'] as const;
-/** Who asked for the token: a wallet, or a merchant keeping the card on file. */
-export const WALLET_PROVIDERS = ['apple_pay', 'google_pay', 'samsung_pay', 'merchant'] as const;
-/** A `token.updated` event's `change`. */
-export const TOKEN_CHANGES = ['activated', 'suspended', 'resumed', 'deactivated', 'declined', 'card_updated', 'device_updated'] as const;
-/** The device a wallet describes. */
-export const DEVICE_TYPES = ['phone', 'watch', 'tablet', 'wearable', 'computer', 'other'] as const;
 /** The network's risk verdict a simulated tokenization plays. */
 export const NETWORK_VERDICTS = ['approve', 'require_verification', 'decline'] as const;
 
-/** What a `GET /tokens` cursor looks like: the transactions' cursor shape (gateway/transactions/list-cursor.ts). */
-export const TOKEN_CURSOR_PATTERN = '^[A-Za-z0-9_-]{1,200}\\.[A-Za-z0-9_-]{22}$';
 
 /** 1 to 64 visible ASCII characters (the Google Pay SDK's ids). */
 const VISIBLE_ASCII_64 = { type: 'string', pattern: '^[\\x21-\\x7e]{1,64}$' } as const;
@@ -90,7 +77,7 @@ export const tokensSearchQuery = {
     status: { type: 'string', enum: TOKEN_STATUSES, description: 'Only tokens in this status' },
     walletProvider: { type: 'string', enum: WALLET_PROVIDERS, description: 'Only tokens of this wallet (or `merchant`)' },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' },
-    cursor: { type: 'string', pattern: TOKEN_CURSOR_PATTERN, description: 'The `nextCursor` of the previous page, with the same filters' },
+    cursor: { type: 'string', pattern: SIGNED_CURSOR_PATTERN, description: 'The `nextCursor` of the previous page, with the same filters' },
   },
 } as const satisfies JsonSchema;
 
@@ -100,7 +87,7 @@ const DEVICE = {
   additionalProperties: false,
   required: ['type'],
   properties: {
-    type: { type: 'string', enum: DEVICE_TYPES },
+    type: { type: 'string', enum: TOKEN_DEVICE_TYPES },
     name: { type: 'string', minLength: 1, maxLength: 64 },
     ipCountry: { ...COUNTRY, description: 'ISO 3166-1 alpha-2' },
   },
