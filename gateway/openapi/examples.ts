@@ -339,7 +339,7 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
       ephemeralPublicKey: 'BOX7w8YlVtWcOvNkN0v1qkRjJ5L8mZ2T3eQ9sH4yF6aD1pXgU0bC7iK2nM5oR8tW3zE6hJ9lA4qS7vY0xB1cG2I=',
     },
     GooglePayProvisioning: {
-      opaquePaymentCard: 'eyJhbGciOiJSU0EtT0FFUC0yNTYiLCJlbmMiOiJBMjU2R0NNIn0.c2FuZGJveC1vcGFxdWUtcGF5bWVudC1jYXJk',
+      opaquePaymentCard: 'c2FuZGJveC1vcGFxdWUtcGF5bWVudC1jYXJkLW5vdC1hLXJlYWwtY3J5cHRvZ3JhbS1fLWJhc2U2NHVybA',
       network: 'MASTERCARD',
       tokenServiceProvider: 'TOKEN_PROVIDER_MASTERCARD',
       displayName: 'Partner Card',
