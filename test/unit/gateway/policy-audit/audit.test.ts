@@ -62,6 +62,9 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       'simulate-transaction-reversal',
       'simulate-transaction-expiry',
       'simulate-transaction-refund',
+      'simulate-card-tokenization',
+      'simulate-token-verification',
+      'simulate-token-authorization',
     ];
     const sandboxRoutes = (sandboxMode?: boolean) =>
       auditGatewayConfig({ model: readRouteModel(shippedConfig()), ...LOOPBACK, ...(sandboxMode === undefined ? {} : { sandboxMode }) })
