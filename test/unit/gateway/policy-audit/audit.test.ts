@@ -102,6 +102,8 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       'rotate-webhook-secret',
       'create-authorization-endpoint',
       'rotate-authorization-endpoint-secret',
+      'provision-card-apple-pay',
+      'provision-card-google-pay',
     ]);
   });
 
