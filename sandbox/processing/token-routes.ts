@@ -301,10 +301,12 @@ export function mountTokenControlRoutes(router: Router, state: ProcessingState, 
     };
     const answer = await notifier.ask(TOKENIZATION_REQUEST_PATH, request as unknown as NotificationBody, deadlineMs);
     const decision = readTokenizationAnswer(answer, notifier.targetUrl !== null, networkVerdict);
+    // Who set the first state, in the processor's history: no gateway to ask (or a 404) leaves it to the network.
+    const requestedBy = decision.decision === 'stand_in' ? 'stand_in' : notifier.targetUrl === null || answer?.status === 404 ? 'network' : 'gateway';
     const status = decision.decision === 'approve' ? 'active' : decision.decision === 'require_verification' ? 'pending_verification' : 'declined';
     const reason = decision.decision === 'decline' ? decision.declineReason : decision.decision === 'stand_in' ? 'stand_in' : undefined;
     const { token, notification } = state.tokens.create(
-      { tokenReference, cardKey: card.cardKey, tokenizationId, walletProvider: input.walletProvider, tokenRequestorId, last4, tokenExpDate, device, status, requestedBy: decision.decision === 'stand_in' ? 'stand_in' : 'gateway', reason, decision },
+      { tokenReference, cardKey: card.cardKey, tokenizationId, walletProvider: input.walletProvider, tokenRequestorId, last4, tokenExpDate, device, status, requestedBy, reason, decision },
       input.notify ?? 'deliver',
     );
     return { result: { token, decision }, notification };

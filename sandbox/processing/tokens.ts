@@ -83,8 +83,8 @@ export interface NewToken {
   tokenExpDate: string;
   device: TokenDevice;
   status: TokenStatus;
-  /** Who set the first state: the gateway's decision, or the processor's stand-in. */
-  requestedBy: 'gateway' | 'stand_in';
+  /** Who set the first state: the gateway's decision, the network's verdict (no gateway decided), or the processor's stand-in. */
+  requestedBy: 'gateway' | 'network' | 'stand_in';
   /** The decline's code, kept in the processor's history. */
   reason?: string;
   /** The decision that made it (answered again to a repeat of its tokenization). */
