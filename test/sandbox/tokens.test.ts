@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { SandboxToken, SimulatedTokenizationResult, SimulatedVerificationResult, Token, Transaction } from '../../contracts/upstreams';
 import { createProcessingSandbox, Notifier } from '../../sandbox';
 import { ProcessingState } from '../../sandbox/processing/routes';
+import { tokenizationDeadlineMs } from '../../sandbox/processing/token-routes';
 import { call, type Answer, type ErrorBody } from './http-client';
 import { TokenReceiver } from './token-receiver';
 
@@ -532,6 +533,12 @@ describe('processing sandbox: network tokens and wallets (provisioning, tokeniza
       await refused('/__sandbox/authorizations', { tokenReference: token.tokenReference, cardId: CARD, amount: 1 }, 400, 'VALIDATION_ERROR');
       await refused('/__sandbox/authorizations', { tokenReference: 'has space', amount: 1 }, 400, 'VALIDATION_ERROR');
     });
+  });
+
+  it('TOKENIZATION_DEADLINE_MS: 1000 to 10000 as the gateway reads it, else the default 2000', () => {
+    expect(tokenizationDeadlineMs({})).to.equal(2000);
+    expect(tokenizationDeadlineMs({ TOKENIZATION_DEADLINE_MS: '1500' })).to.equal(1500);
+    for (const bad of ['999', '10001', '1500.5', 'soon', '']) expect(tokenizationDeadlineMs({ TOKENIZATION_DEADLINE_MS: bad }), bad).to.equal(2000);
   });
 
   describe('bounded state', () => {
