@@ -82,6 +82,7 @@ export function normalizeTransaction(t: Transaction): FullTransaction {
     declineReason: t.declineReason ?? null,
     relatedTransactionId: t.relatedTransactionId ?? null,
     authorizationId: t.authorizationId ?? null,
+    tokenReference: t.tokenReference ?? null,
   };
 }
 
