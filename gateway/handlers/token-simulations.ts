@@ -3,18 +3,16 @@ import { recordAudit, type AuditEntry } from '../audit/audit-log';
 import { GatewayError, type ErrorCode, type ProblemExtension } from '../errors';
 import { callContext } from '../http/call-context';
 import { applyToken } from '../tokens/apply';
-import type { UpstreamToken } from '../tokens/contract-stub';
 import { tokenByReference, tokenRow, toToken, type TokenRow } from '../tokens/store';
 import { applyTransaction, findTransaction } from '../transactions/projection';
 import { checkTransaction } from '../transactions/validate';
 import { toPartnerTransaction } from '../upstreams/partner-transaction';
-import type { Transaction } from '../../contracts/upstreams';
+import type { Token as UpstreamToken, Transaction } from '../../contracts/upstreams';
 import { cardAudit, loadCardRow } from './card-operations';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { OwnedResource } from '../http/request-facts';
 import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts } from './context';
 import type { RequestBodies } from './request-bodies';
-import { processingTokens, simulateTokenAuthorization } from './token-parts';
 
 /**
  * The token simulations (sandbox mode only; docs/tokens.md, "Sandbox simulations"): each drives a
@@ -86,7 +84,7 @@ function tokenAudit(owned: OwnedResource<'token'>, row: TokenRow, req: Request, 
  */
 export function simulateCardTokenization(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts<RequestBodies['simulate-tokenization']> & OperationFacts> {
   const operation = auditActionOf(build);
-  const processing = processingTokens(services.clients.processing);
+  const { processing } = services.clients;
   return async function simulateTokenizationHandler({ ownership: card, body, operation: upstream }, req, res) {
     refuseOutsideSandbox(services, req);
     await loadCardRow(services.db, card.id);
@@ -108,7 +106,7 @@ export function simulateCardTokenization(services: HandlerServices, build: Handl
  */
 export function simulateTokenVerification(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'token'> & BodyFacts<RequestBodies['simulate-token-verification']>> {
   const operation = auditActionOf(build);
-  const processing = processingTokens(services.clients.processing);
+  const { processing } = services.clients;
   return async function simulateVerificationHandler({ ownership: owned, body }, req, res) {
     refuseOutsideSandbox(services, req);
     const row = await ownedTokenRow(services, owned);
@@ -141,7 +139,7 @@ export function simulateTokenPurchase(services: HandlerServices, build: HandlerB
     const audit = tokenAudit(owned, row, req, operation);
     audit.details = { ...audit.details, amount, type: type ?? 'PURCHASE', authorizationId: authorizationId ?? null };
     const answered = await call(services, req, audit, async (): Promise<Transaction> => {
-      const answer = await simulateTokenAuthorization(services.clients.processing, callContext(req, res), { tokenReference: row.processor_ref, amount, currency, type, merchant, authorizationId }, upstream.id);
+      const answer = await services.clients.processing.simulateAuthorization(callContext(req, res), { tokenReference: row.processor_ref, amount, currency, type, merchant, authorizationId }, upstream.id);
       try {
         return checkTransaction(answer);
       } catch {

@@ -10,7 +10,6 @@ import type { OwnedResource } from '../http/request-facts';
 import type { BodyFacts, OperationHandler, OwnerFacts } from './context';
 import type { RequestBodies } from './request-bodies';
 import { tokenizableCardState } from '../tokens/decision';
-import { processingTokens } from './token-parts';
 
 /**
  * Push provisioning (docs/tokens.md, "Provisioning"; upstreams.md 10.2): the wallet's inputs and the
@@ -81,7 +80,7 @@ async function provision<T>(services: HandlerServices, owned: OwnedResource, req
 /** `POST /cards/{id}/wallet-provisioning/apple-pay`: Apple Pay In-App Provisioning. */
 export function provisionApplePay(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts<RequestBodies['wallet-provisioning-apple-pay']>> {
   const operation = auditActionOf(build);
-  const processing = processingTokens(services.clients.processing);
+  const { processing } = services.clients;
   return async function provisionApplePayHandler({ ownership: card, body }, req, res) {
     const { certificates, nonce, nonceSignature } = body;
     const payload = await provision(services, card, req, operation, 'apple_pay', () =>
@@ -94,7 +93,7 @@ export function provisionApplePay(services: HandlerServices, build: HandlerBuild
 /** `POST /cards/{id}/wallet-provisioning/google-pay`: Google Pay Push Provisioning. */
 export function provisionGooglePay(services: HandlerServices, build: HandlerBuild): OperationHandler<OwnerFacts<'card'> & BodyFacts<RequestBodies['wallet-provisioning-google-pay']>> {
   const operation = auditActionOf(build);
-  const processing = processingTokens(services.clients.processing);
+  const { processing } = services.clients;
   return async function provisionGooglePayHandler({ ownership: card, body }, req, res) {
     const { walletAccountId, deviceId } = body;
     const payload = await provision(services, card, req, operation, 'google_pay', () =>

@@ -3,8 +3,8 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { api, cardBody, individualBody } from '../support/api';
-import { sharedGateway, type Gateway } from '../support/gateway-process';
+import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../support/api';
+import { logsSettled, sharedGateway, type Gateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { runDatabaseUrl } from '../support/test-database';
 import { newTokenId } from '../../gateway/ids';
@@ -169,6 +169,48 @@ describe('e2e: token routes (reads, ownership, provisioning refusals)', function
     expect(status.rows[0].status).to.equal('active');
   });
 
+  it('provisions an ACTIVE card to Apple Pay and Google Pay: the processor\'s payload untouched, no-store, never replayed, in no log line and no table', async function () {
+    const apple = { certificates: [crypto.randomBytes(300).toString('base64')], nonce: crypto.randomBytes(16).toString('base64'), nonceSignature: crypto.randomBytes(70).toString('base64') };
+    const key = { 'idempotency-key': `prov-${crypto.randomBytes(6).toString('hex')}` };
+    const first = await api(gateway, a, 'POST', `/cards/${cardA.cardKey}/wallet-provisioning/apple-pay`, { body: apple, headers: key });
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    expect(first.body).to.have.all.keys('activationData', 'encryptedPassData', 'ephemeralPublicKey');
+    expect(Buffer.from(first.body.activationData, 'base64')).to.have.length(64);
+    expect(Buffer.from(first.body.encryptedPassData, 'base64').length).to.be.within(1024, 2048);
+    const ephemeral = Buffer.from(first.body.ephemeralPublicKey, 'base64');
+    expect([ephemeral.length, ephemeral[0]]).to.deep.equal([65, 0x04]);
+    expect(first.headers.get('cache-control')).to.equal('no-store');
+    // No idempotency step: the same key makes another payload, never a stored one.
+    const again = await api(gateway, a, 'POST', `/cards/${cardA.cardKey}/wallet-provisioning/apple-pay`, { body: apple, headers: key });
+    expect(again.status).to.equal(200);
+    expect(again.headers.get('idempotent-replayed')).to.equal(null);
+    expect(again.body.activationData).to.not.equal(first.body.activationData);
+    const google = await api(gateway, a, 'POST', `/cards/${cardA.cardKey}/wallet-provisioning/google-pay`, { body: { walletAccountId: 'wallet-account-1', deviceId: 'device-1' } });
+    expect(google.status, JSON.stringify(google.body)).to.equal(200);
+    expect(google.body).to.have.all.keys('opaquePaymentCard', 'network', 'tokenServiceProvider', 'displayName', 'lastDigits');
+    expect(Buffer.from(google.body.opaquePaymentCard, 'base64url').length).to.be.within(1024, 2048);
+    expect(google.headers.get('cache-control')).to.equal('no-store');
+    const audits = await pg.query<{ outcome: string; details: Record<string, unknown> }>("SELECT outcome, details FROM audit_log WHERE target_id = $1 AND operation = 'card.wallet.provision' ORDER BY id", [cardA.cardKey]);
+    expect(audits.rows).to.deep.equal([
+      { outcome: 'success', details: { wallet: 'apple_pay' } },
+      { outcome: 'success', details: { wallet: 'apple_pay' } },
+      { outcome: 'success', details: { wallet: 'google_pay' } },
+    ]);
+    // The inputs and the payloads: in no log line of the gateway, in no row of any table.
+    const secrets = [apple.nonce, apple.nonceSignature, apple.certificates[0].slice(0, 40), first.body.activationData, first.body.encryptedPassData.slice(0, 40), first.body.ephemeralPublicKey, google.body.opaquePaymentCard.slice(0, 40)];
+    await logsSettled(gateway);
+    const output = gateway.output();
+    for (const secret of secrets) expect(output.includes(secret), `log holds ${secret.slice(0, 12)}…`).to.equal(false);
+    const tables = await pg.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'");
+    expect(tables.rows.length).to.be.greaterThan(10);
+    for (const { table_name } of tables.rows) {
+      for (const secret of [apple.nonce, first.body.activationData, google.body.opaquePaymentCard.slice(0, 40)]) {
+        const found = await pg.query(`SELECT 1 FROM "${table_name}" t WHERE t::text LIKE $1 LIMIT 1`, [`%${secret}%`]);
+        expect(found.rowCount, `${table_name} holds ${secret.slice(0, 12)}…`).to.equal(0);
+      }
+    }
+  });
+
   it('provisioning refuses a card that is not ACTIVE with 409 card_not_active before any processor call, and a malformed body with 400; nothing is written', async function () {
     const locked = await newCard(a);
     const lock = await api(gateway, a, 'POST', `/cards/${locked.cardKey}/lock`, { body: { expDate: locked.expDate } });
@@ -177,6 +219,9 @@ describe('e2e: token routes (reads, ownership, provisioning refusals)', function
     const apple = { certificates: ['A'.repeat(100)], nonce: 'q7l3Bw==', nonceSignature: 'A'.repeat(24) };
     const google = { walletAccountId: 'wallet-account-1', deviceId: 'device-1' };
     const audit = async (cardKey: string) => (await pg.query("SELECT count(*)::int AS n FROM audit_log WHERE target_id = $1 AND operation = 'card.wallet.provision'", [cardKey])).rows[0].n;
+    const processing = sandboxUrls(gateway).processing;
+    const provisioningCalls = async (cardKey: string) =>
+      ((await sandboxControl(processing, 'GET', '/__sandbox/requests?method=POST')) as { path: string; body?: { cardKey?: string } }[]).filter((r) => r.path.startsWith('/tokens/provisioning/') && r.body?.cardKey === cardKey).length;
     for (const card of [locked, physical]) {
       for (const [wallet, body] of [['apple-pay', apple], ['google-pay', google]] as const) {
         const r = await api(gateway, a, 'POST', `/cards/${card.cardKey}/wallet-provisioning/${wallet}`, { body });
@@ -186,7 +231,11 @@ describe('e2e: token routes (reads, ownership, provisioning refusals)', function
         expect(r.headers.get('cache-control')).to.equal('no-store');
       }
       expect(await audit(card.cardKey)).to.equal(0);
+      expect(await provisioningCalls(card.cardKey), 'no processor call').to.equal(0);
     }
+    const auditsBefore = await audit(cardA.cardKey);
+    const callsBefore = await provisioningCalls(cardA.cardKey);
+    expect(callsBefore, 'the request log shows the calls that were made').to.be.greaterThan(0);
     const malformed: [string, unknown, string][] = [
       ['apple-pay', { ...apple, certificates: [] }, 'certificates'],
       ['apple-pay', { ...apple, certificates: ['A'.repeat(99)] }, 'certificates.0'],
@@ -203,7 +252,8 @@ describe('e2e: token routes (reads, ownership, provisioning refusals)', function
       expect(r.status, `${wallet} ${name}: ${JSON.stringify(r.body)}`).to.equal(400);
       expect(r.body.invalidParams.map((p: { name: string }) => p.name).join(' '), `${wallet} ${name}`).to.include(name);
     }
-    expect(await audit(cardA.cardKey)).to.equal(0);
+    expect(await audit(cardA.cardKey)).to.equal(auditsBefore);
+    expect(await provisioningCalls(cardA.cardKey)).to.equal(callsBefore);
     const foreign = await api(gateway, b, 'POST', `/cards/${cardA.cardKey}/wallet-provisioning/google-pay`, { body: google });
     expect([foreign.status, foreign.body.code]).to.deep.equal([403, 'forbidden']);
   });
