@@ -257,4 +257,40 @@ describe('e2e: token routes (reads, ownership, provisioning refusals)', function
     const foreign = await api(gateway, b, 'POST', `/cards/${cardA.cardKey}/wallet-provisioning/google-pay`, { body: google });
     expect([foreign.status, foreign.body.code]).to.deep.equal([403, 'forbidden']);
   });
+
+  it('simulations (sandbox mode): a tokenization decided by the gateway answers its token; a verification code from the event, wrong then right; a purchase with the token', async function () {
+    const card = await newCard(a);
+    const approved = await api(gateway, a, 'POST', `/simulate/cards/${card.cardKey}/tokenizations`, { body: { walletProvider: 'apple_pay' } });
+    expect(approved.status, JSON.stringify(approved.body)).to.equal(201);
+    expect(validToken(approved.body), JSON.stringify(validToken.errors)).to.equal(true);
+    expect(approved.body).to.deep.include({ cardKey: card.cardKey, walletProvider: 'apple_pay', status: 'active' });
+    expect((await api(gateway, a, 'GET', `/tokens/${approved.body._id}`)).body).to.deep.equal(approved.body);
+    // The processor's retry of the same tokenization id: the same token, nothing new.
+    const tokenizationId = `tkz-${crypto.randomBytes(6).toString('hex')}`;
+    const pending = await api(gateway, a, 'POST', `/simulate/cards/${card.cardKey}/tokenizations`, { body: { walletProvider: 'google_pay', networkVerdict: 'require_verification', tokenizationId } });
+    expect(pending.status, JSON.stringify(pending.body)).to.equal(201);
+    expect(pending.body.status).to.equal('pending_verification');
+    const repeat = await api(gateway, a, 'POST', `/simulate/cards/${card.cardKey}/tokenizations`, { body: { walletProvider: 'google_pay', networkVerdict: 'require_verification', tokenizationId } });
+    expect(repeat.body._id).to.equal(pending.body._id);
+    const reused = await api(gateway, a, 'POST', `/simulate/cards/${otherCardA.cardKey}/tokenizations`, { body: { walletProvider: 'google_pay', tokenizationId } });
+    expect([reused.status, reused.body.code]).to.deep.equal([409, 'tokenization_id_reused']);
+    const events = await api(gateway, a, 'GET', '/events?type=token.verification_code');
+    const codeEvent = events.body.data.find((e: { data: { token: { _id: string } } }) => e.data.token._id === pending.body._id);
+    expect(codeEvent?.data.code).to.match(/^[0-9]{6}$/);
+    const wrong = codeEvent.data.code === '000000' ? '111111' : '000000';
+    const failed = await api(gateway, a, 'POST', `/simulate/tokens/${pending.body._id}/verify`, { body: { code: wrong } });
+    expect([failed.status, failed.body.code, failed.body.attemptsLeft]).to.deep.equal([409, 'verification_failed', 2]);
+    const verified = await api(gateway, a, 'POST', `/simulate/tokens/${pending.body._id}/verify`, { body: { code: codeEvent.data.code } });
+    expect(verified.status, JSON.stringify(verified.body)).to.equal(200);
+    expect(verified.body.status).to.equal('active');
+    const notPending = await api(gateway, a, 'POST', `/simulate/tokens/${pending.body._id}/verify`, { body: { code: codeEvent.data.code } });
+    expect([notPending.status, notPending.body.code]).to.deep.equal([409, 'token_transition_invalid']);
+    const purchase = await api(gateway, a, 'POST', `/simulate/tokens/${approved.body._id}/authorizations`, { body: { amount: 12.5 } });
+    expect(purchase.status, JSON.stringify(purchase.body)).to.equal(201);
+    expect(purchase.body).to.deep.include({ cardKey: card.cardKey, amount: 12.5 });
+    await logsSettled(gateway);
+    expect(gateway.output().includes(`"${codeEvent.data.code}"`), 'the code in a log line').to.equal(false);
+    const foreign = await api(gateway, b, 'POST', `/simulate/tokens/${approved.body._id}/authorizations`, { body: { amount: 1 } });
+    expect([foreign.status, foreign.body.code]).to.deep.equal([403, 'forbidden']);
+  });
 });
