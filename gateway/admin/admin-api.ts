@@ -20,6 +20,7 @@ import { containsCardNumber } from '../upstreams/card-data';
 import { OPERATOR_STATUS_CHANGES, operatorStatusChange, type OperatorStatus } from '../catalog';
 import { CARD_KEY } from '../ids';
 import { applyStatusChange, type CardStatusResult } from '../cards/status-change';
+import type { CardStateFollowers } from '../cards/card-state-listener';
 import { KeyClaimStore, OPERATOR_KEYS, idempotencyKeyOf, jsonAnswer, requestHash, type KeyClaim } from '../idempotency/key-claims';
 import { markIssuerCheckDue } from '../cards/card-sync';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -132,7 +133,8 @@ export const ADMIN_KEY_TTL_HOURS = 24;
 class ClaimLost extends Error {}
 
 /** What the admin API's card routes need: the database, the upstream clients and the lease of an idempotency key. */
-export interface AdminCardServices {
+/** With `cardState` and `deliver`, an operator's status change takes the card's network tokens along (docs/tokens.md "The cascade"). */
+export interface AdminCardServices extends CardStateFollowers {
   db: Database;
   clients: UpstreamClients;
   /**
@@ -293,7 +295,7 @@ export function createAdminApi(options: {
     }));
   }
   if (cards) {
-    const { db, clients, keyLeaseSeconds } = cards;
+    const { db, clients, keyLeaseSeconds, cardState, deliver } = cards;
     // Operators' keys: the partners' key-claim store, over the operators' own table.
     const keys = new KeyClaimStore(db, OPERATOR_KEYS);
     const terms = { leaseSeconds: keyLeaseSeconds, ttlHours: ADMIN_KEY_TTL_HOURS };
@@ -336,7 +338,7 @@ export function createAdminApi(options: {
       // holder's key is taken over, never a slow one's.
       const keep = claim ? keys.keep(claim, Math.max(1000, (keyLeaseSeconds * 1000) / 4), (renewError: unknown) => log.warn({ err: renewError, requestId: req.requestId }, 'admin idempotency key lease not renewed')) : async () => undefined;
       try {
-        result = await applyStatusChange({ db, clients, log }, {
+        result = await applyStatusChange({ db, clients, log, cardState, deliver }, {
           cardKey,
           change,
           issuerBody: { reason },
