@@ -7,7 +7,17 @@ import type { PartnerTransaction } from '../upstreams/partner-transaction';
 import type { TransactionStatus, TransactionStepKind } from '../../contracts/upstreams';
 
 /** The types of partner event, in the order the docs list them (docs/events.md). */
-export const PARTNER_EVENT_TYPES = ['card.created', 'card.status_changed', 'card.updated', 'individual.created', 'transaction.created', 'transaction.updated'] as const;
+export const PARTNER_EVENT_TYPES = [
+  'card.created',
+  'card.status_changed',
+  'card.updated',
+  'individual.created',
+  'transaction.created',
+  'transaction.updated',
+  'token.created',
+  'token.updated',
+  'token.verification_code',
+] as const;
 export type PartnerEventType = (typeof PARTNER_EVENT_TYPES)[number];
 
 /** Who changed a card's status: the partner through the API, the issuer on its own, or an operator. */
@@ -24,6 +34,28 @@ export type EventIndividual = IndividualAccount;
 
 /** A transaction as `GET /transactions/{id}` answers it. */
 export type EventTransaction = PartnerTransaction;
+
+/**
+ * The partner's network token as `GET /tokens/{id}` answers it (docs/tokens.md, "The Token").
+ * STUB until Part B's gateway/shapes/token.ts lands (`Token`, `TokenStatus`, `TokenChange`): then
+ * these three become re-exports of it.
+ */
+export type EventTokenStatus = 'requested' | 'pending_verification' | 'active' | 'suspended' | 'deactivated' | 'declined';
+export type EventTokenChange = 'activated' | 'suspended' | 'resumed' | 'deactivated' | 'declined' | 'card_updated' | 'device_updated';
+export interface EventToken {
+  _id: string;
+  cardKey: string;
+  walletProvider: 'apple_pay' | 'google_pay' | 'samsung_pay' | 'merchant';
+  tokenRequestorId: string;
+  last4: string;
+  tokenExpDate: string;
+  device: { type: string; name?: string; ipCountry?: string };
+  status: EventTokenStatus;
+  suspendedBy?: 'partner' | 'card_state';
+  createdAt: string;
+  updatedAt: string;
+  history: { status: EventTokenStatus; at: string; by: string; reason?: string }[];
+}
 
 /** The fields of a card whose change is a `card.updated` event. */
 export type UpdatedCardField = 'nickname' | 'embossedName' | 'threeDsPhone' | 'limits' | 'spendControls';
@@ -44,6 +76,11 @@ export interface PartnerEventData {
   'individual.created': { individual: EventIndividual };
   'transaction.created': { transaction: EventTransaction };
   'transaction.updated': { transaction: EventTransaction; previousStatus: TransactionStatus | null; change: TransactionStepKind };
+  'token.created': { token: EventToken };
+  'token.updated': { token: EventToken; previousStatus: EventTokenStatus; change: EventTokenChange };
+  // The one-time code the partner delivers to the cardholder: replaced by null once expiresAt has
+  // passed (the retention pass), and never written to a log line.
+  'token.verification_code': { token: EventToken; code: string | null; expiresAt: string };
 }
 
 /** An event to write. `cardKey` orders it among the card's events; `requestId` names the partner request that caused it. */

@@ -22,6 +22,9 @@ export interface OwnedKindSpec {
   load(db: Queryable, id: string): Promise<Owner | undefined>;
 }
 
+/** A token's id, `tok_` and 24 hex. STUB until Part B's `TOKEN_ID` (gateway/ids.ts) lands: then imported from there. */
+const TOKEN_ID = /^tok_[0-9a-f]{24}$/;
+
 /** A clientID as the account-creation upstream makes them, and the fee-check schema bounds them. */
 const CLIENT_ID = /^[\x21-\x7e]{1,64}$/;
 
@@ -104,6 +107,20 @@ export const OWNED_KINDS = {
     describe: "a card transaction's id (the processing system's)",
     async load(db, id) {
       const rows = await db.query<OwnerRow>('SELECT partner_id, individual_id, tenant_id FROM card_transactions WHERE id = $1', [id]);
+      return rows.rowCount ? withScope(rows.rows[0]) : undefined;
+    },
+  },
+  /**
+   * A network token (docs/tokens.md), by its `_id`. Its owner is the partner the token's row names,
+   * and the card's individual or tenant (a token moved by a replacement keeps its card's owner).
+   */
+  token: {
+    noun: 'token',
+    id: TOKEN_ID,
+    shape: 'must be a token id (tok_ and 24 hexadecimal characters)',
+    describe: "a network token's _id (tok_…)",
+    async load(db, id) {
+      const rows = await db.query<OwnerRow>('SELECT partner_id, individual_id, tenant_id FROM tokens WHERE id = $1', [id]);
       return rows.rowCount ? withScope(rows.rows[0]) : undefined;
     },
   },
