@@ -103,8 +103,22 @@ const INSERT_COLUMNS =
  * one value so that the two cannot drift apart (the projection's inserts and the authorization
  * decision's recording statement write it).
  */
-export function transactionRow(t: FullTransaction, card: TransactionOwner, authorization: TransactionAuthorization | null): { columns: string; values: unknown[] } {
+export function transactionRow(
+  t: FullTransaction,
+  card: TransactionOwner,
+  authorization: TransactionAuthorization | null,
+  token?: TransactionToken
+): { columns: string; values: unknown[] } {
+  // The token's columns only for a purchase made with one: a card purchase's row (and the decision's
+  // recording statement built on it) is written as before.
+  if (token) return { columns: `${INSERT_COLUMNS}, token_id, wallet_provider`, values: [...rowValues(t, card, authorization), token.id, token.walletProvider] };
   return { columns: INSERT_COLUMNS, values: rowValues(t, card, authorization) };
+}
+
+/** The network token a transaction was made with: the gateway's id (`tok_…`) and its wallet (docs/tokens.md). */
+export interface TransactionToken {
+  id: string;
+  walletProvider: string;
 }
 
 /** A state's values for {@link INSERT_COLUMNS} ($1 to $19). */

@@ -29,6 +29,8 @@ export const DECLINE_REASONS = {
   partner_declined: "The partner's decision endpoint declined it",
   partner_timeout: "The partner's decision endpoint did not answer in time, and its default decision is decline",
   partner_error: "The partner's decision endpoint failed, and its default decision is decline",
+  token_inactive: 'The network token it was made with is not usable (deactivated, declined, not yet active, or suspended by the partner or the network)',
+  wallet_provider_blocked: "The wallet of the token it was made with is blocked by the card's spend controls",
 } as const;
 export type DeclineReason = keyof typeof DECLINE_REASONS;
 export const DECLINE_REASON_CODES = Object.keys(DECLINE_REASONS) as DeclineReason[];
