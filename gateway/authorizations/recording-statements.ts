@@ -148,9 +148,10 @@ function transactionCtes(request: AuthorizationRequest, decision: AuthorizationD
   const authorization = authorizationOf(decision);
   const t = normalizeTransaction(decidedTransaction(request, decision));
   // A purchase with a token the gateway holds: the transaction carries it (`token_id`, `wallet_provider`).
-  const row = transactionRow(t, owner, authorization, card.token ? { id: card.token.id, walletProvider: card.token.walletProvider } : undefined);
+  const token = card.token ? { id: card.token.id, walletProvider: card.token.walletProvider } : undefined;
+  const row = transactionRow(t, owner, authorization, token);
   const id = params.add(t.id);
-  const event = eventCtes(toPartnerTransaction(t, owner.individual_id, authorization), owner, t.cardId, params);
+  const event = eventCtes(toPartnerTransaction(t, owner.individual_id, authorization, token), owner, t.cardId, params);
   const ctes = `locked AS (
     SELECT pg_advisory_xact_lock(hashtextextended('txn:' || ${id}::text, 0)) FROM ${gate} WHERE passed
   ), ins AS (

@@ -62,6 +62,9 @@ export interface PartnerTransaction {
   history: TransactionStep[];
   /** How the gateway decided the authorization (docs/authorizations.md); null when it was not asked. */
   authorization: { decidedBy: string; rule?: string; partnerLatencyMs?: number } | null;
+  /** Only for a transaction made with a network token (docs/tokens.md): the token's `_id` and its wallet. */
+  tokenId?: string;
+  walletProvider?: string;
 }
 
 /** A processor transaction with every lifecycle field present. */
@@ -139,7 +142,12 @@ export function statusAfter(history: readonly TransactionStep[], steps = history
  * fields, its authorization id, never reach the partner). The list, the detail, the events and the
  * simulations' answers all use it, so they cannot differ.
  */
-export function toPartnerTransaction(t: Transaction, individualId: string | null, authorization: PartnerTransaction['authorization'] = null): PartnerTransaction {
+export function toPartnerTransaction(
+  t: Transaction,
+  individualId: string | null,
+  authorization: PartnerTransaction['authorization'] = null,
+  token?: { id: string; walletProvider: string } | null
+): PartnerTransaction {
   const full = normalizeTransaction(t);
   return {
     _id: full.id,
@@ -161,5 +169,6 @@ export function toPartnerTransaction(t: Transaction, individualId: string | null
       ...(authorization.rule === undefined ? {} : { rule: authorization.rule }),
       ...(authorization.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: authorization.partnerLatencyMs }),
     },
+    ...(token ? { tokenId: token.id, walletProvider: token.walletProvider } : {}),
   };
 }
