@@ -49,7 +49,7 @@ const validators = {
     type: 'object',
     additionalProperties: false,
     minProperties: 1,
-    properties: { status: { enum: ['active', 'disabled'] }, processingEnabled: { type: 'boolean' } },
+    properties: { status: { enum: ['active', 'disabled'] }, processingEnabled: { type: 'boolean' }, tokenizeBeforeActivation: { type: 'boolean' } },
   }),
   addTenant: ajv.compile({
     type: 'object',
@@ -217,13 +217,14 @@ export function createAdminApi(options: {
   app.get('/admin/partners/:id', route(async (req) => {
     const partner = await partners.get(partnerId(req.params.id));
     if (!partner) throw new GatewayError('not_found', 'No partner has this id');
-    return { status: 200, body: { ...partner, b2bAccounts: await partners.tenants(partner._id) } };
+    return { status: 200, body: { ...partner, tokenizeBeforeActivation: await partners.tokenizeBeforeActivation(partner._id), b2bAccounts: await partners.tenants(partner._id) } };
   }));
   app.patch('/admin/partners/:id', route(async (req) => {
-    const change = validated<{ status?: 'active' | 'disabled'; processingEnabled?: boolean }>(validators.updatePartner, req.body);
-    const partner = await partners.update(partnerId(req.params.id), change);
+    const change = validated<{ status?: 'active' | 'disabled'; processingEnabled?: boolean; tokenizeBeforeActivation?: boolean }>(validators.updatePartner, req.body);
+    const partner = await partners.update(partnerId(req.params.id), change, req.requestId);
     log.info({ requestId: req.requestId, partnerId: partner._id, operation: 'partner.update', ...change }, 'admin change');
-    return { status: 200, body: partner };
+    // Only the admin API shows the setting (a partner's own views are unchanged).
+    return { status: 200, body: { ...partner, tokenizeBeforeActivation: await partners.tokenizeBeforeActivation(partner._id) } };
   }));
   app.post('/admin/partners/:id/keys', route(async (req) => {
     const body = validated<{ publicKey: string; kid?: string }>(validators.addKey, req.body);
