@@ -168,7 +168,7 @@ describe('tokens: a partner\'s change of a token (the routes\' table)', function
     expect(await updatedEvents(t.cardKey)).to.deep.equal([]);
   });
 
-  it("the processor's refusal of a transition it holds otherwise (the network deactivated it): 409 token_transition_invalid; unknown to it: 404", async function () {
+  it("the processor's refusal of a transition it holds otherwise (the token declined at its end): 409 token_transition_invalid; unknown to it: 404", async function () {
     const t = await tokenIn({ status: 'active' });
     processor.set(t.reference, 'declined');
     const err = await refused(changeTokenStatus(deps, order(t.id, 'suspend')));
