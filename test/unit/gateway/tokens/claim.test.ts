@@ -154,7 +154,10 @@ describe('unit: the tokenization claim, decision and recording (gateway/tokens/c
     expect(Date.parse(expiresAt) - Date.now()).to.be.within(9 * 60_000, 10 * 60_000 + 1000);
     const row = (await services.db.query<{ row: string }>('SELECT t::text AS row FROM tokens t WHERE id = $1', [pending!.id])).rows[0]!.row;
     expect(row).to.not.contain(code);
-    expect(row).to.match(/"attemptsLeft": 3/);
+    const held = (await services.db.query<{ verification: Record<string, unknown> }>('SELECT verification FROM tokens WHERE id = $1', [pending!.id])).rows[0]!.verification;
+    expect(held).to.have.all.keys('hash', 'expiresAt', 'attemptsLeft');
+    expect(held).to.include({ attemptsLeft: 3, expiresAt });
+    expect(held.hash).to.match(/^[0-9a-f]{64}$/);
     const stored = (await services.db.query<{ row: string }>("SELECT string_agg(a::text, ' ') AS row FROM audit_log a WHERE partner_id = $1", [partner.partnerId])).rows[0]!.row;
     expect(stored).to.not.contain(`"${code}"`);
     expect(JSON.stringify(await decisionRow(verify.id))).to.not.contain(code);
