@@ -55,6 +55,13 @@ export interface Settings {
   databasePreparedStatements: boolean;
   /** Timeout of one upstream call in milliseconds (`UPSTREAM_TIMEOUT_MS`, default 5000). */
   upstreamTimeoutMs: number;
+  /**
+   * How old the heartbeat of an idempotency key's claim may grow before another attempt of its
+   * request may take the key over (`IDEMPOTENCY_STALE_AFTER_SECONDS`, default 10, 2 to 600): the
+   * bound on how long a gateway that died mid-request blocks retries with 409. The holder refreshes
+   * its heartbeat five times within it (every 2 s at the default). docs/reliability.md.
+   */
+  idempotencyStaleAfterSeconds: number;
   /** How long a found owner of an individual or card is cached (`OWNERSHIP_CACHE_TTL_MS`, default 30000). */
   ownershipCacheTtlMs: number;
   /** Interval of the card reconciler's passes in ms (`CARD_RECONCILE_INTERVAL_MS`, default 60000; docs/reliability.md). */
@@ -326,6 +333,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     databasePoolMax: intFrom(env, 'DATABASE_POOL_MAX', 10, 1, 200),
     databasePreparedStatements: booleanFrom(env, 'DATABASE_PREPARED_STATEMENTS', true),
     upstreamTimeoutMs: intFrom(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120000),
+    idempotencyStaleAfterSeconds: intFrom(env, 'IDEMPOTENCY_STALE_AFTER_SECONDS', 10, 2, 600),
     ownershipCacheTtlMs: intFrom(env, 'OWNERSHIP_CACHE_TTL_MS', 30000, 0, 3600000),
     cardReconcileIntervalMs: intFrom(env, 'CARD_RECONCILE_INTERVAL_MS', 60000, 100, 86400000),
     cardReconcileBatch: intFrom(env, 'CARD_RECONCILE_BATCH', 100, 1, 10000),

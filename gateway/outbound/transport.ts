@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { buildConnector, Client } from 'undici';
+import type { buildConnector as BuildConnector } from 'undici';
+import { buildConnector, Client } from '../upstreams/undici-core';
 import type { VettedTarget } from './target-guard';
 
 /** Why a connection may not carry a request ({@link PinnedTransport}'s check), or undefined when it may. */
@@ -64,7 +65,7 @@ const CONNECT_LIMIT_MS = 60_000;
  * is destroyed before any byte is written on it. https: TLS on that checked socket, the certificate
  * checked against the URL's host name (undici's connector: SNI, session cache).
  */
-function pinnedConnector(target: VettedTarget, check: ConnectionCheck, options: TransportOptions): buildConnector.connector {
+function pinnedConnector(target: VettedTarget, check: ConnectionCheck, options: TransportOptions): BuildConnector.connector {
   const secure = target.url.protocol === 'https:';
   const tls = secure ? buildConnector({ timeout: CONNECT_LIMIT_MS, ...(options.ca ? { ca: options.ca } : {}) }) : undefined;
   return (connect, callback) => {
@@ -99,7 +100,7 @@ class Connection extends Client {
   answers = 0;
   connected = false;
 
-  constructor(origin: string, connect: buildConnector.connector) {
+  constructor(origin: string, connect: BuildConnector.connector) {
     super(origin, { connect, pipelining: 1, keepAliveTimeout: IDLE_MS, keepAliveMaxTimeout: IDLE_MS });
     this.on('connect', () => {
       this.connected = true;
@@ -122,7 +123,7 @@ class Connection extends Client {
 class TargetConnections {
   private readonly idle: Connection[] = [];
   private readonly all = new Set<Connection>();
-  private readonly connector: buildConnector.connector;
+  private readonly connector: BuildConnector.connector;
 
   constructor(
     private readonly target: VettedTarget,

@@ -118,6 +118,32 @@ function installLoadedOnFirstUse(request: string): void {
   installModule(modulePath, standIn);
 }
 
+/** Where express-gateway's AJV 6 requires uri-js from. */
+export function ajv6UriJsPath(): string {
+  const ajv6 = require.resolve('ajv', { paths: [path.dirname(require.resolve('express-gateway/package.json'))] });
+  return require.resolve('uri-js', { paths: [path.dirname(ajv6)] });
+}
+
+/** fast-uri as the gateway's AJV 8 depends on it (no dependency of its own). */
+export function fastUriPath(): string {
+  return require.resolve('fast-uri', { paths: [path.dirname(require.resolve('ajv'))] });
+}
+
+/**
+ * express-gateway's AJV 6 resolves every schema `$id` and `$ref` it registers and compiles with
+ * uri-js (`parse`, `serialize`, `resolve`), about 50 ms of CPU at every start, a refused one
+ * included. fast-uri, the drop-in replacement AJV 8 moved to (the gateway's own AJV loads it
+ * anyway), takes uri-js's place in the require cache: the same functions, giving the same results
+ * on every `$id` and `$ref` of the schemas AJV 6 holds
+ * (test/unit/gateway/runtime/ajv6-uri.test.ts). AJV 6 never sees a schema from the YAML: the
+ * json-schema condition, whose schemas it would compile, is refused by the boot guard.
+ */
+function installFastUriForAjv6(): void {
+  const modulePath = ajv6UriJsPath();
+  if (require.cache[modulePath]) return;
+  installModule(modulePath, require(fastUriPath()) as unknown);
+}
+
 /**
  * The key under which {@link GatewayRuntime.buildPipelines} puts the policy context in the config
  * object it hands express-gateway's pipeline builder, which passes that object, as it is, to every
@@ -173,6 +199,7 @@ export function loadAndCheck(settings: Pick<Settings, 'configDir' | 'adminHost'>
   installExpressGatewayLogBridge();
   installLightContext();
   installNoServices();
+  installFastUriForAjv6();
   // superagent (with formidable, form-data...) serves only remote $refs of the json-schema
   // condition; chokidar only express-gateway's config watcher, which stays off; esprima only
   // js-yaml's !!js/function tag. About 70 ms of CPU at every start, a refused one included.

@@ -1,4 +1,5 @@
-import { Client, Pool, type Dispatcher } from 'undici';
+import type { Client as UndiciClient, Dispatcher } from 'undici';
+import { Client, Pool } from './undici-core';
 
 /** Bound on concurrent connections to one upstream origin, shared by every caller of that origin. */
 export const MAX_SOCKETS_PER_ORIGIN = 64;
@@ -41,7 +42,7 @@ export class CountingClient extends Client {
   /** Answers completed on the current socket; 0 on a fresh one. */
   answers = 0;
 
-  constructor(origin: string | URL, options?: Client.Options) {
+  constructor(origin: string | URL, options?: UndiciClient.Options) {
     super(origin, options);
     const restart = (): void => {
       this.answers = 0;
@@ -182,7 +183,7 @@ export function createUpstreamPool(baseUrl: string, connections = MAX_SOCKETS_PE
     headersTimeout: 0,
     bodyTimeout: 0,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    factory: (origin, options) => new CountingClient(origin, options as Client.Options),
+    factory: (origin, options) => new CountingClient(origin, options as UndiciClient.Options),
   });
   return {
     dispatcher: pool,

@@ -2,10 +2,16 @@ import type { Logger } from '../../gateway/logging/logger';
 import type { Database } from '../../gateway/db/database';
 import { KeyClaimStore, PARTNER_KEYS, type KeyClaim, type StoredAnswer } from '../../gateway/idempotency/key-claims';
 
-/** The holder of a claim refreshes its heartbeat this often while the request runs. */
-export const HEARTBEAT_INTERVAL_MS = 2_000;
-/** A claim whose heartbeat is older than this is abandoned (its process is gone or cut off): it may be taken over (the partners' lease). */
+/**
+ * A claim whose heartbeat is older than this is abandoned (its process is gone or cut off): it may
+ * be taken over (the partners' lease). The default of `IDEMPOTENCY_STALE_AFTER_SECONDS`.
+ */
 export const STALE_AFTER_SECONDS = 10;
+
+/** The holder of a claim refreshes its heartbeat this often while the request runs: five times within the lease (2 s at the default 10 s). */
+export function heartbeatIntervalMs(staleAfterSeconds: number): number {
+  return (staleAfterSeconds * 1000) / 5;
+}
 
 /** A claim is never held longer than this: a handler that has not answered by then is stuck (upstream calls time out far sooner). */
 export const MAX_HOLD_MS = 10 * 60_000;
@@ -19,9 +25,9 @@ interface Entry {
 
 /**
  * The claims this process holds, kept alive while their requests run, whether or not the client
- * is still connected: every HEARTBEAT_INTERVAL_MS one UPDATE refreshes their heartbeat, so that no
- * other request takes over a key whose handler still runs, and a key whose process died is free
- * STALE_AFTER_SECONDS later. An outcome that could not be recorded (database unavailable) is
+ * is still connected: every {@link heartbeatIntervalMs} one UPDATE refreshes their heartbeat, so
+ * that no other request takes over a key whose handler still runs, and a key whose process died is
+ * free the lease (`IDEMPOTENCY_STALE_AFTER_SECONDS`) later. An outcome that could not be recorded (database unavailable) is
  * retried on every tick: a release as soon as the database is back (so that creations resume
  * within a tick of the recovery), a completion so that retries replay it (its claim stays alive
  * meanwhile, so that nobody runs the operation again). No timer runs while nothing is held.
@@ -33,13 +39,14 @@ export class ClaimKeeper {
 
   constructor(
     private readonly store: KeyClaimStore,
-    private readonly log: Logger
+    private readonly log: Logger,
+    private readonly intervalMs: number
   ) {}
 
   /** Starts keeping a claim alive (the request now runs). */
   hold(claim: KeyClaim): void {
     this.held.set(claim.claimId, { claim, since: Date.now() });
-    this.timer ??= setInterval(() => void this.tick(), HEARTBEAT_INTERVAL_MS).unref();
+    this.timer ??= setInterval(() => void this.tick(), this.intervalMs).unref();
   }
 
   /**
@@ -105,11 +112,14 @@ export class ClaimKeeper {
 
 const keepers = new WeakMap<object, ClaimKeeper>();
 
-/** The process's one keeper of claims on this database (every idempotency step of every pipeline, and hot reloads, share it). */
-export function claimKeeper(db: Database, log: Logger): ClaimKeeper {
+/**
+ * The process's one keeper of claims on this database (every idempotency step of every pipeline,
+ * and hot reloads, share it), heartbeating within a lease of `staleAfterSeconds`.
+ */
+export function claimKeeper(db: Database, log: Logger, staleAfterSeconds: number): ClaimKeeper {
   let keeper = keepers.get(db);
   if (!keeper) {
-    keeper = new ClaimKeeper(new KeyClaimStore(db, PARTNER_KEYS), log);
+    keeper = new ClaimKeeper(new KeyClaimStore(db, PARTNER_KEYS), log, heartbeatIntervalMs(staleAfterSeconds));
     keepers.set(db, keeper);
   }
   return keeper;

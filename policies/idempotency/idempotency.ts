@@ -5,10 +5,11 @@ import { MissingFactError, PARTNER } from '../../gateway/http/request-facts';
 import { answeredThroughHook, beforeAnswer, replayedAnswer, writeAnswer } from '../../gateway/http/answer';
 import { carriesBody } from '../../gateway/http/body';
 import { IDEMPOTENCY_KEY, KeyClaimStore, PARTNER_KEYS, REPLAYED_HEADERS, idempotencyKeyOf, requestHash, type StoredAnswer } from '../../gateway/idempotency/key-claims';
-import { STALE_AFTER_SECONDS, claimKeeper } from './claim-keeper';
+import { claimKeeper } from './claim-keeper';
 import { SCHEMAS } from '../../gateway/schemas';
 import type { Database } from '../../gateway/db/database';
 import type { Logger } from '../../gateway/logging/logger';
+import type { Settings } from '../../gateway/settings';
 import type { PolicyContext } from '../policy';
 import { assertValid, bodyAjv, validatorOnFirstUse } from '../../gateway/validation/ajv';
 import type { IdempotencyParams } from './schema';
@@ -17,6 +18,8 @@ import type { IdempotencyParams } from './schema';
 export interface IdempotencyServices {
   db: Database;
   log: Logger;
+  /** `IDEMPOTENCY_STALE_AFTER_SECONDS`: the lease of a claim whose heartbeat stopped. */
+  settings: Pick<Settings, 'idempotencyStaleAfterSeconds'>;
 }
 
 /** The headers of an answer that its replays repeat (REPLAYED_HEADERS). */
@@ -114,10 +117,11 @@ function replayOnly(params: IdempotencyParams, { db }: IdempotencyServices): Req
  */
 export function idempotency(params: IdempotencyParams, { services }: PolicyContext<IdempotencyServices>): RequestHandler {
   if (params.replayOnly) return replayOnly(params, services);
-  const { db, log } = services;
+  const { db, log, settings } = services;
+  const leaseSeconds = settings.idempotencyStaleAfterSeconds;
   const store = new KeyClaimStore(db, PARTNER_KEYS);
-  const keeper = claimKeeper(db, log);
-  const terms = { ttlHours: params.ttlHours ?? IDEMPOTENCY_TTL_HOURS_DEFAULT, leaseSeconds: STALE_AFTER_SECONDS };
+  const keeper = claimKeeper(db, log, leaseSeconds);
+  const terms = { ttlHours: params.ttlHours ?? IDEMPOTENCY_TTL_HOURS_DEFAULT, leaseSeconds };
   return function idempotencyCheck(req, res, next) {
     let key: string | undefined;
     try {

@@ -25,11 +25,33 @@ function withoutStep(c: Yaml, pipeline: string, policy: string): void {
 }
 
 /**
- * One refusal. `config` builds its own configuration directory; or `gateway` changes the shipped
- * gateway.config.yml, and every case with the same `together` is refused by one boot of all their
- * changes (for guards that list every problem they find).
+ * One refusal. `config` builds its own configuration directory; or the case changes the shipped
+ * config folder (`gateway`, `system`, `files`), and every case with the same `together` is refused
+ * by one boot of all their changes, applied in the order of the list: the guards stage lists every
+ * problem the policy audit finds (plugins that failed to load among them). A group holds changes
+ * that do not hide one another (gateway/policy-audit/boot-rules.ts: a route outside /api/partner
+ * skips that route's JWT checks, an unknown policy skips its step's checks) and messages that only
+ * their own change produces. Four groups because of the JWT checks on the me route: removing the
+ * JWT step, putting it last, putting it behind a condition and moving the route outside
+ * /api/partner each produce or hide the message another of them is matched by, so each sits in a
+ * group of its own; the two public-route attacks (one message pattern for both, and a JWT-first
+ * message of their own) sit apart, and not beside "the JWT policy after the handler".
  */
-type GuardCase = { description: string; expectedMessage: RegExp } & ({ config: () => string } | { together: string; gateway: (c: Yaml) => void });
+type GuardCase = { description: string; expectedMessage: RegExp } & ({ config: () => string } | ({ together: string } & ConfigChange));
+
+/** Changes to the shipped config folder (shippedConfigCopy's): gateway.config.yml, system.config.yml, files. */
+type ConfigChange = NonNullable<Parameters<typeof shippedConfigCopy>[0]>;
+
+/** One copy of the shipped config folder with every change of `changes` applied, in order. */
+function allChanges(changes: ConfigChange[]): string {
+  const of = <K extends keyof ConfigChange>(key: K) => changes.flatMap((change) => (change[key] ? [change[key]!] : []));
+  const [gateway, system, files] = [of('gateway'), of('system'), of('files')];
+  return brokenConfig({
+    gateway: gateway.length > 0 ? (c) => gateway.forEach((change) => change(c)) : undefined,
+    system: system.length > 0 ? (c) => system.forEach((change) => change(c)) : undefined,
+    files: files.length > 0 ? (dir) => files.forEach((change) => change(dir)) : undefined,
+  });
+}
 
 describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)', function () {
   this.timeout(60_000);
@@ -52,159 +74,170 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
     },
     {
       description: 'a plugin whose package does not exist',
-      config: () => brokenConfig({ system: (c) => (c.plugins['ghost-plugin'] = { package: '/nonexistent/ghost-plugin.js' }) }),
+      together: 'audit-c',
+      system: (c) => (c.plugins['ghost-plugin'] = { package: '/nonexistent/ghost-plugin.js' }),
       expectedMessage: /a plugin failed to load: .*ghost-plugin/,
     },
     {
       description: 'a plugin that throws while it initialises',
-      config: () =>
-        brokenConfig({
-          system: (c) => (c.plugins['throwing-plugin'] = { package: '${EG_CONFIG_DIR}/throwing-plugin.js' }),
-          files: (dir) =>
-            fs.writeFileSync(
-              path.join(dir, 'throwing-plugin.js'),
-              "module.exports = { version: '1.2.0', init() { throw new Error('boom in init'); } };\n"
-            ),
-        }),
+      together: 'audit-b',
+      system: (c) => (c.plugins['throwing-plugin'] = { package: '${EG_CONFIG_DIR}/throwing-plugin.js' }),
+      files: (dir) =>
+        fs.writeFileSync(path.join(dir, 'throwing-plugin.js'), "module.exports = { version: '1.2.0', init() { throw new Error('boom in init'); } };\n"),
       expectedMessage: /a plugin failed to load: .*boom in init/,
     },
     {
       description: 'a pipeline naming an unknown policy',
-      config: () =>
-        brokenConfig({
-          gateway: (c) => {
-            c.policies.push('rate-limiter-9000');
-            c.pipelines.me.policies.splice(1, 0, { 'rate-limiter-9000': [{ action: {} }] });
-          },
-        }),
+      together: 'audit-a',
+      gateway: (c) => {
+        c.policies.push('rate-limiter-9000');
+        c.pipelines.me.policies.splice(1, 0, { 'rate-limiter-9000': [{ action: {} }] });
+      },
       expectedMessage: /pipeline "me", policy "rate-limiter-9000": unknown policy/,
     },
     {
       description: 'a pipeline using a policy missing from the whitelist',
-      config: () => brokenConfig({ gateway: (c) => (c.policies = ['es512-jwt']) }),
+      together: 'audit-d',
+      gateway: (c) => (c.policies = ['es512-jwt']),
       expectedMessage: /policy "operation": is not declared in the policies whitelist/,
     },
     {
       description: 'a step with an unknown condition',
-      config: () => brokenConfig({ gateway: (c) => (operationOfMe(c).condition = { name: 'moon-phase' }) }),
+      together: 'audit-b',
+      gateway: (c) => (operationOfMe(c).condition = { name: 'moon-phase' }),
       expectedMessage: /unknown condition "moon-phase"/,
     },
     {
       description: 'the expression condition (it runs code from configuration)',
-      config: () => brokenConfig({ gateway: (c) => (operationOfMe(c).condition = { name: 'expression', expression: 'true' }) }),
+      together: 'audit-c',
+      gateway: (c) => (operationOfMe(c).condition = { name: 'expression', expression: 'true' }),
       expectedMessage: /the expression condition runs code from configuration and is never allowed/,
     },
     {
       description: 'action params of the wrong type',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkewSeconds = 'lots') }),
+      together: 'audit-c',
+      gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkewSeconds = 'lots'),
       expectedMessage: /pipeline "me", policy "es512-jwt": invalid action params: \/clockSkewSeconds must be integer/,
     },
     {
       description: 'an unknown action param (a typo)',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkew = 5) }),
+      together: 'audit-b',
+      gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].action.clockSkew = 5),
       expectedMessage: /invalid action params: action must NOT have additional properties "clockSkew"/,
     },
     // A pipeline that contradicts its operation's catalog entry (gateway/catalog). The guard lists
     // every contradiction it finds, so these share one refused boot (each on a pipeline of its
-    // own, so that none hides another); gateway/boot's unit tests take each alone.
+    // own, so that none hides another), with other guards' cases; gateway/boot's unit tests take
+    // each alone.
     {
       description: 'an operation the catalog does not have',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (operationOfMe(c).action.name = 'delete-everything'),
       expectedMessage: /pipeline "me", operation "delete-everything": is not an operation of the catalog/,
     },
     {
       description: "an apiEndpoint at another path than its operation's",
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (c.apiEndpoints['get-individual'].paths = '/api/partner/individuals/:id'),
       expectedMessage: /pipeline "get-individual", operation "get-individual": apiEndpoint "get-individual" is GET \/api\/partner\/individuals\/:id; the operation is GET \/api\/partner\/individual\/accounts\/:id/,
     },
     {
       description: "an apiEndpoint with another method than its operation's",
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (c.apiEndpoints['lock-card'].methods = 'PUT'),
       expectedMessage: /pipeline "lock-card", operation "lock-card": apiEndpoint "lock-card" is PUT \/api\/partner\/cards\/:id\/lock; the operation is POST/,
     },
     {
       description: 'an operation checking card ownership, its pipeline without the ownership step',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => withoutStep(c, 'unlock-card', 'ownership'),
       expectedMessage: /pipeline "unlock-card", operation "unlock-card": checks the owner of the card named by path parameter id, but no unconditional ownership step does/,
     },
     {
       description: 'an operation checking ownership of body fields, its ownership step checking another field',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (c.pipelines['check-card-issuing-fee'].policies.find((s: Yaml) => 'ownership' in s).ownership = [{ action: { resource: 'card', in: 'body', param: 'cardKey' } }]),
       expectedMessage: /pipeline "check-card-issuing-fee", operation "check-card-issuing-fee": checks the owner of the client named by body\.clientId/,
     },
     {
       description: 'an operation with a body schema, its pipeline validating another',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => (c.pipelines['activate-card'].policies.find((s: Yaml) => 'validate' in s).validate = [{ action: { body: 'card-restrict' } }]),
       expectedMessage: /pipeline "activate-card", operation "activate-card": reads the body as card-status-change, but no unconditional validate step checks it/,
     },
     {
       description: 'an operation with a query schema, its pipeline without the validate step',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => withoutStep(c, 'list-individuals', 'validate'),
       expectedMessage: /pipeline "list-individuals", operation "list-individuals": reads the query as pagination-query, but no unconditional validate step checks it/,
     },
     {
       description: 'a sensitive operation without sensitive-data',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => withoutStep(c, 'change-card-pin', 'sensitive-data'),
       expectedMessage: /pipeline "change-card-pin", operation "change-card-pin": returns or carries card data, a PIN or a 3DS answer, but the pipeline runs no unconditional sensitive-data step/,
     },
     {
       description: 'a pipeline ending in no operation',
-      together: 'catalog',
+      together: 'audit-a',
       gateway: (c) => withoutStep(c, 'get-card-status', 'operation'),
       expectedMessage: /pipeline "get-card-status": has no operation step/,
     },
     {
       description: 'a partner route without the JWT policy',
-      config: () => brokenConfig({ gateway: (c) => c.pipelines.me.policies.shift() }),
+      together: 'audit-d',
+      gateway: (c) => c.pipelines.me.policies.shift(),
       expectedMessage: /route \/api\/partner\/me \(pipeline "me"\) lacks the es512-jwt policy/,
     },
     {
       description: 'the JWT policy after the handler',
-      config: () => brokenConfig({ gateway: (c) => c.pipelines.me.policies.reverse() }),
+      together: 'audit-b',
+      gateway: (c) => c.pipelines.me.policies.reverse(),
       expectedMessage: /lacks the es512-jwt policy as its first, unconditional policy/,
     },
     {
       description: 'the JWT policy behind a condition',
-      config: () => brokenConfig({ gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].condition = { name: 'never' }) }),
+      together: 'audit-c',
+      gateway: (c) => (c.pipelines.me.policies[0]['es512-jwt'][0].condition = { name: 'never' }),
       expectedMessage: /the JWT policy must run unconditionally/,
     },
     {
       description: "express-gateway's stock admin API enabled",
-      config: () => brokenConfig({ gateway: (c) => (c.admin = { port: 9876, host: 'localhost' }) }),
+      together: 'audit-a',
+      gateway: (c) => (c.admin = { port: 9876, host: 'localhost' }),
       expectedMessage: /admin API has no authentication/,
     },
     {
       description: 'the expression built-in whitelisted',
-      config: () => brokenConfig({ gateway: (c) => c.policies.push('expression') }),
+      together: 'audit-a',
+      gateway: (c) => c.policies.push('expression'),
       expectedMessage: /the expression policy runs code from configuration and is never allowed/,
     },
     {
       description: 'an unused built-in (proxy) whitelisted',
-      config: () => brokenConfig({ gateway: (c) => c.policies.push('proxy') }),
+      together: 'audit-a',
+      gateway: (c) => c.policies.push('proxy'),
       expectedMessage: /policies "proxy": express-gateway built-in policies are not whitelisted/,
     },
     {
       description: 'a route outside /api/partner',
-      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints.me.paths = '/internal/me') }),
+      together: 'audit-a',
+      gateway: (c) => (c.apiEndpoints.me.paths = '/internal/me'),
       expectedMessage: /path "\/internal\/me" is outside \/api\/partner/,
     },
     {
       description: 'a wildcard route',
-      config: () => brokenConfig({ gateway: (c) => (c.apiEndpoints.me.paths = '/api/partner/*') }),
+      together: 'audit-b',
+      gateway: (c) => (c.apiEndpoints.me.paths = '/api/partner/*'),
       expectedMessage: /must not use wildcards/,
     },
     // The configs an outside review hot-reloaded (a public route turned into a card-data proxy): refused at boot too.
-    ...PUBLIC_ROUTE_ATTACKS.map((attack) => ({
+    // One attack to a group (a boot of its own beyond the second): the contradiction's pattern fits
+    // either attack's message.
+    ...PUBLIC_ROUTE_ATTACKS.map((attack, i) => ({
       description: attack.description,
-      config: () => brokenConfig({ gateway: (c) => attack.change(c, 'CK3FA09B21C4D5E6F7') }),
+      together: ['audit-a', 'audit-c'][i] ?? `attack-${i}`,
+      gateway: (c: Yaml) => attack.change(c, 'CK3FA09B21C4D5E6F7'),
       expectedMessage: new RegExp(`${ATTACK_CONTRADICTION.source}[\\s\\S]*is not its public shape .*\\[policy audit: public-route-shape\\]`),
     })),
     {
@@ -220,10 +253,11 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
   ];
 
   /**
-   * Each case is a gateway process that loads express-gateway, then refuses its configuration: about
-   * a second of one core, most of it the process starting. They share nothing (a config folder each,
-   * no database write), so the `before` hook starts them all, one per core (at most four) at a time,
-   * and each `it` awaits and checks its own: a case still fails, and is reported, on its own.
+   * Each case (or group of cases) is a gateway process that loads express-gateway, then refuses its
+   * configuration: about a second of one core, most of it the process starting. They share nothing
+   * (a config folder each, no database write), so the `before` hook starts them all, one per core
+   * (at most four) at a time, and each `it` awaits and checks its own: a case still fails, and is
+   * reported, on its own.
    */
   let refusals: Promise<{ code: number | null; output: string }>[] = [];
   let shippedHealth: Promise<number>;
@@ -247,8 +281,8 @@ describe('e2e: boot guards refuse a broken configuration (exit 1, clear message)
       if ('config' in testCase) return run(() => runGatewayExpectingFailure({ configDir: testCase.config() }));
       const { together } = testCase;
       if (!boots.has(together)) {
-        const changes = cases.flatMap((other) => ('together' in other && other.together === together ? [other.gateway] : []));
-        boots.set(together, run(() => runGatewayExpectingFailure({ configDir: brokenConfig({ gateway: (c) => changes.forEach((change) => change(c)) }) })));
+        const changes = cases.flatMap((other) => ('together' in other && other.together === together ? [other] : []));
+        boots.set(together, run(() => runGatewayExpectingFailure({ configDir: allChanges(changes) })));
       }
       return boots.get(together)!;
     });

@@ -6,7 +6,7 @@ import { api, cardBody, individualBody } from '../support/api';
 import { FAST_WEBHOOKS, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
 import { adminCall, registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
-import { createOwnDatabase } from '../support/test-database';
+import { createOwnDatabase, type RunDatabase } from '../support/test-database';
 import { waitFor } from '../support/wait';
 import { TestReceiver } from '../support/webhook-receiver';
 
@@ -33,8 +33,123 @@ async function askForDecision(gateway: GatewayProcess, cardKey: string): Promise
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
+/**
+ * Every test of this file runs on one database and one of two settings: private targets admitted
+ * (WEBHOOKS_ALLOW_PRIVATE=true, outside sandbox mode; the SIGKILL test kills that gateway and
+ * starts it again), then the guard (outside sandbox mode, private targets refused, a processing
+ * secret), started on first use. Each test has its own partners, endpoints and receiver, and
+ * reads only their rows.
+ */
 describe('e2e: the guard of partner URLs outside sandbox mode (webhooks and the decision endpoint), and deliveries across a SIGKILL', function () {
   this.timeout(120_000);
+  let own: RunDatabase;
+  let guard: Promise<GatewayProcess> | undefined;
+  /** The gateway that refuses private targets: started once, on this file's database. */
+  const guardGateway = () =>
+    (guard ??= startGatewayProcess({ databaseUrl: own.url, env: { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false', PROCESSING_NOTIFY_SECRET: PROCESSING_SECRET } }));
+
+  before(async function () {
+    recordSecret('notifySecret', PROCESSING_SECRET);
+    own = await createOwnDatabase();
+  });
+
+  after(async function () {
+    await (await guard?.catch(() => undefined))?.stop();
+    await own?.drop();
+  });
+
+  /**
+   * Private targets allowed: `allowed` is the gateway of this setting running now (the SIGKILL test
+   * replaces the one it kills). The refused-at-delivery test stops it last and goes on with the guard.
+   * These run before the guard starts: its dispatcher would refuse their deliveries to loopback.
+   */
+  describe('with private targets allowed (WEBHOOKS_ALLOW_PRIVATE=true, outside sandbox mode)', function () {
+    const ALLOWED_ENV = { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false', WEBHOOKS_ALLOW_PRIVATE: 'true' };
+    let allowed: GatewayProcess | undefined;
+
+    before(async function () {
+      allowed = await startGatewayProcess({ databaseUrl: own.url, env: ALLOWED_ENV });
+    });
+
+    after(async function () {
+      await allowed?.stop();
+    });
+
+    it('WEBHOOKS_ALLOW_PRIVATE=true admits loopback URLs outside sandbox mode', async function () {
+      const partner = await registerPartner(allowed!, 'acme-allowed');
+      const created = await api(allowed!, partner, 'POST', '/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/hook' } });
+      recordSecret('webhookSecret', created.body.secret);
+      expect(created.status).to.equal(201);
+    });
+
+    it('SIGKILL in the middle of deliveries: after a restart on the same database every event arrives, with its own id', async function () {
+      const receiver = await new TestReceiver().up();
+      // Each answer takes a while, so that some deliveries are in flight when the gateway is killed.
+      receiver.behaviour = { kind: 'slow', ms: 300 };
+      try {
+        const gateway = allowed!;
+        const partner = await registerPartner(gateway, 'acme-crash');
+        const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url: receiver.url, events: ['card.updated'] } });
+        recordSecret('webhookSecret', created.body.secret);
+        const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
+        const cards: string[] = [];
+        for (let i = 0; i < 4; i++) {
+          const card = await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
+          cards.push(card.body.cardKey);
+        }
+        for (let round = 0; round < 5; round++) {
+          for (const cardKey of cards) expect((await api(gateway, partner, 'PATCH', `/cards/${cardKey}/nickname`, { body: { nickname: `n${round}` } })).status).to.equal(200);
+        }
+        await receiver.waitFor((got) => got.length >= 3);
+        gateway.child.kill('SIGKILL');
+        await new Promise((resolve) => gateway.child.once('exit', resolve));
+        allowed = undefined;
+        const eventsDb = new Client({ connectionString: own.url });
+        await eventsDb.connect();
+        const ids = (await eventsDb.query<{ id: string }>("SELECT id FROM partner_events WHERE type = 'card.updated' AND partner_id = $1", [partner.id])).rows.map((r) => r.id);
+        expect(ids).to.have.length(20);
+        // The restarted gateway takes the dead one's claims over once their leases expire (the send
+        // timeout + 20 s). Their expiry is brought forward here instead of waited for: the takeover
+        // path is the same (lease_until in the past), the suite spends 20 s less.
+        const leased = await eventsDb.query("UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE state = 'in_flight' AND endpoint_id = $1", [created.body.id]);
+        await eventsDb.end();
+        expect(leased.rowCount, 'deliveries the killed gateway had claimed').to.be.greaterThan(0);
+        const restarted = (allowed = await startGatewayProcess({ databaseUrl: own.url, env: ALLOWED_ENV }));
+        await receiver.waitFor((got) => ids.every((id) => got.some((x) => x.event.id === id)), 60_000, 'every event after the restart');
+        const attempts = (await api(restarted, partner, 'GET', `/webhooks/endpoints/${created.body.id}/deliveries?limit=100`)).body.data;
+        expect(attempts.some((a: any) => a.error === 'interrupted')).to.equal(true);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('a delivery to an endpoint registered while private targets were allowed is refused at delivery without them (target_refused), and nothing arrives', async function () {
+      const receiver = await new TestReceiver().up();
+      try {
+        const partner = await registerPartner(allowed!, 'acme-refused');
+        const created = await api(allowed!, partner, 'POST', '/webhooks/endpoints', { body: { url: receiver.url, events: ['card.updated'] } });
+        recordSecret('webhookSecret', created.body.secret);
+        expect(created.status).to.equal(201);
+        await allowed!.stop();
+        allowed = undefined;
+        const gateway = await guardGateway();
+        const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
+        const card = await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
+        expect(card.status).to.equal(201);
+        expect((await api(gateway, partner, 'PATCH', `/cards/${card.body.cardKey}/nickname`, { body: { nickname: 'x' } })).status).to.equal(200);
+        const deadline = Date.now() + 20_000;
+        let attempts: any[] = [];
+        while (!attempts.some((a) => a.error === 'target_refused')) {
+          if (Date.now() > deadline) throw new Error(JSON.stringify(attempts));
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          attempts = (await api(gateway, partner, 'GET', `/webhooks/endpoints/${created.body.id}/deliveries`)).body.data;
+        }
+        expect(receiver.received).to.have.length(0);
+      } finally {
+        await receiver.close();
+      }
+    });
+  });
 
   describe('outside sandbox mode', function () {
     let gateway: GatewayProcess;
@@ -64,7 +179,6 @@ describe('e2e: the guard of partner URLs outside sandbox mode (webhooks and the 
     };
 
     before(async function () {
-      recordSecret('notifySecret', PROCESSING_SECRET);
       trap = net.createServer((socket) => {
         trapConnections++;
         socket.destroy();
@@ -72,12 +186,11 @@ describe('e2e: the guard of partner URLs outside sandbox mode (webhooks and the 
       await new Promise<void>((resolve) => trap.listen(0, '::', resolve));
       trapPort = (trap.address() as net.AddressInfo).port;
       // The notification listener (a processing secret) lets the test ask for authorization decisions.
-      gateway = await startGatewayProcess({ ownDatabase: true, env: { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false', PROCESSING_NOTIFY_SECRET: PROCESSING_SECRET } });
+      gateway = await guardGateway();
       partner = await registerPartner(gateway, 'acme-guard');
     });
 
     after(async function () {
-      await gateway?.stop();
       await new Promise((resolve) => trap?.close(resolve));
     });
 
@@ -142,92 +255,5 @@ describe('e2e: the guard of partner URLs outside sandbox mode (webhooks and the 
       expect(health).to.deep.include({ errors: 1, errorKinds: { target_refused: 1 } });
       expect(trapConnections).to.equal(0);
     });
-  });
-
-  it('WEBHOOKS_ALLOW_PRIVATE=true admits loopback URLs outside sandbox mode', async function () {
-    const allowed = await startGatewayProcess({ ownDatabase: true, env: { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false', WEBHOOKS_ALLOW_PRIVATE: 'true' } });
-    try {
-      const partner = await registerPartner(allowed, 'acme-allowed');
-      const created = await api(allowed, partner, 'POST', '/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/hook' } });
-      recordSecret('webhookSecret', created.body.secret);
-      expect(created.status).to.equal(201);
-    } finally {
-      await allowed.stop();
-    }
-  });
-
-  it('a delivery to an endpoint registered while private targets were allowed is refused at delivery without them (target_refused), and nothing arrives', async function () {
-    const own = await createOwnDatabase();
-    const receiver = await new TestReceiver().up();
-    let gateway: GatewayProcess | undefined;
-    try {
-      gateway = await startGatewayProcess({ databaseUrl: own.url, env: { ...FAST_WEBHOOKS, WEBHOOKS_ALLOW_PRIVATE: 'true', SANDBOX_MODE: 'false' } });
-      const partner = await registerPartner(gateway, 'acme-refused');
-      const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url: receiver.url, events: ['card.updated'] } });
-      recordSecret('webhookSecret', created.body.secret);
-      expect(created.status).to.equal(201);
-      await gateway.stop();
-      gateway = await startGatewayProcess({ databaseUrl: own.url, env: { ...FAST_WEBHOOKS, SANDBOX_MODE: 'false' } });
-      const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
-      const card = await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
-      expect(card.status).to.equal(201);
-      expect((await api(gateway, partner, 'PATCH', `/cards/${card.body.cardKey}/nickname`, { body: { nickname: 'x' } })).status).to.equal(200);
-      const deadline = Date.now() + 20_000;
-      let attempts: any[] = [];
-      while (!attempts.some((a) => a.error === 'target_refused')) {
-        if (Date.now() > deadline) throw new Error(JSON.stringify(attempts));
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        attempts = (await api(gateway, partner, 'GET', `/webhooks/endpoints/${created.body.id}/deliveries`)).body.data;
-      }
-      expect(receiver.received).to.have.length(0);
-    } finally {
-      await gateway?.stop();
-      await receiver.close();
-      await own.drop();
-    }
-  });
-
-  it('SIGKILL in the middle of deliveries: after a restart on the same database every event arrives, with its own id', async function () {
-    const own = await createOwnDatabase();
-    const receiver = await new TestReceiver().up();
-    // Each answer takes a while, so that some deliveries are in flight when the gateway is killed.
-    receiver.behaviour = { kind: 'slow', ms: 300 };
-    let gateway: GatewayProcess | undefined;
-    try {
-      gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS });
-      const partner = await registerPartner(gateway, 'acme-crash');
-      const created = await api(gateway, partner, 'POST', '/webhooks/endpoints', { body: { url: receiver.url, events: ['card.updated'] } });
-      recordSecret('webhookSecret', created.body.secret);
-      const individual = await api(gateway, partner, 'POST', '/individual/accounts', { body: individualBody() });
-      const cards: string[] = [];
-      for (let i = 0; i < 4; i++) {
-        const card = await api(gateway, partner, 'POST', `/individual/accounts/${individual.body._id}/cards/virtual`, { body: cardBody(individual.body.clientID) });
-        cards.push(card.body.cardKey);
-      }
-      for (let round = 0; round < 5; round++) {
-        for (const cardKey of cards) expect((await api(gateway, partner, 'PATCH', `/cards/${cardKey}/nickname`, { body: { nickname: `n${round}` } })).status).to.equal(200);
-      }
-      await receiver.waitFor((got) => got.length >= 3);
-      gateway.child.kill('SIGKILL');
-      await new Promise((resolve) => gateway!.child.once('exit', resolve));
-      const eventsDb = new (await import('pg')).Client({ connectionString: own.url });
-      await eventsDb.connect();
-      const ids = (await eventsDb.query<{ id: string }>("SELECT id FROM partner_events WHERE type = 'card.updated'")).rows.map((r) => r.id);
-      expect(ids).to.have.length(20);
-      // The restarted gateway takes the dead one's claims over once their leases expire (the send
-      // timeout + 20 s). Their expiry is brought forward here instead of waited for: the takeover
-      // path is the same (lease_until in the past), the suite spends 20 s less.
-      const leased = await eventsDb.query("UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE state = 'in_flight'");
-      await eventsDb.end();
-      expect(leased.rowCount, 'deliveries the killed gateway had claimed').to.be.greaterThan(0);
-      gateway = await startGatewayProcess({ databaseUrl: own.url, env: FAST_WEBHOOKS });
-      await receiver.waitFor((got) => ids.every((id) => got.some((x) => x.event.id === id)), 60_000, 'every event after the restart');
-      const attempts = (await api(gateway, partner, 'GET', `/webhooks/endpoints/${created.body.id}/deliveries?limit=100`)).body.data;
-      expect(attempts.some((a: any) => a.error === 'interrupted')).to.equal(true);
-    } finally {
-      await gateway?.stop();
-      await receiver.close();
-      await own.drop();
-    }
   });
 });

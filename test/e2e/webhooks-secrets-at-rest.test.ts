@@ -129,8 +129,11 @@ describe('e2e: webhook secrets encrypted at rest (WEBHOOKS_SECRET_KEY)', functio
   it('a bad WEBHOOKS_SECRET_KEY refuses the boot with a message naming the variable, never the value', async function () {
     const bad = crypto.randomBytes(31).toString('base64');
     recordSecret('webhookSecretKey', bad);
-    for (const env of [{ WEBHOOKS_SECRET_KEY: bad }, { WEBHOOKS_SECRET_KEY: k1.env, WEBHOOKS_SECRET_KEY_PREVIOUS: bad }]) {
-      const refused = await runGatewayExpectingFailure({ databaseUrl: own.url, env: { ...PRODUCTION, ...env } });
+    // The two refusals read nothing of each other: they run at once.
+    const envs = [{ WEBHOOKS_SECRET_KEY: bad }, { WEBHOOKS_SECRET_KEY: k1.env, WEBHOOKS_SECRET_KEY_PREVIOUS: bad }];
+    const refusals = await Promise.all(envs.map((env) => runGatewayExpectingFailure({ databaseUrl: own.url, env: { ...PRODUCTION, ...env } })));
+    for (const [i, env] of envs.entries()) {
+      const refused = refusals[i]!;
       expect(refused.code).to.equal(1);
       const variable = env.WEBHOOKS_SECRET_KEY_PREVIOUS ? 'WEBHOOKS_SECRET_KEY_PREVIOUS' : 'WEBHOOKS_SECRET_KEY';
       expect(refused.output).to.include(`partner-gateway: ${variable} must be the base64 or base64url of exactly 32 random bytes`);
@@ -213,10 +216,13 @@ describe('e2e: webhook secrets encrypted at rest (WEBHOOKS_SECRET_KEY)', functio
 
   it('with the key removed, or another key, the boot is refused naming the variable and key ids, and the rows stay as they are', async function () {
     const before = await rows();
-    const removed = await runGatewayExpectingFailure({ databaseUrl: own.url, env: PRODUCTION });
+    // Both refuse before writing anything: they run at once, and the rows are compared after both.
+    const [removed, other] = await Promise.all([
+      runGatewayExpectingFailure({ databaseUrl: own.url, env: PRODUCTION }),
+      runGatewayExpectingFailure({ databaseUrl: own.url, env: { ...PRODUCTION, WEBHOOKS_SECRET_KEY: stranger.env } }),
+    ]);
     expect(removed.code).to.equal(1);
     expect(removed.output).to.include(`webhook endpoint secrets are stored encrypted (4 under key id ${k1.id}) but WEBHOOKS_SECRET_KEY is not set`);
-    const other = await runGatewayExpectingFailure({ databaseUrl: own.url, env: { ...PRODUCTION, WEBHOOKS_SECRET_KEY: stranger.env } });
     expect(other.code).to.equal(1);
     expect(other.output).to.include(`webhook endpoint secrets are encrypted under a key that is not configured (4 under key id ${k1.id}; WEBHOOKS_SECRET_KEY has key id ${stranger.id})`);
     expect(await rows()).to.deep.equal(before);
