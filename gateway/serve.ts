@@ -16,7 +16,7 @@ import { openDecisionTrace, startTraceMonitors, traceNow, tracing } from './auth
 import { CLOCK_SKEW_BOUND_MS } from './authorizations/deadline';
 import { createAuthorizationDecider } from './authorizations/decider';
 import { createTokenizationDecider } from './tokens/decider';
-import { startTokenReconciler, type TokenFeedClient } from './tokens/reconciler';
+import { startTokenReconciler } from './tokens/reconciler';
 import { deleteExpiredTokenizations } from './tokens/retention';
 import { scrubExpiredCodes } from './tokens/verification';
 import { deleteExpiredDecisions } from './authorizations/recording-statements';
@@ -169,7 +169,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     // Cards the issuer changed without us knowing (a status change that timed out after the issuer
     // applied it, a replace whose follow-up read failed) are brought to the issuer's state.
     const stopCardReconciler = startCardReconciler(
-      { db, clients, log, deliver: (ids) => outbox.deliver(ids).then(() => undefined, () => undefined) },
+      { db, clients, log, cardState: services.cardState, deliver: (ids) => outbox.deliver(ids).then(() => undefined, () => undefined) },
       { intervalMs: settings.cardReconcileIntervalMs, batch: settings.cardReconcileBatch }
     );
     cleanups.push(async () => stopCardReconciler());
@@ -187,14 +187,8 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     // Token states whose notification was lost, and tokens a partner's operation left unknown, are
     // read from the processor (docs/upstreams.md 10.7). The processing client's token reads are part
     // A's (issue 35): until a client has them, there is nothing to read.
-    const tokenFeed = clients.processing as Partial<TokenFeedClient>;
-    if (typeof tokenFeed.tokenChanges === 'function' && typeof tokenFeed.getToken === 'function') {
-      const stopTokenReconciler = startTokenReconciler(
-        { db, processing: tokenFeed as TokenFeedClient, log, source: upstreams.processing },
-        settings.tokenReconcileIntervalMs
-      );
-      cleanups.push(async () => stopTokenReconciler());
-    }
+    const stopTokenReconciler = startTokenReconciler({ db, processing: clients.processing, log, source: upstreams.processing }, settings.tokenReconcileIntervalMs);
+    cleanups.push(async () => stopTokenReconciler());
     const stopOutbox = outbox.start(5_000);
     cleanups.push(async () => stopOutbox());
     // Every instance sends webhooks; the deliveries' leases in PostgreSQL share the work.
@@ -266,7 +260,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         webhookEndpoints: services.webhooks.endpoints,
         authorizationEndpoints: services.authorizationEndpoints,
         // A claimed admin idempotency key outlives the longest status change (two issuer calls) before a retry may take it over.
-        cards: { db, clients, keyLeaseSeconds: Math.ceil((2 * settings.upstreamTimeoutMs) / 1000) + 10 },
+        cards: { db, clients, keyLeaseSeconds: Math.ceil((2 * settings.upstreamTimeoutMs) / 1000) + 10, cardState: services.cardState, deliver: (ids) => outbox.deliver(ids).then(() => undefined, () => undefined) },
         extraRoutes: (app) => {
           configRoutes(app);
           metricsRoute(app);
@@ -278,7 +272,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     const notifySecrets = notificationSecrets(settings);
     let notifyPort: number | undefined;
     if (notifySecrets.issuer.length > 0 || notifySecrets.processing.length > 0) {
-      const deps = { db, clients, log, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
+      const deps = { db, clients, log, cardState: services.cardState, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
       // The processor's authorization requests, answered before AUTHORIZATION_DEADLINE_MS (docs/authorizations.md).
       const authorizations = createAuthorizationDecider({ db, authorizationEndpoints: services.authorizationEndpoints }, settings, log);
       // And its tokenization and verification requests, before TOKENIZATION_DEADLINE_MS (docs/tokens.md, "The decision").

@@ -7,7 +7,7 @@ import type { TokensSearchQuery } from '../schemas';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts, PartnerFacts, QueryFacts } from './context';
 import type { RequestBodies } from './request-bodies';
-import { changeTokenStatus, type TokenStatusOrder } from './token-parts';
+import { changeTokenStatus, type TokenStatusOrder } from '../tokens/operations';
 
 /**
  * The partner's network tokens (docs/tokens.md, "Reading tokens" and the routes' table): read from

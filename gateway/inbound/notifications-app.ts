@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { recordAuthorizationDecision, recordTokenizationDecision } from '../metrics';
+import { checkAuthorizationToken } from '../authorizations/decision';
 import { ANSWER_MARGIN_MS, DecisionTooLate, type AuthorizationDecision, type AuthorizationRequest, type DecisionProgress } from '../authorizations/decide';
 import type { SyncDeps } from '../cards/card-sync';
 import { GatewayError } from '../errors';
@@ -122,7 +123,10 @@ function checkAuthorizationRequest(body: Record<string, unknown>): Authorization
   if (!isObject(m) || !['name', 'city'].every((k) => typeof m[k] === 'string' && (m[k] as string).length <= 200) || !(typeof m.mcc === 'string' && /^[0-9]{4}$/.test(m.mcc)) || !(typeof m.country === 'string' && /^[A-Z]{2}$/.test(m.country))) {
     throw invalid('authorization.merchant', 'must hold name, mcc (4 digits), city and country (ISO 3166-1 alpha-2)');
   }
+  // A purchase made with a network token (upstreams.md 10.8): its reference and wallet.
+  const token = checkAuthorizationToken(a.token);
   return {
+    ...(token === undefined ? {} : { token }),
     id: a.id as string,
     transactionId: a.transactionId,
     cardId: a.cardId,
