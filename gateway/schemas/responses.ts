@@ -112,6 +112,8 @@ export const SPEND_CONTROLS = object(
     blockedMccs: { type: 'array', items: string('4-digit merchant category code'), description: 'These merchant categories are declined' },
     allowedCountries: { type: 'array', items: string('ISO 3166-1 alpha-2'), description: 'Only merchants in these countries are allowed' },
     blockedCountries: { type: 'array', items: string('ISO 3166-1 alpha-2'), description: 'Merchants in these countries are declined' },
+    allowedWalletProviders: { type: 'array', items: { type: 'string', enum: WALLET_PROVIDERS }, description: 'A purchase with a token is allowed only from these wallets (`wallet_provider_blocked`); card purchases are not affected' },
+    blockedWalletProviders: { type: 'array', items: { type: 'string', enum: WALLET_PROVIDERS }, description: 'A purchase with a token from these wallets is declined (`wallet_provider_blocked`)' },
     velocity: {
       type: 'array',
       description: "Rules over rolling windows of the card's approved authorizations",
@@ -279,7 +281,9 @@ const TRANSACTION_STEP = object('One step of a transaction\'s life', {
 });
 
 /** A transaction (`toPartnerTransaction`, gateway/upstreams/partner-transaction.ts; docs/transactions.md). */
-export const TRANSACTION = object('A card transaction: one object from its first step to its last (docs/transactions.md)', {
+export const TRANSACTION = object(
+  'A card transaction: one object from its first step to its last (docs/transactions.md)',
+  {
   _id: string('The transaction id (the card processing system\'s)'),
   cardKey: string(),
   individualId: { type: ['string', 'null'], pattern: '^[0-9a-f]{24}$', description: 'The individual the card belongs to; null for a B2B card' },
@@ -294,12 +298,14 @@ export const TRANSACTION = object('A card transaction: one object from its first
   declineReason: { type: ['string', 'null'], enum: [...DECLINE_REASON_CODES, null], description: 'Why it was declined (docs/transactions.md, "Decline reasons"); null unless DECLINED' },
   relatedTransactionId: { type: ['string', 'null'], description: 'On a REFUND: the purchase it refunds; null otherwise' },
   history: { type: 'array', minItems: 1, items: TRANSACTION_STEP, description: 'Every step, oldest first' },
+  tokenId: { type: 'string', pattern: '^tok_[0-9a-f]{24}$', description: 'The network token the purchase was made with (docs/tokens.md); absent on a purchase with the card itself' },
+  walletProvider: { type: 'string', enum: WALLET_PROVIDERS, description: 'The wallet of that token; absent on a purchase with the card itself' },
   authorization: {
     oneOf: [
       object(
         'How the gateway decided the authorization in real time (docs/authorizations.md)',
         {
-          decidedBy: { type: 'string', enum: ['card_state', 'spend_controls', 'partner', 'partner_default', 'approved'], description: 'What decided: the card state, the spend controls, your decision endpoint, its default decision, or nothing refused' },
+          decidedBy: { type: 'string', enum: ['card_state', 'token_state', 'spend_controls', 'partner', 'partner_default', 'approved'], description: 'What decided: the card state, the state of the token it was made with, the spend controls, your decision endpoint, its default decision, or nothing refused' },
           rule: string('Which state, control or rule decided (`card.status.LOCKED`, `card.blockedMccs`, `partner.velocity.1h.maxCount`, `partner.timeout`)'),
           partnerLatencyMs: { type: 'number', minimum: 0, description: 'How long your decision endpoint took' },
         },
@@ -309,7 +315,9 @@ export const TRANSACTION = object('A card transaction: one object from its first
     ],
     description: 'null when the gateway was not asked (a force-post, a refund, a processor that does not ask)',
   },
-});
+},
+  ['_id', 'cardKey', 'individualId', 'amount', 'currency', 'type', 'status', 'merchant', 'createdAt', 'updatedAt', 'settledAmount', 'declineReason', 'relatedTransactionId', 'history', 'authorization']
+);
 
 /** `GET /transactions`: `{data, nextCursor}`. */
 export const TRANSACTION_LIST = object('A page of your transactions, newest first', {
@@ -621,6 +629,14 @@ const AUTHORIZATION_ENDPOINT_FIELDS = {
   timeoutMs: { type: 'integer', minimum: 100, maximum: 1500, description: 'How long the gateway waits for your answer, in ms' },
   defaultDecision: { type: 'string', enum: ['approve', 'decline'], description: 'What applies on a timeout, an error or an answer of another shape' },
   status: { type: 'string', enum: ['enabled', 'disabled'], description: 'disabled: not asked (by you, or by an operator)' },
+  requestTypes: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 2,
+    uniqueItems: true,
+    items: { type: 'string', enum: ['authorization.request', 'tokenization.request'] },
+    description: 'The requests sent to this endpoint: authorization.request, and tokenization.request once you add it (docs/tokens.md)',
+  },
   createdAt: dateTime(),
   updatedAt: dateTime(),
 };
