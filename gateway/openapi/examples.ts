@@ -144,6 +144,7 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     timeoutMs: 1000,
     defaultDecision: 'decline',
     status: 'enabled',
+    requestTypes: ['authorization.request', 'tokenization.request'],
     createdAt: CREATED_AT,
     updatedAt: CREATED_AT,
   };
