@@ -1,6 +1,6 @@
 // Generated from openapi.json (the document the gateway serves, without examples) by
 // scripts/generate-types.js with openapi-typescript. Do not edit: run `npm run generate` in sdk/.
-// Document sha256: 481762b0bbd52d38040e903cd41e0842065ff31b7b2d1de88612ae26ee24dc83
+// Document sha256: ed129fde0184275afd59d109b8015c27e23eba0842ee69197442614ec4afb777
 /* eslint-disable */
 export interface paths {
     "/health-check": {
