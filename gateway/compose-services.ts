@@ -1,4 +1,6 @@
 import type { Database } from './db/database';
+import { createTokenCascade } from './tokens/cascade';
+import { tokenOutboxHandlers } from './tokens/operations';
 import type { Logger } from './logging/logger';
 import { IndividualStore } from './individuals/individual-store';
 import { OutboxDeliverer } from './outbox/outbox';
@@ -63,7 +65,11 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
   const clients = createUpstreamClients(upstreams, { timeoutMs: settings.upstreamTimeoutMs, log });
   // ttl 0 would mean "forever" to lru-cache: a zero setting disables caching instead.
   const ownership = new OwnershipCache({ ttlMs: Math.max(1, settings.ownershipCacheTtlMs), negativeTtlMs: Math.min(5000, Math.max(1, settings.ownershipCacheTtlMs)) });
-  const outbox = new OutboxDeliverer(db, clients, log);
+  // The cascade's and the partners' token operations go through the outbox, sent by the tokens
+  // domain's handlers (the outbox cannot import it: docs/architecture.md "Layers").
+  const outbox = new OutboxDeliverer(db, clients, log, tokenOutboxHandlers({ db, processing: clients.processing, log }));
+  // A card's state governs its tokens (docs/tokens.md "The cascade"): every card change tells it.
+  const cardState = createTokenCascade();
   const tokenCache = new VerifiedTokenCache();
   const authFailures = new FailedAuthLimiter(failedAuthLimitsFrom(settings));
   const rateLimits = createRateLimitStore(settings, log);
@@ -98,7 +104,7 @@ export function createGatewayServices(options: GatewayServicesOptions): Composed
       log
     );
   }
-  const services: GatewayServices = { settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, outbound, webhooks, authorizationEndpoints, sandboxMode: settings.sandboxMode, tokenCache, authFailures, rateLimits: rateLimits.store };
+  const services: GatewayServices = { settings, log, db, partners, individuals, upstreams, clients, ownership, outbox, outbound, webhooks, authorizationEndpoints, cardState, sandboxMode: settings.sandboxMode, tokenCache, authFailures, rateLimits: rateLimits.store };
   return {
     services,
     close: async () => {

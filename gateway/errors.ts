@@ -61,6 +61,11 @@ export const ERROR_CATALOG = {
   authorization_id_reused: { status: 409, title: 'Authorization id used for another card' },
   // 409: the partner's decision endpoint (docs/authorization-endpoint.md): one per partner
   authorization_endpoint_exists: { status: 409, title: 'Authorization endpoint already registered' },
+  // 409: network tokens and wallets (docs/tokens.md)
+  card_not_active: { status: 409, title: 'Card is not active' },
+  token_transition_invalid: { status: 409, title: 'Token status transition not allowed' },
+  verification_failed: { status: 409, title: 'Verification code not accepted' },
+  tokenization_id_reused: { status: 409, title: 'Tokenization id used for another card' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   upstream_rejected: { status: 422, title: 'Upstream refused the request' },

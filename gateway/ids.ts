@@ -29,3 +29,11 @@ export const CARD_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 export function isObjectId(value: unknown): value is string {
   return typeof value === 'string' && OBJECT_ID.test(value);
 }
+
+/** A network token's id as partners see it (`_id`): `tok_` and a 24-hex object id (docs/tokens.md). */
+export const TOKEN_ID = /^tok_[0-9a-f]{24}$/;
+
+/** A new token id: drawn by the tokenization's first claim (or a token the processor made alone). */
+export function newTokenId(now = Date.now()): string {
+  return `tok_${newObjectId(now)}`;
+}

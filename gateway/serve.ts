@@ -15,6 +15,10 @@ import { startTransactionReconciler } from './transactions/reconciler';
 import { openDecisionTrace, startTraceMonitors, traceNow, tracing } from './authorizations/decision-trace';
 import { CLOCK_SKEW_BOUND_MS } from './authorizations/deadline';
 import { createAuthorizationDecider } from './authorizations/decider';
+import { createTokenizationDecider } from './tokens/decider';
+import { startTokenReconciler } from './tokens/reconciler';
+import { deleteExpiredTokenizations } from './tokens/retention';
+import { scrubExpiredCodes } from './tokens/verification';
 import { deleteExpiredDecisions } from './authorizations/recording-statements';
 import { beyondBound, measureClockOffset } from './db/clock-offset';
 import { deleteExpiredEvents } from './outbox/event-log';
@@ -165,7 +169,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     // Cards the issuer changed without us knowing (a status change that timed out after the issuer
     // applied it, a replace whose follow-up read failed) are brought to the issuer's state.
     const stopCardReconciler = startCardReconciler(
-      { db, clients, log, deliver: (ids) => outbox.deliver(ids).then(() => undefined, () => undefined) },
+      { db, clients, log, cardState: services.cardState, deliver: (ids) => outbox.deliver(ids).then(() => undefined, () => undefined) },
       { intervalMs: settings.cardReconcileIntervalMs, batch: settings.cardReconcileBatch }
     );
     cleanups.push(async () => stopCardReconciler());
@@ -180,6 +184,11 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
       settings.transactionReconcileIntervalMs
     );
     cleanups.push(async () => stopTransactionReconciler());
+    // Token states whose notification was lost, and tokens a partner's operation left unknown, are
+    // read from the processor (docs/upstreams.md 10.7). The processing client's token reads are part
+    // A's (issue 35): until a client has them, there is nothing to read.
+    const stopTokenReconciler = startTokenReconciler({ db, processing: clients.processing, log, source: upstreams.processing }, settings.tokenReconcileIntervalMs);
+    cleanups.push(async () => stopTokenReconciler());
     const stopOutbox = outbox.start(5_000);
     cleanups.push(async () => stopOutbox());
     // Every instance sends webhooks; the deliveries' leases in PostgreSQL share the work.
@@ -198,6 +207,9 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         { what: 'deleted webhook endpoints', message: 'deleted webhook endpoints past retention removed', run: () => deleteExpiredEndpoints(db, settings.eventRetentionDays), fields: { retentionDays: settings.eventRetentionDays } },
         { what: 'upstream notifications', message: 'expired upstream notifications deleted', run: async () => ({ deleted: await deleteExpiredNotifications(db, settings.notificationRetentionDays) }), fields: { retentionDays: settings.notificationRetentionDays } },
         { what: 'authorization decisions', message: 'expired authorization decisions deleted', run: async () => ({ deleted: await deleteExpiredDecisions(db, settings.notificationRetentionDays) }), fields: { retentionDays: settings.notificationRetentionDays } },
+        { what: 'tokenization decisions', message: 'expired tokenization decisions and verification attempts deleted', run: () => deleteExpiredTokenizations(db, settings.notificationRetentionDays), fields: { retentionDays: settings.notificationRetentionDays } },
+        // A verification code is kept in its event only while it can be used (docs/tokens.md, "What is stored").
+        { what: 'expired verification codes', message: 'expired verification codes removed from their events', run: async () => ({ scrubbed: await scrubExpiredCodes(db) }) },
         {
           what: 'idempotency keys',
           message: 'expired idempotency keys deleted',
@@ -248,7 +260,7 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
         webhookEndpoints: services.webhooks.endpoints,
         authorizationEndpoints: services.authorizationEndpoints,
         // A claimed admin idempotency key outlives the longest status change (two issuer calls) before a retry may take it over.
-        cards: { db, clients, keyLeaseSeconds: Math.ceil((2 * settings.upstreamTimeoutMs) / 1000) + 10 },
+        cards: { db, clients, keyLeaseSeconds: Math.ceil((2 * settings.upstreamTimeoutMs) / 1000) + 10, cardState: services.cardState, deliver: (ids) => outbox.deliver(ids).then(() => undefined, () => undefined) },
         extraRoutes: (app) => {
           configRoutes(app);
           metricsRoute(app);
@@ -260,10 +272,12 @@ export async function serveCheckedGateway(settings: Settings, log: Logger, { run
     const notifySecrets = notificationSecrets(settings);
     let notifyPort: number | undefined;
     if (notifySecrets.issuer.length > 0 || notifySecrets.processing.length > 0) {
-      const deps = { db, clients, log, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
+      const deps = { db, clients, log, cardState: services.cardState, deliver: (ids: string[]) => outbox.deliver(ids).then(() => undefined, () => undefined) };
       // The processor's authorization requests, answered before AUTHORIZATION_DEADLINE_MS (docs/authorizations.md).
       const authorizations = createAuthorizationDecider({ db, authorizationEndpoints: services.authorizationEndpoints }, settings, log);
-      const notifyServer = expressServer(createNotificationsApp(deps, notifySecrets, authorizations), { headersTimeout: 20_000, requestTimeout: 30_000 });
+      // And its tokenization and verification requests, before TOKENIZATION_DEADLINE_MS (docs/tokens.md, "The decision").
+      const tokenizations = createTokenizationDecider({ db, authorizationEndpoints: services.authorizationEndpoints }, settings, log);
+      const notifyServer = expressServer(createNotificationsApp(deps, notifySecrets, authorizations, tokenizations), { headersTimeout: 20_000, requestTimeout: 30_000 });
       // The decisions' commit-by fence allows for CLOCK_SKEW_BOUND_MS between this process's clock and
       // the database's (docs/authorizations.md, "Deadline"): measured at start and every minute.
       const stopClockProbe = every(

@@ -117,6 +117,13 @@ export interface Settings {
    */
   authorizationDeadlineMs: number;
   /**
+   * How long the card processing system waits for a tokenization decision (`TOKENIZATION_DEADLINE_MS`,
+   * default 2000, 1000 to 10000 as the authorizations'; docs/tokens.md, "The decision"): the gateway answers before it, less the same margin.
+   */
+  tokenizationDeadlineMs: number;
+  /** Interval of the token reconciler's passes over the processor's token change feed in ms (`TOKEN_RECONCILE_INTERVAL_MS`, default 30000; docs/upstreams.md 10.7). */
+  tokenReconcileIntervalMs: number;
+  /**
    * Secrets the issuer signs its notifications with (`ISSUER_NOTIFY_SECRET`, at least 32 characters;
    * two, comma-separated, during the upstream's rotation). Empty outside sandbox mode: the issuer's route answers 404.
    */
@@ -346,6 +353,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     notificationsHost: env.NOTIFICATIONS_HOST || '127.0.0.1',
     notificationsPort: intFrom(env, 'NOTIFICATIONS_PORT', sandboxMode ? 0 : 9877, 0, 65535),
     authorizationDeadlineMs: intFrom(env, 'AUTHORIZATION_DEADLINE_MS', 2000, 1000, 10000),
+    tokenizationDeadlineMs: intFrom(env, 'TOKENIZATION_DEADLINE_MS', 2000, 1000, 10000),
+    tokenReconcileIntervalMs: intFrom(env, 'TOKEN_RECONCILE_INTERVAL_MS', 30000, 100, 86400000),
     issuerNotifySecrets: notifySecretsFrom(env, 'ISSUER_NOTIFY_SECRET'),
     processingNotifySecrets: notifySecretsFrom(env, 'PROCESSING_NOTIFY_SECRET'),
     webhooksMaxEndpoints: intFrom(env, 'WEBHOOKS_MAX_ENDPOINTS', 16, 1, 1000),

@@ -13,6 +13,8 @@ export { createIssuerSandbox, type IssuerSandboxOptions } from './issuer';
 export { CardIssuanceFeed, type IssuedCard, type IssuedCardListener } from './issuer/issuance-feed';
 export { createProcessingSandbox, type ProcessingSandboxOptions } from './processing';
 export type { KnownCard, Transaction } from './processing/transactions';
+export { TOKENIZATION_REQUEST_PATH, VERIFICATION_REQUEST_PATH, tokenizationDeadlineMs } from './processing/token-routes';
+export { SANDBOX_TOKEN_REQUESTOR_IDS } from './processing/tokens';
 export { ISSUER_STATUS_CODES, cardStatusOf, type CardStatus, type IssuerStatusCode } from './issuer/status-codes';
 export { DEFAULT_HANG_MS, type SandboxName, type SandboxOptions } from './shared/sandbox-app';
 export { UPSTREAM_ERRORS, type UpstreamErrorBody, type UpstreamErrorCode } from './shared/sandbox-error';

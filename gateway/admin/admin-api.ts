@@ -20,6 +20,7 @@ import { containsCardNumber } from '../upstreams/card-data';
 import { OPERATOR_STATUS_CHANGES, operatorStatusChange, type OperatorStatus } from '../catalog';
 import { CARD_KEY } from '../ids';
 import { applyStatusChange, type CardStatusResult } from '../cards/status-change';
+import type { CardStateFollowers } from '../cards/card-state-listener';
 import { KeyClaimStore, OPERATOR_KEYS, idempotencyKeyOf, jsonAnswer, requestHash, type KeyClaim } from '../idempotency/key-claims';
 import { markIssuerCheckDue } from '../cards/card-sync';
 import { upstreamOperationId } from '../idempotency/operation-id';
@@ -59,7 +60,7 @@ const validators = {
     type: 'object',
     additionalProperties: false,
     minProperties: 1,
-    properties: { status: { enum: ['active', 'disabled'] }, processingEnabled: { type: 'boolean' } },
+    properties: { status: { enum: ['active', 'disabled'] }, processingEnabled: { type: 'boolean' }, tokenizeBeforeActivation: { type: 'boolean' } },
   }),
   addTenant: compiledOnFirstUse({
     type: 'object',
@@ -144,7 +145,8 @@ export const ADMIN_KEY_TTL_HOURS = 24;
 class ClaimLost extends Error {}
 
 /** What the admin API's card routes need: the database, the upstream clients and the lease of an idempotency key. */
-export interface AdminCardServices {
+/** With `cardState` and `deliver`, an operator's status change takes the card's network tokens along (docs/tokens.md "The cascade"). */
+export interface AdminCardServices extends CardStateFollowers {
   db: Database;
   clients: UpstreamClients;
   /**
@@ -227,13 +229,14 @@ export function createAdminApi(options: {
   app.get('/admin/partners/:id', route(async (req) => {
     const partner = await partners.get(partnerId(req.params.id));
     if (!partner) throw new GatewayError('not_found', 'No partner has this id');
-    return { status: 200, body: { ...partner, b2bAccounts: await partners.tenants(partner._id) } };
+    return { status: 200, body: { ...partner, tokenizeBeforeActivation: await partners.tokenizeBeforeActivation(partner._id), b2bAccounts: await partners.tenants(partner._id) } };
   }));
   app.patch('/admin/partners/:id', route(async (req) => {
-    const change = validated<{ status?: 'active' | 'disabled'; processingEnabled?: boolean }>(validators.updatePartner, req.body);
-    const partner = await partners.update(partnerId(req.params.id), change);
+    const change = validated<{ status?: 'active' | 'disabled'; processingEnabled?: boolean; tokenizeBeforeActivation?: boolean }>(validators.updatePartner, req.body);
+    const partner = await partners.update(partnerId(req.params.id), change, req.requestId);
     log.info({ requestId: req.requestId, partnerId: partner._id, operation: 'partner.update', ...change }, 'admin change');
-    return { status: 200, body: partner };
+    // Only the admin API shows the setting (a partner's own views are unchanged).
+    return { status: 200, body: { ...partner, tokenizeBeforeActivation: await partners.tokenizeBeforeActivation(partner._id) } };
   }));
   app.post('/admin/partners/:id/keys', route(async (req) => {
     const body = validated<{ publicKey: string; kid?: string }>(validators.addKey, req.body);
@@ -305,7 +308,7 @@ export function createAdminApi(options: {
     }));
   }
   if (cards) {
-    const { db, clients, keyLeaseSeconds } = cards;
+    const { db, clients, keyLeaseSeconds, cardState, deliver } = cards;
     // Operators' keys: the partners' key-claim store, over the operators' own table.
     const keys = new KeyClaimStore(db, OPERATOR_KEYS);
     const terms = { leaseSeconds: keyLeaseSeconds, ttlHours: ADMIN_KEY_TTL_HOURS };
@@ -348,7 +351,7 @@ export function createAdminApi(options: {
       // holder's key is taken over, never a slow one's.
       const keep = claim ? keys.keep(claim, Math.max(1000, (keyLeaseSeconds * 1000) / 4), (renewError: unknown) => log.warn({ err: renewError, requestId: req.requestId }, 'admin idempotency key lease not renewed')) : async () => undefined;
       try {
-        result = await applyStatusChange({ db, clients, log }, {
+        result = await applyStatusChange({ db, clients, log, cardState, deliver }, {
           cardKey,
           change,
           issuerBody: { reason },

@@ -5,7 +5,7 @@ import type { Database } from '../db/database';
 import { GatewayError } from '../errors';
 import { hintOf, type EndpointHints } from './card-hints';
 import { ANSWER_MARGIN_MS, DecisionTooLate, type Clock } from './deadline';
-import type { AuthorizationDecision, AuthorizationRequest, DecisionCard } from './decision';
+import type { AuthorizationDecision, AuthorizationRequest, DecisionCard, DecisionToken } from './decision';
 import { mark, type DecisionTrace } from './decision-trace';
 import { endpointTargetColumn, endpointTargetOf, type AuthorizationEndpointTarget } from './endpoint-store';
 import { applicableControlsColumn, applicableControlsOf, velocityCountsColumn, type ApplicableSpendControls } from './spend-controls';
@@ -103,8 +103,10 @@ async function claimAndRead(
   at: string,
   token: string,
   name: string,
-  trace?: DecisionTrace
+  trace?: DecisionTrace,
+  tokenReference?: string
 ): Promise<Claimed & { claimed: boolean; seen: boolean }> {
+  if (tokenReference !== undefined) return claimAndReadThroughToken(db, claimSql, params, cardParam, at, token, name, tokenReference, trace);
   const cardKey = params[cardParam - 1] as string;
   const withEndpoint = hints?.get(cardKey)?.hasEndpoint === true;
   const statementName = withEndpoint ? `${name}-endpoint` : name;
@@ -155,6 +157,92 @@ async function claimAndRead(
   let endpoint: Claimed['endpoint'];
   if (withEndpoint) endpoint = endpointReadOf(row.endpoint, row.event_card ?? null, row.velocity);
   else if (hasEndpoint && claimed && card) endpoint = await readEndpoint(db, cardKey, row.controls, at);
+  return { claimed, token, card, controls, hasEndpoint, endpoint, seen: row.seen };
+}
+
+/**
+ * {@link claimAndRead} for a purchase made with a network token (docs/authorizations.md, "Decision
+ * order"; docs/upstreams.md 10.8): the statement `<name>-token` finds the card **through the token**
+ * (`tokens.card_key`, the card the gateway holds for it now, which a replacement moved at once; the
+ * request's `cardId` when the gateway holds no token of the reference) and reads, besides the
+ * claim, the card (with its status code), the partner's `tokenize_before_activation`, the token's
+ * status, holder and wallet, the controls, and always the endpoint's reads (no per-card hints:
+ * they are keyed by the processor's card, which may not be the token's). The card purchases'
+ * statements are not touched (their texts are golden-tested).
+ */
+async function claimAndReadThroughToken(
+  db: Database,
+  claimSql: string,
+  params: unknown[],
+  cardParam: number,
+  at: string,
+  token: string,
+  name: string,
+  tokenReference: string,
+  trace?: DecisionTrace
+): Promise<Claimed & { claimed: boolean; seen: boolean }> {
+  const statementName = `${name}-token`;
+  const tokenParam = params.length + 1;
+  const atParam = params.length + 2;
+  let text = claimTexts.get(statementName);
+  if (text === undefined) {
+    text = `WITH claim AS (${claimSql})
+       SELECT (SELECT count(*) FROM claim) AS claimed, ${CLAIM_COMMIT_COLUMN}, c.card_key, c.partner_id, c.individual_id, c.tenant_id, c.status, c.status_code,
+              p.tokenize_before_activation, tk.id AS token_id, tk.status AS token_status, tk.suspended_by AS token_suspended_by, tk.wallet_provider AS token_wallet,
+              EXISTS (SELECT 1 FROM authorization_decisions d WHERE d.authorization_id = $1) AS seen,
+              ctl.controls, ep.endpoint, ep.endpoint IS NOT NULL AS has_endpoint,
+              CASE WHEN ep.endpoint IS NOT NULL THEN ${EVENT_CARD_JSON} END AS event_card,
+              CASE WHEN ep.endpoint IS NOT NULL THEN ${velocityCountsColumn('ctl.controls', 'c', `$${atParam}`)} END AS velocity
+         FROM (SELECT 1) AS one LEFT JOIN tokens tk ON tk.processor_ref = $${tokenParam}::text
+              LEFT JOIN cards c ON c.card_key = coalesce(tk.card_key, $${cardParam}::text)
+              LEFT JOIN partners p ON p.id = c.partner_id
+              LEFT JOIN LATERAL (SELECT ${applicableControlsColumn('c')} AS controls) AS ctl ON true
+              LEFT JOIN LATERAL (SELECT ${endpointTargetColumn('c')} AS endpoint) AS ep ON true`;
+    claimTexts.set(statementName, text);
+  }
+  if (trace && trace.claimSent === undefined) mark(trace, 'claimSent');
+  const row = (
+    await db.named<{
+      claimed: string;
+      card_key: string | null;
+      partner_id: string | null;
+      individual_id: string | null;
+      tenant_id: string | null;
+      status: string | null;
+      status_code: string | null;
+      tokenize_before_activation: boolean | null;
+      token_id: string | null;
+      token_status: DecisionToken['status'] | null;
+      token_suspended_by: DecisionToken['suspendedBy'];
+      token_wallet: DecisionToken['walletProvider'] | null;
+      controls: Parameters<typeof applicableControlsOf>[0];
+      has_endpoint: boolean | null;
+      endpoint?: unknown;
+      event_card?: EventCardJson | null;
+      velocity?: unknown;
+      seen: boolean;
+    }>(statementName, text, [...params, tokenReference, at])
+  ).rows[0];
+  mark(trace, 'claimDone');
+  const decisionToken: DecisionToken | null =
+    row.token_id === null ? null : { id: row.token_id, status: row.token_status!, suspendedBy: row.token_suspended_by, walletProvider: row.token_wallet! };
+  const card: DecisionCard | undefined =
+    row.partner_id === null
+      ? undefined
+      : {
+          cardKey: row.card_key!,
+          partnerId: row.partner_id,
+          individualId: row.individual_id,
+          tenantId: row.tenant_id,
+          status: row.status!,
+          statusCode: row.status_code!,
+          tokenizeBeforeActivation: row.tokenize_before_activation === true,
+          token: decisionToken,
+        };
+  const hasEndpoint = row.has_endpoint === true;
+  const controls = applicableControlsOf(row.controls);
+  const claimed = Number(row.claimed) > 0;
+  const endpoint = hasEndpoint ? endpointReadOf(row.endpoint, row.event_card ?? null, row.velocity) : undefined;
   return { claimed, token, card, controls, hasEndpoint, endpoint, seen: row.seen };
 }
 
@@ -211,7 +299,8 @@ export async function claimOrWait(
     request.at,
     token,
     'authorization-claim',
-    trace
+    trace,
+    request.token?.reference
   );
   if (first.claimed) return first;
   // No claim was tried: the claim goes with the recording (a concurrent repeat finds it there). A
@@ -243,7 +332,9 @@ export async function claimOrWait(
         5,
         request.at,
         token,
-        'authorization-takeover'
+        'authorization-takeover',
+        undefined,
+        request.token?.reference
       );
       if (taken.claimed) return taken;
     }

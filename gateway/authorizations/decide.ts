@@ -76,7 +76,8 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   // (owner, status), its controls and the partner's lack of an endpoint are still what was read, and
   // writes nothing otherwise. Then, or when the id had a decision row or its transaction existed, the
   // path below, from the claim statement's fresh reads.
-  const remembered = deps.endpointHints?.get(request.cardId);
+  // A purchase with a token never takes it: its card is the token's, read by the claim statement.
+  const remembered = request.token === undefined ? deps.endpointHints?.get(request.cardId) : undefined;
   if (remembered && !remembered.hasEndpoint && remembered.controls !== undefined) {
     const { card } = remembered;
     const controls = JSON.parse(remembered.controls) as ApplicableSpendControls;
@@ -88,8 +89,10 @@ export async function decideAuthorization(deps: DecisionDeps, request: Authoriza
   // First without a claim when the card's partner has no decision endpoint: the decision is then
   // recorded with its claim in one statement and one commit (recordWithClaim); a claim first
   // (a lease repeats wait on) only when the partner is to be asked, or when that statement did not
-  // record (another request's claim, or a transaction recorded before).
-  for (let claimFirst = false; ; claimFirst = true) {
+  // record (another request's claim, or a transaction recorded before). A purchase with a token
+  // always claims first (./claim.ts reads its card through the token), then records with the claim's
+  // token: the plain path of the protocol, leaving the card purchases' statements as they are.
+  for (let claimFirst = request.token !== undefined; ; claimFirst = true) {
     const claim = await claimOrWait(deps.db, deps.endpointHints, request, answerBy, claimFirst, now, progress.trace);
     if ('approved' in claim) return claim;
     const { token, card, controls, endpoint } = claim;

@@ -1,4 +1,6 @@
 import type { DeclineReason } from '../upstreams/partner-transaction';
+import { GatewayError } from '../errors';
+import { WALLET_PROVIDERS, type TokenStatus, type TokenSuspendedBy, type WalletProvider } from '../shapes/token';
 import { checkStaticControls, checkVelocityCounts, type ApplicableSpendControls, type VelocityPurchase } from './spend-controls';
 
 /**
@@ -20,10 +22,16 @@ export interface AuthorizationRequest {
   type: 'PURCHASE' | 'WITHDRAWAL';
   merchant: { name: string; mcc: string; city: string; country: string };
   at: string;
+  /**
+   * The network token the purchase was made with (docs/upstreams.md 10.8), absent for a purchase
+   * with the card itself: the processor's reference of it and its wallet. The decision then reads
+   * the card through the token (its card in the gateway, which a replacement moved at once).
+   */
+  token?: { reference: string; walletProvider: WalletProvider };
 }
 
 /** Who decided: the partner view's `authorization.decidedBy`, in the decision order. */
-export const DECIDED_BY = ['card_state', 'spend_controls', 'partner', 'partner_default', 'approved'] as const;
+export const DECIDED_BY = ['card_state', 'token_state', 'spend_controls', 'partner', 'partner_default', 'approved'] as const;
 export type DecidedBy = (typeof DECIDED_BY)[number];
 
 /** A decision, as answered to the processor and recorded on the transaction. */
@@ -45,6 +53,23 @@ export interface DecisionCard {
   individualId: string | null;
   tenantId: string | null;
   status: string;
+  /**
+   * For a purchase with a token only (read through the token): the card's status code, the
+   * partner's `tokenizeBeforeActivation`, and the token as the gateway holds it (null: the gateway
+   * holds no token of that reference).
+   */
+  statusCode?: string;
+  tokenizeBeforeActivation?: boolean;
+  token?: DecisionToken | null;
+}
+
+/** A token as a purchase's decision reads it (table `tokens`). */
+export interface DecisionToken {
+  /** The gateway's id (`tok_…`): the transaction's `tokenId`. */
+  id: string;
+  status: TokenStatus;
+  suspendedBy: TokenSuspendedBy | null;
+  walletProvider: WalletProvider;
 }
 
 /** A refusal by a control: its reason and the rule that refused. */
@@ -82,10 +107,16 @@ export type DecisionPolicy = (facts: DecisionFacts) => AuthorizationDecision | u
 
 const LOCKED_STATUSES = new Set(['LOCKED', 'TEMP_LOCKED']);
 
-/** The card's own state: an ACTIVE card passes; a locked one is `card_locked`; any other (closed, restricted, lost…) `card_inactive`. */
+/**
+ * The card's own state: an ACTIVE card passes; a locked one is `card_locked`; any other (closed,
+ * restricted, lost…) `card_inactive`. A purchase with a token of a physical card not activated yet
+ * (`I1`) passes when the partner's `tokenizeBeforeActivation` is on (the phone pays before the
+ * plastic arrives; the plastic's own purchases stay `card_locked`).
+ */
 export function cardStateRefusal(card: DecisionCard | undefined): Refusal | undefined {
   if (!card) return { declineReason: 'card_inactive', rule: 'card.unknown' };
   if (card.status === 'ACTIVE') return undefined;
+  if (card.token !== undefined && card.statusCode === 'I1' && card.tokenizeBeforeActivation === true) return undefined;
   return { declineReason: LOCKED_STATUSES.has(card.status) ? 'card_locked' : 'card_inactive', rule: `card.status.${card.status}` };
 }
 
@@ -100,9 +131,30 @@ export const cardStatePolicy: DecisionPolicy = ({ card }) => {
   return refusal && { approved: false, decidedBy: 'card_state', ...refusal };
 };
 
-/** Step 2: the spend controls that need no history (merchant category, country, amount). */
+/**
+ * Step 1 for a purchase with a token, after the card's state: the token must be usable. An `active`
+ * one passes, and so does one suspended only by the card's state (`suspendedBy: card_state`: the card,
+ * which passed, judges it alone, whatever the processor still holds); any other (unknown here,
+ * `requested`, `pending_verification`, `deactivated`, `declined`, suspended by the partner or the
+ * network) is `token_inactive`, decided by `token_state`.
+ */
+export const tokenStatePolicy: DecisionPolicy = ({ card, request }) => {
+  if (request.token === undefined || !card) return undefined;
+  const { token } = card;
+  if (!token) return { approved: false, decidedBy: 'token_state', declineReason: 'token_inactive', rule: 'token.unknown' };
+  if (token.status === 'active' || (token.status === 'suspended' && token.suspendedBy === 'card_state')) return undefined;
+  const by = token.status === 'suspended' ? `.${token.suspendedBy ?? 'network'}` : '';
+  return { approved: false, decidedBy: 'token_state', declineReason: 'token_inactive', rule: `token.status.${token.status}${by}` };
+};
+
+/** Step 2: the spend controls that need no history (a token's wallet, merchant category, country, amount). */
 export const staticControlsPolicy: DecisionPolicy = ({ controls, request }) => {
-  const refusal = checkStaticControls(controls, { amount: request.amount, mcc: request.merchant.mcc, country: request.merchant.country });
+  const refusal = checkStaticControls(controls, {
+    amount: request.amount,
+    mcc: request.merchant.mcc,
+    country: request.merchant.country,
+    ...(request.token === undefined ? {} : { walletProvider: request.token.walletProvider }),
+  });
   return refusal && { approved: false, decidedBy: 'spend_controls', ...refusal };
 };
 
@@ -114,7 +166,7 @@ export const velocityPolicy: DecisionPolicy = ({ card, controls, request, veloci
 };
 
 /** The authorization's decision order before the partner's endpoint (docs/authorizations.md): first match wins. */
-export const AUTHORIZATION_POLICIES: readonly DecisionPolicy[] = [cardStatePolicy, staticControlsPolicy, velocityPolicy];
+export const AUTHORIZATION_POLICIES: readonly DecisionPolicy[] = [cardStatePolicy, tokenStatePolicy, staticControlsPolicy, velocityPolicy];
 
 /** The first decision of `policies` on `facts`; undefined when each passed (the partner, or approval, decides). */
 export function firstDecision(facts: DecisionFacts, policies: readonly DecisionPolicy[] = AUTHORIZATION_POLICIES): AuthorizationDecision | undefined {
@@ -195,4 +247,25 @@ export function authorizationOf(decision: AuthorizationDecision): { decidedBy: D
     ...(decision.rule === undefined ? {} : { rule: decision.rule }),
     ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
   };
+}
+
+/** 1 to 100 visible ASCII characters: the processor's token reference (docs/upstreams.md 10.1). */
+const TOKEN_REFERENCE = /^[\x21-\x7e]{1,100}$/;
+
+/**
+ * The authorization request's `authorization.token` (docs/upstreams.md 10.8), checked: absent
+ * (undefined) for a purchase with the card itself; else `{reference: 1 to 100 visible ASCII,
+ * walletProvider: apple_pay | google_pay | samsung_pay | merchant}` and nothing else. A bad one is
+ * 400 `validation_failed` naming `authorization.token`, as the request's other fields are.
+ */
+export function checkAuthorizationToken(value: unknown): AuthorizationRequest['token'] {
+  if (value === undefined) return undefined;
+  const invalid = (reason: string) =>
+    new GatewayError('validation_failed', `The notification is invalid: authorization.token ${reason}`, { invalidParams: [{ name: 'authorization.token', reason }] });
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('must be an object');
+  const { reference, walletProvider, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw invalid('must hold reference and walletProvider only');
+  if (typeof reference !== 'string' || !TOKEN_REFERENCE.test(reference)) throw invalid('reference must be 1 to 100 visible ASCII characters');
+  if (typeof walletProvider !== 'string' || !(WALLET_PROVIDERS as readonly string[]).includes(walletProvider)) throw invalid(`walletProvider must be one of ${WALLET_PROVIDERS.join(', ')}`);
+  return { reference, walletProvider: walletProvider as WalletProvider };
 }

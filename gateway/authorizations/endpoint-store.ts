@@ -11,6 +11,12 @@ export const AUTHORIZATION_TIMEOUT_MS = { min: 100, max: 1500, default: 1000 } a
 
 export type DefaultDecision = 'approve' | 'decline';
 
+/** The requests an endpoint can be sent (docs/authorization-endpoint.md, "Request types"). */
+export const ENDPOINT_REQUEST_TYPES = ['authorization.request', 'tokenization.request'] as const;
+export type EndpointRequestType = (typeof ENDPOINT_REQUEST_TYPES)[number];
+/** What an endpoint is sent unless its partner enrols it for more: purchases only, so that an endpoint written for them never gets a request it does not know. */
+export const DEFAULT_REQUEST_TYPES: readonly EndpointRequestType[] = ['authorization.request'];
+
 /** The partner's decision endpoint as partners read it: never its secret. */
 export interface AuthorizationEndpoint {
   id: string;
@@ -18,6 +24,8 @@ export interface AuthorizationEndpoint {
   timeoutMs: number;
   defaultDecision: DefaultDecision;
   status: 'enabled' | 'disabled';
+  /** The requests it is sent, in the order of {@link ENDPOINT_REQUEST_TYPES}. */
+  requestTypes: EndpointRequestType[];
   createdAt: string;
   updatedAt: string;
 }
@@ -35,6 +43,8 @@ export interface AuthorizationEndpointTarget {
   defaultDecision: DefaultDecision;
   status: 'enabled' | 'disabled';
   disabledBy: 'partner' | 'operator' | null;
+  /** The requests it is sent (`authorization.request` unless enrolled for more). */
+  requestTypes: EndpointRequestType[];
   /** The secret rows still signing (current first), opened by the caller: a key problem is the call's error, not the lookup's. */
   secretRows: SecretRow[];
 }
@@ -48,6 +58,7 @@ export interface AuthorizationEndpointTarget {
  */
 export function endpointTargetColumn(card: string): string {
   return `(SELECT jsonb_build_object('id', e.id, 'url', e.url, 'timeout_ms', e.timeout_ms, 'default_decision', e.default_decision, 'status', e.status, 'disabled_by', e.disabled_by,
+            'request_types', to_jsonb(e.request_types),
             'secrets', (SELECT jsonb_agg(jsonb_build_object('id', s.id, 'secret', s.secret, 'sealed_secret', s.sealed_secret) ORDER BY s.id DESC)
                           FROM authorization_endpoint_secrets s WHERE s.endpoint_id = e.id AND (s.expires_at IS NULL OR s.expires_at > now())))
              FROM authorization_endpoints e WHERE e.partner_id = ${card}.partner_id)`;
@@ -64,8 +75,15 @@ export function endpointTargetOf(value: unknown): AuthorizationEndpointTarget | 
     defaultDecision: row.default_decision,
     status: row.status,
     disabledBy: row.disabled_by,
+    requestTypes: requestTypesOf(row.request_types),
     secretRows: (row.secrets ?? []).map((secret) => ({ id: secret.id, secret: secret.secret, sealed_secret: secret.sealed_secret })),
   };
+}
+
+/** The stored types (a text[], or absent from a row a previous version read), in the order of {@link ENDPOINT_REQUEST_TYPES}. */
+function requestTypesOf(value: readonly string[] | string | null | undefined): EndpointRequestType[] {
+  const list = typeof value === 'string' ? value.replace(/^\{|\}$/g, '').split(',').filter(Boolean) : (value ?? DEFAULT_REQUEST_TYPES);
+  return ENDPOINT_REQUEST_TYPES.filter((type) => list.includes(type));
 }
 
 interface EndpointRow {
@@ -75,11 +93,12 @@ interface EndpointRow {
   default_decision: DefaultDecision;
   status: 'enabled' | 'disabled';
   disabled_by: 'partner' | 'operator' | null;
+  request_types: string[] | string;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, url, timeout_ms, default_decision, status, disabled_by, created_at, updated_at';
+const COLUMNS = 'id, url, timeout_ms, default_decision, status, disabled_by, request_types, created_at, updated_at';
 
 function toEndpoint(row: EndpointRow): AuthorizationEndpoint {
   return {
@@ -88,6 +107,7 @@ function toEndpoint(row: EndpointRow): AuthorizationEndpoint {
     timeoutMs: row.timeout_ms,
     defaultDecision: row.default_decision,
     status: row.status,
+    requestTypes: requestTypesOf(row.request_types),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -103,6 +123,7 @@ export interface AuthorizationEndpointChange {
   timeoutMs?: number;
   defaultDecision?: DefaultDecision;
   status?: 'enabled' | 'disabled';
+  requestTypes?: EndpointRequestType[];
 }
 
 /**
@@ -121,13 +142,13 @@ export class AuthorizationEndpointStore {
    * when the partner has one already (the unique index decides, so two concurrent creates cannot
    * both pass).
    */
-  async create(partnerId: string, input: { url: string; timeoutMs?: number; defaultDecision?: DefaultDecision }, alsoInTransaction: AlsoInTransaction = noop): Promise<(AuthorizationEndpoint & { secret: string }) | undefined> {
+  async create(partnerId: string, input: { url: string; timeoutMs?: number; defaultDecision?: DefaultDecision; requestTypes?: EndpointRequestType[] }, alsoInTransaction: AlsoInTransaction = noop): Promise<(AuthorizationEndpoint & { secret: string }) | undefined> {
     return this.db.transaction(async (tx) => {
       const id = `ae_${newObjectId()}`;
       const rows = await tx.query<EndpointRow>(
-        `INSERT INTO authorization_endpoints (id, partner_id, url, timeout_ms, default_decision) VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO authorization_endpoints (id, partner_id, url, timeout_ms, default_decision, request_types) VALUES ($1, $2, $3, $4, $5, $6::text[])
          ON CONFLICT (partner_id) DO NOTHING RETURNING ${COLUMNS}`,
-        [id, partnerId, input.url, input.timeoutMs ?? AUTHORIZATION_TIMEOUT_MS.default, input.defaultDecision ?? 'decline']
+        [id, partnerId, input.url, input.timeoutMs ?? AUTHORIZATION_TIMEOUT_MS.default, input.defaultDecision ?? 'decline', requestTypesOf(input.requestTypes)]
       );
       if (!rows.rowCount) return undefined;
       const secret = await addNewSecret(tx, SECRETS, id, this.options.keyring);
@@ -156,12 +177,12 @@ export class AuthorizationEndpointStore {
       const rows = await tx.query<EndpointRow>(
         `UPDATE authorization_endpoints
             SET url = COALESCE($2, url), timeout_ms = COALESCE($3, timeout_ms), default_decision = COALESCE($4, default_decision),
-                status = COALESCE($5, status),
+                status = COALESCE($5, status), request_types = COALESCE($7::text[], request_types),
                 disabled_by = CASE WHEN $5 = 'disabled' THEN $6 WHEN $5 = 'enabled' THEN NULL ELSE disabled_by END,
                 updated_at = now()
           WHERE partner_id = $1
           RETURNING ${COLUMNS}`,
-        [partnerId, change.url ?? null, change.timeoutMs ?? null, change.defaultDecision ?? null, change.status ?? null, by]
+        [partnerId, change.url ?? null, change.timeoutMs ?? null, change.defaultDecision ?? null, change.status ?? null, by, change.requestTypes === undefined ? null : requestTypesOf(change.requestTypes)]
       );
       if (!rows.rowCount) return undefined;
       await alsoInTransaction(tx, rows.rows[0].id);

@@ -3,11 +3,16 @@ import type { Logger } from '../logging/logger';
 import { AUTHORIZATION_DECISION, checkWithin, type Outbound, type PostResult } from '../outbound';
 import { SecretUnavailableError } from '../outbound/secret-rows';
 import type { EventCard } from '../outbox/partner-events';
-import type { AuthorizationEndpointStore, AuthorizationEndpointTarget } from './endpoint-store';
+import type { TokenDevice, WalletProvider } from '../shapes/token';
+import type { AuthorizationEndpointStore, AuthorizationEndpointTarget, EndpointRequestType } from './endpoint-store';
+import { PartnerCallState, type PartnerCallError, type PartnerDecision } from './partner-call-state';
+
+export { MAX_IN_FLIGHT_PER_PARTNER, PartnerCallState, type PartnerCallError, type PartnerCallHealth, type PartnerDecision } from './partner-call-state';
 
 /**
- * The partner's decision endpoint, asked during an authorization (docs/authorization-endpoint.md):
- * one signed POST of an `authorization.request` through the gateway's outbound transport
+ * The partner's decision endpoint, asked during an authorization (docs/authorization-endpoint.md),
+ * and, once enrolled for them, during a tokenization (docs/tokens.md, "The decision"):
+ * one signed POST of an `authorization.request` (or `tokenization.request`) through the gateway's outbound transport
  * (gateway/outbound), with a timeout of min(the endpoint's `timeoutMs`, the caller's budget), a
  * keep-alive connection, no redirect followed, at most {@link MAX_ANSWER_BYTES} of the answer read,
  * and no database transaction held while it waits. Whatever goes wrong gives the endpoint's default
@@ -16,8 +21,6 @@ import type { AuthorizationEndpointStore, AuthorizationEndpointTarget } from './
 
 /** The answer is read up to this size; past it the call stops reading and the default decision applies. */
 export const MAX_ANSWER_BYTES = AUTHORIZATION_DECISION.maxAnswerBytes;
-/** Calls in flight to one partner's endpoint in one process; past it: the default decision, reason `overloaded`, at once. */
-export const MAX_IN_FLIGHT_PER_PARTNER = 32;
 /** The longest `declineReason` a partner may answer (a longer one makes the answer invalid: default decision). */
 export const MAX_DECLINE_REASON_LENGTH = 200;
 
@@ -35,123 +38,29 @@ export interface AuthorizationRequestData {
   card: EventCard;
 }
 
-/** How the partner's error came about, for health and logs (never the answer's content). */
-export type PartnerCallError = 'connection' | 'http_status' | 'redirect' | 'invalid_answer' | 'answer_too_large' | 'target_refused' | 'secret_unavailable';
-
-/** What the partner decided, or what applied instead. */
-export type PartnerDecision =
-  | { kind: 'answered'; approved: boolean; declineReason?: string; latencyMs: number }
-  | {
-      kind: 'default';
-      /** timeout: no answer within min(timeoutMs, budget); error: see `error`; disabled: an operator disabled the endpoint; overloaded: the partner's in-flight cap was reached. */
-      reason: 'timeout' | 'error' | 'disabled' | 'overloaded';
-      /** The endpoint's `defaultDecision`. */
-      approved: boolean;
-      latencyMs: number;
-      /** With reason `error`: what failed. */
-      error?: PartnerCallError;
-    }
-  /** No endpoint, or the partner disabled it: the partner is not asked. */
-  | { kind: 'none' };
-
-/** One partner's calls as this process saw them (the admin API's health; since the process started). */
-export interface PartnerCallHealth {
-  inFlight: number;
-  calls: number;
-  answered: number;
-  approved: number;
-  declined: number;
-  timeouts: number;
-  errors: number;
-  overloaded: number;
-  /** Counts by error kind. */
-  errorKinds: Partial<Record<PartnerCallError, number>>;
-  lastAnswerAt: string | null;
-  lastFailure: { at: string; reason: 'timeout' | 'error'; error: PartnerCallError | null } | null;
-  /** Latency of the last (up to 100) answered calls, in ms. */
-  latencyMs: { p50: number; p99: number; max: number } | null;
-}
-
-const LATENCY_WINDOW = 100;
-
-interface PartnerState {
-  inFlight: number;
-  health: Omit<PartnerCallHealth, 'inFlight' | 'latencyMs'>;
-  latencies: number[];
-}
-
 /**
- * The per-process state of the decision calls: each partner's calls in flight (the isolation cap)
- * and health. One per gateway process (createAuthorizationServices); the keep-alive agents are the
- * gateway's outbound transport's (gateway/outbound).
+ * What the partner is asked about a tokenization (docs/tokens.md, "Your decision endpoint and
+ * `tokenization.request`"): the tokenization (the processor's id, the `_id` the token will have,
+ * the wallet, the device and the network's verdict) and the card as events carry it. Never the
+ * card's number, the CVV, the PIN or the token's number.
  */
-export class PartnerCallState {
-  private readonly partners = new Map<string, PartnerState>();
-  constructor(readonly maxInFlightPerPartner = MAX_IN_FLIGHT_PER_PARTNER) {}
-
-  private state(partnerId: string): PartnerState {
-    let state = this.partners.get(partnerId);
-    if (!state) {
-      state = {
-        inFlight: 0,
-        health: { calls: 0, answered: 0, approved: 0, declined: 0, timeouts: 0, errors: 0, overloaded: 0, errorKinds: {}, lastAnswerAt: null, lastFailure: null },
-        latencies: [],
-      };
-      this.partners.set(partnerId, state);
-    }
-    return state;
-  }
-
-  /** Takes a slot of the partner's cap; false when it is full. */
-  acquire(partnerId: string): boolean {
-    const state = this.state(partnerId);
-    if (state.inFlight >= this.maxInFlightPerPartner) {
-      state.health.overloaded++;
-      return false;
-    }
-    state.inFlight++;
-    state.health.calls++;
-    return true;
-  }
-
-  release(partnerId: string): void {
-    this.state(partnerId).inFlight--;
-  }
-
-  record(partnerId: string, decision: PartnerDecision): void {
-    const { health, latencies } = this.state(partnerId);
-    const now = new Date().toISOString();
-    if (decision.kind === 'answered') {
-      health.answered++;
-      if (decision.approved) health.approved++;
-      else health.declined++;
-      health.lastAnswerAt = now;
-      latencies.push(decision.latencyMs);
-      if (latencies.length > LATENCY_WINDOW) latencies.shift();
-    } else if (decision.kind === 'default' && (decision.reason === 'timeout' || decision.reason === 'error')) {
-      if (decision.reason === 'timeout') health.timeouts++;
-      else {
-        health.errors++;
-        if (decision.error) health.errorKinds[decision.error] = (health.errorKinds[decision.error] ?? 0) + 1;
-      }
-      health.lastFailure = { at: now, reason: decision.reason, error: decision.error ?? null };
-    }
-  }
-
-  /** The partner's health in this process; undefined when it was never asked here. */
-  health(partnerId: string): PartnerCallHealth | undefined {
-    const state = this.partners.get(partnerId);
-    if (!state) return undefined;
-    const sorted = [...state.latencies].sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-    return {
-      inFlight: state.inFlight,
-      ...state.health,
-      errorKinds: { ...state.health.errorKinds },
-      latencyMs: sorted.length ? { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] } : null,
-    };
-  }
+export interface TokenizationRequestData {
+  tokenization: {
+    id: string;
+    tokenId: string;
+    walletProvider: WalletProvider;
+    tokenRequestorId: string;
+    device: TokenDevice;
+    networkVerdict: { decision: 'approve' | 'require_verification' | 'decline'; riskScore?: number; reasons?: string[] };
+  };
+  card: EventCard;
 }
+
+/** What the partner answered about a tokenization, or what applied instead (`default`: the decision's rules take it from there). */
+export type TokenizationPartnerDecision =
+  | { kind: 'answered'; decision: 'approve' | 'decline' | 'require_verification'; declineReason?: string; latencyMs: number }
+  | { kind: 'default'; reason: 'timeout' | 'error' | 'disabled' | 'overloaded'; latencyMs: number; error?: PartnerCallError }
+  | { kind: 'none' };
 
 /** What {@link askPartner} uses. */
 export interface PartnerEndpointDeps {
@@ -196,11 +105,12 @@ export function newAuthorizationRequestId(): string {
  * const decision = await askPartner(services.authorizations, { partnerId, request: { authorization, card }, budgetMs: 1500 });
  */
 /**
- * Whether a partner with this endpoint (or none) is asked: an enabled endpoint, or one an operator
- * disabled (its default decision then applies); one the partner disabled itself is not enrolled.
+ * Whether a partner with this endpoint (or none) is asked about a request of `type`: an endpoint
+ * enrolled for the type (`requestTypes`), enabled or disabled by an operator (its default decision
+ * then applies); one the partner disabled itself is not enrolled.
  */
-export function enrolled(target: AuthorizationEndpointTarget | undefined): target is AuthorizationEndpointTarget {
-  return target !== undefined && !(target.status === 'disabled' && target.disabledBy !== 'operator');
+export function enrolled(target: AuthorizationEndpointTarget | undefined, type: EndpointRequestType = 'authorization.request'): target is AuthorizationEndpointTarget {
+  return target !== undefined && target.requestTypes.includes(type) && !(target.status === 'disabled' && target.disabledBy !== 'operator');
 }
 
 export async function askPartner(
@@ -241,22 +151,6 @@ async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarg
     if (outcome.kind === 'timeout') return { kind: 'default', reason: 'timeout', approved: approvedByDefault, latencyMs: latency() };
     return { kind: 'default', reason: 'error', error: outcome.error, approved: approvedByDefault, latencyMs: latency() };
   };
-  if (timeoutMs <= 0) return decide({ kind: 'timeout' });
-  let secrets: string[];
-  try {
-    secrets = deps.endpoints.openSecrets(target);
-  } catch (err) {
-    if (!(err instanceof SecretUnavailableError)) throw err;
-    // Never sent unsigned, nor signed with fewer secrets than the partner may hold.
-    deps.log?.error({ partnerId: input.partnerId, endpointId: target.id, secretId: err.secretId, keyId: err.keyId, reason: err.reason }, 'partner decision endpoint not asked: a signing secret cannot be read');
-    return decide({ kind: 'error', error: 'secret_unavailable' });
-  }
-  // The guard at each call (its DNS lookup counts in the timeout): https to public addresses
-  // (sandbox mode, WEBHOOKS_ALLOW_PRIVATE: http and loopback too), never this gateway's own listeners.
-  const deadline = Date.now() + timeoutMs;
-  const checked = await checkWithin(deps.outbound, target.url, timeoutMs);
-  if (checked === 'timeout') return decide({ kind: 'timeout' });
-  if (!checked.ok) return decide({ kind: 'error', error: 'target_refused' });
   const envelope: AuthorizationRequestEnvelope = {
     id: newAuthorizationRequestId(),
     type: 'authorization.request',
@@ -264,6 +158,45 @@ async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarg
     partnerId: input.partnerId,
     data: { authorization: input.request.authorization, card: input.request.card },
   };
+  const sent = await sendSigned(deps, target, input.partnerId, envelope, timeoutMs, (text) => {
+    const parsed = parseAnswer(text);
+    return parsed.kind === 'answer' ? { kind: 'answer', answer: parsed } : { kind: 'error', error: parsed.kind === 'error' ? parsed.error : 'invalid_answer' };
+  });
+  return decide(sent.kind === 'answer' ? sent.answer : sent);
+}
+
+/** What one signed call came to: the parsed answer, or why there is none. */
+type SentOutcome<A> = { kind: 'answer'; answer: A } | { kind: 'timeout' } | { kind: 'error'; error: PartnerCallError };
+
+/**
+ * One signed POST of `envelope` to the endpoint, within `timeoutMs`: the URL guard at the call, the
+ * secrets opened (never sent unsigned), the answer read under the decision's cap and given to
+ * `parse` (a 2xx only). Never throws for the partner's behaviour.
+ */
+async function sendSigned<A>(
+  deps: PartnerEndpointDeps,
+  target: AuthorizationEndpointTarget,
+  partnerId: string,
+  envelope: { id: string; type: EndpointRequestType; createdAt: string; partnerId: string; data: unknown },
+  timeoutMs: number,
+  parse: (text: string) => { kind: 'answer'; answer: A } | { kind: 'error'; error: PartnerCallError }
+): Promise<SentOutcome<A>> {
+  if (timeoutMs <= 0) return { kind: 'timeout' };
+  let secrets: string[];
+  try {
+    secrets = deps.endpoints.openSecrets(target);
+  } catch (err) {
+    if (!(err instanceof SecretUnavailableError)) throw err;
+    // Never sent unsigned, nor signed with fewer secrets than the partner may hold.
+    deps.log?.error({ partnerId, endpointId: target.id, secretId: err.secretId, keyId: err.keyId, reason: err.reason }, 'partner decision endpoint not asked: a signing secret cannot be read');
+    return { kind: 'error', error: 'secret_unavailable' };
+  }
+  // The guard at each call (its DNS lookup counts in the timeout): https to public addresses
+  // (sandbox mode, WEBHOOKS_ALLOW_PRIVATE: http and loopback too), never this gateway's own listeners.
+  const deadline = Date.now() + timeoutMs;
+  const checked = await checkWithin(deps.outbound, target.url, timeoutMs);
+  if (checked === 'timeout') return { kind: 'timeout' };
+  if (!checked.ok) return { kind: 'error', error: 'target_refused' };
   // Signed with every live secret; `webhook-id` is the request's id. A kept-alive connection the
   // partner's server had closed is retried once by the transport, within the same deadline.
   const result = await deps.outbound.send(checked, {
@@ -274,16 +207,16 @@ async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarg
     headers: { 'Partner-Gateway-Event-Id': envelope.id, 'Partner-Gateway-Event-Type': envelope.type },
     timeoutMs: Math.max(1, deadline - Date.now()),
   });
-  return decide(callOutcome(result));
+  return sentOutcome(result, parse);
 }
 
 /** What the transport's result means for the decision: a 2xx answer of the documented shape, or why not. */
-function callOutcome(result: PostResult): CallOutcome {
+function sentOutcome<A>(result: PostResult, parse: (text: string) => { kind: 'answer'; answer: A } | { kind: 'error'; error: PartnerCallError }): SentOutcome<A> {
   if (result.kind === 'failed') return result.error === 'timeout' ? { kind: 'timeout' } : { kind: 'error', error: result.error };
   if (result.status >= 300 && result.status < 400) return { kind: 'error', error: 'redirect' };
   if (result.status < 200 || result.status >= 300) return { kind: 'error', error: 'http_status' };
   if (result.kind === 'too_large') return { kind: 'error', error: 'answer_too_large' };
-  return parseAnswer(result.body.toString('utf8'));
+  return parse(result.body.toString('utf8'));
 }
 
 /** `{approved: true}` or `{approved: false, declineReason?}` (other members are ignored); anything else is invalid. */
@@ -301,4 +234,80 @@ export function parseAnswer(text: string): CallOutcome {
   if (declineReason === undefined || declineReason === null) return { kind: 'answer', approved: false };
   if (typeof declineReason !== 'string' || declineReason.length > MAX_DECLINE_REASON_LENGTH) return { kind: 'error', error: 'invalid_answer' };
   return { kind: 'answer', approved: false, declineReason };
+}
+
+/** The id of one tokenization request to the partner: `treq_` and an object id (a new one per call). */
+export function newTokenizationRequestId(): string {
+  return `treq_${newObjectId()}`;
+}
+
+/**
+ * `{decision: "approve" | "decline" | "require_verification", declineReason?}` (other members are
+ * ignored; `declineReason` at most 200 characters, read with a decline only); anything else,
+ * including an authorization's `{approved}`, is invalid.
+ */
+export function parseTokenizationAnswer(text: string): { kind: 'answer'; answer: { decision: 'approve' | 'decline' | 'require_verification'; declineReason?: string } } | { kind: 'error'; error: PartnerCallError } {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return { kind: 'error', error: 'invalid_answer' };
+  }
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return { kind: 'error', error: 'invalid_answer' };
+  const { decision, declineReason } = answer as { decision?: unknown; declineReason?: unknown };
+  if (decision !== 'approve' && decision !== 'decline' && decision !== 'require_verification') return { kind: 'error', error: 'invalid_answer' };
+  if (decision !== 'decline' || declineReason === undefined || declineReason === null) return { kind: 'answer', answer: { decision } };
+  if (typeof declineReason !== 'string' || declineReason.length > MAX_DECLINE_REASON_LENGTH) return { kind: 'error', error: 'invalid_answer' };
+  return { kind: 'answer', answer: { decision, declineReason } };
+}
+
+/**
+ * Asks the partner's decision endpoint about one tokenization (`tokenization.request`): the same
+ * signing, URL guard, transport, timeout (min(`timeoutMs`, what is left of `budgetMs`)), cap of
+ * calls in flight per partner and health as {@link askPartner}. `none` for an endpoint not enrolled
+ * for tokenizations (or disabled by its partner); `default` (with its reason) for one an operator
+ * disabled, a full cap, a timeout or an unusable answer: the tokenization's rules decide then
+ * (gateway/tokens/decision.ts), never the purchases' `defaultDecision`.
+ */
+export async function askPartnerTokenization(
+  deps: PartnerEndpointDeps,
+  input: { partnerId: string; request: TokenizationRequestData; budgetMs: number; target?: AuthorizationEndpointTarget }
+): Promise<TokenizationPartnerDecision> {
+  const started = process.hrtime.bigint();
+  const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+  const target = input.target ?? (await deps.endpoints.target(input.partnerId));
+  if (!enrolled(target, 'tokenization.request')) return { kind: 'none' };
+  if (target.status === 'disabled') return { kind: 'default', reason: 'disabled', latencyMs: 0 };
+  if (!deps.calls.acquire(input.partnerId)) return { kind: 'default', reason: 'overloaded', latencyMs: 0 };
+  let decision: TokenizationPartnerDecision;
+  try {
+    const callStarted = process.hrtime.bigint();
+    const latency = () => Number((process.hrtime.bigint() - callStarted) / 1_000_000n);
+    const envelope = {
+      id: newTokenizationRequestId(),
+      type: 'tokenization.request' as const,
+      createdAt: new Date().toISOString(),
+      partnerId: input.partnerId,
+      data: { tokenization: input.request.tokenization, card: input.request.card },
+    };
+    const sent = await sendSigned(deps, target, input.partnerId, envelope, Math.min(target.timeoutMs, input.budgetMs - elapsed()), parseTokenizationAnswer);
+    decision =
+      sent.kind === 'answer'
+        ? { kind: 'answered', ...sent.answer, latencyMs: latency() }
+        : sent.kind === 'timeout'
+          ? { kind: 'default', reason: 'timeout', latencyMs: latency() }
+          : { kind: 'default', reason: 'error', error: sent.error, latencyMs: latency() };
+  } finally {
+    deps.calls.release(input.partnerId);
+  }
+  // The health counts it as a purchase's call: an answer other than decline as approved.
+  deps.calls.record(
+    input.partnerId,
+    decision.kind === 'answered'
+      ? { kind: 'answered', approved: decision.decision !== 'decline', latencyMs: decision.latencyMs }
+      : decision.kind === 'default'
+        ? { kind: 'default', reason: decision.reason, approved: false, latencyMs: decision.latencyMs, ...(decision.error === undefined ? {} : { error: decision.error }) }
+        : decision
+  );
+  return decision;
 }

@@ -6,7 +6,10 @@ export type FaultedAnswer = 'default' | 'unavailable';
 
 /** One fault as the decision's caller reports it. */
 export interface FaultReport extends PartnerFault {
+  /** The request's id: an authorization's, or with `tokenization` a tokenization's (the log line names it `tokenizationId`). */
   authorizationId: string;
+  /** The fault was a tokenization's (`tokenization.request`), not a purchase's. */
+  tokenization?: boolean;
   answered: FaultedAnswer;
 }
 
@@ -97,7 +100,7 @@ export class PartnerFaultLog {
         reason: fault.reason,
         ...(fault.error === undefined ? {} : { error: fault.error }),
         latencyMs: fault.latencyMs,
-        authorizationId: fault.authorizationId,
+        ...(fault.tokenization ? { tokenizationId: fault.authorizationId } : { authorizationId: fault.authorizationId }),
         answered: fault.answered,
         count,
         reasons,

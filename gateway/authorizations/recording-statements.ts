@@ -147,9 +147,11 @@ function transactionCtes(request: AuthorizationRequest, decision: AuthorizationD
   const owner: TransactionOwner = { partner_id: card.partnerId, individual_id: card.individualId, tenant_id: card.tenantId };
   const authorization = authorizationOf(decision);
   const t = normalizeTransaction(decidedTransaction(request, decision));
-  const row = transactionRow(t, owner, authorization);
+  // A purchase with a token the gateway holds: the transaction carries it (`token_id`, `wallet_provider`).
+  const token = card.token ? { id: card.token.id, walletProvider: card.token.walletProvider } : undefined;
+  const row = transactionRow(t, owner, authorization, token);
   const id = params.add(t.id);
-  const event = eventCtes(toPartnerTransaction(t, owner.individual_id, authorization), owner, t.cardId, params);
+  const event = eventCtes(toPartnerTransaction(t, owner.individual_id, authorization, token), owner, t.cardId, params);
   const ctes = `locked AS (
     SELECT pg_advisory_xact_lock(hashtextextended('txn:' || ${id}::text, 0)) FROM ${gate} WHERE passed
   ), ins AS (
@@ -239,7 +241,9 @@ export function recordingStatement(input: RecordingInput): BuiltStatement {
                FROM (SELECT count(*) AS n FROM claim) AS c, (SELECT count(*) AS n FROM ins) AS i, (SELECT count(*) FROM audited) AS a, (SELECT count(*) FROM ev) AS e
            ) SELECT g.passed, g.counts, g.amounts, ${written.columns}, (SELECT count(*) FROM claim) AS fenced, (SELECT ok FROM checked) AS checked FROM gate AS g`;
   }
-  return { name: token !== undefined ? 'authorization-record' : remembered === undefined ? 'authorization-record-with-claim' : 'authorization-record-remembered', text, values: params.values };
+  // A token purchase's row has two more columns: its text is its own, under a name of its own.
+  const name = token !== undefined ? (card.token ? 'authorization-record-token' : 'authorization-record') : remembered === undefined ? 'authorization-record-with-claim' : 'authorization-record-remembered';
+  return { name, text, values: params.values };
 }
 
 /** The claim marked decided by its token, refused by the database past `commitBy` (PGW01): no row changed when another request took the claim over. */

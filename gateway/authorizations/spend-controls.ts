@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database';
 import { VELOCITY_WINDOWS, type VelocityWindow } from '../schemas/spend-controls';
+import type { WalletProvider } from '../shapes/token';
 
 /**
  * Spend controls (docs/spend-controls.md): what a partner allows its cards to spend, set per card
@@ -27,6 +28,9 @@ export interface SpendControls {
   allowedCountries?: string[];
   blockedCountries?: string[];
   velocity?: VelocityRule[];
+  /** Only these wallets' tokens may be made and used (docs/tokens.md); a purchase with the card itself passes. */
+  allowedWalletProviders?: WalletProvider[];
+  blockedWalletProviders?: WalletProvider[];
 }
 
 /** The two sets of controls a purchase must pass: the partner's default and the card's own. */
@@ -35,14 +39,15 @@ export interface ApplicableSpendControls {
   card: SpendControls;
 }
 
-/** What a purchase is checked on: its amount (card currency) and its merchant's category and country. */
+/** What a purchase is checked on: its amount (card currency), its merchant's category and country, and the wallet of the token it was made with (none: the card itself). */
 export interface PurchaseFacts {
   amount: number;
   mcc?: string | null;
   country?: string | null;
+  walletProvider?: WalletProvider;
 }
 
-export type StaticDeclineReason = 'mcc_blocked' | 'country_blocked' | 'amount_exceeded';
+export type StaticDeclineReason = 'mcc_blocked' | 'country_blocked' | 'amount_exceeded' | 'wallet_provider_blocked';
 
 /** Why a purchase is declined: the reason code, and the control that refused it (e.g. `card.blockedMccs`, `partner.velocity[0].maxCount`). */
 export interface SpendControlDecline<Reason extends string = StaticDeclineReason | 'velocity_exceeded'> {
@@ -68,6 +73,8 @@ export function normalizeSpendControls(controls: SpendControls): SpendControls {
       ...(rule.maxAmount === undefined ? {} : { maxAmount: rule.maxAmount }),
     }));
   }
+  if (controls.allowedWalletProviders !== undefined) out.allowedWalletProviders = [...controls.allowedWalletProviders];
+  if (controls.blockedWalletProviders !== undefined) out.blockedWalletProviders = [...controls.blockedWalletProviders];
   return out;
 }
 
@@ -133,16 +140,38 @@ function units(amount: number | string): number {
 }
 
 /** The first list check a value fails: a blocked list naming it, or an allow list not naming it. */
-function listCheck(controls: SpendControls, blocked: 'blockedMccs' | 'blockedCountries', allowed: 'allowedMccs' | 'allowedCountries', value: string): string | undefined {
-  if (controls[blocked]?.includes(value)) return blocked;
-  const allow = controls[allowed];
+function listCheck<Blocked extends 'blockedMccs' | 'blockedCountries' | 'blockedWalletProviders', Allowed extends 'allowedMccs' | 'allowedCountries' | 'allowedWalletProviders'>(
+  controls: SpendControls,
+  blocked: Blocked,
+  allowed: Allowed,
+  value: string
+): Blocked | Allowed | undefined {
+  if ((controls[blocked] as readonly string[] | undefined)?.includes(value)) return blocked;
+  const allow = controls[allowed] as readonly string[] | undefined;
   if (allow !== undefined && !allow.includes(value)) return allowed;
   return undefined;
 }
 
 /**
+ * The wallet lists (`blockedWalletProviders`, then `allowedWalletProviders`; the partner's before the
+ * card's) for a token of `walletProvider`: a tokenization's step 2 and a token purchase's first
+ * static check (docs/tokens.md). `wallet_provider_blocked`, naming the list.
+ *
+ * @example checkWalletControls({ partner: {}, card: { allowedWalletProviders: ['apple_pay'] } }, 'google_pay')
+ *   // → { declineReason: 'wallet_provider_blocked', rule: 'card.allowedWalletProviders' }
+ */
+export function checkWalletControls(controls: ApplicableSpendControls, walletProvider: WalletProvider): SpendControlDecline<'wallet_provider_blocked'> | undefined {
+  for (const scope of SCOPES) {
+    const failed = listCheck(controls[scope], 'blockedWalletProviders', 'allowedWalletProviders', walletProvider);
+    if (failed) return { declineReason: 'wallet_provider_blocked', rule: `${scope}.${failed}` };
+  }
+  return undefined;
+}
+
+/**
  * Checks a purchase against the controls that need no history, with no I/O: the partner's default
- * and the card's own, both of which it must pass. First failure wins, in this order: the merchant
+ * and the card's own, both of which it must pass. First failure wins, in this order: for a purchase
+ * with a token, its wallet ({@link checkWalletControls}, `wallet_provider_blocked`); the merchant
  * category (`mcc_blocked`), the merchant's country (`country_blocked`), the amount
  * (`amount_exceeded`, above `maxAmountPerTransaction`; equal passes); within each, the partner's
  * controls before the card's, and a block list before an allow list. An allow list admits only what
@@ -153,6 +182,10 @@ function listCheck(controls: SpendControls, blocked: 'blockedMccs' | 'blockedCou
  *   // → { declineReason: 'mcc_blocked', rule: 'card.blockedMccs' }
  */
 export function checkStaticControls(controls: ApplicableSpendControls, purchase: PurchaseFacts): SpendControlDecline<StaticDeclineReason> | undefined {
+  if (purchase.walletProvider !== undefined) {
+    const wallet = checkWalletControls(controls, purchase.walletProvider);
+    if (wallet) return wallet;
+  }
   const mcc = purchase.mcc ?? '';
   const country = (purchase.country ?? '').toUpperCase();
   for (const scope of SCOPES) {

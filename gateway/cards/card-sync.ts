@@ -9,6 +9,7 @@ import type { UpstreamClients } from '../upstreams';
 import type { CardCreatedEvent, IssuerCard } from '../../contracts/upstreams';
 import { cardStatusOf } from './card-status';
 import { CARD_COLUMNS, maskedCardNumber, recordStatusChange, toCard, type Card, type CardRow } from './card-store';
+import type { CardStateFollowers, CardStateListener } from './card-state-listener';
 
 /** Operation name of a status change the issuer made without us knowing (history and audit). */
 export const ISSUER_SYNC_OPERATION = 'card.issuer-sync';
@@ -64,11 +65,14 @@ export interface ReplacementContext {
  * Second phase of a replace, in the caller's transaction: the record (already under the new key)
  * gets the new card's mask, status and expiry, the status history and audit entries and the
  * partner's `card.created` event (`reason: replaced`) are written and the `card_created` webhook is
- * queued. Returns the card and the outbox id, or a null outbox id when the replacement was already
+ * queued; then, with `cardState`, the card's followers are told (its network tokens move to the new
+ * card, after its `card.created` and `card_created`). Returns the card, the `card_created` message's
+ * outbox id and every id to deliver (that one first, then the followers'), or a null outbox id and
+ * none to deliver when the replacement was already
  * completed (by the handler, the next access or the reconciler: they can race), in which case
  * nothing is written twice.
  */
-export async function completeReplacement(tx: Queryable, fresh: IssuerCard, c: ReplacementContext): Promise<{ card: Card; outboxId: string | null }> {
+export async function completeReplacement(tx: Queryable, fresh: IssuerCard, c: ReplacementContext, cardState?: CardStateListener): Promise<{ card: Card; outboxId: string | null; outboxIds: string[] }> {
   const status = statusOrFail(fresh.statusCode);
   const rows = await tx.query<CardRow>(
     `UPDATE cards SET card_mask = $2, status = $3, status_code = $4, exp_date = $5, replaced_from = NULL, issuer_check_due = false,
@@ -78,7 +82,7 @@ export async function completeReplacement(tx: Queryable, fresh: IssuerCard, c: R
   );
   if (rows.rowCount === 0) {
     const done = await tx.query<CardRow>(`SELECT ${CARD_COLUMNS} FROM cards WHERE card_key = $1`, [c.newKey]);
-    return { card: toCard(done.rows[0]), outboxId: null };
+    return { card: toCard(done.rows[0]), outboxId: null, outboxIds: [] };
   }
   const card = toCard(rows.rows[0]);
   await recordStatusChange(tx, {
@@ -112,18 +116,27 @@ export async function completeReplacement(tx: Queryable, fresh: IssuerCard, c: R
     data: { card, reason: 'replaced', previousCardKey: c.oldKey },
   });
   const outboxId = await enqueue(tx, { kind: 'processing.card_created', payload: cardCreatedEvent(card, c.oldKey, c.partnerId) }, { partnerId: c.partnerId, requestId: c.requestId });
-  return { card, outboxId };
+  const followed =
+    (await cardState?.replaced(tx, {
+      fromCardKey: c.oldKey,
+      toCardKey: c.newKey,
+      partnerId: c.partnerId,
+      toStatusCode: fresh.statusCode,
+      reason: 'replaced',
+      requestId: c.requestId,
+      eventNamesRequest: !c.reconciled,
+    })) ?? [];
+  return { card, outboxId, outboxIds: [outboxId, ...followed] };
 }
 
 /** What {@link syncCardWithIssuer} found. */
 export type SyncOutcome = 'unchanged' | 'repaired' | 'completed' | 'missing';
 
-export interface SyncDeps {
+/** With `cardState`, the card's followers change with what the sync writes (docs/tokens.md "The cascade"); `deliver` sends what was queued. */
+export interface SyncDeps extends CardStateFollowers {
   db: Database;
   clients: UpstreamClients;
   log: Logger;
-  /** Delivers queued outbox messages right after the commit (best effort). */
-  deliver?: (ids: string[]) => Promise<void>;
 }
 
 /**
@@ -168,16 +181,21 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
     if (!row || row.status_code !== before.status_code || row.replaced_from !== before.replaced_from) return { outcome: 'unchanged', outboxIds: [] };
     const common = { partnerId: row.partner_id, individualId: row.individual_id ?? undefined, tenantId: row.tenant_id ?? undefined, requestId };
     if (row.replaced_from) {
-      const { outboxId } = await completeReplacement(tx, fresh, {
-        ...common,
-        oldKey: row.replaced_from,
-        newKey: cardKey,
-        oldStatus: row.status,
-        oldStatusCode: row.status_code,
-        reason: null,
-        reconciled: true,
-      });
-      return { outcome: outboxId ? 'completed' : 'unchanged', outboxIds: outboxId ? [outboxId] : [] };
+      const { outboxIds } = await completeReplacement(
+        tx,
+        fresh,
+        {
+          ...common,
+          oldKey: row.replaced_from,
+          newKey: cardKey,
+          oldStatus: row.status,
+          oldStatusCode: row.status_code,
+          reason: null,
+          reconciled: true,
+        },
+        deps.cardState
+      );
+      return { outcome: outboxIds.length ? 'completed' : 'unchanged', outboxIds };
     }
     if (fresh.statusCode === row.status_code) {
       await tx.query('UPDATE cards SET issuer_check_due = false, issuer_check_source = NULL, issuer_check_target = NULL, issuer_checked_at = now() WHERE card_key = $1', [cardKey]);
@@ -224,7 +242,19 @@ export async function syncCardWithIssuer(deps: SyncDeps, cardKey: string, reques
         reason: source === 'issuer' ? (via.reason ?? 'issuer-side change') : null,
       },
     });
-    return { outcome: 'repaired', outboxIds: [] };
+    const followed =
+      (await deps.cardState?.statusChanged(tx, {
+        cardKey,
+        partnerId: row.partner_id,
+        previousStatus: row.status,
+        previousStatusCode: row.status_code,
+        status,
+        statusCode: fresh.statusCode,
+        requestId,
+        eventNamesRequest: false,
+        reason: source === 'issuer' ? (via.reason ?? 'issuer-side change') : null,
+      })) ?? [];
+    return { outcome: 'repaired', outboxIds: followed };
   });
   if (outcome.outboxIds.length && deps.deliver) await deps.deliver(outcome.outboxIds);
   if (outcome.outcome !== 'unchanged') deps.log.info({ cardKey, outcome: outcome.outcome, requestId }, 'card record brought to the issuer');

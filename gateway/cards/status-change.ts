@@ -10,9 +10,13 @@ import { CARD_COLUMNS, recordStatusChange, type CardRow } from './card-store';
 import { markIssuerCheckDue, syncCardWithIssuer } from './card-sync';
 import { outcomeUnknown } from '../upstreams/failures';
 import { EXP_DATE_REQUIRED, type StatusChange } from './transitions';
+import { deliverAfterCommit, type CardStateFollowers } from './card-state-listener';
 
-/** What a status change needs of the gateway's services. */
-export interface StatusChangeDeps {
+/**
+ * What a status change needs of the gateway's services; with `cardState`, the card's followers (its
+ * network tokens' cascade) change with it, in its transaction, and `deliver` sends what they queued.
+ */
+export interface StatusChangeDeps extends CardStateFollowers {
   db: Database;
   clients: UpstreamClients;
   log: Logger;
@@ -88,7 +92,8 @@ const CARD_SELECT = `SELECT ${CARD_COLUMNS}, individual_id, tenant_id FROM cards
  * whether the issuer applied it (card-sync.ts); an issuer that cannot answer leaves it for the
  * card reconciler and the record is used as it is. 404 `not_found` for a card we do not hold.
  */
-export async function loadCardSyncedWithIssuer({ db, clients, log }: StatusChangeDeps, cardKey: string, requestId: string): Promise<StatusChangeCard> {
+export async function loadCardSyncedWithIssuer(deps: StatusChangeDeps, cardKey: string, requestId: string): Promise<StatusChangeCard> {
+  const { db, log } = deps;
   // One read of the row; a second only after the issuer sync changed it.
   const rows = await db.query<StatusChangeCard & { issuer_check_due: boolean }>(
     `SELECT ${CARD_COLUMNS}, individual_id, tenant_id, issuer_check_due FROM cards WHERE card_key = $1`,
@@ -97,7 +102,7 @@ export async function loadCardSyncedWithIssuer({ db, clients, log }: StatusChang
   if (rows.rowCount === 0) throw new GatewayError('not_found', 'No card has this cardKey');
   const { issuer_check_due: checkDue, ...row } = rows.rows[0];
   if (!checkDue) return row;
-  await syncCardWithIssuer({ db, clients, log }, cardKey, requestId).catch((err: unknown) =>
+  await syncCardWithIssuer(deps, cardKey, requestId).catch((err: unknown) =>
     log.warn({ err, requestId, cardKey }, 'card not brought to the issuer before the operation; the reconciler will')
   );
   const again = await db.query<StatusChangeCard>(CARD_SELECT, [cardKey]);
@@ -118,7 +123,9 @@ export async function loadCardSyncedWithIssuer({ db, clients, log }: StatusChang
  * 4. one transaction, under the card's row lock, updates the status and code and writes the
  *    status-history row, the `success` audit entry and, when the code changed, the
  *    `card.status_changed` event with the actor's `source` (a repeat of the current status writes
- *    history, not an event).
+ *    history, not an event), and, when the code changed, the card's followers (`deps.cardState`:
+ *    its tokens' holds and the token operations queued in the outbox, docs/tokens.md "The cascade");
+ * 5. what the followers queued is sent after the commit, without delaying the answer.
  */
 export async function applyStatusChange(deps: StatusChangeDeps, order: StatusChangeOrder): Promise<CardStatusResult> {
   const { db, clients, log } = deps;
@@ -158,7 +165,7 @@ export async function applyStatusChange(deps: StatusChangeDeps, order: StatusCha
   if (!status) throw new GatewayError('upstream_error', 'The card issuer platform answered an unknown status code', { extensions: { upstream: 'issuer' } });
   const result: CardStatusResult = { cardKey, status, statusCode: answered.statusCode };
   const reason = order.issuerBody.reason ?? null;
-  await db.transaction(async (tx) => {
+  const queued = await db.transaction(async (tx) => {
     // The status this change replaces, read under the row lock: a concurrent change of the card
     // committed meanwhile is the one this follows (history and event say so).
     const locked = await tx.query<Pick<CardRow, 'status' | 'status_code'>>('SELECT status, status_code FROM cards WHERE card_key = $1 FOR UPDATE', [cardKey]);
@@ -195,7 +202,22 @@ export async function applyStatusChange(deps: StatusChangeDeps, order: StatusCha
           reason,
         },
       });
+      return (
+        (await deps.cardState?.statusChanged(tx, {
+          cardKey,
+          partnerId: current.partner_id,
+          previousStatus: previous.status,
+          previousStatusCode: previous.status_code,
+          status,
+          statusCode: answered.statusCode,
+          requestId: actor.requestId,
+          eventNamesRequest: actor.eventNamesRequest,
+          reason,
+        })) ?? []
+      );
     }
+    return [];
   });
+  deliverAfterCommit(deps, queued);
   return result;
 }

@@ -18,11 +18,17 @@ export const TAGS = [
   { name: 'Card limits', description: 'Spending and withdrawal limits of a card: dailyPurchase, monthlyPurchase, dailyWithdrawal, monthlyWithdrawal, singleTransaction.' },
   { name: 'Spend controls', description: "What the gateway lets a card spend, checked on each authorization: merchant categories and countries allowed or blocked, a maximum per transaction and velocity over rolling windows; a card's own and your default for all your cards, both of which a purchase must pass (docs/spend-controls.md)." },
   { name: 'Fees and delivery', description: 'Card issuing and delivery fees, and the delivery methods of a country (spec 4.4).' },
+  { name: 'Wallet provisioning', description: "Add a card to Apple Pay or Google Pay from your app (push provisioning): the gateway passes the wallet's inputs to the card processing system and answers its payload for the wallet, never stored or logged (docs/tokens.md)." },
+  {
+    name: 'Tokens',
+    description:
+      "The network tokens of your cards: each card a wallet (Apple Pay, Google Pay, Samsung Pay) or a merchant holds, made only after the gateway decided its tokenization for you; their statuses, suspend, resume and deactivate. The card's state governs its tokens: a lock suspends them, the unlock resumes them, a final restriction deactivates them, a replacement moves them (docs/tokens.md).",
+  },
   { name: 'Transactions', description: 'Your card transactions, each one object from its authorization to its clearing, reversal, expiry or refund, with its `history`; searchable across all your cards (docs/transactions.md).' },
   { name: 'Authorization endpoint', description: 'Your decision endpoint: the gateway asks it, signed (`Partner-Gateway-Signature`), to approve or decline each purchase of your cards while it happens, within your `timeoutMs`; otherwise your `defaultDecision` applies (docs/authorization-endpoint.md).' },
   { name: 'Webhooks', description: 'Endpoints that receive your events, signed (`Partner-Gateway-Signature`) and retried for 3 days; their secrets, rotation and delivery attempts (docs/webhooks.md).' },
   { name: 'Events', description: 'What happened to your cards and individuals, newest first, kept 30 days: each event is written with the change that causes it (docs/events.md). The `webhooks` section documents each type.' },
-  { name: 'Sandbox', description: 'Sandbox mode only (elsewhere these routes answer 404): make the sandboxes authorize, clear, reverse, expire or refund a transaction, or change a card\'s status on their own, as a merchant or the issuer would, to see the events your webhooks receive (docs/sandbox.md).' },
+  { name: 'Sandbox', description: 'Sandbox mode only (elsewhere these routes answer 404): make the sandboxes authorize, clear, reverse, expire or refund a transaction, tokenize a card for a wallet (and enter its verification code, pay with the token), or change a card\'s status on their own, as a merchant, a wallet or the issuer would, to see the events your webhooks receive (docs/sandbox.md).' },
   { name: 'Service', description: 'Public routes without a token: liveness probe and this documentation.' },
 ] as const;
 export type TagName = (typeof TAGS)[number]['name'];

@@ -22,6 +22,7 @@ const OWNS_CARD = [{ resource: 'card', param: 'id', in: 'path' }] as const satis
 const OWNS_EVENT = [{ resource: 'event', param: 'id', in: 'path' }] as const satisfies readonly OwnershipCheck[];
 const OWNS_WEBHOOK_ENDPOINT = [{ resource: 'webhook-endpoint', param: 'id', in: 'path' }] as const satisfies readonly OwnershipCheck[];
 const OWNS_TRANSACTION = [{ resource: 'transaction', param: 'id', in: 'path' }] as const satisfies readonly OwnershipCheck[];
+const OWNS_TOKEN = [{ resource: 'token', param: 'id', in: 'path' }] as const satisfies readonly OwnershipCheck[];
 // A cardKey or clientId named in a fee check's body must be the caller's (docs/ownership.md); iban
 // is passed through unchecked (docs/decisions.md).
 const OWNS_BODY_CARD_AND_CLIENT = [
@@ -39,6 +40,12 @@ const STATUS_CHANGE = 'Checks the transition first (409 `invalid_transition`, th
 const RESTRICT = (what: string) => `Restricts the card as ${what}. The card cannot be unlocked afterwards: close it, report it again, or replace / re-issue it. ${STATUS_CHANGE}`;
 // Spend controls are cleared only on purpose: a dropped body must not remove every limit.
 const CLEARING_CONTROLS = '`{}` clears it, on purpose only: a request without a body (none, zero bytes or only whitespace) is 400 `body_required` and changes nothing.';
+const TOKEN = json('Token', 'The token');
+// Wallet provisioning (docs/tokens.md, "Provisioning"): no Idempotency-Key, whose replay store would keep the payload.
+const PROVISIONING = (wallet: string, sdk: string) =>
+  `Takes what ${sdk} gave your app and answers what ${wallet} needs to add the card, made by the card processing system and encrypted for the wallet: pass it on unchanged. The card must be ACTIVE (or a physical card not yet activated where your settings allow it), else 409 \`card_not_active\` and the processor is not called. Answered \`Cache-Control: no-store\`; the gateway writes neither the inputs nor the payload to any log, table or replay store (the audit entry \`card.wallet.provision\` names the card and the wallet only). Takes no \`Idempotency-Key\`: calling again simply makes another payload. In sandbox mode the payload has the right encoding and size but is not a real wallet cryptogram.`;
+const TOKEN_CHANGE = (what: string, table: string) =>
+  `${what} The processor makes the change first (with your \`Idempotency-Key\`'s operation id: a retry is applied once), then the gateway records its answer, the token's history, the audit entry and a \`token.updated\` event, before the 200. ${table} A processor that does not answer is 504 \`upstream_timeout\`: retry with the same \`Idempotency-Key\` (docs/tokens.md).`;
 const PLATFORM_REFUSES = 'Known limitation: the issuer platform refuses this operation today, which is 502 `upstream_error` with `upstreamCode: OPERATION_NOT_SUPPORTED`.';
 
 /** A card status change (lock, unlock, activate, temporary lock, the restrict family). */
@@ -550,6 +557,121 @@ export const OPERATIONS = {
     doc: { summary: 'Get transaction', description: 'One of your transactions with its `history`: every step of its life, oldest first.', tag: 'Transactions', answer: json('Transaction', 'The transaction') },
   },
 
+  // Wallet provisioning and network tokens (docs/tokens.md)
+  'provision-card-apple-pay': {
+    method: 'POST',
+    path: '/api/partner/cards/:id/wallet-provisioning/apple-pay',
+    ownership: OWNS_CARD,
+    schemas: { body: 'wallet-provisioning-apple-pay' },
+    sensitive: true,
+    ends: ORCHESTRATION,
+    audit: 'card.wallet.provision',
+    doc: {
+      summary: 'Provision a card to Apple Pay',
+      description: PROVISIONING('Apple Pay (`PKAddPaymentPassRequest`)', "PassKit's `PKAddPaymentPassViewController` delegate (`certificates`, `nonce`, `nonceSignature`)"),
+      tag: 'Wallet provisioning',
+      conflicts: ['card_not_active'],
+      answer: json('ApplePayProvisioning', 'The payload for Apple Pay'),
+    },
+  },
+  'provision-card-google-pay': {
+    method: 'POST',
+    path: '/api/partner/cards/:id/wallet-provisioning/google-pay',
+    ownership: OWNS_CARD,
+    schemas: { body: 'wallet-provisioning-google-pay' },
+    sensitive: true,
+    ends: ORCHESTRATION,
+    audit: 'card.wallet.provision',
+    doc: {
+      summary: 'Provision a card to Google Pay',
+      description: PROVISIONING("Google Pay's `pushTokenize`", 'the Google Pay SDK (`walletAccountId`, `deviceId`)'),
+      tag: 'Wallet provisioning',
+      conflicts: ['card_not_active'],
+      answer: json('GooglePayProvisioning', 'The payload for Google Pay'),
+    },
+  },
+  'list-card-tokens': {
+    method: 'GET',
+    path: '/api/partner/cards/:id/tokens',
+    ownership: OWNS_CARD,
+    ends: LOCAL,
+    doc: { summary: "List a card's tokens", description: 'Every network token of the card (wallets and merchants), newest first; a card has a handful, so there is no paging.', tag: 'Tokens', answer: json('CardTokens', "The card's tokens") },
+  },
+  'list-tokens': {
+    method: 'GET',
+    path: '/api/partner/tokens',
+    schemas: { query: 'tokens-search-query' },
+    ends: LOCAL,
+    doc: {
+      summary: 'Search tokens',
+      description:
+        "Your network tokens across all your cards, newest first by `createdAt` (ties by `_id`), filtered by any of `cardKey`, `status` and `walletProvider` (combined with AND). Pass the answer's `nextCursor` as `cursor`, with the same filters, for the next (older) page: tokens made meanwhile never shift a page; `nextCursor` is null on the last page. A cursor changed, or used with other filters, is 400. A `cardKey` that is not yours matches nothing.",
+      tag: 'Tokens',
+      answer: json('TokenList', 'A page of tokens'),
+    },
+  },
+  'get-token': {
+    method: 'GET',
+    path: '/api/partner/tokens/:id',
+    ownership: OWNS_TOKEN,
+    ends: LOCAL,
+    doc: { summary: 'Get token', description: 'One of your network tokens with its `history`: every status it took, oldest first.', tag: 'Tokens', answer: TOKEN },
+  },
+  'suspend-token': {
+    method: 'POST',
+    path: '/api/partner/tokens/:id/suspend',
+    ownership: OWNS_TOKEN,
+    schemas: { body: 'token-change' },
+    ends: ORCHESTRATION,
+    audit: 'token.suspend',
+    doc: {
+      summary: 'Suspend token',
+      description: TOKEN_CHANGE(
+        'An `active` token becomes `suspended`, `suspendedBy: partner`: it stays suspended when its card is unlocked.',
+        'A suspended token answers 200 unchanged (one the card\'s state suspended becomes yours, with an event); any other status is 409 `token_transition_invalid`.'
+      ),
+      tag: 'Tokens',
+      conflicts: ['token_transition_invalid'],
+      answer: TOKEN,
+    },
+  },
+  'resume-token': {
+    method: 'POST',
+    path: '/api/partner/tokens/:id/resume',
+    ownership: OWNS_TOKEN,
+    schemas: { body: 'token-change' },
+    ends: ORCHESTRATION,
+    audit: 'token.resume',
+    doc: {
+      summary: 'Resume token',
+      description: TOKEN_CHANGE(
+        'A `suspended` token becomes `active` again; its card must be ACTIVE (else 409 `card_not_active`: unlock the card).',
+        'An active token answers 200 unchanged; any other status is 409 `token_transition_invalid`.'
+      ),
+      tag: 'Tokens',
+      conflicts: ['token_transition_invalid', 'card_not_active'],
+      answer: TOKEN,
+    },
+  },
+  'deactivate-token': {
+    method: 'POST',
+    path: '/api/partner/tokens/:id/deactivate',
+    ownership: OWNS_TOKEN,
+    schemas: { body: 'token-change' },
+    ends: ORCHESTRATION,
+    audit: 'token.deactivate',
+    doc: {
+      summary: 'Deactivate token',
+      description: TOKEN_CHANGE(
+        'The token is `deactivated` for good: the wallet no longer holds it.',
+        'A `deactivated` or `declined` token is 409 `token_transition_invalid`.'
+      ),
+      tag: 'Tokens',
+      conflicts: ['token_transition_invalid'],
+      answer: TOKEN,
+    },
+  },
+
   // Events (docs/events.md)
   'list-events': {
     method: 'GET',
@@ -834,6 +956,57 @@ export const OPERATIONS = {
       tag: 'Sandbox',
       conflicts: ['invalid_transition'],
       answer: STATUS_RESULT,
+    },
+  },
+  'simulate-card-tokenization': {
+    method: 'POST',
+    path: '/api/partner/simulate/cards/:id/tokenizations',
+    ownership: OWNS_CARD,
+    schemas: { body: 'simulate-tokenization' },
+    ends: ORCHESTRATION,
+    audit: 'card.simulate.tokenization',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate a tokenization',
+      description:
+        "Sandbox mode only (404 elsewhere). A wallet or a merchant asks to tokenize the card: the processing sandbox runs the whole tokenization request through the gateway's decision (the card's state, the wallet controls, your decision endpoint when enrolled for `tokenization.request`, the network's verdict) and answers the token it made: `active`, `pending_verification` (the `token.verification_code` event carries the code) or `declined`, with its `token.created` event. `tokenizationId` is the processor's id of the request: the same one again plays its retry and answers the same token, nothing new.",
+      tag: 'Sandbox',
+      conflicts: ['tokenization_id_reused'],
+      answer: json('Token', 'The token made', 201),
+    },
+  },
+  'simulate-token-verification': {
+    method: 'POST',
+    path: '/api/partner/simulate/tokens/:id/verify',
+    ownership: OWNS_TOKEN,
+    schemas: { body: 'simulate-token-verification' },
+    ends: ORCHESTRATION,
+    audit: 'token.simulate.verify',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate a verification',
+      description:
+        'Sandbox mode only (404 elsewhere). The cardholder types `code` into the wallet: the right one makes the `pending_verification` token `active`; a wrong one is 409 `verification_failed` with `attemptsLeft` (0: the token is now `declined`). A token that is not `pending_verification` is 409 `token_transition_invalid`.',
+      tag: 'Sandbox',
+      conflicts: ['verification_failed', 'token_transition_invalid'],
+      answer: TOKEN,
+    },
+  },
+  'simulate-token-authorization': {
+    method: 'POST',
+    path: '/api/partner/simulate/tokens/:id/authorizations',
+    ownership: OWNS_TOKEN,
+    schemas: { body: 'simulate-authorization' },
+    ends: ORCHESTRATION,
+    audit: 'token.simulate.authorization',
+    sandboxOnly: true,
+    doc: {
+      summary: 'Simulate a purchase with a token',
+      description:
+        "Sandbox mode only (404 elsewhere). The processing sandbox authorizes a purchase made with the token (the phone's wallet, or the merchant keeping the card on file), decided like any other on the token's card now: a transaction with `tokenId` and `walletProvider`, and its `transaction.created` event. `authorizationId` as for `POST /simulate/cards/{id}/authorizations`.",
+      tag: 'Sandbox',
+      conflicts: ['authorization_id_reused'],
+      answer: json('Transaction', 'The authorized (or declined) transaction', 201),
     },
   },
 } satisfies Record<string, Operation>;

@@ -22,7 +22,14 @@ function auditEndpoint(partner: Partner, requestId: string, operation: string, d
 }
 
 function endpointDetails(body: AuthorizationEndpointChange): Record<string, string | number | null> {
-  return { url: body.url ?? null, timeoutMs: body.timeoutMs ?? null, defaultDecision: body.defaultDecision ?? null, status: body.status ?? null };
+  return {
+    url: body.url ?? null,
+    timeoutMs: body.timeoutMs ?? null,
+    defaultDecision: body.defaultDecision ?? null,
+    status: body.status ?? null,
+    // Only when set: the entries of changes that leave them keep their shape.
+    ...(body.requestTypes === undefined ? {} : { requestTypes: [...body.requestTypes].join(',') }),
+  };
 }
 
 /** Answers 400 on `url` when the guard of partner URLs refuses it (registration and change; each call checks again). */

@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import { recordAudit } from '../audit/audit-log';
 import { cardStatusOf } from '../cards/card-status';
 import { CARD_COLUMNS, toCard, type Card, type CardRow } from '../cards/card-store';
-import { applyStatusChange } from '../cards/status-change';
+import { applyStatusChange, type StatusChangeDeps } from '../cards/status-change';
+import type { CardStateFollowers, CardStateListener } from '../cards/card-state-listener';
 import type { Database, Queryable } from '../db/database';
 import { GatewayError } from '../errors';
 import { callContext } from '../http/call-context';
@@ -63,19 +64,33 @@ export async function callIssuer<T>(
 }
 
 /**
+ * The card's followers a card change of a handler takes along (docs/tokens.md "The cascade"): the
+ * listener the composition root put on the services, and the outbox's delivery of what it queued.
+ * `cardState` is read through a widened type until `HandlerServices` (handlers/services.ts) declares
+ * it: `cardState?: CardStateListener`, set by gateway/compose-services.ts. Without it (a gateway or a
+ * test built without tokens) cards change alone, as before.
+ */
+export function cardFollowers(services: HandlerServices): Required<Pick<CardStateFollowers, 'deliver'>> & CardStateFollowers {
+  const { cardState } = services as HandlerServices & { cardState?: CardStateListener };
+  return { cardState, deliver: async (ids) => void (await services.outbox.deliver(ids)) };
+}
+
+/**
  * Lock, unlock, activate, temporary lock and the restrict family (spec 4.3): the partner's side of
  * `applyStatusChange` (gateway/cards/status-change.ts, shared with the operator's admin route).
  * The transition is checked first (409 `invalid_transition`, issuer not called); after the issuer
  * accepts, one transaction updates the card's status and code and writes the status-history and
  * audit entries, and the `card.status_changed` event (`source: partner`, the request's id) when the
  * code changed. The issuer's `Idempotency-Key` is the request's upstream operation id (the same on
- * every retry of its `Idempotency-Key`). Answers the card status result (2.4).
+ * every retry of its `Idempotency-Key`). The card's tokens follow in the same transaction (their
+ * operations sent after the commit, not awaited). Answers the card status result (2.4).
  */
 export function changeCardStatus(services: HandlerServices, build: HandlerBuild<StatusChangeOperation>): OperationHandler<CardFacts & BodyFacts<CardStatusChangeBody> & OperationFacts> {
   const operation = build.operation.audit;
   const change = build.operation.statusChange;
+  const deps: StatusChangeDeps = { db: services.db, clients: services.clients, log: services.log, ...cardFollowers(services) };
   return async function changeCardStatusHandler({ ownership: card, body, operation: upstream }, req, res) {
-    const result = await applyStatusChange(services, {
+    const result = await applyStatusChange(deps, {
       cardKey: card.id,
       change,
       issuerBody: body,

@@ -9,7 +9,7 @@ import { enqueue } from '../outbox/outbox';
 import { emitEvent } from '../outbox/partner-events';
 import { auditActionOf, type HandlerBuild, type HandlerServices } from './services';
 import type { IssuerCard, IssuerStatusCode } from '../../contracts/upstreams';
-import { callIssuer, cardAudit, loadCardRow } from './card-operations';
+import { callIssuer, cardAudit, cardFollowers, loadCardRow } from './card-operations';
 import type { OwnedResource } from '../http/request-facts';
 import type { BodyFacts, OperationFacts, OperationHandler, OwnerFacts, HandlerResponse } from './context';
 import type { CardReplaceBody } from './request-bodies';
@@ -28,12 +28,14 @@ async function deliverNow({ outbox, log }: Pick<HandlerServices, 'outbox' | 'log
  * the move is announced on the ownership feed), marked `replaced_from` the old key. Then the gateway
  * reads the new card, and a second transaction stores its mask, status and expiry, writes the status
  * history and the audit entry, and queues the `card_created` webhook for the processing system,
- * delivered after the commit. A failing read answers its 502 but leaves the card usable under its
+ * delivered after the commit; in that transaction the card's network tokens move to the new card
+ * (docs/tokens.md "The cascade", their move queued after `card_created`). A failing read answers its 502 but leaves the card usable under its
  * new key; the next access or the card reconciler completes it (docs/reliability.md).
  */
 export function replaceCard(services: HandlerServices, build: HandlerBuild): OperationHandler<ReplacementFacts> {
   const operation = auditActionOf(build);
   const { db, clients, ownership, log } = services;
+  const { cardState } = cardFollowers(services);
   return async function replaceCardHandler({ ownership: owned, body, operation: upstream }, req, res) {
     const oldKey = owned.id;
     const current = await loadCardRow(db, oldKey);
@@ -57,20 +59,24 @@ export function replaceCard(services: HandlerServices, build: HandlerBuild): Ope
       if (err instanceof GatewayError) throw new GatewayError(err.code, err.message, { invalidParams: err.invalidParams, headers: err.headers, extensions: { ...err.extensions, cardKey: newKey }, cause: err });
       throw err;
     }
-    const { card, outboxIds } = await db.transaction(async (tx) => {
-      const { card: replaced, outboxId } = await completeReplacement(tx, fresh, {
-        oldKey,
-        newKey,
-        oldStatus: current.status,
-        oldStatusCode: current.status_code,
-        partnerId: current.partner_id,
-        individualId: owned.individualId,
-        tenantId: owned.tenantId,
-        reason: body.reason ?? null,
-        requestId: req.requestId,
-      });
-      return { card: replaced, outboxIds: outboxId ? [outboxId] : [] };
-    });
+    const { card, outboxIds } = await db.transaction((tx) =>
+      completeReplacement(
+        tx,
+        fresh,
+        {
+          oldKey,
+          newKey,
+          oldStatus: current.status,
+          oldStatusCode: current.status_code,
+          partnerId: current.partner_id,
+          individualId: owned.individualId,
+          tenantId: owned.tenantId,
+          reason: body.reason ?? null,
+          requestId: req.requestId,
+        },
+        cardState
+      )
+    );
     await deliverNow(services, req, outboxIds);
     return { status: 200, body: card };
   };
@@ -117,11 +123,14 @@ async function reissuedByAnEarlierAttempt(
  * one under the same owner (nickname and 3DS phone carried over), writes history and audit, the
  * partner's events (the old card's `card.status_changed` to CLOSED, then the new card's
  * `card.created`, `reason: reissued`), and queues, in this order, the processing system's status
- * update for the OLD cardKey with the OLD statusCode and the `card_created` webhook of the new card.
+ * update for the OLD cardKey with the OLD statusCode and the `card_created` webhook of the new card;
+ * then the old card's network tokens move to the new one (its followers' `replaced`, never
+ * `statusChanged`: the old card's close does not deactivate tokens that move).
  */
 export function reissueCard(services: HandlerServices, build: HandlerBuild): OperationHandler<ReplacementFacts> {
   const operation = auditActionOf(build);
   const { db, clients, ownership } = services;
+  const { cardState } = cardFollowers(services);
   return async function reissueCardHandler({ ownership: owner, body, operation: upstream }, req, res) {
     const oldKey = owner.id;
     const current = await loadCardRow(db, oldKey);
@@ -174,8 +183,10 @@ export function reissueCard(services: HandlerServices, build: HandlerBuild): Ope
       const context = { partnerId: current.partner_id, requestId: req.requestId };
       const statusUpdate = await enqueue(tx, { kind: 'processing.status_update', payload: { cardKey: oldKey, statusCode: oldStatusCode as IssuerStatusCode, reason: body.reason } }, context);
       const created = await enqueue(tx, { kind: 'processing.card_created', payload: cardCreatedEvent(reissued, oldKey, current.partner_id) }, context);
+      const followed =
+        (await cardState?.replaced(tx, { fromCardKey: oldKey, toCardKey: newKey, partnerId: current.partner_id, toStatusCode: fresh.statusCode, reason: 'reissued', requestId: req.requestId, eventNamesRequest: true })) ?? [];
       await announceOwnershipChange(tx, [oldKey, newKey]);
-      return { card: reissued, outboxIds: [statusUpdate, created] };
+      return { card: reissued, outboxIds: [statusUpdate, created, ...followed] };
     });
     ownership.invalidate('card', oldKey);
     ownership.invalidate('card', newKey);

@@ -29,6 +29,9 @@ import { me } from './me';
 import { getCardSpendControls, getSpendControls, setCardSpendControls, setSpendControls } from './spend-controls';
 import { simulateCardAuthorization, simulateCardIssuerStatus, simulateCardTransaction, simulateTransactionStep } from './simulations';
 import { getPartnerTransaction, listIndividualTransactions, listPartnerTransactions } from './transactions';
+import { simulateCardTokenization, simulateTokenPurchase, simulateTokenVerification } from './token-simulations';
+import { changeToken, getToken, listCardTokens, listTokens } from './tokens';
+import { provisionApplePay, provisionGooglePay } from './wallet-provisioning';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -101,6 +104,9 @@ export const HANDLERS: HandlerTable = {
   'rotate-authorization-endpoint-secret': rotateAuthorizationEndpointSecret,
   'list-transactions': listPartnerTransactions,
   'get-transaction': getPartnerTransaction,
+  'list-card-tokens': listCardTokens,
+  'list-tokens': listTokens,
+  'get-token': getToken,
   // Orchestrations: they call upstreams through the typed clients and keep PostgreSQL consistent with them.
   'create-individual': createIndividual,
   'issue-virtual-card': issueCard('virtual'),
@@ -126,6 +132,11 @@ export const HANDLERS: HandlerTable = {
   'authorize-cardholder': authorizeCardholder,
   'patch-card-limits': patchCardLimits,
   'set-card-limit': setCardLimit,
+  'provision-card-apple-pay': provisionApplePay,
+  'provision-card-google-pay': provisionGooglePay,
+  'suspend-token': changeToken('suspend'),
+  'resume-token': changeToken('resume'),
+  'deactivate-token': changeToken('deactivate'),
   // Sandbox mode only (404 elsewhere): they drive the sandboxes' control routes.
   'simulate-card-transaction': simulateCardTransaction,
   'simulate-card-issuer-status': simulateCardIssuerStatus,
@@ -134,6 +145,9 @@ export const HANDLERS: HandlerTable = {
   'simulate-transaction-reversal': simulateTransactionStep('reversal'),
   'simulate-transaction-expiry': simulateTransactionStep('expiry'),
   'simulate-transaction-refund': simulateTransactionStep('refund'),
+  'simulate-card-tokenization': simulateCardTokenization,
+  'simulate-token-verification': simulateTokenVerification,
+  'simulate-token-authorization': simulateTokenPurchase,
 };
 
 /** The handler factory registered against a handled operation, typed by its entry. */

@@ -48,6 +48,11 @@ export interface RequestBodies {
   'simulate-authorization': Validated<'simulate-authorization'>;
   'simulate-transaction-step': Validated<'simulate-transaction-step'>;
   'simulate-issuer-status': Validated<'simulate-issuer-status'>;
+  'wallet-provisioning-apple-pay': Validated<'wallet-provisioning-apple-pay'>;
+  'wallet-provisioning-google-pay': Validated<'wallet-provisioning-google-pay'>;
+  'token-change': Validated<'token-change'>;
+  'simulate-tokenization': Validated<'simulate-tokenization'>;
+  'simulate-token-verification': Validated<'simulate-token-verification'>;
 }
 
 type OneOf<Name extends SchemaName> = Name;

@@ -16,6 +16,7 @@ export interface RequestQueries {
   'events-query': Validated<'events-query'>;
   'webhook-deliveries-query': Validated<'webhook-deliveries-query'>;
   'transactions-search-query': Validated<'transactions-search-query'>;
+  'tokens-search-query': Validated<'tokens-search-query'>;
 }
 
 type OneOf<Name extends SchemaName> = Name;

@@ -1,4 +1,5 @@
 import type { AuthorizationEndpointServices } from '../authorizations';
+import type { CardStateListener } from '../cards/card-state-listener';
 import type { Operation } from '../catalog';
 import type { OwnershipInvalidation } from '../ownership';
 import type { Database } from '../db/database';
@@ -33,6 +34,8 @@ export interface HandlerServices {
   authorizationEndpoints: AuthorizationEndpointServices;
   /** Whether the upstreams are the built-in sandboxes (SANDBOX_MODE). */
   sandboxMode: boolean;
+  /** What follows a card's state (its network tokens: gateway/tokens/cascade.ts); absent, cards change alone. */
+  cardState?: CardStateListener;
 }
 
 /**

@@ -2,6 +2,8 @@ import { syncCardWithIssuer, type SyncDeps } from '../cards/card-sync';
 import type { Queryable } from '../db/database';
 import { deleteInBatches, RETENTION_BATCH } from '../db/retention';
 import { applyTransaction } from '../transactions/projection';
+import { applyToken } from '../tokens/apply';
+import type { TokenNotification } from '../tokens/contract-stub';
 import type { Transaction } from '../../contracts/upstreams';
 
 /** The upstreams that notify the gateway (docs/upstreams.md, section 9). */
@@ -18,7 +20,7 @@ export interface IssuerNotification {
   reason: string | null;
 }
 
-/** Body of a processing notification: a transaction the processing system recorded, or a later step of its life, with its state after that step. */
+/** Body of a processing notification about a transaction: a transaction the processing system recorded, or a later step of its life, with its state after that step. */
 export interface ProcessingNotification {
   id: string;
   type: 'transaction.created' | 'transaction.updated';
@@ -68,6 +70,28 @@ export async function applyProcessingNotification(db: SyncDeps['db'], n: Process
     );
     if ((inserted.rowCount ?? 0) === 0) return undefined;
     const outcome = await applyTransaction(tx, n.transaction, { via: 'notification', notificationId: n.id });
+    if (outcome !== 'applied') await tx.query(`UPDATE upstream_notifications SET outcome = $2 WHERE upstream = 'processing' AND id = $1`, [n.id, outcome]);
+    return outcome;
+  });
+}
+
+/**
+ * Applies a token lifecycle notification (docs/upstreams.md 10.5) in one transaction: the
+ * notification row (its conflict is a duplicate: nothing else is written) and the token's state
+ * through `applyToken` (the row, its history, the audit entry and the partner's `token.created` or
+ * `token.updated`, none when the state is not newer than the one held). Returns undefined for a
+ * notification already applied.
+ */
+export async function applyTokenNotification(db: SyncDeps['db'], n: TokenNotification): Promise<NotificationOutcome | undefined> {
+  return db.transaction(async (tx) => {
+    const inserted = await tx.query(
+      `INSERT INTO upstream_notifications (upstream, id, type, outcome, card_key) VALUES ('processing', $1, $2, 'applied', $3) ON CONFLICT DO NOTHING RETURNING id`,
+      [n.id, n.type, n.token.cardKey]
+    );
+    if ((inserted.rowCount ?? 0) === 0) return undefined;
+    // The processor's reason of a later change (`device_lost`, `wallet_removed`…) goes into the token's history.
+    const reason = n.type === 'token.updated' ? n.reason : undefined;
+    const { outcome } = await applyToken(tx, n.token, { via: 'notification', notificationId: n.id, ...(reason === undefined ? {} : { reason }) });
     if (outcome !== 'applied') await tx.query(`UPDATE upstream_notifications SET outcome = $2 WHERE upstream = 'processing' AND id = $1`, [n.id, outcome]);
     return outcome;
   });

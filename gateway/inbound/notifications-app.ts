@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
-import { recordAuthorizationDecision } from '../metrics';
+import { recordAuthorizationDecision, recordTokenizationDecision } from '../metrics';
+import { checkAuthorizationToken } from '../authorizations/decision';
 import { ANSWER_MARGIN_MS, DecisionTooLate, type AuthorizationDecision, type AuthorizationRequest, type DecisionProgress } from '../authorizations/decide';
 import type { SyncDeps } from '../cards/card-sync';
 import { GatewayError } from '../errors';
@@ -13,7 +14,11 @@ import { TRANSACTION_ID } from '../ids';
 import { checkTransaction, instant, isObject, UPSTREAM_CARD_KEY } from '../transactions/validate';
 import { mark, tracing, traceNow, writeTrace } from '../authorizations/decision-trace';
 import { PartnerFaultLog, type FaultedAnswer } from '../authorizations/partner-faults';
-import { applyIssuerNotification, applyProcessingNotification, type IssuerNotification, type NotifyingUpstream, type ProcessingNotification } from './apply';
+import { checkTokenizationRequest, checkTokenNotification, checkVerificationRequest } from '../tokens/validate';
+import type { TokenizationDecider } from '../tokens/decider';
+import { answerOf } from '../tokens/decision';
+import type { TokenizationProgress } from '../tokens/decide';
+import { applyIssuerNotification, applyProcessingNotification, applyTokenNotification, type IssuerNotification, type NotifyingUpstream, type ProcessingNotification } from './apply';
 
 /** How far a notification's `t` may be from the gateway's clock, in seconds (either way). */
 export const NOTIFICATION_TOLERANCE_SECONDS = 300;
@@ -49,7 +54,7 @@ function checkIssuer(body: Record<string, unknown>): IssuerNotification {
 }
 
 function checkProcessing(body: Record<string, unknown>): ProcessingNotification {
-  if (body.type !== 'transaction.created' && body.type !== 'transaction.updated') throw invalid('type', 'must be transaction.created or transaction.updated');
+  if (body.type !== 'transaction.created' && body.type !== 'transaction.updated') throw invalid('type', 'must be transaction.created, transaction.updated, token.created or token.updated');
   return { id: body.id as string, type: body.type, occurredAt: body.occurredAt as string, transaction: checkTransaction(body.transaction) };
 }
 
@@ -80,7 +85,12 @@ function receive(upstream: NotifyingUpstream, secrets: readonly string[], deps: 
   return function receiveNotification(req, res, next) {
     void (async () => {
       const body = verifiedBody(req, secrets);
-      const outcome = upstream === 'issuer' ? await applyIssuerNotification(deps, checkIssuer(body)) : await applyProcessingNotification(deps.db, checkProcessing(body));
+      const outcome =
+        upstream === 'issuer'
+          ? await applyIssuerNotification(deps, checkIssuer(body))
+          : body.type === 'token.created' || body.type === 'token.updated'
+            ? await applyTokenNotification(deps.db, checkTokenNotification(body))
+            : await applyProcessingNotification(deps.db, checkProcessing(body));
       deps.log.info({ upstream, notificationId: body.id, outcome: outcome ?? 'duplicate', requestId: req.requestId }, 'upstream notification');
       writeAnswer(res, { status: 200, body: { received: true, duplicate: outcome === undefined, outcome: outcome ?? 'duplicate' } });
     })().catch(next);
@@ -113,7 +123,10 @@ function checkAuthorizationRequest(body: Record<string, unknown>): Authorization
   if (!isObject(m) || !['name', 'city'].every((k) => typeof m[k] === 'string' && (m[k] as string).length <= 200) || !(typeof m.mcc === 'string' && /^[0-9]{4}$/.test(m.mcc)) || !(typeof m.country === 'string' && /^[A-Z]{2}$/.test(m.country))) {
     throw invalid('authorization.merchant', 'must hold name, mcc (4 digits), city and country (ISO 3166-1 alpha-2)');
   }
+  // A purchase made with a network token (upstreams.md 10.8): its reference and wallet.
+  const token = checkAuthorizationToken(a.token);
   return {
+    ...(token === undefined ? {} : { token }),
     id: a.id as string,
     transactionId: a.transactionId,
     cardId: a.cardId,
@@ -216,17 +229,152 @@ function answerAuthorizations(secrets: readonly string[], answering: Authorizati
   };
 }
 
+/** What the listener needs to answer the processor's tokenization and verification requests (docs/upstreams.md 10.3, 10.4). */
+export type TokenizationAnswering = Pick<TokenizationDecider, 'deadlineMs' | 'decide' | 'verify'>;
+
 /**
- * The upstream-notification listener's app (docs/upstreams.md, section 9): `POST
- * /upstream-notifications/issuer` and `/processing`, each signed with its upstream's secret. It
- * serves nothing else: no partner route, no admin route, and no partner credential opens it.
+ * The deadline of one decision request, as `answerAuthorizations` keeps it: `answerBy` is the
+ * arrival plus `deadlineMs` less the margin; at `answerBy` (after one turn of the event loop's I/O,
+ * so that a recording's acknowledgement that arrived meanwhile is read first) `unavailable` answers
+ * 503 unless the request was answered. `settle()` ends the timer when the work ends.
  */
-export function createNotificationsApp(deps: SyncDeps, secrets: NotifySecrets, authorizations?: AuthorizationAnswering): express.Express {
+function deadlineOf(deadlineMs: number, unavailable: () => void): { arrived: number; answerBy: number; answered(): boolean; markAnswered(): void; settle(): void } {
+  const arrived = Date.now();
+  const answerBy = arrived + deadlineMs - ANSWER_MARGIN_MS;
+  let answered = false;
+  const timer = setTimeout(() => setImmediate(() => {
+    if (answered) return;
+    answered = true;
+    unavailable();
+  }), Math.max(0, answerBy - Date.now()));
+  return {
+    arrived,
+    answerBy,
+    answered: () => answered,
+    markAnswered: () => {
+      answered = true;
+    },
+    settle: () => {
+      answered = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * `POST /upstream-notifications/processing/tokenizations`: the processor asks for a tokenization
+ * decision (10.3). Signed and checked as the notifications; answered `{decision, declineReason?}` by
+ * `answerBy` (`TOKENIZATION_DEADLINE_MS` less the margin), or at that moment 503
+ * `decision_unavailable` (at once 503 `database_unavailable` when the database cannot be reached),
+ * so that the processor's stand-in applies without waiting; a recording still on its way then is
+ * refused by the database at its COMMIT, past its commit-by instant. The partner endpoint's faults
+ * are logged as for purchases (one warn line per partner per second at most), never its answer.
+ */
+function answerTokenizations(secrets: readonly string[], answering: TokenizationAnswering, log: Logger): RequestHandler {
+  const faults = new PartnerFaultLog(log);
+  return function answerTokenization(req, res, next) {
+    let tokenizationId: string | undefined;
+    const progress: TokenizationProgress = {};
+    const partnerFault = (answer: FaultedAnswer) => {
+      const fault = progress.partnerFault;
+      if (!fault || tokenizationId === undefined) return false;
+      faults.report({ ...fault, authorizationId: tokenizationId, tokenization: true, answered: answer });
+      res.locals.logFields = { ...res.locals.logFields, tokenizationId, partnerFault: fault.reason };
+      return true;
+    };
+    const deadline = deadlineOf(answering.deadlineMs, () => {
+      recordTokenizationDecision('unavailable', 'none', took());
+      const error = new GatewayError('decision_unavailable', 'No decision could be recorded before the deadline: apply the stand-in');
+      if (!partnerFault('unavailable')) return next(error);
+      res.locals.faultOf = 'partner';
+      sendProblem(res, req.requestId, error);
+    });
+    const took = () => (Date.now() - deadline.arrived) / 1000;
+    void (async () => {
+      const body = verifiedBody(req, secrets);
+      const request = checkTokenizationRequest(body);
+      tokenizationId = request.id;
+      const decision = await answering.decide(request, deadline.answerBy, progress);
+      if (deadline.answered()) {
+        if (progress.recorded) log.error({ tokenizationId, decision: decision.decision, decidedBy: decision.decidedBy, lateMs: Date.now() - deadline.answerBy }, "a tokenization decision reached the gateway after its 503: the processor's stand-in overrules it");
+        return;
+      }
+      deadline.markAnswered();
+      recordTokenizationDecision(decision.decision, decision.decidedBy, took());
+      partnerFault('default');
+      // On the request's access-log line: the ids and the outcome, never a code or the partner's reason.
+      res.locals.logFields = { ...res.locals.logFields, tokenizationId, ...(progress.tokenId === undefined ? {} : { tokenId: progress.tokenId }), decision: decision.decision, decidedBy: decision.decidedBy };
+      writeAnswer(res, { status: 200, body: answerOf(decision) });
+    })()
+      .catch((err: unknown) => {
+        if (deadline.answered()) {
+          if (err instanceof DecisionTooLate && err.byDatabase && tokenizationId !== undefined) log.info({ tokenizationId, lateMs: Date.now() - deadline.answerBy }, 'a tokenization decision was refused by the database after its 503 (past its commit-by instant): nothing recorded');
+          return;
+        }
+        deadline.markAnswered();
+        if (err instanceof DecisionTooLate) {
+          recordTokenizationDecision('unavailable', 'none', took());
+          const error = new GatewayError('decision_unavailable', 'No decision could be recorded before the deadline: apply the stand-in');
+          if (!partnerFault('unavailable')) return next(error);
+          res.locals.faultOf = 'partner';
+          return sendProblem(res, req.requestId, error);
+        }
+        if (!(err instanceof GatewayError && err.status < 500)) recordTokenizationDecision('unavailable', 'none', took());
+        next(err);
+      })
+      .finally(() => deadline.settle());
+  };
+}
+
+/**
+ * `POST /upstream-notifications/processing/tokenizations/verifications`: the processor asks whether
+ * the code the cardholder typed is right (10.4). Answered `{verified: true}` or `{verified: false,
+ * reason, attemptsLeft}` by the same deadline as a tokenization, or 503. The code is in no log
+ * line: the access line carries the attempt's id and its outcome only.
+ */
+function answerVerifications(secrets: readonly string[], answering: TokenizationAnswering, log: Logger): RequestHandler {
+  return function answerVerification(req, res, next) {
+    let verificationId: string | undefined;
+    const deadline = deadlineOf(answering.deadlineMs, () => next(new GatewayError('decision_unavailable', 'No answer could be recorded before the deadline: apply the stand-in')));
+    void (async () => {
+      const body = verifiedBody(req, secrets);
+      const request = checkVerificationRequest(body);
+      verificationId = request.id;
+      const { answer, recorded } = await answering.verify(request, deadline.answerBy);
+      if (deadline.answered()) {
+        if (recorded) log.error({ verificationId, verified: answer.verified, lateMs: Date.now() - deadline.answerBy }, "a verification attempt was recorded after its 503: the processor's stand-in overrules it");
+        return;
+      }
+      deadline.markAnswered();
+      res.locals.logFields = { ...res.locals.logFields, verificationId, verified: answer.verified, ...(answer.verified ? {} : { reason: answer.reason }) };
+      writeAnswer(res, { status: 200, body: answer });
+    })()
+      .catch((err: unknown) => {
+        if (deadline.answered()) return;
+        deadline.markAnswered();
+        if (err instanceof DecisionTooLate) return next(new GatewayError('decision_unavailable', 'No answer could be recorded before the deadline: apply the stand-in'));
+        next(err);
+      })
+      .finally(() => deadline.settle());
+  };
+}
+
+/**
+ * The upstream-notification listener's app (docs/upstreams.md, sections 9 and 10): `POST
+ * /upstream-notifications/issuer` and `/processing`, each signed with its upstream's secret, the
+ * processor's authorization, tokenization and verification requests. It serves nothing else: no
+ * partner route, no admin route, and no partner credential opens it.
+ */
+export function createNotificationsApp(deps: SyncDeps, secrets: NotifySecrets, authorizations?: AuthorizationAnswering, tokenizations?: TokenizationAnswering): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(requestContext(deps.log, 'notifications'));
   if (authorizations && secrets.processing.length > 0) {
     app.post('/upstream-notifications/processing/authorizations', express.raw({ type: () => true, limit: '64kb' }), answerAuthorizations(secrets.processing, authorizations, deps.log));
+  }
+  if (tokenizations && secrets.processing.length > 0) {
+    app.post('/upstream-notifications/processing/tokenizations', express.raw({ type: () => true, limit: '64kb' }), answerTokenizations(secrets.processing, tokenizations, deps.log));
+    app.post('/upstream-notifications/processing/tokenizations/verifications', express.raw({ type: () => true, limit: '64kb' }), answerVerifications(secrets.processing, tokenizations, deps.log));
   }
   for (const upstream of ['issuer', 'processing'] as const) {
     if (secrets[upstream].length === 0) continue;

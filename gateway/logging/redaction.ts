@@ -31,6 +31,17 @@ export const REDACTED_KEYS: readonly string[] = [
   'privateKey',
   'password',
   'secret',
+  // Wallet provisioning (docs/tokens.md): the wallet's inputs and the processor's payload for it.
+  // Not `code`: it names every error's code; the verification code is kept out of loggers by construction.
+  'certificates',
+  'nonce',
+  'nonceSignature',
+  'activationData',
+  'encryptedPassData',
+  'ephemeralPublicKey',
+  'opaquePaymentCard',
+  'walletAccountId',
+  'deviceId',
 ];
 
 /** The value that stands in for a redacted one. */

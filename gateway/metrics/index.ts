@@ -4,7 +4,7 @@
  * `/admin/metrics` route of the admin API.
  */
 export { registry, METRIC_NAMES, LATENCY_BUCKETS, rateLimitFallbackTotal, rateLimitFallbackActive, databaseClockOffset } from './registry';
-export { recordAuthorizationDecision, recordPartnerDecision } from './recorders';
+export { recordAuthorizationDecision, recordPartnerDecision, recordTokenizationDecision } from './recorders';
 export {
   requestMetrics,
   routeLabel,

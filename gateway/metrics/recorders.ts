@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Counter, Histogram } from 'prom-client';
 import { ERROR_CATALOG } from '../errors';
-import { authorizationDecisionDuration, authorizationDecisions, partnerDecisionDuration, configReloads, jwtRefusals, requestDuration, requestsTotal, upstreamDuration, upstreamErrors, webhookAttemptDuration, webhookDeliveries, webhookDeliveryLag } from './registry';
+import { authorizationDecisionDuration, authorizationDecisions, partnerDecisionDuration, tokenizationDecisionDuration, tokenizationDecisions, configReloads, jwtRefusals, requestDuration, requestsTotal, upstreamDuration, upstreamErrors, webhookAttemptDuration, webhookDeliveries, webhookDeliveryLag } from './registry';
 
 // Every recorder keeps the prom-client children it made (one per label combination, made on
 // first use), so a request costs a few Map lookups and no label objects.
@@ -178,6 +178,12 @@ export function recordWebhookAttempt(outcome: WebhookAttemptOutcome, error: stri
 export function recordAuthorizationDecision(outcome: 'approved' | 'declined' | 'unavailable', decidedBy: string, seconds: number): void {
   authorizationDecisions.labels(outcome, decidedBy).inc();
   authorizationDecisionDuration.observe(seconds);
+}
+
+/** Counts one tokenization decision answered (or 503, `unavailable`) and observes its time in the gateway. */
+export function recordTokenizationDecision(outcome: 'approve' | 'require_verification' | 'decline' | 'unavailable', decidedBy: string, seconds: number): void {
+  tokenizationDecisions.labels(outcome, decidedBy).inc();
+  tokenizationDecisionDuration.observe(seconds);
 }
 
 /** Observes one call to a partner's decision endpoint, by result (`answered`, `timeout`, `error`, `overloaded`, `disabled`). */

@@ -121,6 +121,22 @@ export const authorizationDecisionDuration = new Histogram({
   registers: [registry],
 });
 
+/** Tokenization decisions the gateway answered the processor, by outcome and who decided (docs/tokens.md, "The decision"). */
+export const tokenizationDecisions = new Counter({
+  name: 'tokenization_decisions_total',
+  help: 'Tokenization decisions answered to the card processing system, by outcome (approve, require_verification, decline, unavailable: 503, the processor applies its stand-in) and decided_by (card_state, spend_controls, partner, partner_default, network; none for unavailable). A repeat of an id already decided counts again, with the labels of the first decision.',
+  labelNames: ['outcome', 'decided_by'] as const,
+  registers: [registry],
+});
+
+/** The gateway's own time to decide a tokenization, from the request's arrival to its answer (the partner's wait included). */
+export const tokenizationDecisionDuration = new Histogram({
+  name: 'tokenization_decision_duration_seconds',
+  help: "Time from the processor's tokenization request to the gateway's answer in seconds, the partner endpoint's wait included; TOKENIZATION_DEADLINE_MS less 300 ms bounds it.",
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
 /** Calls to partners' decision endpoints: how long they took and how they ended. */
 export const partnerDecisionDuration = new Histogram({
   name: 'partner_decision_duration_seconds',
@@ -161,6 +177,8 @@ export const METRIC_NAMES = {
   webhookBacklogTotal: 'webhook_backlog_total',
   authorizationDecisions: 'authorization_decisions_total',
   authorizationDecisionDuration: 'authorization_decision_duration_seconds',
+  tokenizationDecisions: 'tokenization_decisions_total',
+  tokenizationDecisionDuration: 'tokenization_decision_duration_seconds',
   partnerDecisionDuration: 'partner_decision_duration_seconds',
   databaseClockOffset: 'database_clock_offset_seconds',
 } as const;

@@ -45,6 +45,7 @@ const PATH_IDS = {
   event: { type: 'string', pattern: OWNED_KINDS.event.id.source, description: 'The event id (`evt_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.eventId },
   transaction: { type: 'string', pattern: OWNED_KINDS.transaction.id.source, description: 'The transaction id (the card processing system\'s)', example: EXAMPLE_IDS.transactionId },
   'webhook-endpoint': { type: 'string', pattern: OWNED_KINDS['webhook-endpoint'].id.source, description: 'The webhook endpoint id (`we_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.webhookEndpointId },
+  token: { type: 'string', pattern: OWNED_KINDS.token.id.source, description: 'The token id (`tok_` and 24 hexadecimal characters)', example: EXAMPLE_IDS.tokenId },
 } as const satisfies Record<Exclude<OwnedKind, 'client'>, Json>;
 
 /** Problem responses by HTTP status: component name, when it happens, example code and headers. */
@@ -157,6 +158,9 @@ const WEBHOOK_EVENTS: Record<PartnerEventType, { schema: ResponseSchemaName; sum
   'individual.created': { schema: 'EventIndividualCreated', summary: 'An individual account was created' },
   'transaction.created': { schema: 'EventTransactionCreated', summary: 'A transaction was recorded on a card' },
   'transaction.updated': { schema: 'EventTransactionUpdated', summary: 'A transaction took a step: cleared, reversed or expired' },
+  'token.created': { schema: 'EventTokenCreated', summary: 'A network token of a card was made (a wallet or a merchant tokenized it)' },
+  'token.updated': { schema: 'EventTokenUpdated', summary: "A token's status, card or device changed" },
+  'token.verification_code': { schema: 'EventTokenVerificationCode', summary: 'A one-time code for you to deliver to the cardholder' },
 };
 
 /** The headers of a webhook delivery (docs/webhooks.md), as the receiver's parameters. */

@@ -21,6 +21,7 @@ export const EXAMPLE_IDS = {
   webhookEndpointId: 'we_6b0237a240487492a2ee0de4',
   transactionId: '5f0c2a9e8b1d4c7a9e3f2b61',
   refundTransactionId: '5f0c2b1f8b1d4c7a9e3f2b7c',
+  tokenId: 'tok_6b0237a240487492a2ee0de6',
 } as const;
 
 /** A real 2048-bit RSA public key, base64 SPKI DER: what `securityKey` looks like. */
@@ -30,6 +31,10 @@ export const EXAMPLE_SECURITY_KEY =
 /** An RSA-OAEP-256 ciphertext (256 bytes, base64) standing for an encrypted PIN, CVV or PAN. */
 const EXAMPLE_CIPHERTEXT =
   'BeANGfSiAQ7L/hc3UdE6t7DTKsZTB9x0fC8uRAPW1mg+zaiHSrzgxCbbnopvG+7p4KqTSsuIcRNiwkyQ0UmXpk1WidFsTPjD3gDyo9PaEb7IBtpHRiBdbi/DkWlkEbqkBXnIe5uUYpnlWHMBoVV38lzpxj0NRpaoQMkXqqpmDGgwnTSt0mxgiHVqGLbaSyPufM4Wi8dKvX6NE/oV+phbxkiSR9JTP3wxHdKEhR0BWwSImVsaYpgsaRfZEm/OtnUh4S2EEv9EMhet95if2SGBZAaOc6UFr3pq1RwZTg0BXWljONgcjEnpUPp6MwbIH40pLYjo6dXV1F09GjXuYkG+AA==';
+
+/** What a PassKit certificate looks like in a request (base64 of DER; not a real certificate). */
+const EXAMPLE_CERTIFICATE =
+  'MIIEETCCA7agAwIBAgIIPrHEGSAJDiswCgYIKoZIzj0EAwIwgYAxNDAyBgNVBAMMK0FwcGxlIFdvcmxkd2lkZSBEZXZlbG9wZXIgUmVsYXRpb25zIENBIC0gRzIxJjAkBgNVBAsMHUFwcGxlIENlcnRpZmljYXRpb24gQXV0aG9yaXR5MRMwEQYDVQQKDApBcHBsZSBJbmMuMQswCQYDVQQGEwJVUzAeFw0yNjAxMDEwMDAwMDBaFw0zMTAxMDEwMDAwMDBa';
 
 const CREATED_AT = '2026-11-22T10:00:00.000Z';
 
@@ -107,6 +112,16 @@ export function requestExamples(now = new Date()): Record<SchemaName, unknown> {
     'webhook-deliveries-query': { after: 'NTE', limit: 20 },
     'simulate-transaction': { amount: 42.5, currency: 'EUR', type: 'authorization', merchant: { name: 'Corner Cafe', mcc: '5814', country: 'DE' } },
     'simulate-issuer-status': { status: 'FRAUD', reason: 'Suspicious activity' },
+    'wallet-provisioning-apple-pay': {
+      certificates: [EXAMPLE_CERTIFICATE, EXAMPLE_CERTIFICATE.slice(0, 120)],
+      nonce: 'q7l3Bw==',
+      nonceSignature: 'MEUCIQDxD3p1c0a1bmV1bW9uaWMgc2lnbmF0dXJlIG9mIHRoZSBub25jZQIgQm9ndXMgYnV0IHdlbGwtZm9ybWVkIGJhc2U2NA==',
+    },
+    'wallet-provisioning-google-pay': { walletAccountId: 'aGVsbG8td2FsbGV0LWFjY291bnQ', deviceId: 'WQ4oPEwuhbPZUG0ShSnO4g7b' },
+    'token-change': { reason: 'Cardholder reported the phone lost' },
+    'tokens-search-query': { cardKey: EXAMPLE_IDS.cardKey, status: 'active', walletProvider: 'apple_pay', limit: 20 },
+    'simulate-tokenization': { walletProvider: 'apple_pay', device: { type: 'phone', name: "Ada's iPhone", ipCountry: 'GB' }, networkVerdict: 'require_verification', tokenizationId: 'tkz_6b0237a240487492a2ee0de4' },
+    'simulate-token-verification': { code: '482913' },
   };
 }
 
@@ -129,6 +144,7 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     timeoutMs: 1000,
     defaultDecision: 'decline',
     status: 'enabled',
+    requestTypes: ['authorization.request', 'tokenization.request'],
     createdAt: CREATED_AT,
     updatedAt: CREATED_AT,
   };
@@ -266,6 +282,25 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     source: 'partner',
     reason: 'Holder asked to pause the card',
   });
+  const token = {
+    _id: EXAMPLE_IDS.tokenId,
+    cardKey: EXAMPLE_IDS.cardKey,
+    walletProvider: 'apple_pay',
+    tokenRequestorId: '50110030273',
+    last4: '4821',
+    tokenExpDate: `11/${now.getUTCFullYear() + 3}`,
+    device: { type: 'phone', name: "Ada's iPhone", ipCountry: 'GB' },
+    status: 'suspended',
+    suspendedBy: 'card_state',
+    createdAt: CREATED_AT,
+    updatedAt: clearedAt,
+    history: [
+      { status: 'active', at: CREATED_AT, by: 'network' },
+      { status: 'suspended', at: clearedAt, by: 'card_state', reason: 'card LOCKED' },
+    ],
+  };
+  const { suspendedBy: _s, ...activeToken } = { ...token, status: 'active', updatedAt: CREATED_AT, history: [token.history[0]] };
+  const pendingToken = { ...activeToken, status: 'pending_verification', history: [{ status: 'pending_verification', at: CREATED_AT, by: 'network' }] };
   const invalidParam = { name: 'expDate', reason: 'must match pattern "^(0[1-9]|1[0-2])/[0-9]{4}$"' };
   return {
     Card: card,
@@ -295,6 +330,22 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     TransactionPage: { data: [transaction], pagination },
     TransactionList: { data: [transaction], nextCursor: 'WyIyMDI2LTExLTAyVDA5OjE1OjAwLjAwMDAwMFoiLCI1ZjBjMmE5ZThiMWQ0YzdhOWUzZjJiNjEiXQ.q2XoQmVfqP0b4yxN8f3b2A' },
     TransactionStep: transaction.history[0],
+    Token: token,
+    TokenHistoryEntry: token.history[1],
+    TokenList: { data: [token], nextCursor: 'WyIyMDI2LTExLTIyVDEwOjAwOjAwLjAwMDAwMFoiLCJ0b2tfNmIwMjM3YTI0MDQ4NzQ5MmEyZWUwZGU2Il0.Ku2vbm9Jp0cm9a3VzGQ7xw' },
+    CardTokens: { data: [token] },
+    ApplePayProvisioning: {
+      activationData: 'TUJQQUM6MTU1NDI3MzIzNjpTQU1QTEVfQUNUSVZBVElPTl9EQVRBX05PVF9BX1JFQUxfT05FOjE2MjM0NTY3ODk=',
+      encryptedPassData: 'b3RwYXNzZGF0YSBlbmNyeXB0ZWQgZm9yIEFwcGxlOyB0aGUgc2FuZGJveCBhbnN3ZXJzIDEsMDI0IHRvIDIsMDQ4IHJhbmRvbSBieXRlcw==',
+      ephemeralPublicKey: 'BOX7w8YlVtWcOvNkN0v1qkRjJ5L8mZ2T3eQ9sH4yF6aD1pXgU0bC7iK2nM5oR8tW3zE6hJ9lA4qS7vY0xB1cG2I=',
+    },
+    GooglePayProvisioning: {
+      opaquePaymentCard: 'c2FuZGJveC1vcGFxdWUtcGF5bWVudC1jYXJkLW5vdC1hLXJlYWwtY3J5cHRvZ3JhbS1fLWJhc2U2NHVybA',
+      network: 'MASTERCARD',
+      tokenServiceProvider: 'TOKEN_PROVIDER_MASTERCARD',
+      displayName: 'Partner Card',
+      lastDigits: '1786',
+    },
     Pagination: { page: 2, limit: 20, total: 57, totalPages: 3, hasMore: true },
     Partner: partner,
     B2bTenant: tenant,
@@ -307,6 +358,9 @@ export function responseExamples(now = new Date()): Record<ResponseSchemaName, u
     EventIndividualCreated: envelope('individual.created', { individual }),
     EventTransactionCreated: envelope('transaction.created', { transaction: { ...transaction, status: 'PENDING', settledAmount: null, updatedAt: authorizedAt, history: [transaction.history[0]] } }),
     EventTransactionUpdated: envelope('transaction.updated', { transaction, previousStatus: 'PENDING', change: 'clearing' }),
+    EventTokenCreated: envelope('token.created', { token: activeToken }),
+    EventTokenUpdated: envelope('token.updated', { token, previousStatus: 'active', change: 'suspended' }),
+    EventTokenVerificationCode: envelope('token.verification_code', { token: pendingToken, code: '482913', expiresAt: '2026-11-22T10:10:00.000Z' }),
     EventResend: { id: EXAMPLE_IDS.eventId, deliveries: 1 },
     WebhookEndpoint: webhookEndpoint,
     WebhookEndpointCreated: { ...webhookEndpoint, secret: 'whsec_' + 'Q'.repeat(43) },

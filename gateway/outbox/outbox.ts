@@ -4,10 +4,47 @@ import type { Logger } from '../logging/logger';
 import type { UpstreamClients } from '../upstreams';
 import type { CardCreatedEvent, StatusUpdate } from '../../contracts/upstreams';
 
+/**
+ * A token operation the gateway asks of the processor (docs/upstreams.md 10.6), queued by the cascade
+ * in a card change's transaction: `operationId` is its `Idempotency-Key` on every attempt.
+ */
+export interface TokenOperationPayload {
+  operationId: string;
+  /** The gateway's token id (`tok_…`) and the processor's reference of it. */
+  tokenId: string;
+  tokenReference: string;
+  action: 'suspend' | 'resume' | 'deactivate';
+  requestedBy: 'partner' | 'card_state';
+  reason?: string;
+}
+
+/** A card's tokens moved to its replacement (10.6 `POST /cards/{cardKey}/tokens/move`), queued after the new card's `card_created`. */
+export interface TokenMovePayload {
+  operationId: string;
+  cardKey: string;
+  toCardKey: string;
+  reason: 'replaced' | 'reissued';
+}
+
 /** A message to the card processing system. */
 export type OutboxMessage =
   | { kind: 'processing.card_created'; payload: CardCreatedEvent }
-  | { kind: 'processing.status_update'; payload: StatusUpdate };
+  | { kind: 'processing.status_update'; payload: StatusUpdate }
+  | { kind: 'processing.token_operation'; payload: TokenOperationPayload }
+  | { kind: 'processing.token_move'; payload: TokenMovePayload };
+
+/**
+ * How the two token kinds are delivered: given at construction by the composition root (the outbox
+ * cannot import the tokens domain, gateway/tokens/operations.ts). A handler sends the message and
+ * applies its answer; it resolves when the message is done with (a processor's final refusal, 404
+ * or 409, included: the handler reads the token and applies what the processor holds) and throws to
+ * have it retried. Without a handler, such a message waits (retried with backoff) for a deliverer
+ * that has one.
+ */
+export interface OutboxHandlers {
+  tokenOperation?: (ctx: { requestId: string }, payload: TokenOperationPayload) => Promise<void>;
+  tokenMove?: (ctx: { requestId: string }, payload: TokenMovePayload) => Promise<void>;
+}
 
 /** Delivery attempts before a message is given up (and logged at error level for an operator). */
 export const MAX_ATTEMPTS = 12;
@@ -35,13 +72,39 @@ interface EventRow {
 }
 
 /**
- * Delivers outbox messages to the processing system, in id order. Each message is claimed by
+ * Delivers outbox messages to the processing system, in id order (the token kinds through
+ * {@link OutboxHandlers}). Each message is claimed by
  * pushing its next attempt into the future (so two deliverers never send it at once), sent with no
  * transaction open, then marked delivered or rescheduled with backoff; after MAX_ATTEMPTS it is
  * marked failed and logged for an operator.
  */
 export class OutboxDeliverer {
-  constructor(private readonly db: Database, private readonly clients: UpstreamClients, private readonly log: Logger) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clients: UpstreamClients,
+    private readonly log: Logger,
+    private readonly handlers: OutboxHandlers = {}
+  ) {}
+
+  /** Sends one message (a throw: not delivered). */
+  private async send(ctx: { requestId: string }, event: EventRow): Promise<void> {
+    switch (event.kind) {
+      case 'processing.card_created':
+        await this.clients.processing.cardCreated(ctx, event.payload as CardCreatedEvent);
+        return;
+      case 'processing.status_update':
+        await this.clients.processing.statusUpdate(ctx, event.payload as StatusUpdate);
+        return;
+      case 'processing.token_operation':
+        if (!this.handlers.tokenOperation) throw new Error('no handler of token operations in this process');
+        await this.handlers.tokenOperation(ctx, event.payload as TokenOperationPayload);
+        return;
+      case 'processing.token_move':
+        if (!this.handlers.tokenMove) throw new Error('no handler of token moves in this process');
+        await this.handlers.tokenMove(ctx, event.payload as TokenMovePayload);
+        return;
+    }
+  }
 
   /** Delivers the given messages now (right after the commit that wrote them), or every due one. */
   async deliver(ids?: string[]): Promise<{ delivered: number; failed: number }> {
@@ -59,8 +122,7 @@ export class OutboxDeliverer {
     for (const event of claimed.rows.sort((a, b) => Number(a.id) - Number(b.id))) {
       const ctx = { requestId: event.request_id ?? `outbox-${event.id}` };
       try {
-        if (event.kind === 'processing.card_created') await this.clients.processing.cardCreated(ctx, event.payload as CardCreatedEvent);
-        else await this.clients.processing.statusUpdate(ctx, event.payload as StatusUpdate);
+        await this.send(ctx, event);
         await this.db.query('UPDATE outbox_events SET delivered_at = now(), last_error = NULL WHERE id = $1', [event.id]);
         delivered += 1;
       } catch (err) {

@@ -3,11 +3,22 @@ import { StatementParams } from '../db/statement-params';
 import { newObjectId } from '../ids';
 import type { Card, CardStatus } from '../shapes/card';
 import type { IndividualAccount } from '../shapes/individual';
+import type { Token, TokenCreatedData, TokenUpdatedData, TokenVerificationCodeData } from '../shapes/token';
 import type { PartnerTransaction } from '../upstreams/partner-transaction';
 import type { TransactionStatus, TransactionStepKind } from '../../contracts/upstreams';
 
 /** The types of partner event, in the order the docs list them (docs/events.md). */
-export const PARTNER_EVENT_TYPES = ['card.created', 'card.status_changed', 'card.updated', 'individual.created', 'transaction.created', 'transaction.updated'] as const;
+export const PARTNER_EVENT_TYPES = [
+  'card.created',
+  'card.status_changed',
+  'card.updated',
+  'individual.created',
+  'transaction.created',
+  'transaction.updated',
+  'token.created',
+  'token.updated',
+  'token.verification_code',
+] as const;
 export type PartnerEventType = (typeof PARTNER_EVENT_TYPES)[number];
 
 /** Who changed a card's status: the partner through the API, the issuer on its own, or an operator. */
@@ -24,6 +35,9 @@ export type EventIndividual = IndividualAccount;
 
 /** A transaction as `GET /transactions/{id}` answers it. */
 export type EventTransaction = PartnerTransaction;
+
+/** A network token as `GET /tokens/{id}` answers it (docs/tokens.md, "The Token"): never the token's or the card's number. */
+export type EventToken = Token;
 
 /** The fields of a card whose change is a `card.updated` event. */
 export type UpdatedCardField = 'nickname' | 'embossedName' | 'threeDsPhone' | 'limits' | 'spendControls';
@@ -44,6 +58,11 @@ export interface PartnerEventData {
   'individual.created': { individual: EventIndividual };
   'transaction.created': { transaction: EventTransaction };
   'transaction.updated': { transaction: EventTransaction; previousStatus: TransactionStatus | null; change: TransactionStepKind };
+  'token.created': TokenCreatedData;
+  'token.updated': TokenUpdatedData;
+  // The one-time code the partner delivers to the cardholder: replaced by null once expiresAt has
+  // passed (the retention pass), and never written to a log line.
+  'token.verification_code': TokenVerificationCodeData;
 }
 
 /** An event to write. `cardKey` orders it among the card's events; `requestId` names the partner request that caused it. */

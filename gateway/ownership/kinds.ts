@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database';
-import { CARD_KEY, EVENT_ID, OBJECT_ID, TRANSACTION_ID, WEBHOOK_ENDPOINT_ID } from '../ids';
+import { CARD_KEY, EVENT_ID, OBJECT_ID, TOKEN_ID, TRANSACTION_ID, WEBHOOK_ENDPOINT_ID } from '../ids';
 
 /** Who owns a resource: the partner, and the individual or tenant it sits under. */
 export interface Owner {
@@ -104,6 +104,20 @@ export const OWNED_KINDS = {
     describe: "a card transaction's id (the processing system's)",
     async load(db, id) {
       const rows = await db.query<OwnerRow>('SELECT partner_id, individual_id, tenant_id FROM card_transactions WHERE id = $1', [id]);
+      return rows.rowCount ? withScope(rows.rows[0]) : undefined;
+    },
+  },
+  /**
+   * A network token (docs/tokens.md), by its `_id`. Its owner is the partner the token's row names,
+   * and the card's individual or tenant (a token moved by a replacement keeps its card's owner).
+   */
+  token: {
+    noun: 'token',
+    id: TOKEN_ID,
+    shape: 'must be a token id (tok_ and 24 hexadecimal characters)',
+    describe: "a network token's _id (tok_…)",
+    async load(db, id) {
+      const rows = await db.query<OwnerRow>('SELECT partner_id, individual_id, tenant_id FROM tokens WHERE id = $1', [id]);
       return rows.rowCount ? withScope(rows.rows[0]) : undefined;
     },
   },

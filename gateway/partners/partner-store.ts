@@ -1,5 +1,6 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import type { Database, Queryable } from '../db/database';
+import { recordAudit } from '../audit/audit-log';
 import { newObjectId } from '../ids';
 import { keyThumbprint, parsePartnerPublicKey, toSpkiPem } from './public-key';
 
@@ -197,13 +198,37 @@ export class PartnerStore {
     return toKey(updated.rows[0]);
   }
 
-  /** Changes the status and/or the processing flag of a partner. */
-  async update(id: string, change: { status?: PartnerStatus; processingEnabled?: boolean }): Promise<Partner & { keys: PartnerKey[] }> {
-    const updated = await this.db.query(
-      `UPDATE partners SET status = coalesce($2, status), processing_enabled = coalesce($3, processing_enabled), updated_at = now()
-        WHERE id = $1`,
-      [id, change.status ?? null, change.processingEnabled ?? null]
-    );
+  /**
+   * Changes the status, the processing flag and/or `tokenizeBeforeActivation` (docs/tokens.md
+   * "Decisions": whether a physical card not activated yet may be tokenized and paid with through
+   * its tokens) of a partner.
+   */
+  async update(
+    id: string,
+    change: { status?: PartnerStatus; processingEnabled?: boolean; tokenizeBeforeActivation?: boolean },
+    requestId?: string
+  ): Promise<Partner & { keys: PartnerKey[] }> {
+    const updated = await this.db.transaction(async (tx) => {
+      const result = await tx.query(
+        `UPDATE partners SET status = coalesce($2, status), processing_enabled = coalesce($3, processing_enabled),
+                tokenize_before_activation = coalesce($4, tokenize_before_activation), updated_at = now()
+          WHERE id = $1`,
+        [id, change.status ?? null, change.processingEnabled ?? null, change.tokenizeBeforeActivation ?? null]
+      );
+      if (result.rowCount !== 0 && change.tokenizeBeforeActivation !== undefined) {
+        // A risk choice of the card programme, kept in the partner's audit log with the change.
+        await recordAudit(tx, {
+          partnerId: id,
+          operation: 'admin.partner.tokenize-before-activation',
+          targetType: 'partner',
+          targetId: id,
+          requestId: requestId ?? `admin-${id}`,
+          outcome: 'success',
+          details: { tokenizeBeforeActivation: change.tokenizeBeforeActivation, source: 'operator' },
+        });
+      }
+      return result;
+    });
     if (updated.rowCount === 0) throw new PartnerStoreError('not_found', `partner ${id} not found`);
     await this.changed(id, { withdrawsCredentials: change.status === 'disabled' });
     return (await this.get(id))!;
@@ -211,6 +236,12 @@ export class PartnerStore {
 
   async setStatus(id: string, status: PartnerStatus): Promise<Partner & { keys: PartnerKey[] }> {
     return this.update(id, { status });
+  }
+
+  /** The partner's `tokenizeBeforeActivation` (an operator's setting, shown by the admin API only); false for an unknown partner. */
+  async tokenizeBeforeActivation(id: string): Promise<boolean> {
+    const rows = await this.db.query<{ tokenize_before_activation: boolean }>('SELECT tokenize_before_activation FROM partners WHERE id = $1', [id]);
+    return rows.rows[0]?.tokenize_before_activation ?? false;
   }
 
   /** Whether the partner has the card processing system configured. */

@@ -16,7 +16,17 @@ const TIMEOUT_FIELD = {
 const DEFAULT_DECISION_FIELD = {
   type: 'string',
   enum: ['approve', 'decline'],
-  description: 'What applies when your endpoint does not answer in time, answers an error or an answer of another shape (default decline)',
+  description: 'What applies to a purchase when your endpoint does not answer in time, answers an error or an answer of another shape (default decline); never to a tokenization',
+} as const;
+
+const REQUEST_TYPES_FIELD = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 2,
+  uniqueItems: true,
+  items: { type: 'string', enum: ['authorization.request', 'tokenization.request'] },
+  description:
+    'The requests your endpoint is sent (default ["authorization.request"]): add "tokenization.request" to decide tokenizations of your cards too (docs/tokens.md, "The decision")',
 } as const;
 
 /** Body of `POST /authorization-endpoint`. */
@@ -25,7 +35,7 @@ export const authorizationEndpointCreate = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
-  properties: { url: URL_FIELD, timeoutMs: TIMEOUT_FIELD, defaultDecision: DEFAULT_DECISION_FIELD },
+  properties: { url: URL_FIELD, timeoutMs: TIMEOUT_FIELD, defaultDecision: DEFAULT_DECISION_FIELD, requestTypes: REQUEST_TYPES_FIELD },
 } as const satisfies JsonSchema;
 
 /** Body of `PATCH /authorization-endpoint`: at least one field. */
@@ -38,6 +48,7 @@ export const authorizationEndpointUpdate = {
     url: URL_FIELD,
     timeoutMs: TIMEOUT_FIELD,
     defaultDecision: DEFAULT_DECISION_FIELD,
+    requestTypes: REQUEST_TYPES_FIELD,
     status: { type: 'string', enum: ['enabled', 'disabled'], description: 'A disabled endpoint is not asked: purchases are decided as if you had none' },
   },
 } as const satisfies JsonSchema;

@@ -29,6 +29,7 @@ import { individualCreate } from './individual-create';
 import { individualCardsQuery, paginationQuery, transactionsQuery } from './pagination-query';
 import { spendControls } from './spend-controls';
 import { simulateAuthorization, simulateTransactionStep, transactionsSearchQuery } from './transactions';
+import { simulateTokenization, simulateTokenVerification, tokenChange, tokensSearchQuery, walletProvisioningApplePay, walletProvisioningGooglePay } from './tokens';
 
 /**
  * Every request schema a pipeline's `validate` policy can name, by name. One source of truth: the
@@ -70,6 +71,12 @@ export const SCHEMAS = {
   'transactions-search-query': transactionsSearchQuery,
   'simulate-authorization': simulateAuthorization,
   'simulate-transaction-step': simulateTransactionStep,
+  'wallet-provisioning-apple-pay': walletProvisioningApplePay,
+  'wallet-provisioning-google-pay': walletProvisioningGooglePay,
+  'token-change': tokenChange,
+  'tokens-search-query': tokensSearchQuery,
+  'simulate-tokenization': simulateTokenization,
+  'simulate-token-verification': simulateTokenVerification,
 } satisfies Record<string, JsonSchema>;
 
 export type SchemaName = keyof typeof SCHEMAS;
@@ -100,5 +107,7 @@ export type EventsQuery = Validated<'events-query'>;
 export type WebhookDeliveriesQuery = Validated<'webhook-deliveries-query'>;
 /** The validated query of `GET /transactions`. */
 export type TransactionsSearchQuery = Validated<'transactions-search-query'>;
+/** The validated query of `GET /tokens`. */
+export type TokensSearchQuery = Validated<'tokens-search-query'>;
 /** The validated path parameters of the single-limit routes. */
 export type LimitParams = Validated<'limit-params'>;

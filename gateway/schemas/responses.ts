@@ -4,6 +4,7 @@ import { ERROR_CATALOG } from '../errors';
 import { EXP_DATE_PATTERN } from '../validation/keywords';
 import { ID_TYPES } from './individual-create';
 import { VELOCITY_WINDOWS } from './spend-controls';
+import { TOKEN_CHANGES, TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS } from '../shapes/token';
 import { DECLINE_REASON_CODES, TRANSACTION_STATUSES, TRANSACTION_STEP_KINDS, TRANSACTION_TYPES } from '../upstreams/partner-transaction';
 
 /** applicationStatus values (docs/individuals.md). */
@@ -111,6 +112,8 @@ export const SPEND_CONTROLS = object(
     blockedMccs: { type: 'array', items: string('4-digit merchant category code'), description: 'These merchant categories are declined' },
     allowedCountries: { type: 'array', items: string('ISO 3166-1 alpha-2'), description: 'Only merchants in these countries are allowed' },
     blockedCountries: { type: 'array', items: string('ISO 3166-1 alpha-2'), description: 'Merchants in these countries are declined' },
+    allowedWalletProviders: { type: 'array', items: { type: 'string', enum: WALLET_PROVIDERS }, description: 'A purchase with a token is allowed only from these wallets (`wallet_provider_blocked`); card purchases are not affected' },
+    blockedWalletProviders: { type: 'array', items: { type: 'string', enum: WALLET_PROVIDERS }, description: 'A purchase with a token from these wallets is declined (`wallet_provider_blocked`)' },
     velocity: {
       type: 'array',
       description: "Rules over rolling windows of the card's approved authorizations",
@@ -278,7 +281,9 @@ const TRANSACTION_STEP = object('One step of a transaction\'s life', {
 });
 
 /** A transaction (`toPartnerTransaction`, gateway/upstreams/partner-transaction.ts; docs/transactions.md). */
-export const TRANSACTION = object('A card transaction: one object from its first step to its last (docs/transactions.md)', {
+export const TRANSACTION = object(
+  'A card transaction: one object from its first step to its last (docs/transactions.md)',
+  {
   _id: string('The transaction id (the card processing system\'s)'),
   cardKey: string(),
   individualId: { type: ['string', 'null'], pattern: '^[0-9a-f]{24}$', description: 'The individual the card belongs to; null for a B2B card' },
@@ -293,12 +298,14 @@ export const TRANSACTION = object('A card transaction: one object from its first
   declineReason: { type: ['string', 'null'], enum: [...DECLINE_REASON_CODES, null], description: 'Why it was declined (docs/transactions.md, "Decline reasons"); null unless DECLINED' },
   relatedTransactionId: { type: ['string', 'null'], description: 'On a REFUND: the purchase it refunds; null otherwise' },
   history: { type: 'array', minItems: 1, items: TRANSACTION_STEP, description: 'Every step, oldest first' },
+  tokenId: { type: 'string', pattern: '^tok_[0-9a-f]{24}$', description: 'The network token the purchase was made with (docs/tokens.md); absent on a purchase with the card itself' },
+  walletProvider: { type: 'string', enum: WALLET_PROVIDERS, description: 'The wallet of that token; absent on a purchase with the card itself' },
   authorization: {
     oneOf: [
       object(
         'How the gateway decided the authorization in real time (docs/authorizations.md)',
         {
-          decidedBy: { type: 'string', enum: ['card_state', 'spend_controls', 'partner', 'partner_default', 'approved'], description: 'What decided: the card state, the spend controls, your decision endpoint, its default decision, or nothing refused' },
+          decidedBy: { type: 'string', enum: ['card_state', 'token_state', 'spend_controls', 'partner', 'partner_default', 'approved'], description: 'What decided: the card state, the state of the token it was made with, the spend controls, your decision endpoint, its default decision, or nothing refused' },
           rule: string('Which state, control or rule decided (`card.status.LOCKED`, `card.blockedMccs`, `partner.velocity.1h.maxCount`, `partner.timeout`)'),
           partnerLatencyMs: { type: 'number', minimum: 0, description: 'How long your decision endpoint took' },
         },
@@ -308,12 +315,87 @@ export const TRANSACTION = object('A card transaction: one object from its first
     ],
     description: 'null when the gateway was not asked (a force-post, a refund, a processor that does not ask)',
   },
-});
+},
+  ['_id', 'cardKey', 'individualId', 'amount', 'currency', 'type', 'status', 'merchant', 'createdAt', 'updatedAt', 'settledAmount', 'declineReason', 'relatedTransactionId', 'history', 'authorization']
+);
 
 /** `GET /transactions`: `{data, nextCursor}`. */
 export const TRANSACTION_LIST = object('A page of your transactions, newest first', {
   data: { type: 'array', items: TRANSACTION },
   nextCursor: { type: ['string', 'null'], description: 'Pass it as `cursor`, with the same filters, for the next (older) page; null on the last page' },
+});
+
+const TOKEN_STATUS = { type: 'string', enum: TOKEN_STATUSES, description: 'requested, pending_verification, active, suspended, deactivated (final) or declined (final): docs/tokens.md' };
+const TOKEN_ID = { type: 'string', pattern: '^tok_[0-9a-f]{24}$', description: "The token's id: `tok_` and 24 hexadecimal characters" };
+
+const TOKEN_HISTORY_ENTRY = object(
+  "One status of a token's life, or a move to another card (its status unchanged)",
+  {
+    status: TOKEN_STATUS,
+    at: dateTime(),
+    by: {
+      type: 'string',
+      enum: ['card_state', 'spend_controls', 'partner', 'partner_default', 'network', 'verification'],
+      description: 'Who made it: the tokenization decision (card_state, spend_controls, partner, partner_default, network), the code entered (verification), your route (partner), the cascade (card_state), or the network on its own',
+    },
+    reason: string('Why, when one was given (a decline reason, your `reason`, the network\'s)'),
+  },
+  ['status', 'at', 'by']
+);
+
+/** A network token (`toToken`, gateway/tokens/store.ts; docs/tokens.md "The Token"). Never the token's or the card's number. */
+export const TOKEN = object(
+  'A network token of one of your cards: a wallet\'s or a merchant\'s (docs/tokens.md)',
+  {
+    _id: TOKEN_ID,
+    cardKey: string('The card the token stands for now: a replacement or re-issue moves it to the new card'),
+    walletProvider: { type: 'string', enum: WALLET_PROVIDERS, description: '`merchant`: a card-on-file token of a merchant' },
+    tokenRequestorId: { type: 'string', pattern: '^[0-9]{11}$', description: "The network's id of the wallet or merchant that asked" },
+    last4: { type: 'string', pattern: '^[0-9]{4}$', description: "The last four digits of the token's own number (what the wallet shows), never the card's" },
+    tokenExpDate: { type: 'string', pattern: EXP_DATE_PATTERN, description: "The token's own expiry, MM/YYYY" },
+    device: object(
+      'The device, as the wallet described it',
+      {
+        type: { type: 'string', enum: TOKEN_DEVICE_TYPES },
+        name: string('The device\'s name'),
+        ipCountry: string('ISO 3166-1 alpha-2'),
+      },
+      ['type']
+    ),
+    status: TOKEN_STATUS,
+    suspendedBy: { type: 'string', enum: ['partner', 'card_state'], description: 'While suspended only: you (`partner`), or the card\'s state (`card_state`: the card\'s unlock resumes it); absent when the network suspended it' },
+    createdAt: dateTime(),
+    updatedAt: dateTime(),
+    history: { type: 'array', minItems: 1, items: TOKEN_HISTORY_ENTRY, description: 'Every status it took, oldest first' },
+  },
+  ['_id', 'cardKey', 'walletProvider', 'tokenRequestorId', 'last4', 'tokenExpDate', 'device', 'status', 'createdAt', 'updatedAt', 'history']
+);
+
+/** `GET /tokens`: `{data, nextCursor}`. */
+export const TOKEN_LIST = object('A page of your tokens, newest first', {
+  data: { type: 'array', items: TOKEN },
+  nextCursor: { type: ['string', 'null'], description: 'Pass it as `cursor`, with the same filters, for the next (older) page; null on the last page' },
+});
+
+/** `GET /cards/{id}/tokens`: `{data}`, every token of the card. */
+export const CARD_TOKENS = object("Every token of the card, newest first", { data: { type: 'array', items: TOKEN } });
+
+const OPAQUE = (description: string) => ({ type: 'string', pattern: '^[A-Za-z0-9+/_=-]+$', description: `${description}. Opaque: pass it to the wallet as it is` });
+
+/** Apple Pay In-App Provisioning's answer (upstreams.md 10.2): the processor's, passed on byte for byte. */
+export const APPLE_PAY_PROVISIONING = object('What PassKit needs to add the card, made by the processor and encrypted for Apple: hand it to `PKAddPaymentPassRequest` unchanged (in sandbox mode not a real cryptogram)', {
+  activationData: OPAQUE('Base64 activation data'),
+  encryptedPassData: OPAQUE('Base64 of the card data encrypted for Apple'),
+  ephemeralPublicKey: OPAQUE('Base64 of the ephemeral EC P-256 public key (uncompressed point)'),
+});
+
+/** Google Pay Push Provisioning's answer (upstreams.md 10.2): the processor's, passed on byte for byte. */
+export const GOOGLE_PAY_PROVISIONING = object("What Google Pay's `pushTokenize` needs, made by the processor (in sandbox mode not a real cryptogram)", {
+  opaquePaymentCard: OPAQUE('The opaque payment card (base64url)'),
+  network: string("The card's network, e.g. MASTERCARD"),
+  tokenServiceProvider: string('e.g. TOKEN_PROVIDER_MASTERCARD'),
+  displayName: string("The card's product name, shown while the wallet adds it"),
+  lastDigits: { type: 'string', pattern: '^[0-9]{4}$', description: "The card's last four digits, shown while the wallet adds it" },
 });
 
 const page = (description: string, item: ResponseSchema) => object(description, { data: { type: 'array', items: item }, pagination: PAGINATION });
@@ -456,10 +538,49 @@ export const EVENT_TRANSACTION_UPDATED = eventEnvelope(
   })
 );
 
+/** `token.created`: a token's first state (docs/tokens.md, "Events"). */
+export const EVENT_TOKEN_CREATED = eventEnvelope(
+  'token.created',
+  'A token of one of your cards was made: by the tokenization decision (whatever its outcome: `active`, `pending_verification` or `declined`), or by the processor without a decision of the gateway',
+  object('The token', { token: TOKEN })
+);
+
+/** `token.updated`: each later change of a token, once. */
+export const EVENT_TOKEN_UPDATED = eventEnvelope(
+  'token.updated',
+  'A token of one of your cards changed: its status (your route, the card\'s state, a verification, the network), its card (a replacement or re-issue) or its device. Ordered with the card\'s events',
+  object('The token and the change', {
+    token: TOKEN,
+    previousStatus: { ...TOKEN_STATUS, description: 'The status before the change' },
+    change: { type: 'string', enum: TOKEN_CHANGES, description: 'What changed' },
+  })
+);
+
+/** `token.verification_code`: the one-time code the partner delivers to the cardholder. */
+export const EVENT_TOKEN_VERIFICATION_CODE = eventEnvelope(
+  'token.verification_code',
+  'A tokenization was approved on condition of a one-time code: deliver `code` to the cardholder (an SMS, a push in your app), who types it into the wallet. Valid until `expiresAt` (10 minutes), 3 attempts; after `expiresAt` the event holds `code: null`',
+  object('The token and its code', {
+    token: TOKEN,
+    code: { type: ['string', 'null'], pattern: '^[0-9]{6}$', description: 'The 6-digit code; null once it has expired' },
+    expiresAt: dateTime('When the code stops being accepted'),
+  })
+);
+
 /** Any event: one of the envelopes, told apart by `type`. */
 export const EVENT: ResponseSchema = {
   description: 'A partner event (docs/events.md); `type` says which `data` it carries',
-  oneOf: [EVENT_CARD_CREATED, EVENT_CARD_STATUS_CHANGED, EVENT_CARD_UPDATED, EVENT_INDIVIDUAL_CREATED, EVENT_TRANSACTION_CREATED, EVENT_TRANSACTION_UPDATED],
+  oneOf: [
+    EVENT_CARD_CREATED,
+    EVENT_CARD_STATUS_CHANGED,
+    EVENT_CARD_UPDATED,
+    EVENT_INDIVIDUAL_CREATED,
+    EVENT_TRANSACTION_CREATED,
+    EVENT_TRANSACTION_UPDATED,
+    EVENT_TOKEN_CREATED,
+    EVENT_TOKEN_UPDATED,
+    EVENT_TOKEN_VERIFICATION_CODE,
+  ],
 };
 
 /** A page of the event log (`GET /events`): `{data, nextCursor}`. */
@@ -508,6 +629,14 @@ const AUTHORIZATION_ENDPOINT_FIELDS = {
   timeoutMs: { type: 'integer', minimum: 100, maximum: 1500, description: 'How long the gateway waits for your answer, in ms' },
   defaultDecision: { type: 'string', enum: ['approve', 'decline'], description: 'What applies on a timeout, an error or an answer of another shape' },
   status: { type: 'string', enum: ['enabled', 'disabled'], description: 'disabled: not asked (by you, or by an operator)' },
+  requestTypes: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 2,
+    uniqueItems: true,
+    items: { type: 'string', enum: ['authorization.request', 'tokenization.request'] },
+    description: 'The requests sent to this endpoint: authorization.request, and tokenization.request once you add it (docs/tokens.md)',
+  },
   createdAt: dateTime(),
   updatedAt: dateTime(),
 };
@@ -532,8 +661,10 @@ export const PROBLEM: ResponseSchema = {
     invalidParams: { type: 'array', items: INVALID_PARAM, description: 'Validation failures only: every invalid field' },
     upstream: { type: 'string', enum: ['issuer', 'processing', 'accounts'], description: 'The upstream that caused the problem' },
     upstreamCode: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$', description: "The upstream's error code, when it gave a well-formed one" },
-    cardStatus: { ...CARD_STATUS, description: 'invalid_transition: the card status that refused the operation' },
-    statusCode: { ...STATUS_CODE, description: 'invalid_transition: the issuer status code that refused the operation' },
+    cardStatus: { ...CARD_STATUS, description: 'invalid_transition, card_not_active: the card status that refused the operation' },
+    statusCode: { ...STATUS_CODE, description: 'invalid_transition, card_not_active: the issuer status code that refused the operation' },
+    tokenStatus: { ...TOKEN_STATUS, description: 'token_transition_invalid: the token status that refused the operation' },
+    attemptsLeft: { type: 'integer', minimum: 0, description: 'verification_failed: the attempts left (0: the token is now declined)' },
   },
   additionalProperties: true,
 };
@@ -567,6 +698,12 @@ export const RESPONSE_SCHEMAS = {
   TransactionPage: TRANSACTION_PAGE,
   TransactionList: TRANSACTION_LIST,
   TransactionStep: TRANSACTION_STEP,
+  Token: TOKEN,
+  TokenHistoryEntry: TOKEN_HISTORY_ENTRY,
+  TokenList: TOKEN_LIST,
+  CardTokens: CARD_TOKENS,
+  ApplePayProvisioning: APPLE_PAY_PROVISIONING,
+  GooglePayProvisioning: GOOGLE_PAY_PROVISIONING,
   Pagination: PAGINATION,
   Partner: PARTNER,
   B2bTenant: B2B_TENANT,
@@ -579,6 +716,9 @@ export const RESPONSE_SCHEMAS = {
   EventIndividualCreated: EVENT_INDIVIDUAL_CREATED,
   EventTransactionCreated: EVENT_TRANSACTION_CREATED,
   EventTransactionUpdated: EVENT_TRANSACTION_UPDATED,
+  EventTokenCreated: EVENT_TOKEN_CREATED,
+  EventTokenUpdated: EVENT_TOKEN_UPDATED,
+  EventTokenVerificationCode: EVENT_TOKEN_VERIFICATION_CODE,
   EventResend: EVENT_RESEND,
   WebhookEndpoint: WEBHOOK_ENDPOINT,
   WebhookEndpointCreated: WEBHOOK_ENDPOINT_CREATED,

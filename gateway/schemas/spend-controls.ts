@@ -1,4 +1,5 @@
 import { COUNTRY, type JsonSchema } from './common';
+import { WALLET_PROVIDERS } from '../shapes/token';
 
 const id = (name: string) => `https://partner-gateway.dev/schemas/${name}.json`;
 
@@ -24,6 +25,8 @@ export const SPEND_CONTROL_LIMITS = {
 const AMOUNT = { type: 'number', exclusiveMinimum: 0, maximum: SPEND_CONTROL_LIMITS.amount, 'x-max-decimals': 2, description: 'In the card currency: positive, at most 2 decimals' } as const;
 const MCC = { type: 'string', pattern: '^[0-9]{4}$', description: 'Merchant category code (ISO 18245), 4 digits' } as const;
 const mccList = (minItems: number, description: string) => ({ type: 'array', minItems, maxItems: SPEND_CONTROL_LIMITS.mccs, uniqueItems: true, items: MCC, description }) as const;
+const walletList = (minItems: number, description: string) =>
+  ({ type: 'array', minItems, maxItems: WALLET_PROVIDERS.length, uniqueItems: true, items: { type: 'string', enum: WALLET_PROVIDERS }, description }) as const;
 const countryList = (minItems: number, description: string) =>
   ({ type: 'array', minItems, maxItems: SPEND_CONTROL_LIMITS.countries, uniqueItems: true, items: { ...COUNTRY, description: 'ISO 3166-1 alpha-2, upper case' }, description }) as const;
 
@@ -43,6 +46,8 @@ export const spendControls = {
     blockedMccs: mccList(0, `These merchant categories are declined (\`mcc_blocked\`); at most ${SPEND_CONTROL_LIMITS.mccs}`),
     allowedCountries: countryList(1, `Only merchants in these countries are allowed (\`country_blocked\` otherwise); 1 to ${SPEND_CONTROL_LIMITS.countries}`),
     blockedCountries: countryList(0, `Merchants in these countries are declined (\`country_blocked\`); at most ${SPEND_CONTROL_LIMITS.countries}`),
+    allowedWalletProviders: walletList(1, 'Only tokens of these wallets may be made (tokenizations) and used (purchases): `wallet_provider_blocked` otherwise; 1 to 4 distinct. A purchase with the card itself passes'),
+    blockedWalletProviders: walletList(0, 'Tokens of these wallets are declined (`wallet_provider_blocked`), for tokenizations and purchases; at most 4 distinct'),
     velocity: {
       type: 'array',
       maxItems: SPEND_CONTROL_LIMITS.velocityRules,

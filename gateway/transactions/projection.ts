@@ -52,10 +52,12 @@ interface TransactionRow {
   created_at: Date;
   updated_at: Date;
   decided_by: TransactionAuthorization | null;
+  token_id: string | null;
+  wallet_provider: string | null;
 }
 
 const COLUMNS =
-  'id, partner_id, card_key, individual_id, amount, currency, type, status, merchant, settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at, decided_by';
+  'id, partner_id, card_key, individual_id, amount, currency, type, status, merchant, settled_amount, decline_reason, related_transaction_id, history, version, created_at, updated_at, decided_by, token_id, wallet_provider';
 
 /** The owner of a card by its key or, for a card replaced since, by the key it replaced. */
 async function cardOwner(tx: Queryable, cardKey: string): Promise<TransactionOwner | undefined> {
@@ -90,7 +92,8 @@ function toView(row: TransactionRow): PartnerTransaction {
       history: fromJson<TransactionStep[]>(row.history),
     },
     row.individual_id,
-    row.decided_by && fromJson<TransactionAuthorization>(row.decided_by)
+    row.decided_by && fromJson<TransactionAuthorization>(row.decided_by),
+    row.token_id === null ? null : { id: row.token_id, walletProvider: row.wallet_provider! }
   );
 }
 
@@ -103,8 +106,22 @@ const INSERT_COLUMNS =
  * one value so that the two cannot drift apart (the projection's inserts and the authorization
  * decision's recording statement write it).
  */
-export function transactionRow(t: FullTransaction, card: TransactionOwner, authorization: TransactionAuthorization | null): { columns: string; values: unknown[] } {
+export function transactionRow(
+  t: FullTransaction,
+  card: TransactionOwner,
+  authorization: TransactionAuthorization | null,
+  token?: TransactionToken
+): { columns: string; values: unknown[] } {
+  // The token's columns only for a purchase made with one: a card purchase's row (and the decision's
+  // recording statement built on it) is written as before.
+  if (token) return { columns: `${INSERT_COLUMNS}, token_id, wallet_provider`, values: [...rowValues(t, card, authorization), token.id, token.walletProvider] };
   return { columns: INSERT_COLUMNS, values: rowValues(t, card, authorization) };
+}
+
+/** The network token a transaction was made with: the gateway's id (`tok_…`) and its wallet (docs/tokens.md). */
+export interface TransactionToken {
+  id: string;
+  walletProvider: string;
 }
 
 /** A state's values for {@link INSERT_COLUMNS} ($1 to $19). */
@@ -200,7 +217,8 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
     },
   });
   const authorization = overruled ? null : (existing?.decided_by ?? null);
-  const transaction = toPartnerTransaction(t, card.individual_id, authorization && fromJson<TransactionAuthorization>(authorization));
+  const token = await transactionToken(tx, t.id, snapshot);
+  const transaction = toPartnerTransaction(t, card.individual_id, authorization && fromJson<TransactionAuthorization>(authorization), token);
   const requestId = origin.via === 'simulation' ? origin.requestId : undefined;
   for (let i = seen; i < t.history.length; i++) {
     if (overruled) {
@@ -223,6 +241,29 @@ export async function applyTransaction(tx: Queryable, snapshot: Transaction, ori
     }
   }
   return 'applied';
+}
+
+/**
+ * The network token a transaction was made with (docs/upstreams.md 10.8: the processor's
+ * `tokenReference`, the same on every step), as the row keeps it: its `token_id` and `wallet_provider`,
+ * written once, by the decision's recording or here from the reference (the gateway's token of that
+ * reference). Null for a purchase with the card itself, and then no statement is sent.
+ */
+async function transactionToken(tx: Queryable, id: string, snapshot: Transaction): Promise<{ id: string; walletProvider: string } | null> {
+  // `tokenReference` is part A's entry of contracts/upstreams.ts (issue 35): read through a widened type until it lands there.
+  const reference = (snapshot as Transaction & { tokenReference?: string | null }).tokenReference;
+  if (reference === undefined || reference === null) return null;
+  // Written once (the row is only updated while it holds no token yet), then read as it stands.
+  const row =
+    (
+      await tx.query<{ token_id: string; wallet_provider: string }>(
+        `UPDATE card_transactions c SET token_id = t.id, wallet_provider = t.wallet_provider
+           FROM (SELECT id, wallet_provider FROM tokens WHERE processor_ref = $2) AS t
+          WHERE c.id = $1 AND c.token_id IS NULL RETURNING c.token_id, c.wallet_provider`,
+        [id, reference]
+      )
+    ).rows[0] ?? (await tx.query<{ token_id: string | null; wallet_provider: string | null }>('SELECT token_id, wallet_provider FROM card_transactions WHERE id = $1', [id])).rows[0];
+  return row?.token_id ? { id: row.token_id, walletProvider: row.wallet_provider! } : null;
 }
 
 /** How the gateway decided each of these transactions' authorizations (those it decided). */

@@ -93,7 +93,9 @@ export function checkTransaction(t: unknown, path = 'transaction'): Transaction 
   const declineReason = nullableString(t.declineReason, `${path}.declineReason`);
   const relatedTransactionId = nullableString(t.relatedTransactionId, `${path}.relatedTransactionId`, TRANSACTION_ID);
   const authorizationId = nullableString(t.authorizationId, `${path}.authorizationId`);
-  return {
+  // The network token it was made with (docs/upstreams.md 10.8): the processor's reference, 1 to 100 visible ASCII, or null.
+  const tokenReference = nullableString(t.tokenReference, `${path}.tokenReference`, /^[\x21-\x7e]{1,100}$/);
+  const checked: Transaction = {
     id: t.id as string,
     cardId: t.cardId as string,
     accountId: accountId ?? null,
@@ -111,4 +113,6 @@ export function checkTransaction(t: unknown, path = 'transaction'): Transaction 
     ...(authorizationId === undefined ? {} : { authorizationId }),
     ...(steps === undefined ? {} : { history: steps }),
   };
+  // `Transaction.tokenReference` is part A's entry of contracts/upstreams.ts (issue 35): added through a widened type until it lands there.
+  return tokenReference === undefined ? checked : Object.assign(checked, { tokenReference });
 }

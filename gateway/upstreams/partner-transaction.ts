@@ -29,6 +29,8 @@ export const DECLINE_REASONS = {
   partner_declined: "The partner's decision endpoint declined it",
   partner_timeout: "The partner's decision endpoint did not answer in time, and its default decision is decline",
   partner_error: "The partner's decision endpoint failed, and its default decision is decline",
+  token_inactive: 'The network token it was made with is not usable (deactivated, declined, not yet active, or suspended by the partner or the network)',
+  wallet_provider_blocked: "The wallet of the token it was made with is blocked by the card's spend controls",
 } as const;
 export type DeclineReason = keyof typeof DECLINE_REASONS;
 export const DECLINE_REASON_CODES = Object.keys(DECLINE_REASONS) as DeclineReason[];
@@ -60,6 +62,9 @@ export interface PartnerTransaction {
   history: TransactionStep[];
   /** How the gateway decided the authorization (docs/authorizations.md); null when it was not asked. */
   authorization: { decidedBy: string; rule?: string; partnerLatencyMs?: number } | null;
+  /** Only for a transaction made with a network token (docs/tokens.md): the token's `_id` and its wallet. */
+  tokenId?: string;
+  walletProvider?: string;
 }
 
 /** A processor transaction with every lifecycle field present. */
@@ -82,6 +87,7 @@ export function normalizeTransaction(t: Transaction): FullTransaction {
     declineReason: t.declineReason ?? null,
     relatedTransactionId: t.relatedTransactionId ?? null,
     authorizationId: t.authorizationId ?? null,
+    tokenReference: t.tokenReference ?? null,
   };
 }
 
@@ -137,7 +143,12 @@ export function statusAfter(history: readonly TransactionStep[], steps = history
  * fields, its authorization id, never reach the partner). The list, the detail, the events and the
  * simulations' answers all use it, so they cannot differ.
  */
-export function toPartnerTransaction(t: Transaction, individualId: string | null, authorization: PartnerTransaction['authorization'] = null): PartnerTransaction {
+export function toPartnerTransaction(
+  t: Transaction,
+  individualId: string | null,
+  authorization: PartnerTransaction['authorization'] = null,
+  token?: { id: string; walletProvider: string } | null
+): PartnerTransaction {
   const full = normalizeTransaction(t);
   return {
     _id: full.id,
@@ -159,5 +170,6 @@ export function toPartnerTransaction(t: Transaction, individualId: string | null
       ...(authorization.rule === undefined ? {} : { rule: authorization.rule }),
       ...(authorization.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: authorization.partnerLatencyMs }),
     },
+    ...(token ? { tokenId: token.id, walletProvider: token.walletProvider } : {}),
   };
 }

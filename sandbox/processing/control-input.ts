@@ -70,8 +70,12 @@ export function checkRecordedTransaction(body: unknown): RecordedTransactionInpu
 
 /** `POST /__sandbox/authorizations`. */
 export function checkAuthorization(body: unknown): AuthorizationInput {
-  const b = objectBody(body, ['cardId', 'amount', 'currency', 'type', 'merchant', 'authorizationId', 'notify']);
-  if (typeof b.cardId !== 'string' || b.cardId.length === 0 || b.cardId.length > 64) throw bad('/cardId', 'is required: a string of 1 to 64 characters');
+  const b = objectBody(body, ['cardId', 'tokenReference', 'amount', 'currency', 'type', 'merchant', 'authorizationId', 'notify']);
+  // A purchase with the card itself names the card; one with a token (docs/upstreams.md 10.8) names the token instead.
+  if (b.tokenReference !== undefined) {
+    if (typeof b.tokenReference !== 'string' || !/^[\x21-\x7e]{1,100}$/.test(b.tokenReference)) throw bad('/tokenReference', 'must be 1 to 100 visible ASCII characters');
+    if (b.cardId !== undefined) throw bad('/cardId', 'is not allowed with tokenReference (the token names its card)');
+  } else if (typeof b.cardId !== 'string' || b.cardId.length === 0 || b.cardId.length > 64) throw bad('/cardId', 'is required: a string of 1 to 64 characters');
   const amount = amountOf(b.amount);
   if (b.currency !== undefined && (typeof b.currency !== 'string' || !CURRENCY.test(b.currency))) throw bad('/currency', 'must be an ISO 4217 code');
   if (b.type !== undefined && b.type !== 'PURCHASE' && b.type !== 'WITHDRAWAL') throw bad('/type', 'must be PURCHASE or WITHDRAWAL');

@@ -4,6 +4,7 @@ import { IdempotencyBook } from '../shared/idempotency';
 import { Notifier } from '../shared/notifier';
 import { createSandboxApp, recordCap, type SandboxOptions } from '../shared/sandbox-app';
 import { mountProcessingControlRoutes, mountProcessingRoutes, ProcessingState } from './routes';
+import { mountTokenControlRoutes, mountTokenRoutes } from './token-routes';
 
 /** Options of {@link createProcessingSandbox}. */
 export interface ProcessingSandboxOptions extends SandboxOptions {
@@ -37,7 +38,13 @@ export function createProcessingSandbox(opts: ProcessingSandboxOptions = {}): Ex
       state.clear();
       keys.clear();
     },
-    control: (router) => mountProcessingControlRoutes(router, state, keys, notifier),
-    routes: (router) => mountProcessingRoutes(router, state),
+    control: (router) => {
+      mountProcessingControlRoutes(router, state, keys, notifier);
+      mountTokenControlRoutes(router, state, keys, notifier);
+    },
+    routes: (router) => {
+      mountProcessingRoutes(router, state);
+      mountTokenRoutes(router, state, keys, notifier);
+    },
   });
 }

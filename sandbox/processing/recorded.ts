@@ -37,6 +37,8 @@ interface Recorded {
   readonly declineReason: string | null;
   readonly relatedTransactionId: string | null;
   readonly authorizationId: string | null;
+  /** The token the purchase was made with (docs/upstreams.md 10.8), or null. */
+  readonly tokenReference: string | null;
   readonly history: HistoryEntry[];
   /** What the refunds of this purchase add up to. */
   refunded: number;
@@ -59,6 +61,7 @@ interface NewTransaction {
   declineReason?: string | null;
   relatedTransactionId?: string | null;
   authorizationId?: string | null;
+  tokenReference?: string | null;
 }
 
 /** The status a step leaves a transaction in (`amount` the held amount after it). */
@@ -110,6 +113,7 @@ function snapshot(r: Recorded, version = r.history.length): Transaction {
     relatedTransactionId: r.relatedTransactionId,
     authorizationId: r.authorizationId,
     history: history.map((step) => ({ ...step })),
+    tokenReference: r.tokenReference,
   };
 }
 
@@ -211,6 +215,8 @@ export class RecordedTransactions {
     id?: string;
     /** The decision was a decline (the gateway's, or the stand-in): a DECLINED transaction with this reason. */
     declineReason?: string;
+    /** A purchase made with this token (docs/upstreams.md 10.8). */
+    tokenReference?: string;
   }): { transaction: Transaction; created: boolean } {
     const known = input.authorizationId === undefined ? undefined : this.ofAuthorization(input.authorizationId, input.card.cardKey);
     if (known) return { transaction: known, created: false };
@@ -273,8 +279,8 @@ export class RecordedTransactions {
     const refunded = amount ?? left;
     if (refunded > left || refunded <= 0) throw upstreamError('REFUND_EXCEEDS_SETTLED', `Refund ${refunded} exceeds the ${left} of transaction ${id} not refunded yet`);
     purchase.refunded = roundMoney(purchase.refunded + refunded);
-    const { cardId, accountId, currency, merchant } = purchase;
-    return snapshot(this.create({ cardId, accountId, currency, type: 'REFUND', merchant, first: 'refund', amount: refunded, relatedTransactionId: purchase.id }));
+    const { cardId, accountId, currency, merchant, tokenReference } = purchase;
+    return snapshot(this.create({ cardId, accountId, currency, type: 'REFUND', merchant, first: 'refund', amount: refunded, relatedTransactionId: purchase.id, tokenReference }));
   }
 
   /**
@@ -358,6 +364,7 @@ export class RecordedTransactions {
       declineReason: input.declineReason ?? null,
       relatedTransactionId: input.relatedTransactionId ?? null,
       authorizationId: input.authorizationId ?? null,
+      tokenReference: input.tokenReference ?? null,
       history: [{ kind: input.first, amount: input.amount, at }],
       refunded: 0,
       sent: undefined,

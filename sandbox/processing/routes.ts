@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response, Router } from 'express';
-import type { CardCreatedEvent, FeeRequest, StatusUpdate } from '../../contracts/upstreams';
+import type { AuthorizationRequestBody, CardCreatedEvent, FeeRequest, StatusUpdate } from '../../contracts/upstreams';
 import type { IssuedCard } from '../issuer/issuance-feed';
 import type { IssuerStatusCode } from '../issuer/status-codes';
 import { newAuthorizationId, newTransactionId } from './recorded';
@@ -17,6 +17,7 @@ import { deduplicateByIdempotencyKey, type IdempotencyBook } from '../shared/ide
 import { transactionsOf, type CardSource, type KnownCard, type Merchant, type Transaction } from './transactions';
 import { checkAuthorization, checkRecordedTransaction, checkRelease, checkResend, checkStep, type AuthorizationInput, type MerchantInput, type RecordedTransactionInput } from './control-input';
 import { isChangeCursor, RecordedTransactions, RECORDED_KEPT, RECORDED_PER_CARD, type NotifyMode } from './recorded';
+import { TokenStore, TOKENS_PER_KNOWN_CARD } from './tokens';
 
 export { RECORDED_KEPT, RECORDED_PER_CARD } from './recorded';
 export type { RecordedTransactionInput } from './control-input';
@@ -79,12 +80,29 @@ export class ProcessingState {
    * {@link RECORDED_PER_CARD} per card and {@link RECORDED_KEPT} in all (else 1,000 per card at the card cap).
    */
   readonly recorded = new RecordedTransactions(RECORDED_PER_CARD, RECORDED_KEPT);
+  /** The cards' network tokens (docs/upstreams.md section 10): at most `maxCards` × 10, evicted with their card. */
+  readonly tokens: TokenStore;
+  /** Each known card's last received status code (6.5): provisioning refuses a card closed at the network (`S4`). */
+  private readonly lastStatus = new Map<string, StatusUpdate['statusCode']>();
 
   constructor(
     readonly maxCards = recordCap(undefined, 'SANDBOX_MAX_CARDS'),
     historyCacheTransactions?: number,
   ) {
     this.transactions = new AccountTransactions(historyCacheTransactions);
+    this.tokens = new TokenStore(maxCards * TOKENS_PER_KNOWN_CARD);
+  }
+
+  /** Records a received status update (6.5). */
+  receiveStatusUpdate(update: ReceivedStatusUpdate): void {
+    this.statusUpdates.push(update);
+    // Kept for known cards only, so that the map is bounded by the card cap.
+    if (this.cards.has(update.cardKey)) this.lastStatus.set(update.cardKey, update.statusCode);
+  }
+
+  /** The last status code received for a card (6.5), if any. */
+  lastStatusCode(cardKey: string): StatusUpdate['statusCode'] | undefined {
+    return this.lastStatus.get(cardKey);
   }
 
   /** How many cards the issuer link has told about (at most `maxCards`). */
@@ -195,7 +213,7 @@ export class ProcessingState {
    * `POST /__sandbox/authorizations`: a PENDING transaction on a known card (404 `CARD_NOT_FOUND`),
    * or the one of the same `authorizationId` (`created` false).
    */
-  authorize(input: AuthorizationInput & { id?: string; declineReason?: string }): { transaction: Transaction; created: boolean } {
+  authorize(input: AuthorizationInput & { cardId: string; id?: string; declineReason?: string }): { transaction: Transaction; created: boolean } {
     const card = this.cardOf(input.cardId);
     const type = input.type ?? 'PURCHASE';
     return this.recorded.authorize({
@@ -207,6 +225,7 @@ export class ProcessingState {
       authorizationId: input.authorizationId,
       id: input.id,
       declineReason: input.declineReason,
+      tokenReference: input.tokenReference,
     });
   }
 
@@ -218,7 +237,7 @@ export class ProcessingState {
   }
 
   /** The transaction of an authorization id already recorded on this card (a processor's retry), or undefined; 409 `AUTHORIZATION_ID_REUSED` for another card's. */
-  knownAuthorization(input: AuthorizationInput): Transaction | undefined {
+  knownAuthorization(input: AuthorizationInput & { cardId: string }): Transaction | undefined {
     return input.authorizationId === undefined ? undefined : this.recorded.ofAuthorization(input.authorizationId, input.cardId);
   }
 
@@ -228,6 +247,8 @@ export class ProcessingState {
     this.recorded.reset();
     this.transactions.clear();
     this.statusUpdates.clear();
+    this.tokens.reset();
+    this.lastStatus.clear();
   }
 
   /** Stores a (re-)registration, keeping the account index in step with it. */
@@ -250,6 +271,8 @@ export class ProcessingState {
       this.cards.delete(oldest.cardKey);
       this.issuerFacts.delete(oldest.cardKey);
       this.recorded.forgetCard(oldest.cardKey);
+      this.tokens.forgetCard(oldest.cardKey);
+      this.lastStatus.delete(oldest.cardKey);
       this.transactions.remove(oldest);
     }
   }
@@ -327,7 +350,7 @@ export function mountProcessingRoutes(router: Router, state: ProcessingState): v
 
   router.post('/cards/status-update', (req, res) => {
     const body = checkStatusUpdate(req.body);
-    state.statusUpdates.push({
+    state.receiveStatusUpdate({
       cardKey: body.cardKey,
       statusCode: body.statusCode,
       reason: body.reason ?? null,
@@ -360,12 +383,12 @@ export const AUTHORIZATION_REQUEST_PATH = '/upstream-notifications/processing/au
 async function askGateway(
   notifier: Notifier,
   deadlineMs: number,
-  a: { authorizationId: string; id: string; card: KnownCard; input: AuthorizationInput }
+  a: { authorizationId: string; id: string; card: KnownCard; input: AuthorizationInput; token?: AuthorizationRequestBody['authorization']['token'] }
 ): Promise<string | undefined> {
   if (notifier.targetUrl === null) return undefined;
   const at = new Date().toISOString();
   const type = a.input.type ?? 'PURCHASE';
-  const body = {
+  const body: AuthorizationRequestBody = {
     id: a.authorizationId,
     type: 'authorization.request',
     occurredAt: at,
@@ -378,9 +401,10 @@ async function askGateway(
       type,
       merchant: merchantOf(a.input.merchant, type),
       at,
+      ...(a.token ? { token: a.token } : {}),
     },
   };
-  const answer = await notifier.ask(AUTHORIZATION_REQUEST_PATH, body, deadlineMs);
+  const answer = await notifier.ask(AUTHORIZATION_REQUEST_PATH, body as unknown as NotificationBody, deadlineMs);
   if (answer?.status === 404) return undefined;
   const decision = answer && answer.status === 200 ? (answer.body as { approved?: unknown; declineReason?: unknown } | undefined) : undefined;
   if (decision?.approved === true) return undefined;
@@ -418,15 +442,19 @@ export function mountProcessingControlRoutes(router: Router, state: ProcessingSt
   // The lifecycle of one purchase (docs/upstreams.md, 6.9): an authorization, then its clearing,
   // reversals or expiry, and refunds of a settled purchase.
   router.post('/authorizations', dedupe, (req, res, next) => {
-    const input = checkAuthorization(req.body);
+    const body = checkAuthorization(req.body);
     void (async () => {
+      // A purchase with a token (docs/upstreams.md 10.8) is made on the token's card as the processor holds it now.
+      const token = body.tokenReference === undefined ? undefined : state.tokens.find(body.tokenReference);
+      const input = { ...body, cardId: token ? token.cardKey : body.cardId! };
       // The processor's retry of one authorization: the same transaction, nothing new to notify.
       const known = state.knownAuthorization(input);
       if (known) return res.status(201).json(known);
       const card = state.cardOf(input.cardId);
       const authorizationId = input.authorizationId ?? newAuthorizationId();
       const id = newTransactionId();
-      const declineReason = await askGateway(notifier, deadlineMs, { authorizationId, id, card, input });
+      const tokenOf = token && { reference: token.tokenReference, walletProvider: token.walletProvider };
+      const declineReason = await askGateway(notifier, deadlineMs, { authorizationId, id, card, input, token: tokenOf });
       const { transaction, created } = state.authorize({ ...input, authorizationId, id, declineReason });
       if (!created) res.status(201).json(transaction);
       else answerStep(res, next, 201, transaction, input.notify);

@@ -119,6 +119,7 @@ export function generatedTransaction(core: GeneratedCore): Transaction {
     relatedTransactionId: null,
     authorizationId: null,
     history,
+    tokenReference: null,
   };
 }
 

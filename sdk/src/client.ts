@@ -96,11 +96,26 @@ function pagingOf(operationId: OperationId): PagingKind | undefined {
  * const me = await client.me();
  * for await (const card of client.cards.list({ status: 'ACTIVE' })) console.log(card.cardKey);
  */
+/** The network-token methods of `client.tokens` (docs/tokens.md). */
+export interface NetworkTokens {
+  list(query?: Query<'list-tokens'>, options?: RequestOptions): Paginated<ItemOf<'list-tokens'>, AnswerOf<'list-tokens'> & { data: ItemOf<'list-tokens'>[] }>;
+  get(tokenId: string, options?: RequestOptions): Call<'get-token'>;
+  suspend(tokenId: string, body: Body<'suspend-token'>, options?: WriteOptions): Call<'suspend-token'>;
+  resume(tokenId: string, body: Body<'resume-token'>, options?: WriteOptions): Call<'resume-token'>;
+  deactivate(tokenId: string, body: Body<'deactivate-token'>, options?: WriteOptions): Call<'deactivate-token'>;
+}
+
 export class PartnerGateway {
   /** The partner API's base URL, without a trailing slash. */
   readonly baseUrl: string;
-  /** The tokens this client signs. */
-  readonly tokens: PartnerTokens;
+  /** The ES512 tokens this client signs for its calls (docs/authentication.md). */
+  readonly signer: PartnerTokens;
+  /**
+   * Your cards' network tokens (docs/tokens.md): `list` (pages with `for await`), `get`, `suspend`,
+   * `resume`, `deactivate`. `token()` and `invalidate()` here are the {@link signer}'s, kept for
+   * code written before network tokens (deprecated: use `client.signer`).
+   */
+  readonly tokens: PartnerTokens & NetworkTokens;
   private readonly fetchImpl: typeof fetch;
   private readonly retryOptions: RetryOptions;
   private readonly timeoutMs: number;
@@ -112,7 +127,7 @@ export class PartnerGateway {
   constructor(options: PartnerGatewayOptions) {
     this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.now = options.now ?? Date.now;
-    this.tokens = new PartnerTokens({
+    this.signer = new PartnerTokens({
       partnerId: options.partnerId,
       issuer: options.issuer,
       privateKey: options.privateKey,
@@ -120,6 +135,14 @@ export class PartnerGateway {
       lifetimeSeconds: options.tokenLifetimeSeconds,
       now: this.now,
     });
+    const networkTokens: NetworkTokens = {
+      list: (query: Query<'list-tokens'> = {}, options?: RequestOptions) => this.list('list-tokens', {}, query, options),
+      get: (tokenId: string, options?: RequestOptions) => this.call('get-token', { path: { id: tokenId } }, options),
+      suspend: (tokenId: string, body: Body<'suspend-token'>, options?: WriteOptions) => this.call('suspend-token', { path: { id: tokenId }, body }, options),
+      resume: (tokenId: string, body: Body<'resume-token'>, options?: WriteOptions) => this.call('resume-token', { path: { id: tokenId }, body }, options),
+      deactivate: (tokenId: string, body: Body<'deactivate-token'>, options?: WriteOptions) => this.call('deactivate-token', { path: { id: tokenId }, body }, options),
+    };
+    this.tokens = Object.assign(this.signer, networkTokens);
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.retryOptions = options.retry ?? {};
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -163,6 +186,12 @@ export class PartnerGateway {
     list: (query: Query<'list-cards'> = {}, options?: RequestOptions) => this.list('list-cards', {}, query, options),
     get: (cardKey: string, options?: RequestOptions) => this.call('get-card', { path: { id: cardKey } }, options),
     getStatus: (cardKey: string, options?: RequestOptions) => this.call('get-card-status', { path: { id: cardKey } }, options),
+    /** Push provisioning to Apple Pay: the wallet's opaque payload (never logged or stored; docs/tokens.md). */
+    provisionApplePay: (cardKey: string, body: Body<'provision-card-apple-pay'>, options?: WriteOptions) => this.call('provision-card-apple-pay', { path: { id: cardKey }, body }, options),
+    /** Push provisioning to Google Pay: the wallet's opaque payment card (never logged or stored). */
+    provisionGooglePay: (cardKey: string, body: Body<'provision-card-google-pay'>, options?: WriteOptions) => this.call('provision-card-google-pay', { path: { id: cardKey }, body }, options),
+    /** The card's network tokens. */
+    listTokens: (cardKey: string, options?: RequestOptions) => this.call('list-card-tokens', { path: { id: cardKey } }, options),
     lock: (cardKey: string, body: Body<'lock-card'>, options?: WriteOptions) => this.call('lock-card', { path: { id: cardKey }, body }, options),
     unlock: (cardKey: string, body: Body<'unlock-card'>, options?: WriteOptions) => this.call('unlock-card', { path: { id: cardKey }, body }, options),
     activate: (cardKey: string, body: Body<'activate-card'>, options?: WriteOptions) => this.call('activate-card', { path: { id: cardKey }, body }, options),
@@ -291,6 +320,9 @@ export class PartnerGateway {
     cardTransaction: (cardKey: string, body: Body<'simulate-card-transaction'>, options?: WriteOptions) => this.call('simulate-card-transaction', { path: { id: cardKey }, body }, options),
     cardIssuerStatus: (cardKey: string, body: Body<'simulate-card-issuer-status'>, options?: WriteOptions) => this.call('simulate-card-issuer-status', { path: { id: cardKey }, body }, options),
     cardAuthorization: (cardKey: string, body: Body<'simulate-card-authorization'>, options?: WriteOptions) => this.call('simulate-card-authorization', { path: { id: cardKey }, body }, options),
+    cardTokenization: (cardKey: string, body: Body<'simulate-card-tokenization'>, options?: WriteOptions) => this.call('simulate-card-tokenization', { path: { id: cardKey }, body }, options),
+    tokenVerification: (tokenId: string, body: Body<'simulate-token-verification'>, options?: WriteOptions) => this.call('simulate-token-verification', { path: { id: tokenId }, body }, options),
+    tokenAuthorization: (tokenId: string, body: Body<'simulate-token-authorization'>, options?: WriteOptions) => this.call('simulate-token-authorization', { path: { id: tokenId }, body }, options),
     transactionClearing: (transactionId: string, body: Body<'simulate-transaction-clearing'>, options?: WriteOptions) => this.call('simulate-transaction-clearing', { path: { id: transactionId }, body }, options),
     transactionReversal: (transactionId: string, body: Body<'simulate-transaction-reversal'>, options?: WriteOptions) => this.call('simulate-transaction-reversal', { path: { id: transactionId }, body }, options),
     transactionExpiry: (transactionId: string, body: Body<'simulate-transaction-expiry'>, options?: WriteOptions) => this.call('simulate-transaction-expiry', { path: { id: transactionId }, body }, options),
@@ -333,7 +365,7 @@ export class PartnerGateway {
     let resigned = false;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { accept: operation.text ? 'text/html, text/plain, */*' : 'application/json', 'user-agent': `partner-gateway-sdk/${SDK_VERSION} node/${process.versions.node}` };
-      if (operation.token) headers.authorization = `Bearer ${await this.tokens.token()}`;
+      if (operation.token) headers.authorization = `Bearer ${await this.signer.token()}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
       const timeout = AbortSignal.timeout(this.timeoutMs);
@@ -365,7 +397,7 @@ export class PartnerGateway {
       }
       const error = PartnerGatewayError.fromAnswer(response.status, response.headers, text);
       // A refused token (expired by a clock jump, a revoked key) is not reused by the next call.
-      if (response.status === 401) this.tokens.invalidate();
+      if (response.status === 401) this.signer.invalidate();
       // A token refused for its time (a clock that jumped, a machine asleep past its exp) is signed
       // again and the call sent once more, at once: the gateway refused the token, not the call.
       if (response.status === 401 && !resigned && (error.code === 'token_expired' || error.code === 'token_not_yet_valid')) {
@@ -489,6 +521,17 @@ export const OPERATION_METHODS: Record<OperationId, string> = {
   'simulate-card-transaction': 'simulate.cardTransaction',
   'simulate-card-issuer-status': 'simulate.cardIssuerStatus',
   'simulate-card-authorization': 'simulate.cardAuthorization',
+  'simulate-card-tokenization': 'simulate.cardTokenization',
+  'simulate-token-verification': 'simulate.tokenVerification',
+  'simulate-token-authorization': 'simulate.tokenAuthorization',
+  'provision-card-apple-pay': 'cards.provisionApplePay',
+  'provision-card-google-pay': 'cards.provisionGooglePay',
+  'list-card-tokens': 'cards.listTokens',
+  'list-tokens': 'tokens.list',
+  'get-token': 'tokens.get',
+  'suspend-token': 'tokens.suspend',
+  'resume-token': 'tokens.resume',
+  'deactivate-token': 'tokens.deactivate',
   'simulate-transaction-clearing': 'simulate.transactionClearing',
   'simulate-transaction-reversal': 'simulate.transactionReversal',
   'simulate-transaction-expiry': 'simulate.transactionExpiry',

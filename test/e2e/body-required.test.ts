@@ -72,6 +72,7 @@ describe('e2e: an operation that takes a body refuses a request without one (400
       transaction: await read(`/transactions/${ids.transaction}`),
       webhookEndpoint: await read(`/webhooks/endpoints/${ids['webhook-endpoint']}`),
       authorizationEndpoint: await read('/authorization-endpoint'),
+      token: await read(`/tokens/${ids.token}`),
     };
   }
 
@@ -88,6 +89,8 @@ describe('e2e: an operation that takes a body refuses a request without one (400
     const transaction = ok(await api(gateway, partner, 'POST', `/simulate/cards/${ids.card}/transactions`, { body: { amount: 12.5, currency: 'EUR' } }), 201, 'transaction');
     ids.transaction = transaction._id;
     await waitFor('the transaction in the projection', async () => (await api(gateway, partner, 'GET', `/transactions/${ids.transaction}`)).status === 200);
+    // A network token of the card (the sandbox's tokenization, approved): the token routes' :id.
+    ids.token = ok(await api(gateway, partner, 'POST', `/simulate/cards/${ids.card}/tokenizations`, { body: { walletProvider: 'apple_pay' } }), 201, 'token')._id;
     ids.event = (await waitFor('an event of the partner', async () => (await api(gateway, partner, 'GET', '/events?limit=1')).body?.data?.[0]?.id as string | undefined))!;
     // Something to clear: a request read as {} would replace these with none.
     ok(await api(gateway, partner, 'PUT', `/cards/${ids.card}/spend-controls`, { body: { maxAmountPerTransaction: 100, blockedCountries: ['RU'] } }), 200, 'card controls');

@@ -97,7 +97,7 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(result.stdout).to.include('es512-jwt → rate-limit → ownership → sensitive-data → validate → operation');
     // Every step with its effective params, those written without params taken from the catalog.
     expect(result.stdout).to.include('      ownership       { resource: card, param: id }  (the catalog\'s)\n      sensitive-data  (no params)  (the catalog\'s)\n      validate        { query: card-secret-query }  (the catalog\'s)\n      operation       { name: get-card-cvv }  (upstream timeout: UPSTREAM_TIMEOUT_MS)');
-    expect(result.stdout).to.match(/75 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
+    expect(result.stdout).to.match(/86 routes; 0 CRITICAL, 0 HIGH, 0 MEDIUM, 0 LOW, 3 INFO: PASS/);
   });
 
   it('explains the public-route rule: the public routes marked, their exact shapes, what else is CRITICAL', async function () {
@@ -157,7 +157,18 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
       ['simulate-transaction-reversal', 'off'],
       ['simulate-transaction-expiry', 'off'],
       ['simulate-transaction-refund', 'off'],
+      ['simulate-card-tokenization', 'off'],
+      ['simulate-token-verification', 'off'],
+      ['simulate-token-authorization', 'off'],
     ]);
+  });
+
+  it('runs wallet provisioning with sensitive-data and without an idempotency step, whose replay store would keep the payload (docs/tokens.md)', async function () {
+    const report = JSON.parse((await audit(['--json'])).stdout);
+    for (const name of ['provision-card-apple-pay', 'provision-card-google-pay']) {
+      const route = report.routes.find((r: Yaml) => r.name === name);
+      expect(route?.policies, name).to.deep.equal(['es512-jwt', 'rate-limit', 'ownership', 'sensitive-data', 'validate', 'operation']);
+    }
   });
 
   it('--json prints {routes, findings, summary}', async function () {
@@ -165,11 +176,11 @@ describe('e2e: npm run audit:policies (exit codes, JSON) and the boot refusing C
     expect(result.code).to.equal(0);
     const report = JSON.parse(result.stdout);
     expect(report).to.have.all.keys('routes', 'findings', 'summary', 'publicRouteRule');
-    expect(report.routes).to.have.length(75);
+    expect(report.routes).to.have.length(86);
     expect(report.routes[0]).to.have.all.keys('name', 'methods', 'paths', 'pipeline', 'policies', 'steps', 'public');
     expect(report.findings.every((f: Yaml) => f.severity === 'INFO')).to.equal(true);
     expect(report.findings[0]).to.have.all.keys('severity', 'rule', 'where', 'message');
-    expect(report.summary).to.deep.equal({ routes: 75, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
+    expect(report.summary).to.deep.equal({ routes: 86, findings: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 3 }, highest: 'INFO', passed: true });
   });
 
   // ADMIN_HOST is read from the environment by the CLI: that row runs the CLI (the JSON report of a

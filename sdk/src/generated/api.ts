@@ -1,6 +1,6 @@
 // Generated from openapi.json (the document the gateway serves, without examples) by
 // scripts/generate-types.js with openapi-typescript. Do not edit: run `npm run generate` in sdk/.
-// Document sha256: 2f66591ae90f2ab3c62c90c2963cf73e2fc30680fc19f78805186f88c1034a3e
+// Document sha256: ed129fde0184275afd59d109b8015c27e23eba0842ee69197442614ec4afb777
 /* eslint-disable */
 export interface paths {
     "/health-check": {
@@ -1077,6 +1077,182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cards/{id}/wallet-provisioning/apple-pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Provision a card to Apple Pay
+         * @description Takes what PassKit's `PKAddPaymentPassViewController` delegate (`certificates`, `nonce`, `nonceSignature`) gave your app and answers what Apple Pay (`PKAddPaymentPassRequest`) needs to add the card, made by the card processing system and encrypted for the wallet: pass it on unchanged. The card must be ACTIVE (or a physical card not yet activated where your settings allow it), else 409 `card_not_active` and the processor is not called. Answered `Cache-Control: no-store`; the gateway writes neither the inputs nor the payload to any log, table or replay store (the audit entry `card.wallet.provision` names the card and the wallet only). Takes no `Idempotency-Key`: calling again simply makes another payload. In sandbox mode the payload has the right encoding and size but is not a real wallet cryptogram.
+         *
+         *     Pipeline `provision-card-apple-pay`: es512-jwt → rate-limit → ownership (card) → sensitive-data → validate (body: wallet-provisioning-apple-pay) → operation (provision-card-apple-pay).
+         */
+        post: operations["provision-card-apple-pay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{id}/wallet-provisioning/google-pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Provision a card to Google Pay
+         * @description Takes what the Google Pay SDK (`walletAccountId`, `deviceId`) gave your app and answers what Google Pay's `pushTokenize` needs to add the card, made by the card processing system and encrypted for the wallet: pass it on unchanged. The card must be ACTIVE (or a physical card not yet activated where your settings allow it), else 409 `card_not_active` and the processor is not called. Answered `Cache-Control: no-store`; the gateway writes neither the inputs nor the payload to any log, table or replay store (the audit entry `card.wallet.provision` names the card and the wallet only). Takes no `Idempotency-Key`: calling again simply makes another payload. In sandbox mode the payload has the right encoding and size but is not a real wallet cryptogram.
+         *
+         *     Pipeline `provision-card-google-pay`: es512-jwt → rate-limit → ownership (card) → sensitive-data → validate (body: wallet-provisioning-google-pay) → operation (provision-card-google-pay).
+         */
+        post: operations["provision-card-google-pay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a card's tokens
+         * @description Every network token of the card (wallets and merchants), newest first; a card has a handful, so there is no paging.
+         *
+         *     Pipeline `list-card-tokens`: es512-jwt → rate-limit → ownership (card) → operation (list-card-tokens).
+         */
+        get: operations["list-card-tokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search tokens
+         * @description Your network tokens across all your cards, newest first by `createdAt` (ties by `_id`), filtered by any of `cardKey`, `status` and `walletProvider` (combined with AND). Pass the answer's `nextCursor` as `cursor`, with the same filters, for the next (older) page: tokens made meanwhile never shift a page; `nextCursor` is null on the last page. A cursor changed, or used with other filters, is 400. A `cardKey` that is not yours matches nothing.
+         *
+         *     Pipeline `list-tokens`: es512-jwt → rate-limit → validate (query: tokens-search-query) → operation (list-tokens).
+         */
+        get: operations["list-tokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get token
+         * @description One of your network tokens with its `history`: every status it took, oldest first.
+         *
+         *     Pipeline `get-token`: es512-jwt → rate-limit → ownership (token) → operation (get-token).
+         */
+        get: operations["get-token"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend token
+         * @description An `active` token becomes `suspended`, `suspendedBy: partner`: it stays suspended when its card is unlocked. The processor makes the change first (with your `Idempotency-Key`'s operation id: a retry is applied once), then the gateway records its answer, the token's history, the audit entry and a `token.updated` event, before the 200. A suspended token answers 200 unchanged (one the card's state suspended becomes yours, with an event); any other status is 409 `token_transition_invalid`. A processor that does not answer is 504 `upstream_timeout`: retry with the same `Idempotency-Key` (docs/tokens.md).
+         *
+         *     Pipeline `suspend-token`: es512-jwt → rate-limit → ownership (token) → validate (body: token-change) → idempotency → operation (suspend-token).
+         */
+        post: operations["suspend-token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume token
+         * @description A `suspended` token becomes `active` again; its card must be ACTIVE (else 409 `card_not_active`: unlock the card). The processor makes the change first (with your `Idempotency-Key`'s operation id: a retry is applied once), then the gateway records its answer, the token's history, the audit entry and a `token.updated` event, before the 200. An active token answers 200 unchanged; any other status is 409 `token_transition_invalid`. A processor that does not answer is 504 `upstream_timeout`: retry with the same `Idempotency-Key` (docs/tokens.md).
+         *
+         *     Pipeline `resume-token`: es512-jwt → rate-limit → ownership (token) → validate (body: token-change) → idempotency → operation (resume-token).
+         */
+        post: operations["resume-token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate token
+         * @description The token is `deactivated` for good: the wallet no longer holds it. The processor makes the change first (with your `Idempotency-Key`'s operation id: a retry is applied once), then the gateway records its answer, the token's history, the audit entry and a `token.updated` event, before the 200. A `deactivated` or `declined` token is 409 `token_transition_invalid`. A processor that does not answer is 504 `upstream_timeout`: retry with the same `Idempotency-Key` (docs/tokens.md).
+         *
+         *     Pipeline `deactivate-token`: es512-jwt → rate-limit → ownership (token) → validate (body: token-change) → idempotency → operation (deactivate-token).
+         */
+        post: operations["deactivate-token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -1465,6 +1641,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/simulate/cards/{id}/tokenizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a tokenization
+         * @description Sandbox mode only (404 elsewhere). A wallet or a merchant asks to tokenize the card: the processing sandbox runs the whole tokenization request through the gateway's decision (the card's state, the wallet controls, your decision endpoint when enrolled for `tokenization.request`, the network's verdict) and answers the token it made: `active`, `pending_verification` (the `token.verification_code` event carries the code) or `declined`, with its `token.created` event. `tokenizationId` is the processor's id of the request: the same one again plays its retry and answers the same token, nothing new.
+         *
+         *     Pipeline `simulate-card-tokenization`: es512-jwt → rate-limit → ownership (card) → validate (body: simulate-tokenization) → idempotency → operation (simulate-card-tokenization).
+         */
+        post: operations["simulate-card-tokenization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/simulate/tokens/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a verification
+         * @description Sandbox mode only (404 elsewhere). The cardholder types `code` into the wallet: the right one makes the `pending_verification` token `active`; a wrong one is 409 `verification_failed` with `attemptsLeft` (0: the token is now `declined`). A token that is not `pending_verification` is 409 `token_transition_invalid`.
+         *
+         *     Pipeline `simulate-token-verification`: es512-jwt → rate-limit → ownership (token) → validate (body: simulate-token-verification) → idempotency → operation (simulate-token-verification).
+         */
+        post: operations["simulate-token-verification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/simulate/tokens/{id}/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a purchase with a token
+         * @description Sandbox mode only (404 elsewhere). The processing sandbox authorizes a purchase made with the token (the phone's wallet, or the merchant keeping the card on file), decided like any other on the token's card now: a transaction with `tokenId` and `walletProvider`, and its `transaction.created` event. `authorizationId` as for `POST /simulate/cards/{id}/authorizations`.
+         *
+         *     Pipeline `simulate-token-authorization`: es512-jwt → rate-limit → ownership (token) → validate (body: simulate-authorization) → idempotency → operation (simulate-token-authorization).
+         */
+        post: operations["simulate-token-authorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "card.created": {
@@ -1581,6 +1823,66 @@ export interface webhooks {
          * @description The `transaction.updated` event, POSTed to every enabled endpoint subscribed to it, and listed by `GET /events` with the same bytes. docs/events.md says when it is written.
          */
         post: operations["event-transaction-updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "token.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A network token of a card was made (a wallet or a merchant tokenized it)
+         * @description The `token.created` event, POSTed to every enabled endpoint subscribed to it, and listed by `GET /events` with the same bytes. docs/events.md says when it is written.
+         */
+        post: operations["event-token-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "token.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A token's status, card or device changed
+         * @description The `token.updated` event, POSTed to every enabled endpoint subscribed to it, and listed by `GET /events` with the same bytes. docs/events.md says when it is written.
+         */
+        post: operations["event-token-updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "token.verification_code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time code for you to deliver to the cardholder
+         * @description The `token.verification_code` event, POSTed to every enabled endpoint subscribed to it, and listed by `GET /events` with the same bytes. docs/events.md says when it is written.
+         */
+        post: operations["event-token-verification-code"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1716,6 +2018,10 @@ export interface components {
             allowedCountries?: string[];
             /** @description Merchants in these countries are declined (`country_blocked`); at most 250 */
             blockedCountries?: string[];
+            /** @description Only tokens of these wallets may be made (tokenizations) and used (purchases): `wallet_provider_blocked` otherwise; 1 to 4 distinct. A purchase with the card itself passes */
+            allowedWalletProviders?: ("apple_pay" | "google_pay" | "samsung_pay" | "merchant")[];
+            /** @description Tokens of these wallets are declined (`wallet_provider_blocked`), for tokenizations and purchases; at most 4 distinct */
+            blockedWalletProviders?: ("apple_pay" | "google_pay" | "samsung_pay" | "merchant")[];
             /** @description At most 4 rules, each over a rolling window of the card's approved authorizations (`velocity_exceeded`) */
             velocity?: ({
                 /**
@@ -1739,11 +2045,29 @@ export interface components {
             /** @description IBAN without spaces */
             iban?: string;
         } | unknown | unknown | unknown;
+        "wallet-provisioning-apple-pay": {
+            /** @description Apple's leaf and sub-CA certificates, leaf first, as PassKit gives them */
+            certificates: string[];
+            /** @description Standard base64 of 4 to 64 bytes: Apple's one-time nonce */
+            nonce: string;
+            /** @description Standard base64 of 16 to 512 bytes: the device's signature over the nonce */
+            nonceSignature: string;
+        };
+        "wallet-provisioning-google-pay": {
+            /** @description The client wallet account id the Google Pay SDK gives your app, 1 to 64 visible ASCII characters */
+            walletAccountId: string;
+            /** @description The stable hardware id the Google Pay SDK gives, 1 to 64 visible ASCII characters */
+            deviceId: string;
+        };
+        "token-change": {
+            /** @description Why: kept in the token's history */
+            reason?: string;
+        };
         "webhook-endpoint-create": {
             /** @description Where events are POSTed: https, resolving to public addresses only (in sandbox mode, http and localhost too) */
             url: string;
             /** @description The event types sent to the endpoint; `*` (the default) is every type, future ones included */
-            events?: ("card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "*")[];
+            events?: ("card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code" | "*")[];
             /** @description Your note about the endpoint */
             description?: string;
         };
@@ -1751,7 +2075,7 @@ export interface components {
             /** @description Where events are POSTed: https, resolving to public addresses only (in sandbox mode, http and localhost too) */
             url?: string;
             /** @description The event types sent to the endpoint; `*` (the default) is every type, future ones included */
-            events?: ("card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "*")[];
+            events?: ("card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code" | "*")[];
             /** @description Your note about the endpoint */
             description?: string;
             /**
@@ -1766,10 +2090,12 @@ export interface components {
             /** @description How long the gateway waits for your answer, in ms (100 to 1500; default 1000); past it your defaultDecision applies */
             timeoutMs?: number;
             /**
-             * @description What applies when your endpoint does not answer in time, answers an error or an answer of another shape (default decline)
+             * @description What applies to a purchase when your endpoint does not answer in time, answers an error or an answer of another shape (default decline); never to a tokenization
              * @enum {string}
              */
             defaultDecision?: "approve" | "decline";
+            /** @description The requests your endpoint is sent (default ["authorization.request"]): add "tokenization.request" to decide tokenizations of your cards too (docs/tokens.md, "The decision") */
+            requestTypes?: ("authorization.request" | "tokenization.request")[];
         };
         "authorization-endpoint-update": {
             /** @description Where authorization requests are POSTed: https, resolving to public addresses only (in sandbox mode, http and localhost too) */
@@ -1777,10 +2103,12 @@ export interface components {
             /** @description How long the gateway waits for your answer, in ms (100 to 1500; default 1000); past it your defaultDecision applies */
             timeoutMs?: number;
             /**
-             * @description What applies when your endpoint does not answer in time, answers an error or an answer of another shape (default decline)
+             * @description What applies to a purchase when your endpoint does not answer in time, answers an error or an answer of another shape (default decline); never to a tokenization
              * @enum {string}
              */
             defaultDecision?: "approve" | "decline";
+            /** @description The requests your endpoint is sent (default ["authorization.request"]): add "tokenization.request" to decide tokenizations of your cards too (docs/tokens.md, "The decision") */
+            requestTypes?: ("authorization.request" | "tokenization.request")[];
             /**
              * @description A disabled endpoint is not asked: purchases are decided as if you had none
              * @enum {string}
@@ -1808,7 +2136,7 @@ export interface components {
              * @description For a decline; default do_not_honor
              * @enum {string}
              */
-            declineReason?: "insufficient_funds" | "card_inactive" | "card_locked" | "card_expired" | "limit_exceeded" | "suspected_fraud" | "do_not_honor" | "stand_in" | "mcc_blocked" | "country_blocked" | "amount_exceeded" | "velocity_exceeded" | "partner_declined" | "partner_timeout" | "partner_error";
+            declineReason?: "insufficient_funds" | "card_inactive" | "card_locked" | "card_expired" | "limit_exceeded" | "suspected_fraud" | "do_not_honor" | "stand_in" | "mcc_blocked" | "country_blocked" | "amount_exceeded" | "velocity_exceeded" | "partner_declined" | "partner_timeout" | "partner_error" | "token_inactive" | "wallet_provider_blocked";
         };
         "simulate-issuer-status": {
             /** @enum {string} */
@@ -1839,6 +2167,29 @@ export interface components {
         "simulate-transaction-step": {
             /** @description Less than the whole, in the transaction currency; the whole when left out */
             amount?: number;
+        };
+        "simulate-tokenization": {
+            /** @enum {string} */
+            walletProvider: "apple_pay" | "google_pay" | "samsung_pay" | "merchant";
+            /** @description What the wallet says about the device; the sandbox's default when left out */
+            device?: {
+                /** @enum {string} */
+                type: "phone" | "watch" | "tablet" | "wearable" | "computer" | "other";
+                name?: string;
+                /** @description ISO 3166-1 alpha-2 */
+                ipCountry?: string;
+            };
+            /**
+             * @description The network's risk verdict: approve (the default), require_verification or decline
+             * @enum {string}
+             */
+            networkVerdict?: "approve" | "require_verification" | "decline";
+            /** @description The processor's tokenization id; the same again plays the processor's retry (the same token, nothing new) */
+            tokenizationId?: string;
+        };
+        "simulate-token-verification": {
+            /** @description What the cardholder typed */
+            code: string;
         };
         /** @description A card (spec 2.3) with the locally kept nickname and 3DS phone. Never holds the card number or CVV. */
         Card: {
@@ -1986,6 +2337,10 @@ export interface components {
             allowedCountries?: string[];
             /** @description Merchants in these countries are declined */
             blockedCountries?: string[];
+            /** @description A purchase with a token is allowed only from these wallets (`wallet_provider_blocked`); card purchases are not affected */
+            allowedWalletProviders?: ("apple_pay" | "google_pay" | "samsung_pay" | "merchant")[];
+            /** @description A purchase with a token from these wallets is declined (`wallet_provider_blocked`) */
+            blockedWalletProviders?: ("apple_pay" | "google_pay" | "samsung_pay" | "merchant")[];
             /** @description Rules over rolling windows of the card's approved authorizations */
             velocity?: {
                 /** @enum {string} */
@@ -2255,18 +2610,25 @@ export interface components {
              * @description Why it was declined (docs/transactions.md, "Decline reasons"); null unless DECLINED
              * @enum {string|null}
              */
-            declineReason: "insufficient_funds" | "card_inactive" | "card_locked" | "card_expired" | "limit_exceeded" | "suspected_fraud" | "do_not_honor" | "stand_in" | "mcc_blocked" | "country_blocked" | "amount_exceeded" | "velocity_exceeded" | "partner_declined" | "partner_timeout" | "partner_error" | null;
+            declineReason: "insufficient_funds" | "card_inactive" | "card_locked" | "card_expired" | "limit_exceeded" | "suspected_fraud" | "do_not_honor" | "stand_in" | "mcc_blocked" | "country_blocked" | "amount_exceeded" | "velocity_exceeded" | "partner_declined" | "partner_timeout" | "partner_error" | "token_inactive" | "wallet_provider_blocked" | null;
             /** @description On a REFUND: the purchase it refunds; null otherwise */
             relatedTransactionId: string | null;
             /** @description Every step, oldest first */
             history: components["schemas"]["TransactionStep"][];
+            /** @description The network token the purchase was made with (docs/tokens.md); absent on a purchase with the card itself */
+            tokenId?: string;
+            /**
+             * @description The wallet of that token; absent on a purchase with the card itself
+             * @enum {string}
+             */
+            walletProvider?: "apple_pay" | "google_pay" | "samsung_pay" | "merchant";
             /** @description null when the gateway was not asked (a force-post, a refund, a processor that does not ask) */
             authorization: {
                 /**
-                 * @description What decided: the card state, the spend controls, your decision endpoint, its default decision, or nothing refused
+                 * @description What decided: the card state, the state of the token it was made with, the spend controls, your decision endpoint, its default decision, or nothing refused
                  * @enum {string}
                  */
-                decidedBy: "card_state" | "spend_controls" | "partner" | "partner_default" | "approved";
+                decidedBy: "card_state" | "token_state" | "spend_controls" | "partner" | "partner_default" | "approved";
                 /** @description Which state, control or rule decided (`card.status.LOCKED`, `card.blockedMccs`, `partner.velocity.1h.maxCount`, `partner.timeout`) */
                 rule?: string;
                 /** @description How long your decision endpoint took */
@@ -2298,6 +2660,107 @@ export interface components {
              * @description When the processing system recorded the step
              */
             at: string;
+        };
+        /** @description A network token of one of your cards: a wallet's or a merchant's (docs/tokens.md) */
+        Token: {
+            /** @description The token's id: `tok_` and 24 hexadecimal characters */
+            _id: string;
+            /** @description The card the token stands for now: a replacement or re-issue moves it to the new card */
+            cardKey: string;
+            /**
+             * @description `merchant`: a card-on-file token of a merchant
+             * @enum {string}
+             */
+            walletProvider: "apple_pay" | "google_pay" | "samsung_pay" | "merchant";
+            /** @description The network's id of the wallet or merchant that asked */
+            tokenRequestorId: string;
+            /** @description The last four digits of the token's own number (what the wallet shows), never the card's */
+            last4: string;
+            /** @description The token's own expiry, MM/YYYY */
+            tokenExpDate: string;
+            /** @description The device, as the wallet described it */
+            device: {
+                /** @enum {string} */
+                type: "phone" | "watch" | "tablet" | "wearable" | "computer" | "other";
+                /** @description The device's name */
+                name?: string;
+                /** @description ISO 3166-1 alpha-2 */
+                ipCountry?: string;
+            };
+            /**
+             * @description requested, pending_verification, active, suspended, deactivated (final) or declined (final): docs/tokens.md
+             * @enum {string}
+             */
+            status: "requested" | "pending_verification" | "active" | "suspended" | "deactivated" | "declined";
+            /**
+             * @description While suspended only: you (`partner`), or the card's state (`card_state`: the card's unlock resumes it); absent when the network suspended it
+             * @enum {string}
+             */
+            suspendedBy?: "partner" | "card_state";
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC)
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC)
+             */
+            updatedAt: string;
+            /** @description Every status it took, oldest first */
+            history: components["schemas"]["TokenHistoryEntry"][];
+        };
+        /** @description One status of a token's life, or a move to another card (its status unchanged) */
+        TokenHistoryEntry: {
+            /**
+             * @description requested, pending_verification, active, suspended, deactivated (final) or declined (final): docs/tokens.md
+             * @enum {string}
+             */
+            status: "requested" | "pending_verification" | "active" | "suspended" | "deactivated" | "declined";
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC)
+             */
+            at: string;
+            /**
+             * @description Who made it: the tokenization decision (card_state, spend_controls, partner, partner_default, network), the code entered (verification), your route (partner), the cascade (card_state), or the network on its own
+             * @enum {string}
+             */
+            by: "card_state" | "spend_controls" | "partner" | "partner_default" | "network" | "verification";
+            /** @description Why, when one was given (a decline reason, your `reason`, the network's) */
+            reason?: string;
+        };
+        /** @description A page of your tokens, newest first */
+        TokenList: {
+            data: components["schemas"]["Token"][];
+            /** @description Pass it as `cursor`, with the same filters, for the next (older) page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description Every token of the card, newest first */
+        CardTokens: {
+            data: components["schemas"]["Token"][];
+        };
+        /** @description What PassKit needs to add the card, made by the processor and encrypted for Apple: hand it to `PKAddPaymentPassRequest` unchanged (in sandbox mode not a real cryptogram) */
+        ApplePayProvisioning: {
+            /** @description Base64 activation data. Opaque: pass it to the wallet as it is */
+            activationData: string;
+            /** @description Base64 of the card data encrypted for Apple. Opaque: pass it to the wallet as it is */
+            encryptedPassData: string;
+            /** @description Base64 of the ephemeral EC P-256 public key (uncompressed point). Opaque: pass it to the wallet as it is */
+            ephemeralPublicKey: string;
+        };
+        /** @description What Google Pay's `pushTokenize` needs, made by the processor (in sandbox mode not a real cryptogram) */
+        GooglePayProvisioning: {
+            /** @description The opaque payment card (base64url). Opaque: pass it to the wallet as it is */
+            opaquePaymentCard: string;
+            /** @description The card's network, e.g. MASTERCARD */
+            network: string;
+            /** @description e.g. TOKEN_PROVIDER_MASTERCARD */
+            tokenServiceProvider: string;
+            /** @description The card's product name, shown while the wallet adds it */
+            displayName: string;
+            /** @description The card's last four digits, shown while the wallet adds it */
+            lastDigits: string;
         };
         /** @description Position of a page in a list (docs/pagination.md) */
         Pagination: {
@@ -2355,7 +2818,7 @@ export interface components {
             individuals: components["schemas"]["IndividualSummary"][];
         };
         /** @description A partner event (docs/events.md); `type` says which `data` it carries */
-        Event: components["schemas"]["EventCardCreated"] | components["schemas"]["EventCardStatusChanged"] | components["schemas"]["EventCardUpdated"] | components["schemas"]["EventIndividualCreated"] | components["schemas"]["EventTransactionCreated"] | components["schemas"]["EventTransactionUpdated"];
+        Event: components["schemas"]["EventCardCreated"] | components["schemas"]["EventCardStatusChanged"] | components["schemas"]["EventCardUpdated"] | components["schemas"]["EventIndividualCreated"] | components["schemas"]["EventTransactionCreated"] | components["schemas"]["EventTransactionUpdated"] | components["schemas"]["EventTokenCreated"] | components["schemas"]["EventTokenUpdated"] | components["schemas"]["EventTokenVerificationCode"];
         /** @description A page of your events, newest first */
         EventPage: {
             data: components["schemas"]["Event"][];
@@ -2527,6 +2990,83 @@ export interface components {
             /** @description X-Request-Id of your request that made the change; absent when the gateway or the issuer made it (a reconciliation, an issuer-side change) */
             requestId?: string;
         };
+        /** @description A token of one of your cards was made: by the tokenization decision (whatever its outcome: `active`, `pending_verification` or `declined`), or by the processor without a decision of the gateway */
+        EventTokenCreated: {
+            /** @description The event id: the same on every delivery of the event */
+            id: string;
+            /** @constant */
+            type: "token.created";
+            /**
+             * Format: date-time
+             * @description When the change was written
+             */
+            createdAt: string;
+            /** @description You: the partner whose resource changed */
+            partnerId: string;
+            /** @description The token */
+            data: {
+                token: components["schemas"]["Token"];
+            };
+            /** @description X-Request-Id of your request that made the change; absent when the gateway or the issuer made it (a reconciliation, an issuer-side change) */
+            requestId?: string;
+        };
+        /** @description A token of one of your cards changed: its status (your route, the card's state, a verification, the network), its card (a replacement or re-issue) or its device. Ordered with the card's events */
+        EventTokenUpdated: {
+            /** @description The event id: the same on every delivery of the event */
+            id: string;
+            /** @constant */
+            type: "token.updated";
+            /**
+             * Format: date-time
+             * @description When the change was written
+             */
+            createdAt: string;
+            /** @description You: the partner whose resource changed */
+            partnerId: string;
+            /** @description The token and the change */
+            data: {
+                token: components["schemas"]["Token"];
+                /**
+                 * @description The status before the change
+                 * @enum {string}
+                 */
+                previousStatus: "requested" | "pending_verification" | "active" | "suspended" | "deactivated" | "declined";
+                /**
+                 * @description What changed
+                 * @enum {string}
+                 */
+                change: "activated" | "suspended" | "resumed" | "deactivated" | "declined" | "card_updated" | "device_updated";
+            };
+            /** @description X-Request-Id of your request that made the change; absent when the gateway or the issuer made it (a reconciliation, an issuer-side change) */
+            requestId?: string;
+        };
+        /** @description A tokenization was approved on condition of a one-time code: deliver `code` to the cardholder (an SMS, a push in your app), who types it into the wallet. Valid until `expiresAt` (10 minutes), 3 attempts; after `expiresAt` the event holds `code: null` */
+        EventTokenVerificationCode: {
+            /** @description The event id: the same on every delivery of the event */
+            id: string;
+            /** @constant */
+            type: "token.verification_code";
+            /**
+             * Format: date-time
+             * @description When the change was written
+             */
+            createdAt: string;
+            /** @description You: the partner whose resource changed */
+            partnerId: string;
+            /** @description The token and its code */
+            data: {
+                token: components["schemas"]["Token"];
+                /** @description The 6-digit code; null once it has expired */
+                code: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the code stops being accepted
+                 */
+                expiresAt: string;
+            };
+            /** @description X-Request-Id of your request that made the change; absent when the gateway or the issuer made it (a reconciliation, an issuer-side change) */
+            requestId?: string;
+        };
         /** @description The event was queued again */
         EventResend: {
             /** @description The event id: the same on every delivery of the event */
@@ -2648,6 +3188,8 @@ export interface components {
              * @enum {string}
              */
             status: "enabled" | "disabled";
+            /** @description The requests sent to this endpoint: authorization.request, and tokenization.request once you add it (docs/tokens.md) */
+            requestTypes: ("authorization.request" | "tokenization.request")[];
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC)
@@ -2677,6 +3219,8 @@ export interface components {
              * @enum {string}
              */
             status: "enabled" | "disabled";
+            /** @description The requests sent to this endpoint: authorization.request, and tokenization.request once you add it (docs/tokens.md) */
+            requestTypes: ("authorization.request" | "tokenization.request")[];
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC)
@@ -2719,7 +3263,7 @@ export interface components {
              * @description Machine-readable reason (docs/errors.md)
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "body_required" | "body_too_deep" | "invalid_id" | "token_missing" | "token_malformed" | "alg_not_allowed" | "header_not_allowed" | "claim_missing" | "claim_invalid" | "token_expired" | "token_not_yet_valid" | "lifetime_too_long" | "unknown_partner" | "partner_disabled" | "key_unknown" | "key_revoked" | "signature_invalid" | "admin_unauthorized" | "forbidden" | "not_found" | "route_not_found" | "conflict" | "idempotency_key_reused" | "idempotency_in_progress" | "invalid_transition" | "transaction_not_pending" | "amount_exceeds_remaining" | "refund_not_allowed" | "refund_exceeds_settled" | "authorization_id_reused" | "authorization_endpoint_exists" | "payload_too_large" | "unsupported_media_type" | "upstream_rejected" | "rate_limited" | "internal_error" | "upstream_error" | "database_unavailable" | "decision_unavailable" | "upstream_timeout";
+            code: "validation_failed" | "malformed_json" | "body_required" | "body_too_deep" | "invalid_id" | "token_missing" | "token_malformed" | "alg_not_allowed" | "header_not_allowed" | "claim_missing" | "claim_invalid" | "token_expired" | "token_not_yet_valid" | "lifetime_too_long" | "unknown_partner" | "partner_disabled" | "key_unknown" | "key_revoked" | "signature_invalid" | "admin_unauthorized" | "forbidden" | "not_found" | "route_not_found" | "conflict" | "idempotency_key_reused" | "idempotency_in_progress" | "invalid_transition" | "transaction_not_pending" | "amount_exceeds_remaining" | "refund_not_allowed" | "refund_exceeds_settled" | "authorization_id_reused" | "authorization_endpoint_exists" | "card_not_active" | "token_transition_invalid" | "verification_failed" | "tokenization_id_reused" | "payload_too_large" | "unsupported_media_type" | "upstream_rejected" | "rate_limited" | "internal_error" | "upstream_error" | "database_unavailable" | "decision_unavailable" | "upstream_timeout";
             /** @description Equals the X-Request-Id response header: quote it to support */
             requestId: string;
             /** @description Validation failures only: every invalid field */
@@ -2732,12 +3276,19 @@ export interface components {
             /** @description The upstream's error code, when it gave a well-formed one */
             upstreamCode?: string;
             /**
-             * @description invalid_transition: the card status that refused the operation
+             * @description invalid_transition, card_not_active: the card status that refused the operation
              * @enum {string}
              */
             cardStatus?: "ACTIVE" | "LOCKED" | "CLOSED" | "LOST" | "STOLEN" | "FRAUD" | "MOBILE_LOST" | "RESTRICTED" | "TEMP_LOCKED";
-            /** @description invalid_transition: the issuer status code that refused the operation */
+            /** @description invalid_transition, card_not_active: the issuer status code that refused the operation */
             statusCode?: string;
+            /**
+             * @description token_transition_invalid: the token status that refused the operation
+             * @enum {string}
+             */
+            tokenStatus?: "requested" | "pending_verification" | "active" | "suspended" | "deactivated" | "declined";
+            /** @description verification_failed: the attempts left (0: the token is now declined) */
+            attemptsLeft?: number;
         } & {
             [key: string]: unknown;
         };
@@ -2784,7 +3335,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request conflicts with the state of the resource or with an earlier request of the same Idempotency-Key (`Retry-After` on `idempotency_in_progress`). Codes: `conflict`, `idempotency_key_reused`, `idempotency_in_progress`, `invalid_transition`, `transaction_not_pending`, `amount_exceeds_remaining`, `refund_not_allowed`, `refund_exceeds_settled`, `authorization_id_reused`, `authorization_endpoint_exists`. */
+        /** @description The request conflicts with the state of the resource or with an earlier request of the same Idempotency-Key (`Retry-After` on `idempotency_in_progress`). Codes: `conflict`, `idempotency_key_reused`, `idempotency_in_progress`, `invalid_transition`, `transaction_not_pending`, `amount_exceeds_remaining`, `refund_not_allowed`, `refund_exceeds_settled`, `authorization_id_reused`, `authorization_endpoint_exists`, `card_not_active`, `token_transition_invalid`, `verification_failed`, `tokenization_id_reused`. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4952,11 +5503,335 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    "provision-card-apple-pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The cardKey */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["wallet-provisioning-apple-pay"];
+            };
+        };
+        responses: {
+            /** @description The payload for Apple Pay */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplePayProvisioning"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UpstreamRejected"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    "provision-card-google-pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The cardKey */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["wallet-provisioning-google-pay"];
+            };
+        };
+        responses: {
+            /** @description The payload for Google Pay */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GooglePayProvisioning"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UpstreamRejected"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    "list-card-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The cardKey */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card's tokens */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardTokens"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "list-tokens": {
+        parameters: {
+            query?: {
+                /** @description Only this card's tokens (a card that is not yours matches nothing) */
+                cardKey?: string;
+                /** @description Only tokens in this status */
+                status?: "requested" | "pending_verification" | "active" | "suspended" | "deactivated" | "declined";
+                /** @description Only tokens of this wallet (or `merchant`) */
+                walletProvider?: "apple_pay" | "google_pay" | "samsung_pay" | "merchant";
+                /** @description Page size, 1 to 100 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, with the same filters */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tokens */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "get-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token id (`tok_` and 24 hexadecimal characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "suspend-token": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key and body replay the first answer (`Idempotent-Replayed: true`); the same key with another body is 409 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. 1 to 255 visible ASCII characters, scoped to you. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The token id (`tok_` and 24 hexadecimal characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["token-change"];
+            };
+        };
+        responses: {
+            /** @description The token */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UpstreamRejected"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    "resume-token": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key and body replay the first answer (`Idempotent-Replayed: true`); the same key with another body is 409 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. 1 to 255 visible ASCII characters, scoped to you. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The token id (`tok_` and 24 hexadecimal characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["token-change"];
+            };
+        };
+        responses: {
+            /** @description The token */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UpstreamRejected"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    "deactivate-token": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key and body replay the first answer (`Idempotent-Replayed: true`); the same key with another body is 409 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. 1 to 255 visible ASCII characters, scoped to you. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The token id (`tok_` and 24 hexadecimal characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["token-change"];
+            };
+        };
+        responses: {
+            /** @description The token */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UpstreamRejected"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     "list-events": {
         parameters: {
             query?: {
                 /** @description Only events of this type */
-                type?: "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated";
+                type?: "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
                 /** @description The `nextCursor` of the previous page: the events older than that page's last */
                 after?: string;
                 /** @description Page size, 1 to 100 */
@@ -5767,6 +6642,144 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    "simulate-card-tokenization": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key and body replay the first answer (`Idempotent-Replayed: true`); the same key with another body is 409 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. 1 to 255 visible ASCII characters, scoped to you. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The cardKey */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["simulate-tokenization"];
+            };
+        };
+        responses: {
+            /** @description The token made */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UpstreamRejected"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    "simulate-token-verification": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key and body replay the first answer (`Idempotent-Replayed: true`); the same key with another body is 409 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. 1 to 255 visible ASCII characters, scoped to you. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The token id (`tok_` and 24 hexadecimal characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["simulate-token-verification"];
+            };
+        };
+        responses: {
+            /** @description The token */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UpstreamRejected"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    "simulate-token-authorization": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key and body replay the first answer (`Idempotent-Replayed: true`); the same key with another body is 409 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. 1 to 255 visible ASCII characters, scoped to you. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The token id (`tok_` and 24 hexadecimal characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["simulate-authorization"];
+            };
+        };
+        responses: {
+            /** @description The authorized (or declined) transaction */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UpstreamRejected"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     "event-card-created": {
         parameters: {
             query?: never;
@@ -5774,7 +6787,7 @@ export interface operations {
                 /** @description The event's `id`: the same on every attempt, so a receiver can drop repeats */
                 "Partner-Gateway-Event-Id": string;
                 /** @description The event's `type` */
-                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated";
+                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
                 /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes. */
                 "Partner-Gateway-Signature": string;
             };
@@ -5803,7 +6816,7 @@ export interface operations {
                 /** @description The event's `id`: the same on every attempt, so a receiver can drop repeats */
                 "Partner-Gateway-Event-Id": string;
                 /** @description The event's `type` */
-                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated";
+                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
                 /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes. */
                 "Partner-Gateway-Signature": string;
             };
@@ -5832,7 +6845,7 @@ export interface operations {
                 /** @description The event's `id`: the same on every attempt, so a receiver can drop repeats */
                 "Partner-Gateway-Event-Id": string;
                 /** @description The event's `type` */
-                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated";
+                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
                 /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes. */
                 "Partner-Gateway-Signature": string;
             };
@@ -5861,7 +6874,7 @@ export interface operations {
                 /** @description The event's `id`: the same on every attempt, so a receiver can drop repeats */
                 "Partner-Gateway-Event-Id": string;
                 /** @description The event's `type` */
-                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated";
+                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
                 /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes. */
                 "Partner-Gateway-Signature": string;
             };
@@ -5890,7 +6903,7 @@ export interface operations {
                 /** @description The event's `id`: the same on every attempt, so a receiver can drop repeats */
                 "Partner-Gateway-Event-Id": string;
                 /** @description The event's `type` */
-                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated";
+                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
                 /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes. */
                 "Partner-Gateway-Signature": string;
             };
@@ -5919,7 +6932,7 @@ export interface operations {
                 /** @description The event's `id`: the same on every attempt, so a receiver can drop repeats */
                 "Partner-Gateway-Event-Id": string;
                 /** @description The event's `type` */
-                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated";
+                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
                 /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes. */
                 "Partner-Gateway-Signature": string;
             };
@@ -5929,6 +6942,93 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EventTransactionUpdated"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else, or no answer within 10 s, is retried with backoff for up to 3 days */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-token-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every attempt, so a receiver can drop repeats */
+                "Partner-Gateway-Event-Id": string;
+                /** @description The event's `type` */
+                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes. */
+                "Partner-Gateway-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventTokenCreated"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else, or no answer within 10 s, is retried with backoff for up to 3 days */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-token-updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every attempt, so a receiver can drop repeats */
+                "Partner-Gateway-Event-Id": string;
+                /** @description The event's `type` */
+                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes. */
+                "Partner-Gateway-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventTokenUpdated"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else, or no answer within 10 s, is retried with backoff for up to 3 days */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-token-verification-code": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every attempt, so a receiver can drop repeats */
+                "Partner-Gateway-Event-Id": string;
+                /** @description The event's `type` */
+                "Partner-Gateway-Event-Type": "card.created" | "card.status_changed" | "card.updated" | "individual.created" | "transaction.created" | "transaction.updated" | "token.created" | "token.updated" | "token.verification_code";
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1=` values while a rotated secret still signs. Reject a `t` older than 5 minutes. */
+                "Partner-Gateway-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventTokenVerificationCode"];
             };
         };
         responses: {

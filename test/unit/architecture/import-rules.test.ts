@@ -36,7 +36,7 @@ export const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> =
   { name: 'database', paths: ['gateway/db/'] },
   {
     name: 'domain',
-    paths: ['gateway/audit/', 'gateway/authorizations/', 'gateway/cards/', 'gateway/individuals/', 'gateway/partners/', 'gateway/outbox/', 'gateway/idempotency/', 'gateway/ownership/', 'gateway/outbound/', 'gateway/schemas/', 'gateway/transactions/', 'gateway/upstreams/', 'gateway/webhooks/'],
+    paths: ['gateway/audit/', 'gateway/authorizations/', 'gateway/cards/', 'gateway/individuals/', 'gateway/partners/', 'gateway/outbox/', 'gateway/idempotency/', 'gateway/ownership/', 'gateway/outbound/', 'gateway/schemas/', 'gateway/tokens/', 'gateway/transactions/', 'gateway/upstreams/', 'gateway/webhooks/'],
   },
   { name: 'http', paths: ['gateway/http/'] },
   { name: 'catalog, route model and policy contracts', paths: ['gateway/catalog/', 'gateway/route-model/', 'policies/policy-schema.ts'] },

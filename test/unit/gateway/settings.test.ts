@@ -27,6 +27,15 @@ describe('unit: settings', function () {
     expect(() => readSettings({ AUTHORIZATION_DEADLINE_MS: '300' })).to.throw(/AUTHORIZATION_DEADLINE_MS/);
   });
 
+  it('reads TOKENIZATION_DEADLINE_MS (default 2000, 1000 to 10000) and TOKEN_RECONCILE_INTERVAL_MS (default 30000)', function () {
+    expect(readSettings({}).tokenizationDeadlineMs).to.equal(2000);
+    expect(readSettings({ TOKENIZATION_DEADLINE_MS: '3000' }).tokenizationDeadlineMs).to.equal(3000);
+    expect(() => readSettings({ TOKENIZATION_DEADLINE_MS: '999' })).to.throw(/TOKENIZATION_DEADLINE_MS/);
+    expect(() => readSettings({ TOKENIZATION_DEADLINE_MS: '10001' })).to.throw(/TOKENIZATION_DEADLINE_MS/);
+    expect(readSettings({}).tokenReconcileIntervalMs).to.equal(30000);
+    expect(readSettings({ TOKEN_RECONCILE_INTERVAL_MS: '1000' }).tokenReconcileIntervalMs).to.equal(1000);
+  });
+
   it('reads AUTHORIZATION_TRACE_FILE (a diagnostic): read as an absolute path; a directory that does not exist refuses the start with the variable named', function () {
     expect(readSettings({}).authorizationTraceFile).to.equal(undefined);
     expect(readSettings({ AUTHORIZATION_TRACE_FILE: path.join(os.tmpdir(), 't.jsonl') }).authorizationTraceFile).to.equal(path.join(os.tmpdir(), 't.jsonl'));

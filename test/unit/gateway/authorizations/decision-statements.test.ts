@@ -152,6 +152,24 @@ describe('the statements of an authorization decision, by path (golden texts)', 
     expect(taken.sent.map((s) => s.name)).to.deep.equal(['authorization-claim', 'unnamed', 'authorization-takeover-endpoint', 'authorization-record']);
   });
 
+  it('a purchase with a network token: the claim reading the card through the token, then the recording with the token\'s columns (the card purchases\' statements untouched)', async function () {
+    const cardKey = await newCard();
+    const partnerId = (await services.db.query<{ partner_id: string }>('SELECT partner_id FROM cards WHERE card_key = $1', [cardKey])).rows[0].partner_id;
+    const reference = `tref_${crypto.randomBytes(12).toString('hex')}`;
+    const tokenId = `tok_${crypto.randomBytes(12).toString('hex')}`;
+    await services.db.query(
+      `INSERT INTO tokens (id, partner_id, card_key, processor_ref, wallet_provider, token_requestor_id, last4, token_exp_date, device, status, history, version)
+       VALUES ($1, $2, $3, $4, 'google_pay', '50120834693', '1234', '11/2029', '{"type":"phone"}'::jsonb, 'active', '[]'::jsonb, 1)`,
+      [tokenId, partnerId, cardKey, reference]
+    );
+    const request: AuthorizationRequest = { ...purchase(cardKey), token: { reference, walletProvider: 'google_pay' } };
+    const decided = await decide('token-purchase', newEndpointHints(), request);
+    expect(decided.decision).to.deep.include({ approved: true, decidedBy: 'approved' });
+    expect(decided.sent.map((s) => s.name)).to.deep.equal(['authorization-claim-token', 'authorization-record-token']);
+    const row = (await services.db.query('SELECT token_id, wallet_provider FROM card_transactions WHERE id = $1', [request.transactionId])).rows[0];
+    expect(row).to.deep.equal({ token_id: tokenId, wallet_provider: 'google_pay' });
+  });
+
   it('a transaction recorded before (a stand-in): the recording with its claim writes nothing, then claimed, recorded, what stands read and fenced', async function () {
     const cardKey = await newCard();
     const first = purchase(cardKey);

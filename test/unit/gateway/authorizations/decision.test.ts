@@ -8,6 +8,7 @@ import {
   type AuthorizationRequest,
   type DecisionCard,
   type DecisionFacts,
+  type DecisionToken,
   type PartnerOutcome,
 } from '../../../../gateway/authorizations/decision';
 import type { ApplicableSpendControls, SpendControls } from '../../../../gateway/authorizations/spend-controls';
@@ -32,6 +33,14 @@ describe('unit: authorizations/decision, the decision table', function () {
     at: '2026-01-01T12:00:00.000Z',
   };
   const controls = (cardControls: SpendControls = {}, partner: SpendControls = {}): ApplicableSpendControls => ({ partner, card: cardControls });
+  const tokenRequest: AuthorizationRequest = { ...request, token: { reference: 'tref_1', walletProvider: 'google_pay' } };
+  /** An ACTIVE card read through its token in `status`. */
+  const tokenCard = (status: DecisionToken['status'], suspendedBy: DecisionToken['suspendedBy'] = status === 'suspended' ? 'partner' : null): DecisionCard => ({
+    ...card(),
+    statusCode: '00',
+    tokenizeBeforeActivation: false,
+    token: { id: 'tok_0123456789abcdef01234567', status, suspendedBy, walletProvider: 'google_pay' },
+  });
   const counts = (c1h: number, a1h: number) => ({ c_1h: String(c1h), a_1h: String(a1h) });
   const answered = (approved: boolean, declineReason?: string): PartnerOutcome => ({ kind: 'answered', approved, latencyMs: 40, ...(declineReason ? { declineReason } : {}) });
   const fallback = (reason: 'timeout' | 'error' | 'disabled' | 'overloaded', approved: boolean, error?: string): PartnerOutcome => ({ kind: 'default', reason, approved, latencyMs: 900, ...(error ? { error } : {}) });
@@ -112,6 +121,68 @@ describe('unit: authorizations/decision, the decision table', function () {
       expected: { approved: false, declineReason: 'partner_error', decidedBy: 'partner_default', rule: 'partner.disabled', partnerLatencyMs: 900 },
     },
     { description: 'a timeout, default approve', facts: { card: card(), controls: controls(), request }, partner: fallback('timeout', true), expected: { approved: true, decidedBy: 'partner_default', rule: 'partner.timeout', partnerLatencyMs: 900 } },
+    // A purchase with a network token (docs/tokens.md, "Transactions and spend controls"): the card read through the token, then the token's state.
+    { description: 'a token purchase with an active token', facts: { card: tokenCard('active'), controls: controls(), request: tokenRequest }, expected: { approved: true, decidedBy: 'approved' } },
+    {
+      description: 'a token purchase with a token the gateway does not hold',
+      facts: { card: { ...card(), token: null }, controls: controls(), request: tokenRequest },
+      expected: { approved: false, declineReason: 'token_inactive', decidedBy: 'token_state', rule: 'token.unknown' },
+    },
+    {
+      description: 'a token the partner suspended',
+      facts: { card: tokenCard('suspended', 'partner'), controls: controls(), request: tokenRequest },
+      expected: { approved: false, declineReason: 'token_inactive', decidedBy: 'token_state', rule: 'token.status.suspended.partner' },
+    },
+    {
+      description: 'a token the network suspended',
+      facts: { card: tokenCard('suspended', null), controls: controls(), request: tokenRequest },
+      expected: { approved: false, declineReason: 'token_inactive', decidedBy: 'token_state', rule: 'token.status.suspended.network' },
+    },
+    ...(['deactivated', 'declined', 'requested', 'pending_verification'] as const).map((status) => ({
+      description: `a ${status} token`,
+      facts: { card: tokenCard(status), controls: controls(), request: tokenRequest },
+      expected: { approved: false, declineReason: 'token_inactive', decidedBy: 'token_state', rule: `token.status.${status}` } as AuthorizationDecision,
+    })),
+    {
+      description: "a token suspended only by the card's state, on an ACTIVE card (unlocked, the processor's resumption on its way): the card judges it",
+      facts: { card: tokenCard('suspended', 'card_state'), controls: controls(), request: tokenRequest },
+      expected: { approved: true, decidedBy: 'approved' },
+    },
+    {
+      description: "an active token of a card locked a moment ago (the cascade's suspension not applied yet): the card's state first",
+      facts: { card: { ...tokenCard('active'), status: 'LOCKED', statusCode: 'L1' }, controls: controls(), request: tokenRequest },
+      expected: { approved: false, declineReason: 'card_locked', decidedBy: 'card_state', rule: 'card.status.LOCKED' },
+    },
+    {
+      description: 'a token of a physical card not activated yet (I1), with tokenizeBeforeActivation: as if ACTIVE',
+      facts: { card: { ...tokenCard('active'), status: 'LOCKED', statusCode: 'I1', tokenizeBeforeActivation: true }, controls: controls(), request: tokenRequest },
+      expected: { approved: true, decidedBy: 'approved' },
+    },
+    {
+      description: 'a token of an I1 card without the setting: card_locked',
+      facts: { card: { ...tokenCard('active'), status: 'LOCKED', statusCode: 'I1', tokenizeBeforeActivation: false }, controls: controls(), request: tokenRequest },
+      expected: { approved: false, declineReason: 'card_locked', decidedBy: 'card_state', rule: 'card.status.LOCKED' },
+    },
+    {
+      description: "the plastic of an I1 card with the setting: still card_locked (the setting is for its tokens' purchases)",
+      facts: { card: { ...card('LOCKED'), statusCode: 'I1', tokenizeBeforeActivation: true }, controls: controls(), request },
+      expected: { approved: false, declineReason: 'card_locked', decidedBy: 'card_state', rule: 'card.status.LOCKED' },
+    },
+    {
+      description: "the card's blocked wallet",
+      facts: { card: tokenCard('active'), controls: controls({ blockedWalletProviders: ['google_pay'] }), request: tokenRequest },
+      expected: { approved: false, declineReason: 'wallet_provider_blocked', decidedBy: 'spend_controls', rule: 'card.blockedWalletProviders' },
+    },
+    {
+      description: "the partner's allow list of wallets, before a blocked MCC",
+      facts: { card: tokenCard('active'), controls: controls({ blockedMccs: ['5411'] }, { allowedWalletProviders: ['apple_pay'] }), request: tokenRequest },
+      expected: { approved: false, declineReason: 'wallet_provider_blocked', decidedBy: 'spend_controls', rule: 'partner.allowedWalletProviders' },
+    },
+    {
+      description: 'a purchase with the card itself passes the wallet lists',
+      facts: { card: card(), controls: controls({ allowedWalletProviders: ['apple_pay'], blockedWalletProviders: ['google_pay'] }), request },
+      expected: { approved: true, decidedBy: 'approved' },
+    },
     // 4. Otherwise approve.
     { description: 'no controls, no endpoint', facts: { card: card(), controls: controls(), request }, expected: { approved: true, decidedBy: 'approved' } },
     { description: 'an endpoint that was not asked (none)', facts: { card: card(), controls: controls(), request }, partner: { kind: 'none' }, expected: { approved: true, decidedBy: 'approved' } },

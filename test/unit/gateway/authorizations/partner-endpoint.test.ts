@@ -6,7 +6,17 @@ import { Database } from '../../../../gateway/db/database';
 import { migrate } from '../../../../gateway/db/migrate';
 import { createLogger } from '../../../../gateway/logging/logger';
 import { AuthorizationEndpointStore } from '../../../../gateway/authorizations/endpoint-store';
-import { askPartner, MAX_ANSWER_BYTES, parseAnswer, PartnerCallState, type AuthorizationRequestData, type PartnerEndpointDeps } from '../../../../gateway/authorizations/partner-endpoint';
+import {
+  askPartner,
+  askPartnerTokenization,
+  MAX_ANSWER_BYTES,
+  parseAnswer,
+  parseTokenizationAnswer,
+  PartnerCallState,
+  type AuthorizationRequestData,
+  type PartnerEndpointDeps,
+  type TokenizationRequestData,
+} from '../../../../gateway/authorizations/partner-endpoint';
 import { SecretKeyring } from '../../../../gateway/outbound/secret-box';
 import { verifySignature } from '../../../../gateway/outbound/signature';
 import { createOutbound } from '../../../../gateway/outbound';
@@ -388,6 +398,107 @@ describe('example: the standalone decision endpoint (examples/authorization-endp
       expect(example.output).to.not.include(created.secret);
     } finally {
       deps.outbound.close();
+    }
+  });
+});
+
+/**
+ * The same endpoint asked about a tokenization (issue 35; docs/authorization-endpoint.md,
+ * "Tokenizations"): only once enrolled for `tokenization.request`, the same signature and
+ * transport, its own answer shape; a purchase's answer is not a tokenization's.
+ */
+describe('unit: askPartnerTokenization, the decision endpoint asked about a tokenization (gateway/authorizations/partner-endpoint.ts)', function () {
+  this.timeout(30_000);
+  let own: RunDatabase;
+  let db: Database;
+  let store: AuthorizationEndpointStore;
+  let deps: PartnerEndpointDeps;
+  const silent = createLogger({ level: 'silent' });
+  const receivers: TestReceiver[] = [];
+  const TOKENIZATION: TokenizationRequestData = {
+    tokenization: {
+      id: 'tkz_001',
+      tokenId: 'tok_6b0237a240487492a2ee0de6',
+      walletProvider: 'apple_pay',
+      tokenRequestorId: '50110030273',
+      device: { type: 'phone', name: "Ada's iPhone", ipCountry: 'GB' },
+      networkVerdict: { decision: 'approve', riskScore: 2, reasons: [] },
+    },
+    card: REQUEST.card,
+  };
+  const enrolledEndpoint = async (requestTypes?: Array<'authorization.request' | 'tokenization.request'>) => {
+    const r = await new TestReceiver().up();
+    receivers.push(r);
+    const partnerId = crypto.randomBytes(12).toString('hex');
+    await db.query("INSERT INTO partners (id, name, issuer) VALUES ($1, 'tokenizer', 'https://tokenizer.example')", [partnerId]);
+    const created = (await store.create(partnerId, { url: r.url, ...(requestTypes ? { requestTypes } : {}) }))!;
+    recordSecret('webhookSecret', created.secret);
+    return { r, partnerId, secret: created.secret, created };
+  };
+  const ask = (partnerId: string, budgetMs = 1500) => askPartnerTokenization(deps, { partnerId, request: TOKENIZATION, budgetMs });
+
+  before(async function () {
+    own = await createOwnDatabase();
+    db = new Database(own.url, { max: 4, log: silent });
+    await migrate(db, silent);
+    store = new AuthorizationEndpointStore(db, { secretOverlapSeconds: 86400 });
+    deps = { endpoints: store, outbound: createOutbound({ allowPrivate: true }), calls: new PartnerCallState(), log: silent };
+  });
+  after(async function () {
+    for (const r of receivers) await r.close();
+    deps?.outbound.close();
+    await db?.close();
+    await own?.drop();
+  });
+
+  it('an endpoint enrolled for purchases only (the default) is not asked about tokenizations, nor one enrolled for tokenizations only about purchases', async function () {
+    const purchases = await enrolledEndpoint();
+    expect(purchases.created.requestTypes).to.deep.equal(['authorization.request']);
+    expect(await ask(purchases.partnerId)).to.deep.equal({ kind: 'none' });
+    expect(purchases.r.received).to.have.length(0);
+    const tokenizations = await enrolledEndpoint(['tokenization.request']);
+    expect(await askPartner(deps, { partnerId: tokenizations.partnerId, request: REQUEST, budgetMs: 1500 })).to.deep.equal({ kind: 'none' });
+    expect(tokenizations.r.received).to.have.length(0);
+    // PATCH enrols it; the answer lists the types in their order.
+    const updated = (await store.update(purchases.partnerId, { requestTypes: ['tokenization.request', 'authorization.request'] }, 'partner'))!;
+    expect(updated.requestTypes).to.deep.equal(['authorization.request', 'tokenization.request']);
+    purchases.r.behaviour = { kind: 'respond', status: 200, body: JSON.stringify({ decision: 'approve' }) };
+    expect(await ask(purchases.partnerId)).to.include({ kind: 'answered', decision: 'approve' });
+  });
+
+  it('sends the signed tokenization.request the docs describe (no card or token number) and reads each answer', async function () {
+    const { r, partnerId, secret } = await enrolledEndpoint(['authorization.request', 'tokenization.request']);
+    r.behaviour = { kind: 'respond', status: 200, body: JSON.stringify({ decision: 'require_verification', extra: 'ignored' }) };
+    expect(await ask(partnerId)).to.include({ kind: 'answered', decision: 'require_verification' });
+    const got = r.received[0]!;
+    expect(got.headers['partner-gateway-event-type']).to.equal('tokenization.request');
+    expect(got.headers['partner-gateway-event-id']).to.match(/^treq_[0-9a-f]{24}$/).and.equal(got.event.id);
+    expect(got.event).to.have.all.keys('id', 'type', 'createdAt', 'partnerId', 'data');
+    expect(got.event).to.include({ type: 'tokenization.request', partnerId });
+    expect(got.event.data).to.deep.equal(TOKENIZATION);
+    expect(got.raw).to.not.match(/"(pan|cardNumber|cvv|pin|tokenNumber|tokenReference)"/i);
+    expect(verifySignature(got.headers['partner-gateway-signature'] as string, got.raw, [secret], 300)).to.equal(true);
+    r.behaviour = { kind: 'respond', status: 200, body: JSON.stringify({ decision: 'decline', declineReason: 'risky device' }) };
+    expect(await ask(partnerId)).to.deep.include({ kind: 'answered', decision: 'decline', declineReason: 'risky device' });
+    r.behaviour = { kind: 'respond', status: 200, body: JSON.stringify({ approved: true }) };
+    expect(await ask(partnerId)).to.deep.include({ kind: 'default', reason: 'error', error: 'invalid_answer' });
+    r.behaviour = { kind: 'status', status: 500, times: 1 };
+    expect(await ask(partnerId)).to.deep.include({ kind: 'default', reason: 'error', error: 'http_status' });
+    r.behaviour = { kind: 'hang' };
+    expect(await ask(partnerId, 300)).to.deep.include({ kind: 'default', reason: 'timeout' });
+    await store.update(partnerId, { status: 'disabled' }, 'operator');
+    expect(await ask(partnerId)).to.deep.equal({ kind: 'default', reason: 'disabled', latencyMs: 0 });
+    await store.update(partnerId, { status: 'disabled' }, 'partner');
+    expect(await ask(partnerId)).to.deep.equal({ kind: 'none' });
+  });
+
+  it('parses only {decision, declineReason?}: a reason with a decline only, at most 200 characters', function () {
+    expect(parseTokenizationAnswer('{"decision":"approve","declineReason":"ignored"}')).to.deep.equal({ kind: 'answer', answer: { decision: 'approve' } });
+    expect(parseTokenizationAnswer('{"decision":"decline"}')).to.deep.equal({ kind: 'answer', answer: { decision: 'decline' } });
+    expect(parseTokenizationAnswer('{"decision":"decline","declineReason":null}')).to.deep.equal({ kind: 'answer', answer: { decision: 'decline' } });
+    expect(parseTokenizationAnswer(JSON.stringify({ decision: 'decline', declineReason: 'x'.repeat(201) }))).to.deep.equal({ kind: 'error', error: 'invalid_answer' });
+    for (const bad of ['', 'null', '[]', '{}', '{"decision":"APPROVE"}', '{"approved":true}', '{"decision":true}']) {
+      expect(parseTokenizationAnswer(bad), bad).to.deep.equal({ kind: 'error', error: 'invalid_answer' });
     }
   });
 });

@@ -84,6 +84,15 @@ describe('unit: authorizations/spend-controls checkStaticControls (pure)', funct
     },
     { description: 'the country before the amount', controls: { partner: { maxAmountPerTransaction: 1 }, card: { blockedCountries: ['DE'] } }, purchase: purchase({ amount: 10 }), expected: { declineReason: 'country_blocked', rule: 'card.blockedCountries' } },
     { description: 'velocity rules alone: nothing static to fail', controls: { partner: { velocity: [{ window: '1h', maxCount: 1 }] }, card: {} }, purchase: purchase(), expected: undefined },
+    {
+      description: "a token's wallet the card blocks, before its blocked MCC",
+      controls: { partner: {}, card: { blockedWalletProviders: ['google_pay'], blockedMccs: ['5411'] } },
+      purchase: purchase({ walletProvider: 'google_pay' }),
+      expected: { declineReason: 'wallet_provider_blocked', rule: 'card.blockedWalletProviders' },
+    },
+    { description: "a wallet outside the partner's allow list", controls: { partner: { allowedWalletProviders: ['apple_pay'] }, card: {} }, purchase: purchase({ walletProvider: 'merchant' }), expected: { declineReason: 'wallet_provider_blocked', rule: 'partner.allowedWalletProviders' } },
+    { description: 'an allowed wallet passes', controls: { partner: { allowedWalletProviders: ['apple_pay'] }, card: { blockedWalletProviders: ['merchant'] } }, purchase: purchase({ walletProvider: 'apple_pay' }), expected: undefined },
+    { description: 'a purchase with the card itself passes the wallet lists', controls: { partner: { allowedWalletProviders: ['apple_pay'] }, card: {} }, purchase: purchase(), expected: undefined },
   ];
   for (const row of table) {
     it(`${row.description} → ${row.expected ? `${row.expected.declineReason} (${row.expected.rule})` : 'passes'}`, function () {
@@ -103,6 +112,8 @@ describe('unit: the spend-controls body schema', function () {
     { allowedMccs: ['5411'], blockedMccs: [], allowedCountries: ['DE'], blockedCountries: [] },
     { velocity: [{ window: '1h', maxCount: 3 }, { window: '24h', maxAmount: 500 }, { window: '7d', maxCount: 10, maxAmount: 1000 }, { window: '30d', maxCount: 40 }] },
     { allowedMccs: Array.from({ length: 200 }, (_, i) => String(1000 + i)) },
+    { allowedWalletProviders: ['apple_pay', 'google_pay', 'samsung_pay', 'merchant'], blockedWalletProviders: [] },
+    { blockedWalletProviders: ['merchant'] },
   ];
   for (const body of valid) {
     it(`accepts ${JSON.stringify(body).slice(0, 80)}`, function () {
@@ -125,6 +136,9 @@ describe('unit: the spend-controls body schema', function () {
     ['a country that does not exist', { blockedCountries: ['XX'] }, 'blockedCountries.0'],
     ['a lower-case country', { allowedCountries: ['de'] }, 'allowedCountries.0'],
     ['251 countries', { blockedCountries: Array.from({ length: 251 }, () => 'DE') }, 'blockedCountries'],
+    ['an empty allow list of wallets', { allowedWalletProviders: [] }, 'allowedWalletProviders'],
+    ['an unknown wallet', { blockedWalletProviders: ['paypal'] }, 'blockedWalletProviders.0'],
+    ['a repeated wallet', { allowedWalletProviders: ['apple_pay', 'apple_pay'] }, 'allowedWalletProviders'],
     ['an unknown field', { maxAmount: 5 }, 'maxAmount'],
     ['an unknown field in a rule', { velocity: [{ window: '1h', maxCount: 1, per: 'card' }] }, 'velocity.0.per'],
   ];

@@ -134,7 +134,18 @@ describe('unit: boot guards refuse a pipeline that contradicts its operation (ga
 });
 
 describe('unit: outside sandbox mode the sandbox-only pipelines are not mounted (servedPipelines)', function () {
-  const sandboxOnly = ['simulate-card-transaction', 'simulate-card-issuer-status', 'simulate-card-authorization', 'simulate-transaction-clearing', 'simulate-transaction-reversal', 'simulate-transaction-expiry', 'simulate-transaction-refund'];
+  const sandboxOnly = [
+    'simulate-card-transaction',
+    'simulate-card-issuer-status',
+    'simulate-card-authorization',
+    'simulate-transaction-clearing',
+    'simulate-transaction-reversal',
+    'simulate-transaction-expiry',
+    'simulate-transaction-refund',
+    'simulate-card-tokenization',
+    'simulate-token-verification',
+    'simulate-token-authorization',
+  ];
 
   it('mounts every pipeline in sandbox mode (the same object)', function () {
     const config = shippedConfig();

@@ -8,22 +8,44 @@ import upstreamProxy from '../../../../policies/proxy';
 const entries = OPERATION_NAMES.map((name) => [name, OPERATIONS[name] as Operation] as const);
 
 describe('unit: the operation catalog (gateway/catalog)', function () {
-  it('declares every partner operation once: 75, each at its own method and path', function () {
-    expect(entries).to.have.length(75);
+  it('declares every partner operation once: 86, each at its own method and path', function () {
+    expect(entries).to.have.length(86);
     const routes = entries.map(([, o]) => `${o.method} ${o.path}`);
     expect(new Set(routes).size).to.equal(routes.length);
     for (const [name, o] of entries) expect(o.path, name).to.match(/^\/api\/partner\/[a-z0-9/:.-]+$/i);
   });
 
-  it('serves only the simulations in sandbox mode only, each owning its card or transaction and writing an audit entry', function () {
+  it('serves only the simulations in sandbox mode only, each owning its card, transaction or token and writing an audit entry', function () {
     const sandboxOnly = entries.filter(([, o]) => o.sandboxOnly);
-    expect(sandboxOnly.map(([name]) => name)).to.deep.equal(['simulate-card-transaction', 'simulate-card-authorization', 'simulate-transaction-clearing', 'simulate-transaction-reversal', 'simulate-transaction-expiry', 'simulate-transaction-refund', 'simulate-card-issuer-status']);
+    expect(sandboxOnly.map(([name]) => name)).to.deep.equal([
+      'simulate-card-transaction',
+      'simulate-card-authorization',
+      'simulate-transaction-clearing',
+      'simulate-transaction-reversal',
+      'simulate-transaction-expiry',
+      'simulate-transaction-refund',
+      'simulate-card-issuer-status',
+      'simulate-card-tokenization',
+      'simulate-token-verification',
+      'simulate-token-authorization',
+    ]);
+    const resources = { cards: 'card', transactions: 'transaction', tokens: 'token' } as const;
     for (const [name, o] of sandboxOnly) {
-      expect(o.path, name).to.match(/^\/api\/partner\/simulate\/(cards|transactions)\/:id\//);
-      const resource = o.path.startsWith('/api/partner/simulate/cards/') ? 'card' : 'transaction';
+      const folder = /^\/api\/partner\/simulate\/(cards|transactions|tokens)\/:id\//.exec(o.path)?.[1] as keyof typeof resources | undefined;
+      expect(folder, name).to.be.a('string');
+      const resource = resources[folder!];
       expect(o.ownership, name).to.deep.equal([{ resource, param: 'id', in: 'path' }]);
-      expect(o.audit, name).to.match(/^card\.simulate\./);
+      expect(o.audit, name).to.match(resource === 'token' ? /^token\.simulate\./ : /^card\.simulate\./);
       expect(o.doc.tag, name).to.equal('Sandbox');
+    }
+  });
+
+  it('marks wallet provisioning sensitive, its answer being the wallet\'s payload, and refuses a card that is not active (docs/tokens.md)', function () {
+    for (const name of ['provision-card-apple-pay', 'provision-card-google-pay'] as const) {
+      const o: Operation = OPERATIONS[name];
+      expect(o.sensitive, name).to.equal(true);
+      expect(o.ownership, name).to.deep.equal([{ resource: 'card', param: 'id', in: 'path' }]);
+      expect(o.doc.conflicts, name).to.deep.equal(['card_not_active']);
     }
   });
 

@@ -247,11 +247,11 @@ describe('unit: the handler context (gateway/handlers/context.ts)', function () 
           checked++;
         }
       }
-      // The partner, the five owned kinds of a path, and each body and query schema a handler reads.
+      // The partner, the six owned kinds of a path, and each body and query schema a handler reads.
       expect(checked).to.be.greaterThan(20);
       const queries = [...seen].filter((requirement) => requirement.startsWith('query '));
       expect(queries.sort()).to.deep.equal(
-        ['cards-list-query', 'events-query', 'individual-cards-query', 'pagination-query', 'transactions-query', 'transactions-search-query', 'webhook-deliveries-query'].map(
+        ['cards-list-query', 'events-query', 'individual-cards-query', 'pagination-query', 'tokens-search-query', 'transactions-query', 'transactions-search-query', 'webhook-deliveries-query'].map(
           (schema) => `query ${JSON.stringify({ query: schema })}`
         )
       );

@@ -193,6 +193,45 @@ describe('gateway/openapi/document', function () {
       expect(document.paths['/health-check'].get.responses['200'].content).to.have.keys('text/plain');
     });
 
+    it('the network-token routes (issue 35): each documented with its answer, the token path id, provisioning without an Idempotency-Key', function () {
+      const op = (p: string, method: string) => document.paths[p]?.[method];
+      const answer = (p: string, method: string, status: string) => op(p, method)?.responses[status]?.content?.['application/json']?.schema;
+      expect(answer('/cards/{id}/wallet-provisioning/apple-pay', 'post', '200')).to.deep.equal({ $ref: '#/components/schemas/ApplePayProvisioning' });
+      expect(answer('/cards/{id}/wallet-provisioning/google-pay', 'post', '200')).to.deep.equal({ $ref: '#/components/schemas/GooglePayProvisioning' });
+      expect(answer('/cards/{id}/tokens', 'get', '200')).to.deep.equal({ $ref: '#/components/schemas/CardTokens' });
+      expect(answer('/tokens', 'get', '200')).to.deep.equal({ $ref: '#/components/schemas/TokenList' });
+      for (const p of ['/tokens/{id}', '/tokens/{id}/suspend', '/tokens/{id}/resume', '/tokens/{id}/deactivate', '/simulate/tokens/{id}/verify']) {
+        const method = p === '/tokens/{id}' ? 'get' : 'post';
+        expect(answer(p, method, '200'), p).to.deep.equal({ $ref: '#/components/schemas/Token' });
+        const id = (op(p, method).parameters as Json[]).find((param) => param.in === 'path' && param.name === 'id');
+        expect(id?.schema.pattern, p).to.equal('^tok_[0-9a-f]{24}$');
+        expect(op(p, method).responses, p).to.include.keys('403', '404');
+      }
+      expect(answer('/simulate/cards/{id}/tokenizations', 'post', '201')).to.deep.equal({ $ref: '#/components/schemas/Token' });
+      expect(answer('/simulate/tokens/{id}/authorizations', 'post', '201')).to.deep.equal({ $ref: '#/components/schemas/Transaction' });
+      const headerNames = (p: string, method: string) => ((op(p, method).parameters ?? []) as Json[]).filter((param) => param.in === 'header').map((param) => param.name);
+      for (const wallet of ['apple-pay', 'google-pay']) {
+        const p = `/cards/{id}/wallet-provisioning/${wallet}`;
+        expect(headerNames(p, 'post'), p).to.not.include('Idempotency-Key');
+        expect(op(p, 'post').tags).to.deep.equal(['Wallet provisioning']);
+        expect(op(p, 'post').responses).to.include.keys('409');
+      }
+      for (const action of ['suspend', 'resume', 'deactivate']) expect(headerNames(`/tokens/{id}/${action}`, 'post')).to.include('Idempotency-Key');
+      expect(document.tags.map((t: Json) => t.name)).to.include.members(['Wallet provisioning', 'Tokens']);
+    });
+
+    it('the token events (issue 35) are in the webhooks section, each with its envelope, and in the event list\'s type filter', function () {
+      for (const [type, schema] of [
+        ['token.created', 'EventTokenCreated'],
+        ['token.updated', 'EventTokenUpdated'],
+        ['token.verification_code', 'EventTokenVerificationCode'],
+      ]) {
+        expect(document.webhooks[type]?.post.requestBody.content['application/json'].schema, type).to.deep.equal({ $ref: `#/components/schemas/${schema}` });
+      }
+      const typeFilter = (document.paths['/events'].get.parameters as Json[]).find((param) => param.name === 'type');
+      expect(typeFilter?.schema.enum).to.include.members(['token.created', 'token.updated', 'token.verification_code']);
+    });
+
     it('every 4xx and 5xx is an application/problem+json of the Problem schema', function () {
       for (const [name, response] of Object.entries<Json>(document.components.responses)) {
         expect(response.content, name).to.have.keys('application/problem+json');

@@ -62,6 +62,9 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       'simulate-transaction-reversal',
       'simulate-transaction-expiry',
       'simulate-transaction-refund',
+      'simulate-card-tokenization',
+      'simulate-token-verification',
+      'simulate-token-authorization',
     ];
     const sandboxRoutes = (sandboxMode?: boolean) =>
       auditGatewayConfig({ model: readRouteModel(shippedConfig()), ...LOOPBACK, ...(sandboxMode === undefined ? {} : { sandboxMode }) })
@@ -99,6 +102,8 @@ describe('unit: policy-audit auditGatewayConfig', function () {
       'rotate-webhook-secret',
       'create-authorization-endpoint',
       'rotate-authorization-endpoint-secret',
+      'provision-card-apple-pay',
+      'provision-card-google-pay',
     ]);
   });
 

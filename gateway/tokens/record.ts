@@ -1,0 +1,180 @@
+import { recordAudit } from '../audit/audit-log';
+import { commitByOf, DecisionTooLate, tooLate, type Clock } from '../authorizations/deadline';
+import type { Database, Queryable } from '../db/database';
+import type { TokenHistoryEntry } from '../shapes/token';
+import type { TokenizationClaim } from './claim';
+import type { TokenizationRequest } from './contract-stub';
+import { cardStateTokenization, tokenStatusOf, type TokenizationCard, type TokenizationDecision } from './decision';
+import { emitTokenEvent, lockCardEvents } from './events';
+import { TOKEN_COLUMNS, tokenByReference, toToken, type TokenRow } from './store';
+import { newVerification, verificationKey } from './verification';
+
+/**
+ * Recording a tokenization's decision (docs/plans/issue-35.md, "Exactly once", step 5): one
+ * database transaction that marks the claim decided (fenced by its claim token), writes the token
+ * with the decision, its code's hash when it needs one, the audit entry `card.token.decided` and
+ * the events `token.created` and `token.verification_code`. Its COMMIT runs the deferred
+ * `tokenization_decisions_in_time` (migration 028): past the commit-by instant on the database's
+ * clock the whole recording rolls back, so no decision is committed after its 503.
+ */
+
+export interface TokenizationRecordingDeps {
+  db: Database;
+  now: Clock;
+}
+
+/** What the recording did: the decision that stands (the card re-checked, a token the processor notified first) and whether this request recorded it. */
+export interface TokenizationRecorded {
+  decision: TokenizationDecision;
+  tokenId: string;
+  recorded: boolean;
+}
+
+/** The card's state as the recording reads it under its share lock, and the partner's setting. */
+async function cardNow(tx: Queryable, cardKey: string): Promise<{ card: TokenizationCard; tokenizeBeforeActivation: boolean } | undefined> {
+  const row = (
+    await tx.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null; status: string; status_code: string; tokenize_before_activation: boolean }>(
+      `SELECT c.partner_id, c.individual_id, c.tenant_id, c.status, c.status_code, p.tokenize_before_activation
+         FROM cards c JOIN partners p ON p.id = c.partner_id WHERE c.card_key = $1 FOR SHARE OF c`,
+      [cardKey]
+    )
+  ).rows[0];
+  if (!row) return undefined;
+  return {
+    card: { cardKey, partnerId: row.partner_id, individualId: row.individual_id, tenantId: row.tenant_id, status: row.status, statusCode: row.status_code },
+    tokenizeBeforeActivation: row.tokenize_before_activation,
+  };
+}
+
+/** The decision a token the processor made first stands for (an authorization's existing transaction, alike). */
+function standing(row: TokenRow, ours: TokenizationDecision): TokenizationDecision {
+  switch (row.status) {
+    case 'requested':
+      return ours;
+    case 'active':
+    case 'suspended':
+      return ours.decision === 'approve' ? ours : { decision: 'approve', decidedBy: 'network', rule: 'token.exists' };
+    case 'pending_verification':
+      return ours.decision === 'require_verification' ? ours : { decision: 'require_verification', decidedBy: 'network', rule: 'token.exists' };
+    default:
+      return ours.decision === 'decline' ? ours : { decision: 'decline', declineReason: 'network_declined', decidedBy: 'network', rule: 'token.exists' };
+  }
+}
+
+/**
+ * Records `decision` for the claim, within the commit-by instant of `answerBy`. The card is read
+ * again under `FOR SHARE` and step 1 taken again on what it says now: a lock committed since the
+ * claim's read makes the decision `card_locked` (the cascade then has nothing to suspend, and a lock
+ * waiting for this share lock finds the token to suspend). {@link DecisionTooLate} when the budget
+ * ran out before sending, or (`byDatabase`) the claim was taken over, a lock was not had in time, or
+ * the commit came past the instant.
+ */
+export async function recordTokenization(
+  deps: TokenizationRecordingDeps,
+  claim: TokenizationClaim,
+  request: TokenizationRequest,
+  first: TokenizationDecision,
+  answerBy: number
+): Promise<TokenizationRecorded> {
+  const { db, now } = deps;
+  const key = await verificationKey(db);
+  const commitBy = commitByOf(answerBy);
+  if (now() >= commitBy) throw new DecisionTooLate();
+  try {
+    return await db.transaction(async (tx) => {
+      await tx.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, commitBy - now())}ms`]);
+      let decision = first;
+      const read = claim.card ? await cardNow(tx, request.cardId) : undefined;
+      if (claim.card) {
+        // Step 1 again, on the card as it is now (under its share lock): a lock since the claim's read declines.
+        const refused = cardStateTokenization({ card: read?.card, tokenizeBeforeActivation: read?.tokenizeBeforeActivation ?? false, controls: claim.controls, request });
+        if (refused) decision = refused;
+      }
+      const fenced = await tx.query(
+        `UPDATE tokenization_decisions SET state = 'decided', decision = $2::jsonb, commit_by = $3::timestamptz, decided_at = now()
+          WHERE tokenization_id = $1 AND claim_token = $4 AND state = 'deciding'`,
+        [request.id, JSON.stringify(decision), new Date(commitBy).toISOString(), claim.token]
+      );
+      // The claim was taken over (its holder fenced out): nothing of this recording stands.
+      if ((fenced.rowCount ?? 0) === 0) throw new DecisionTooLate(true);
+      if (!read) return { decision, tokenId: claim.tokenId, recorded: true };
+      const { card } = read;
+      await lockCardEvents(tx, card.partnerId, card.cardKey);
+      const status = tokenStatusOf(decision.decision);
+      const verification = status === 'pending_verification' ? newVerification(key, claim.tokenId, now()) : undefined;
+      const history: TokenHistoryEntry[] = [
+        { status, at: new Date(now()).toISOString(), by: decision.decidedBy, ...(decision.declineReason === undefined ? {} : { reason: decision.declineReason }) },
+      ];
+      const inserted = (
+        await tx.query<TokenRow>(
+          `INSERT INTO tokens (id, partner_id, card_key, individual_id, tenant_id, processor_ref, tokenization_id, wallet_provider, token_requestor_id, last4, token_exp_date,
+                               device, status, history, version, verification)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14::jsonb, 0, $15::jsonb)
+           ON CONFLICT DO NOTHING RETURNING ${TOKEN_COLUMNS}`,
+          [
+            claim.tokenId,
+            card.partnerId,
+            card.cardKey,
+            card.individualId,
+            card.tenantId,
+            request.tokenReference,
+            request.id,
+            request.walletProvider,
+            request.tokenRequestorId,
+            request.last4,
+            request.tokenExpDate,
+            JSON.stringify(request.device),
+            status,
+            JSON.stringify(history),
+            verification ? JSON.stringify(verification.state) : null,
+          ]
+        )
+      ).rows[0];
+      if (!inserted) {
+        // The processor's stand-in notified the token first (or the id was decided before its
+        // decision row went with retention): it stands, and the answer is what it says.
+        const existing = await tokenByReference(tx, request.tokenReference);
+        const stands = existing ? standing(existing, decision) : decision;
+        if (stands !== decision) await tx.query('UPDATE tokenization_decisions SET decision = $2::jsonb WHERE tokenization_id = $1', [request.id, JSON.stringify(stands)]);
+        return { decision: stands, tokenId: existing?.id ?? claim.tokenId, recorded: true };
+      }
+      const token = toToken(inserted);
+      await recordAudit(tx, {
+        partnerId: card.partnerId,
+        individualId: card.individualId ?? undefined,
+        tenantId: card.tenantId ?? undefined,
+        operation: 'card.token.decided',
+        targetType: 'card',
+        targetId: card.cardKey,
+        requestId: `tokenize-${request.id}`,
+        outcome: 'success',
+        details: {
+          tokenizationId: request.id,
+          tokenId: claim.tokenId,
+          walletProvider: request.walletProvider,
+          decision: decision.decision,
+          decidedBy: decision.decidedBy,
+          networkVerdict: request.networkVerdict.decision,
+          ...(decision.declineReason === undefined ? {} : { declineReason: decision.declineReason }),
+          ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+          ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
+          // The endpoint's own reason for its decline (≤ 200 characters): here only, never answered.
+          ...(decision.partnerReason === undefined ? {} : { partnerReason: decision.partnerReason }),
+        },
+      });
+      await emitTokenEvent(tx, { type: 'token.created', partnerId: card.partnerId, cardKey: card.cardKey, data: { token } });
+      if (verification) {
+        await emitTokenEvent(tx, {
+          type: 'token.verification_code',
+          partnerId: card.partnerId,
+          cardKey: card.cardKey,
+          data: { token, code: verification.code, expiresAt: verification.state.expiresAt },
+        });
+      }
+      return { decision, tokenId: claim.tokenId, recorded: true };
+    });
+  } catch (err) {
+    if (tooLate(err)) throw new DecisionTooLate(true);
+    throw err;
+  }
+}
