@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Queryable } from './database';
+import { gatewayKey } from './gateway-keys';
 
 /**
  * Cursors of the lists paged by position, newest first (`GET /transactions`, `GET /tokens`): the
@@ -22,21 +23,10 @@ export interface ListPosition {
 
 // The transactions' name of the key, kept so that their cursors given before the key was shared still verify.
 const KEY_NAME = 'transaction-cursor';
-const keys = new WeakMap<object, Promise<Buffer>>();
 
 /** The database's cursor key, made on first use (every instance reads the same one). */
 export function signedCursorKey(db: Queryable): Promise<Buffer> {
-  let key = keys.get(db);
-  if (!key) {
-    key = (async () => {
-      await db.query('INSERT INTO gateway_keys (name, key) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [KEY_NAME, crypto.randomBytes(32)]);
-      const rows = await db.query<{ key: Buffer | Uint8Array }>('SELECT key FROM gateway_keys WHERE name = $1', [KEY_NAME]);
-      return Buffer.from(rows.rows[0].key);
-    })();
-    key.catch(() => keys.delete(db));
-    keys.set(db, key);
-  }
-  return key;
+  return gatewayKey(db, KEY_NAME);
 }
 
 /**

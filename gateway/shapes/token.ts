@@ -4,28 +4,14 @@
  * and the SDK's types all use these. Never the token's number: the gateway does not receive it.
  */
 
-/** Who asked for the token: a wallet, or a merchant keeping the card on file. */
-export const WALLET_PROVIDERS = ['apple_pay', 'google_pay', 'samsung_pay', 'merchant'] as const;
-export type WalletProvider = (typeof WALLET_PROVIDERS)[number];
+// The wallets, statuses and device of a token are the processor's (docs/upstreams.md 10.1): the
+// partner reads the same values.
+import { TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS, type TokenDevice, type TokenDeviceType, type TokenStatus, type WalletProvider } from '../../contracts/upstreams';
 
-/** A token's statuses; `deactivated` and `declined` are final. */
-export const TOKEN_STATUSES = ['requested', 'pending_verification', 'active', 'suspended', 'deactivated', 'declined'] as const;
-export type TokenStatus = (typeof TOKEN_STATUSES)[number];
+export { TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS, type TokenDevice, type TokenDeviceType, type TokenStatus, type WalletProvider };
 
 /** The statuses a token never leaves. */
 export const FINAL_TOKEN_STATUSES: readonly TokenStatus[] = ['deactivated', 'declined'];
-
-/** The device types a wallet describes. */
-export const TOKEN_DEVICE_TYPES = ['phone', 'watch', 'tablet', 'wearable', 'computer', 'other'] as const;
-export type TokenDeviceType = (typeof TOKEN_DEVICE_TYPES)[number];
-
-/** What the wallet said about the device (`{type: "other"}` for a merchant token). */
-export interface TokenDevice {
-  type: TokenDeviceType;
-  name?: string;
-  /** ISO 3166-1 alpha-2. */
-  ipCountry?: string;
-}
 
 /** Who holds a suspended token suspended, in the partner's view (absent: the network did). */
 export type TokenSuspendedBy = 'partner' | 'card_state';

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { commitByOf, DecisionTooLate, tooLate, type Clock } from '../authorizations/deadline';
 import type { Database, Queryable } from '../db/database';
+import { gatewayKey } from '../db/gateway-keys';
 import { applyToken } from './apply';
 import type { VerificationAnswer, VerificationRequest } from './contract-stub';
 import { lockCardEvents } from './events';
@@ -28,21 +29,9 @@ export interface VerificationState {
 }
 
 const KEY_NAME = 'token-verification';
-const keys = new WeakMap<object, Promise<Buffer>>();
-
 /** The database's verification key, made on first use (every instance reads the same one). */
 export function verificationKey(db: Queryable): Promise<Buffer> {
-  let key = keys.get(db);
-  if (!key) {
-    key = (async () => {
-      await db.query('INSERT INTO gateway_keys (name, key) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [KEY_NAME, crypto.randomBytes(32)]);
-      const rows = await db.query<{ key: Buffer | Uint8Array }>('SELECT key FROM gateway_keys WHERE name = $1', [KEY_NAME]);
-      return Buffer.from(rows.rows[0].key);
-    })();
-    key.catch(() => keys.delete(db));
-    keys.set(db, key);
-  }
-  return key;
+  return gatewayKey(db, KEY_NAME);
 }
 
 /** The keyed hash of `code` for the token `tokenId` (hex). */
