@@ -144,11 +144,11 @@ export function looksLikeRsaCiphertext(text: string, modulusBytes?: number): boo
 }
 
 /**
- * Members whose value is an identifier (`id`, `_id`, `…Id`, `…ID`, `…Key`, `…Hash`: `cardKey`,
- * `accountId`, `clientID`, a config's `activeHash`...): refused only when the identifier is itself a
- * card number. Random hexadecimal values hold Luhn-valid digit runs by chance.
+ * Members whose value is an identifier (`id`, `_id`, `reference`, `…Id`, `…ID`, `…Key`, `…Hash`,
+ * `…Reference`: `cardKey`, `accountId`, `clientID`, a config's `activeHash`, a network token's
+ * `tokenReference`...): refused only when the identifier is itself a card number. Random hexadecimal values hold Luhn-valid digit runs by chance.
  */
-const IDENTIFIER_MEMBER = /^(?:_?id|.*(?:Id|ID|Key|Hash))$/;
+const IDENTIFIER_MEMBER = /^(?:_?id|reference|.*(?:Id|ID|Key|Hash|Reference))$/;
 
 /**
  * True when one value an upstream answered under `member` holds a card number: for an identifier

@@ -86,6 +86,9 @@ describe('unit: upstreams/card-data', function () {
       { answer: { id: '5355709999999994' }, expected: 'id holds a card number', why: 'an identifier that is a PAN' },
       { answer: { ['5355709999999994']: 1 }, expected: 'a member name of answer holds a card number', why: 'a member name' },
       { answer: { cardMask: null, amount: 12.5 }, expected: undefined, why: 'a null cardMask (unknown card)' },
+      { answer: { tokenReference: 'tref_5355709999999994abcdef12' }, expected: undefined, why: "a network token's reference whose hexadecimal holds a Luhn-valid digit run by chance" },
+      { answer: { token: { reference: 'DWSPMC0005355709999999994abc' } }, expected: undefined, why: 'a token reference as a network writes it (letters and digits in one run)' },
+      { answer: { tokenReference: '5355709999999994' }, expected: 'tokenReference holds a card number', why: 'a token reference that is a PAN' },
     ];
     for (const row of table) {
       it(`${row.why}`, function () {
