@@ -1,7 +1,7 @@
 // A stand-in for the gateway's notification listener (docs/upstreams.md, section 9), for the sandbox tests.
-import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { signatureVerifies } from '../support/signatures';
 
 /** One notification a receiver got, and whether its signature matched the secret the receiver expects. */
 export interface Received {
@@ -30,11 +30,8 @@ export class Receiver {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      const header = String(req.headers['upstream-signature'] ?? '');
-      const t = /(?:^|,)t=(\d+)/.exec(header)?.[1];
-      const v1 = /(?:^|,)v1=([0-9a-f]+)/.exec(header)?.[1];
-      const expected = t ? crypto.createHmac('sha256', this.secret).update(`${t}.${raw}`).digest('hex') : '';
-      const signed = !!v1 && v1 === expected && Math.abs(Date.now() / 1000 - Number(t)) <= 300;
+      // The processor signs as the gateway signs its deliveries (t=, v1= HMAC of "t.body").
+      const signed = signatureVerifies(req.headers['upstream-signature'] as string | undefined, raw, [this.secret]);
       const received = { path: req.url ?? '', id: req.headers['upstream-notification-id'] as string | undefined, body: JSON.parse(raw), raw, signed };
       if (received.path.endsWith('/authorizations')) {
         // The processor's authorization request (docs/upstreams.md 6.10): answered with `decision`.

@@ -2,9 +2,9 @@
 // docs/upstreams.md section 10 (tokenization and verification requests) as the gateway would, for
 // the processing sandbox's token tests. Until the gateway's own listener routes exist, the tests of
 // the sandbox speak to this one over real HTTP.
-import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { signatureVerifies } from '../support/signatures';
 
 /** One request the receiver got, and whether its signature matched its secret. */
 export interface Got {
@@ -34,11 +34,8 @@ export class TokenReceiver {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      const header = String(req.headers['upstream-signature'] ?? '');
-      const t = /(?:^|,)t=(\d+)/.exec(header)?.[1];
-      const v1 = /(?:^|,)v1=([0-9a-f]+)/.exec(header)?.[1];
-      const expected = t ? crypto.createHmac('sha256', this.secret).update(`${t}.${raw}`).digest('hex') : '';
-      const signed = !!v1 && v1 === expected && Math.abs(Date.now() / 1000 - Number(t)) <= 300;
+      // The processor signs as the gateway signs its deliveries (t=, v1= HMAC of "t.body").
+      const signed = signatureVerifies(req.headers['upstream-signature'] as string | undefined, raw, [this.secret]);
       const got: Got = { path: req.url ?? '', id: req.headers['upstream-notification-id'] as string | undefined, body: JSON.parse(raw), raw, signed, at: Date.now() };
       const path = got.path;
       const question =
