@@ -584,7 +584,7 @@ export type VerificationFailure = (typeof VERIFICATION_FAILURES)[number];
 export type VerificationAnswer = { verified: true } | { verified: false; reason: VerificationFailure; attemptsLeft: number };
 
 /** `change` of a `token.updated` notification (10.5). */
-export const TOKEN_CHANGES = ['activated', 'suspended', 'resumed', 'deactivated', 'declined', 'card_updated', 'device_updated'] as const;
+export const TOKEN_CHANGES = ['verification_required', 'activated', 'suspended', 'resumed', 'deactivated', 'declined', 'card_updated', 'device_updated'] as const;
 export type TokenChange = (typeof TOKEN_CHANGES)[number];
 
 /** A token lifecycle notification (10.5) on `POST /upstream-notifications/processing`; `token` as of that change. */

@@ -6,9 +6,20 @@
 
 // The wallets, statuses and device of a token are the processor's (docs/upstreams.md 10.1): the
 // partner reads the same values.
-import { TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS, type TokenDevice, type TokenDeviceType, type TokenStatus, type WalletProvider } from '../../contracts/upstreams';
+// The `change` of a `token.updated` event is the processor's list too (10.5).
+import {
+  TOKEN_CHANGES,
+  TOKEN_DEVICE_TYPES,
+  TOKEN_STATUSES,
+  WALLET_PROVIDERS,
+  type TokenChange,
+  type TokenDevice,
+  type TokenDeviceType,
+  type TokenStatus,
+  type WalletProvider,
+} from '../../contracts/upstreams';
 
-export { TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS, type TokenDevice, type TokenDeviceType, type TokenStatus, type WalletProvider };
+export { TOKEN_CHANGES, TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS, type TokenChange, type TokenDevice, type TokenDeviceType, type TokenStatus, type WalletProvider };
 
 /** The statuses a token never leaves. */
 export const FINAL_TOKEN_STATUSES: readonly TokenStatus[] = ['deactivated', 'declined'];
@@ -31,10 +42,6 @@ export interface TokenHistoryEntry {
   by: TokenHistoryBy;
   reason?: string;
 }
-
-/** The `change` of a `token.updated` event. */
-export const TOKEN_CHANGES = ['activated', 'suspended', 'resumed', 'deactivated', 'declined', 'card_updated', 'device_updated'] as const;
-export type TokenChange = (typeof TOKEN_CHANGES)[number];
 
 /** The partner's Token (docs/tokens.md). */
 export interface Token {

@@ -71,11 +71,13 @@ function reasonOf(origin: TokenOrigin): string | undefined {
 }
 
 /**
- * The `change` of a `token.updated` for a status change, or undefined when the contract names none
- * (`requested` → `pending_verification`: recorded in the history, no event).
+ * The `change` of a `token.updated` for a status change (`requested` → `pending_verification`:
+ * `verification_required`), or undefined for a status no change leads to (`requested`).
  */
 export function statusChangeOf(previous: TokenStatus, next: TokenStatus): TokenChange | undefined {
   switch (next) {
+    case 'pending_verification':
+      return 'verification_required';
     case 'active':
       return previous === 'suspended' ? 'resumed' : 'activated';
     case 'suspended':

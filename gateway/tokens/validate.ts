@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors';
-import { TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS, type TokenDevice, type TokenStatus, type WalletProvider } from '../shapes/token';
+import { TOKEN_CHANGES, TOKEN_DEVICE_TYPES, TOKEN_STATUSES, WALLET_PROVIDERS, type TokenDevice, type TokenStatus, type WalletProvider } from '../shapes/token';
 import { instant, isObject, UPSTREAM_CARD_KEY } from '../transactions/validate';
 import { containsCardNumber, identifierIsCardNumber } from '../upstreams/card-data';
 import type { NetworkVerdict, TokenizationRequest, TokenNotification, UpstreamToken, UpstreamTokenChange, VerificationRequest } from './contract-stub';
@@ -25,7 +25,6 @@ const isString = (v: unknown, max: number): v is string => typeof v === 'string'
  */
 const visible = (v: unknown, max: number): v is string => isString(v, max) && /^[\x21-\x7e]+$/.test(v) && !identifierIsCardNumber(v);
 const TOKEN_REFERENCE = /^[\x21-\x7e]{1,100}$/;
-const TOKEN_CHANGES: readonly string[] = ['activated', 'suspended', 'resumed', 'deactivated', 'declined', 'card_updated', 'device_updated'];
 const VERDICT_REASON = /^[A-Z0-9_]{1,40}$/;
 
 /** A device as 10.1 describes it. */
@@ -84,7 +83,7 @@ export function checkTokenNotification(body: Record<string, unknown>): TokenNoti
   const head = { id: body.id as string, occurredAt: body.occurredAt as string };
   if (body.type === 'token.created') return { ...head, type: 'token.created', token: checkUpstreamToken(body.token) };
   // A later change names what changed, and may say why.
-  if (!TOKEN_CHANGES.includes(body.change as string)) throw invalid('change', `must be one of ${TOKEN_CHANGES.join(', ')}`);
+  if (!(TOKEN_CHANGES as readonly unknown[]).includes(body.change)) throw invalid('change', `must be one of ${TOKEN_CHANGES.join(', ')}`);
   if (body.reason !== undefined && body.reason !== null && !isString(body.reason, 200)) throw invalid('reason', 'must be a string of at most 200 characters');
   return {
     ...head,

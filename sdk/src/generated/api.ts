@@ -1,6 +1,6 @@
 // Generated from openapi.json (the document the gateway serves, without examples) by
 // scripts/generate-types.js with openapi-typescript. Do not edit: run `npm run generate` in sdk/.
-// Document sha256: ed129fde0184275afd59d109b8015c27e23eba0842ee69197442614ec4afb777
+// Document sha256: 9c39b59548ca53c6b0fa169a327773b8eb768d4a63073096e81133455b8c5e84
 /* eslint-disable */
 export interface paths {
     "/health-check": {
@@ -3035,7 +3035,7 @@ export interface components {
                  * @description What changed
                  * @enum {string}
                  */
-                change: "activated" | "suspended" | "resumed" | "deactivated" | "declined" | "card_updated" | "device_updated";
+                change: "verification_required" | "activated" | "suspended" | "resumed" | "deactivated" | "declined" | "card_updated" | "device_updated";
             };
             /** @description X-Request-Id of your request that made the change; absent when the gateway or the issuer made it (a reconciliation, an issuer-side change) */
             requestId?: string;

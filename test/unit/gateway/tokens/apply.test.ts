@@ -89,6 +89,20 @@ describe('unit: applying the processor\'s token states (gateway/tokens/apply.ts)
     ]);
   });
 
+  it('a requested token the network sends to verification is a token.updated verification_required, then activated', async function () {
+    const cardKey = await addCard(services.db, partner);
+    const t = { ...upstreamToken(cardKey), status: 'requested' as const };
+    const { token } = await apply(t);
+    await apply({ ...t, status: 'pending_verification', version: 2 });
+    await apply({ ...t, status: 'active', version: 3 });
+    const updates = (await eventsOf(services.db, partner.partnerId, 'token.updated')).filter((e) => e.data.token._id === token!._id);
+    expect(updates.map((e) => [e.data.previousStatus, e.data.change, e.data.token.status])).to.deep.equal([
+      ['requested', 'verification_required', 'pending_verification'],
+      ['pending_verification', 'activated', 'active'],
+    ]);
+    expect((await findToken(services.db, token!._id))!.history.map((h) => h.status)).to.deep.equal(['requested', 'pending_verification', 'active']);
+  });
+
   it('a newer version with nothing partners see (an operation\'s own notification) moves the version only: no history entry, no event', async function () {
     const cardKey = await addCard(services.db, partner);
     const t = upstreamToken(cardKey);
