@@ -89,6 +89,15 @@ export function newAuthorizationRequestId(): string {
 }
 
 /**
+ * Whether a partner with this endpoint (or none) is asked about a request of `type`: an endpoint
+ * enrolled for the type (`requestTypes`), enabled or disabled by an operator (its default decision
+ * then applies); one the partner disabled itself is not enrolled.
+ */
+export function enrolled(target: AuthorizationEndpointTarget | undefined, type: EndpointRequestType = 'authorization.request'): target is AuthorizationEndpointTarget {
+  return target !== undefined && target.requestTypes.includes(type) && !(target.status === 'disabled' && target.disabledBy !== 'operator');
+}
+
+/**
  * Asks the partner's decision endpoint about one authorization. Never throws for the partner's
  * behaviour, and answers within `budgetMs` of the call's start plus the endpoint's lookup: a
  * database failure of that lookup throws (the caller's database error).
@@ -104,34 +113,27 @@ export function newAuthorizationRequestId(): string {
  * @example
  * const decision = await askPartner(services.authorizations, { partnerId, request: { authorization, card }, budgetMs: 1500 });
  */
-/**
- * Whether a partner with this endpoint (or none) is asked about a request of `type`: an endpoint
- * enrolled for the type (`requestTypes`), enabled or disabled by an operator (its default decision
- * then applies); one the partner disabled itself is not enrolled.
- */
-export function enrolled(target: AuthorizationEndpointTarget | undefined, type: EndpointRequestType = 'authorization.request'): target is AuthorizationEndpointTarget {
-  return target !== undefined && target.requestTypes.includes(type) && !(target.status === 'disabled' && target.disabledBy !== 'operator');
-}
-
 export async function askPartner(
   deps: PartnerEndpointDeps,
   input: { partnerId: string; request: AuthorizationRequestData; budgetMs: number; target?: AuthorizationEndpointTarget }
 ): Promise<PartnerDecision> {
-  const started = process.hrtime.bigint();
-  const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-  // A target the caller read already (to know whether to ask at all) is not read again.
-  const target = input.target ?? (await deps.endpoints.target(input.partnerId));
-  if (!enrolled(target)) return { kind: 'none' };
-  const approvedByDefault = target.defaultDecision === 'approve';
-  if (target.status === 'disabled') return { kind: 'default', reason: 'disabled', approved: approvedByDefault, latencyMs: 0 };
-  if (!deps.calls.acquire(input.partnerId)) return { kind: 'default', reason: 'overloaded', approved: approvedByDefault, latencyMs: 0 };
-  let decision: PartnerDecision;
-  try {
-    const timeoutMs = Math.min(target.timeoutMs, input.budgetMs - elapsed());
-    decision = await call(deps, target, input, timeoutMs);
-  } finally {
-    deps.calls.release(input.partnerId);
-  }
+  const asked = await askEndpoint(deps, {
+    partnerId: input.partnerId,
+    budgetMs: input.budgetMs,
+    target: input.target,
+    type: 'authorization.request',
+    id: newAuthorizationRequestId(),
+    data: { authorization: input.request.authorization, card: input.request.card },
+    parse: (text) => {
+      const parsed = parseAnswer(text);
+      return parsed.kind === 'answer' ? { kind: 'answer', answer: parsed } : { kind: 'error', error: parsed.kind === 'error' ? parsed.error : 'invalid_answer' };
+    },
+  });
+  if (asked.kind === 'none') return asked;
+  const decision: PartnerDecision =
+    asked.kind === 'answered'
+      ? { kind: 'answered', approved: asked.answer.approved, ...(asked.answer.declineReason === undefined ? {} : { declineReason: asked.answer.declineReason }), latencyMs: asked.latencyMs }
+      : { kind: 'default', reason: asked.reason, approved: asked.target.defaultDecision === 'approve', latencyMs: asked.latencyMs, ...(asked.error === undefined ? {} : { error: asked.error }) };
   // A default is logged once per decision by the authorization's answer, as the partner's fault and
   // rate-limited per partner (gateway/authorizations/partner-faults.ts); the health counts it here.
   deps.calls.record(input.partnerId, decision);
@@ -140,29 +142,47 @@ export async function askPartner(
 
 type CallOutcome = { kind: 'answer'; approved: boolean; declineReason?: string } | { kind: 'timeout' } | { kind: 'error'; error: PartnerCallError };
 
-async function call(deps: PartnerEndpointDeps, target: AuthorizationEndpointTarget, input: { partnerId: string; request: AuthorizationRequestData }, timeoutMs: number): Promise<PartnerDecision> {
+/** What asking the endpoint came to, before the request type's own rules read it. */
+type EndpointOutcome<A> =
+  | { kind: 'none' }
+  | { kind: 'answered'; answer: A; latencyMs: number; target: AuthorizationEndpointTarget }
+  | { kind: 'default'; reason: 'timeout' | 'error' | 'disabled' | 'overloaded'; error?: PartnerCallError; latencyMs: number; target: AuthorizationEndpointTarget };
+
+/**
+ * The steps every request type shares: the endpoint (read unless the caller read it already);
+ * `none` when it is not enrolled for `type`; `default` at once when an operator disabled it or the
+ * partner's cap of calls in flight in this process is reached; else one signed POST within
+ * min(the endpoint's `timeoutMs`, what is left of `budgetMs` since this call began), its answer read
+ * by `parse`. The latency is the POST's.
+ */
+async function askEndpoint<A>(
+  deps: PartnerEndpointDeps,
+  input: {
+    partnerId: string;
+    budgetMs: number;
+    target?: AuthorizationEndpointTarget;
+    type: EndpointRequestType;
+    id: string;
+    data: unknown;
+    parse: (text: string) => { kind: 'answer'; answer: A } | { kind: 'error'; error: PartnerCallError };
+  }
+): Promise<EndpointOutcome<A>> {
   const started = process.hrtime.bigint();
-  const latency = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-  const approvedByDefault = target.defaultDecision === 'approve';
-  const decide = (outcome: CallOutcome): PartnerDecision => {
-    if (outcome.kind === 'answer') {
-      return { kind: 'answered', approved: outcome.approved, ...(outcome.declineReason === undefined ? {} : { declineReason: outcome.declineReason }), latencyMs: latency() };
-    }
-    if (outcome.kind === 'timeout') return { kind: 'default', reason: 'timeout', approved: approvedByDefault, latencyMs: latency() };
-    return { kind: 'default', reason: 'error', error: outcome.error, approved: approvedByDefault, latencyMs: latency() };
-  };
-  const envelope: AuthorizationRequestEnvelope = {
-    id: newAuthorizationRequestId(),
-    type: 'authorization.request',
-    createdAt: new Date().toISOString(),
-    partnerId: input.partnerId,
-    data: { authorization: input.request.authorization, card: input.request.card },
-  };
-  const sent = await sendSigned(deps, target, input.partnerId, envelope, timeoutMs, (text) => {
-    const parsed = parseAnswer(text);
-    return parsed.kind === 'answer' ? { kind: 'answer', answer: parsed } : { kind: 'error', error: parsed.kind === 'error' ? parsed.error : 'invalid_answer' };
-  });
-  return decide(sent.kind === 'answer' ? sent.answer : sent);
+  const since = (from: bigint) => Number((process.hrtime.bigint() - from) / 1_000_000n);
+  const target = input.target ?? (await deps.endpoints.target(input.partnerId));
+  if (!enrolled(target, input.type)) return { kind: 'none' };
+  if (target.status === 'disabled') return { kind: 'default', reason: 'disabled', latencyMs: 0, target };
+  if (!deps.calls.acquire(input.partnerId)) return { kind: 'default', reason: 'overloaded', latencyMs: 0, target };
+  try {
+    const callStarted = process.hrtime.bigint();
+    const envelope = { id: input.id, type: input.type, createdAt: new Date().toISOString(), partnerId: input.partnerId, data: input.data };
+    const sent = await sendSigned(deps, target, input.partnerId, envelope, Math.min(target.timeoutMs, input.budgetMs - since(started)), input.parse);
+    const latencyMs = since(callStarted);
+    if (sent.kind === 'answer') return { kind: 'answered', answer: sent.answer, latencyMs, target };
+    return sent.kind === 'timeout' ? { kind: 'default', reason: 'timeout', latencyMs, target } : { kind: 'default', reason: 'error', error: sent.error, latencyMs, target };
+  } finally {
+    deps.calls.release(input.partnerId);
+  }
 }
 
 /** What one signed call came to: the parsed answer, or why there is none. */
@@ -273,41 +293,26 @@ export async function askPartnerTokenization(
   deps: PartnerEndpointDeps,
   input: { partnerId: string; request: TokenizationRequestData; budgetMs: number; target?: AuthorizationEndpointTarget }
 ): Promise<TokenizationPartnerDecision> {
-  const started = process.hrtime.bigint();
-  const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-  const target = input.target ?? (await deps.endpoints.target(input.partnerId));
-  if (!enrolled(target, 'tokenization.request')) return { kind: 'none' };
-  if (target.status === 'disabled') return { kind: 'default', reason: 'disabled', latencyMs: 0 };
-  if (!deps.calls.acquire(input.partnerId)) return { kind: 'default', reason: 'overloaded', latencyMs: 0 };
-  let decision: TokenizationPartnerDecision;
-  try {
-    const callStarted = process.hrtime.bigint();
-    const latency = () => Number((process.hrtime.bigint() - callStarted) / 1_000_000n);
-    const envelope = {
-      id: newTokenizationRequestId(),
-      type: 'tokenization.request' as const,
-      createdAt: new Date().toISOString(),
-      partnerId: input.partnerId,
-      data: { tokenization: input.request.tokenization, card: input.request.card },
-    };
-    const sent = await sendSigned(deps, target, input.partnerId, envelope, Math.min(target.timeoutMs, input.budgetMs - elapsed()), parseTokenizationAnswer);
-    decision =
-      sent.kind === 'answer'
-        ? { kind: 'answered', ...sent.answer, latencyMs: latency() }
-        : sent.kind === 'timeout'
-          ? { kind: 'default', reason: 'timeout', latencyMs: latency() }
-          : { kind: 'default', reason: 'error', error: sent.error, latencyMs: latency() };
-  } finally {
-    deps.calls.release(input.partnerId);
-  }
+  const asked = await askEndpoint(deps, {
+    partnerId: input.partnerId,
+    budgetMs: input.budgetMs,
+    target: input.target,
+    type: 'tokenization.request',
+    id: newTokenizationRequestId(),
+    data: { tokenization: input.request.tokenization, card: input.request.card },
+    parse: parseTokenizationAnswer,
+  });
+  if (asked.kind === 'none') return asked;
+  const decision: TokenizationPartnerDecision =
+    asked.kind === 'answered'
+      ? { kind: 'answered', ...asked.answer, latencyMs: asked.latencyMs }
+      : { kind: 'default', reason: asked.reason, latencyMs: asked.latencyMs, ...(asked.error === undefined ? {} : { error: asked.error }) };
   // The health counts it as a purchase's call: an answer other than decline as approved.
   deps.calls.record(
     input.partnerId,
     decision.kind === 'answered'
       ? { kind: 'answered', approved: decision.decision !== 'decline', latencyMs: decision.latencyMs }
-      : decision.kind === 'default'
-        ? { kind: 'default', reason: decision.reason, approved: false, latencyMs: decision.latencyMs, ...(decision.error === undefined ? {} : { error: decision.error }) }
-        : decision
+      : { kind: 'default', reason: decision.reason, approved: false, latencyMs: decision.latencyMs, ...(decision.error === undefined ? {} : { error: decision.error }) }
   );
   return decision;
 }

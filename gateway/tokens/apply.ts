@@ -4,7 +4,7 @@ import { newTokenId } from '../ids';
 import type { Token, TokenChange, TokenDevice, TokenHistoryBy, TokenHistoryEntry, TokenStatus, TokenSuspendedBy } from '../shapes/token';
 import type { UpstreamToken } from './contract-stub';
 import { emitTokenEvent, lockCardEvents } from './events';
-import { fromJson, TOKEN_COLUMNS, tokenByReference, toToken, type TokenRow } from './store';
+import { fromJson, TOKEN_COLUMNS, tokenAuditScope, tokenByReference, toToken, type TokenRow } from './store';
 
 /**
  * Applying a token's state as the processor holds it (docs/upstreams.md 10.5; docs/tokens.md): the
@@ -203,12 +203,8 @@ async function insertNew(tx: Queryable, t: UpstreamToken, origin: TokenOrigin): 
   if (!row) return undefined;
   const token = toToken(row);
   await recordAudit(tx, {
-    partnerId: row.partner_id,
-    individualId: row.individual_id ?? undefined,
-    tenantId: row.tenant_id ?? undefined,
+    ...tokenAuditScope(row),
     operation: 'card.token.received',
-    targetType: 'card',
-    targetId: row.card_key,
     requestId: auditRequestId(origin),
     outcome: 'success',
     details: auditDetails(origin, row.id, t, undefined),
@@ -278,12 +274,8 @@ async function applyToExisting(tx: Queryable, existing: TokenRow, t: UpstreamTok
   const row = rows.rows[0]!;
   const token = toToken(row);
   await recordAudit(tx, {
-    partnerId: row.partner_id,
-    individualId: row.individual_id ?? undefined,
-    tenantId: row.tenant_id ?? undefined,
+    ...tokenAuditScope(row),
     operation: 'card.token.updated',
-    targetType: 'card',
-    targetId: row.card_key,
     requestId: auditRequestId(origin),
     outcome: 'success',
     details: auditDetails(origin, row.id, t, change),

@@ -10,7 +10,7 @@ import { outcomeUnknown } from '../upstreams/failures';
 import { applyToken } from './apply';
 import { tokenCourse } from './cascade';
 import type { UpstreamToken } from './contract-stub';
-import { toToken, tokenRow, type TokenRow } from './store';
+import { tokenAuditScope, toToken, tokenRow, type TokenRow } from './store';
 
 /**
  * The token operations the gateway sends the processor (docs/upstreams.md 10.6) and what it does
@@ -166,15 +166,7 @@ export async function changeTokenStatus(deps: TokenOperationDeps, order: TokenSt
   const row = await tokenRow(db, order.tokenId);
   if (!row || row.partner_id !== order.partnerId) throw new GatewayError('not_found', 'No token has this id');
   const card = await tokenCard(db, row.card_key);
-  const audit = {
-    partnerId: row.partner_id,
-    individualId: row.individual_id ?? undefined,
-    tenantId: row.tenant_id ?? undefined,
-    operation: order.operation,
-    targetType: 'card' as const,
-    targetId: row.card_key,
-    requestId: order.requestId,
-  };
+  const audit = { ...tokenAuditScope(row), operation: order.operation, requestId: order.requestId };
   if (transitionOf(order.action, row, card) === 'unchanged') {
     await recordAudit(db, { ...audit, outcome: 'success', details: { tokenId: row.id, status: row.status, unchanged: true } });
     return { token: toToken(row), queued: [] };

@@ -6,7 +6,7 @@ import type { TokenizationClaim } from './claim';
 import type { TokenizationRequest } from './contract-stub';
 import { cardStateTokenization, tokenStatusOf, type TokenizationCard, type TokenizationDecision } from './decision';
 import { emitTokenEvent, lockCardEvents } from './events';
-import { TOKEN_COLUMNS, tokenByReference, toToken, type TokenRow } from './store';
+import { TOKEN_COLUMNS, tokenAuditScope, tokenByReference, toToken, type TokenRow } from './store';
 import { newVerification, verificationKey } from './verification';
 
 /**
@@ -140,12 +140,8 @@ export async function recordTokenization(
       }
       const token = toToken(inserted);
       await recordAudit(tx, {
-        partnerId: card.partnerId,
-        individualId: card.individualId ?? undefined,
-        tenantId: card.tenantId ?? undefined,
+        ...tokenAuditScope(inserted),
         operation: 'card.token.decided',
-        targetType: 'card',
-        targetId: card.cardKey,
         requestId: `tokenize-${request.id}`,
         outcome: 'success',
         details: {

@@ -38,6 +38,20 @@ export const TOKEN_COLUMNS =
   'id, partner_id, card_key, individual_id, tenant_id, processor_ref, tokenization_id, wallet_provider, token_requestor_id, last4, token_exp_date, device, status, suspended_by, card_state_hold, history, version, processor_check_due, created_at, updated_at';
 
 /** A jsonb column as pg answers it: parsed already, or its text (PGlite, some drivers). */
+/**
+ * Who and what a token's audit entry is about: the token's partner and cardholder, on the card it
+ * stands for (a token has no audit target of its own; `details.tokenId` names it).
+ */
+export function tokenAuditScope(row: Pick<TokenRow, 'partner_id' | 'individual_id' | 'tenant_id' | 'card_key'>) {
+  return {
+    partnerId: row.partner_id,
+    individualId: row.individual_id ?? undefined,
+    tenantId: row.tenant_id ?? undefined,
+    targetType: 'card' as const,
+    targetId: row.card_key,
+  };
+}
+
 export function fromJson<T>(value: T | string): T {
   return typeof value === 'string' ? (JSON.parse(value) as T) : value;
 }
