@@ -1,4 +1,5 @@
 import { every } from '../background/every';
+import { walkChangeFeed } from '../db/change-feed';
 import { isUnavailableError, type Database } from '../db/database';
 import { GatewayError } from '../errors';
 import type { Logger } from '../logging/logger';
@@ -58,29 +59,20 @@ export interface TokenReconcileResult {
 export async function reconcileTokens(deps: TokenReconcilerDeps): Promise<TokenReconcileResult> {
   const { db, processing, source, log } = deps;
   const ctx = (): CallContext => ({ requestId: `token-reconciler-${Date.now().toString(36)}` });
-  const stored = await db.query<{ cursor: string }>('SELECT cursor FROM token_feed_cursors WHERE source = $1', [source]);
-  let cursor: string | undefined = stored.rows[0]?.cursor;
   const result: TokenReconcileResult = { read: 0, applied: 0, skipped: 0, checked: 0 };
-  for (let pageNo = 0; pageNo < TOKEN_FEED_PAGES_PER_PASS; pageNo++) {
-    const page = await processing.tokenChanges(ctx(), cursor, TOKEN_FEED_PAGE);
-    if (!page || !Array.isArray(page.data) || typeof page.nextCursor !== 'string' || page.nextCursor.length === 0 || page.nextCursor.length > 500) {
-      throw new Error('the token change feed answered without data or nextCursor');
-    }
-    for (const item of page.data) {
-      result.read += 1;
+  result.read = await walkChangeFeed(db, {
+    cursors: 'token_feed_cursors',
+    source,
+    pageSize: TOKEN_FEED_PAGE,
+    maxPages: TOKEN_FEED_PAGES_PER_PASS,
+    name: 'token change feed',
+    page: (cursor, limit) => processing.tokenChanges(ctx(), cursor, limit),
+    apply: async (item) => {
       const done = await applyRead(deps, item);
       if (done === 'applied') result.applied += 1;
       else if (done === 'skipped') result.skipped += 1;
-    }
-    const moved = page.nextCursor !== cursor;
-    cursor = page.nextCursor;
-    await db.query(
-      `INSERT INTO token_feed_cursors (source, cursor) VALUES ($1, $2)
-       ON CONFLICT (source) DO UPDATE SET cursor = EXCLUDED.cursor, updated_at = now()`,
-      [source, cursor]
-    );
-    if (page.data.length < TOKEN_FEED_PAGE || !moved) break;
-  }
+    },
+  });
   // The tokens a partner's operation left unknown (a timeout): read each, apply what the processor holds, clear the mark.
   const due = await db.query<{ id: string; processor_ref: string }>(
     'SELECT id, processor_ref FROM tokens WHERE processor_check_due ORDER BY updated_at LIMIT $1',

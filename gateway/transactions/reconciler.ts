@@ -3,6 +3,7 @@ import type { Database } from '../db/database';
 import type { Logger } from '../logging/logger';
 import type { ProcessingClient } from '../upstreams/processing-client';
 import { isUnavailableError } from '../db/database';
+import { walkChangeFeed } from '../db/change-feed';
 import { applyTransaction } from './projection';
 import { checkTransaction } from './validate';
 
@@ -32,18 +33,16 @@ export const FEED_PAGES_PER_PASS = 100;
  */
 export async function reconcileTransactions(deps: TransactionReconcilerDeps): Promise<{ read: number; applied: number; skipped: number }> {
   const { db, processing, source } = deps;
-  const stored = await db.query<{ cursor: string }>('SELECT cursor FROM transaction_feed_cursors WHERE source = $1', [source]);
-  let cursor: string | undefined = stored.rows[0]?.cursor;
-  let read = 0;
   let applied = 0;
   let skipped = 0;
-  for (let pageNo = 0; pageNo < FEED_PAGES_PER_PASS; pageNo++) {
-    const page = await processing.transactionChanges({ requestId: `transaction-reconciler-${Date.now().toString(36)}` }, cursor, FEED_PAGE);
-    if (!page || !Array.isArray(page.data) || typeof page.nextCursor !== 'string' || page.nextCursor.length === 0 || page.nextCursor.length > 500) {
-      throw new Error('the change feed answered without data or nextCursor');
-    }
-    for (const item of page.data) {
-      read += 1;
+  const read = await walkChangeFeed(db, {
+    cursors: 'transaction_feed_cursors',
+    source,
+    pageSize: FEED_PAGE,
+    maxPages: FEED_PAGES_PER_PASS,
+    name: 'change feed',
+    page: (cursor, limit) => processing.transactionChanges({ requestId: `transaction-reconciler-${Date.now().toString(36)}` }, cursor, limit),
+    apply: async (item) => {
       // One state that cannot be applied (invalid, or refused by the database) is logged and passed
       // over: it must not stop the feed for every later one. The processor's next change of that
       // transaction, or its notification, brings it again.
@@ -56,16 +55,8 @@ export async function reconcileTransactions(deps: TransactionReconcilerDeps): Pr
         skipped += 1;
         deps.log.warn({ err, transactionId: typeof (item as { id?: unknown })?.id === 'string' ? (item as { id: string }).id.slice(0, 64) : undefined }, 'transaction reconciler passed over a state it could not apply');
       }
-    }
-    const moved = page.nextCursor !== cursor;
-    cursor = page.nextCursor;
-    await db.query(
-      `INSERT INTO transaction_feed_cursors (source, cursor) VALUES ($1, $2)
-       ON CONFLICT (source) DO UPDATE SET cursor = EXCLUDED.cursor, updated_at = now()`,
-      [source, cursor]
-    );
-    if (page.data.length < FEED_PAGE || !moved) break;
-  }
+    },
+  });
   if (applied > 0 || skipped > 0) deps.log.info({ read, applied, skipped }, 'transaction reconciler applied states the notifications had not brought');
   return { read, applied, skipped };
 }
