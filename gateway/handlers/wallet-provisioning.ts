@@ -41,7 +41,7 @@ function cardNotActive(card: Pick<CardRow, 'status' | 'status_code'>): GatewayEr
  */
 export async function checkTokenizable(db: Queryable, partnerId: string, card: CardRow): Promise<void> {
   const allowed = card.status !== 'ACTIVE' && card.status_code === 'I1' ? await tokenizeBeforeActivation(db, partnerId) : false;
-  if (!tokenizableCardState({ status: card.status, statusCode: card.status_code }, allowed)) throw cardNotActive(card);
+  if (!tokenizableCardState({ statusCode: card.status_code }, allowed)) throw cardNotActive(card);
 }
 
 /** The processor's refusal of a card its network will not tokenize (`CARD_NOT_TOKENIZABLE`) is the partner's 409 `card_not_active`. */

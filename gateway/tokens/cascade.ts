@@ -3,7 +3,10 @@ import type { CardReplaced, CardStateListener, CardStatusChanged } from '../card
 import type { Queryable } from '../db/database';
 import { enqueue, type TokenOperationPayload } from '../outbox/outbox';
 import { emitTokenEvent } from './events';
+import { tokenCourse, type TokenCourse } from './decision';
 import { TOKEN_COLUMNS, toToken, type TokenRow } from './store';
+
+export { tokenCourse, type TokenCourse } from './decision';
 
 /**
  * The cascade (docs/tokens.md "The cascade"; docs/plans/issue-35.md): a card's state governs its
@@ -15,23 +18,6 @@ import { TOKEN_COLUMNS, toToken, type TokenRow } from './store';
  * while a purchase with any of the tokens is decided by the card's row at once (the authorization
  * decision reads the card through the token).
  */
-
-/** The codes after which a card's tokens are deactivated: lost, stolen, closed, fraud, mobile lost (final reports). */
-const DEACTIVATING_CODES: ReadonlySet<string> = new Set(['S2', 'S3', 'S4', 'S5', 'S6']);
-
-/** What a card's status code means for its tokens: usable, held suspended (an unlock resumes them), or gone. */
-export type TokenCourse = 'usable' | 'hold' | 'deactivate';
-
-/**
- * What a card at `statusCode` means for its tokens: ACTIVE (`00`), or a physical card not activated
- * yet (`I1`) when the partner's `tokenizeBeforeActivation` allows it, keeps them usable; a final
- * report (`S2` to `S6`) deactivates them; any other code (`L1`, `T1`, `S1`, `I1` without the
- * setting) holds them suspended until the card is usable again.
- */
-export function tokenCourse(statusCode: string, tokenizeBeforeActivation: boolean): TokenCourse {
-  if (statusCode === '00' || (statusCode === 'I1' && tokenizeBeforeActivation)) return 'usable';
-  return DEACTIVATING_CODES.has(statusCode) ? 'deactivate' : 'hold';
-}
 
 /** The partner's `tokenizeBeforeActivation`, read only when the code makes it matter (`I1`). */
 async function courseOf(tx: Queryable, partnerId: string, statusCode: string): Promise<TokenCourse> {

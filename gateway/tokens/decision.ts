@@ -55,18 +55,29 @@ export type TokenizationPartnerOutcome =
   | { kind: 'answered'; decision: TokenizationOutcome; declineReason?: string; latencyMs: number }
   | { kind: 'default'; reason: 'timeout' | 'error' | 'disabled' | 'overloaded'; latencyMs: number; error?: string };
 
-/** A physical card never activated (`I1`, LOCKED): tokenizable only with the partner's setting. */
-const NOT_YET_ACTIVATED = 'I1';
 const LOCKED_STATUSES = new Set(['LOCKED', 'TEMP_LOCKED']);
 
+/** The codes after which a card's tokens are deactivated: lost, stolen, closed, fraud, mobile lost (final reports). */
+const DEACTIVATING_CODES: ReadonlySet<string> = new Set(['S2', 'S3', 'S4', 'S5', 'S6']);
+
+/** What a card's state means for its tokens: usable, held suspended (an unlock resumes them), or gone. */
+export type TokenCourse = 'usable' | 'hold' | 'deactivate';
+
 /**
- * Whether a card in this state may be tokenized (and provisioned to a wallet): ACTIVE, or a
- * physical card not yet activated (`I1`) when the partner's `tokenizeBeforeActivation` is on. Read
- * by the decision's step 1, the provisioning routes and the cascade's move (parts C and D).
+ * What a card at `statusCode` means for its tokens: ACTIVE (`00`), or a physical card not activated
+ * yet (`I1`) when the partner's `tokenizeBeforeActivation` allows it, keeps them usable; a final
+ * report (`S2` to `S6`) deactivates them; any other code (`L1`, `T1`, `S1`, `I1` without the
+ * setting) holds them suspended until the card is usable again. The one rule of the decision's
+ * step 1, the provisioning routes, a partner's resume and the cascade.
  */
-export function tokenizableCardState(card: { status: string; statusCode: string } | undefined, tokenizeBeforeActivation: boolean): boolean {
-  if (!card) return false;
-  return card.status === 'ACTIVE' || (tokenizeBeforeActivation && card.statusCode === NOT_YET_ACTIVATED);
+export function tokenCourse(statusCode: string, tokenizeBeforeActivation: boolean): TokenCourse {
+  if (statusCode === '00' || (statusCode === 'I1' && tokenizeBeforeActivation)) return 'usable';
+  return DEACTIVATING_CODES.has(statusCode) ? 'deactivate' : 'hold';
+}
+
+/** Whether a card in this state may be tokenized (and provisioned to a wallet): its {@link tokenCourse} is `usable`. */
+export function tokenizableCardState(card: { statusCode: string } | undefined, tokenizeBeforeActivation: boolean): boolean {
+  return card !== undefined && tokenCourse(card.statusCode, tokenizeBeforeActivation) === 'usable';
 }
 
 /** Step 1: the card's state; LOCKED or TEMP_LOCKED decline `card_locked`, anything else not tokenizable (an unknown card too) `card_inactive`. */

@@ -8,7 +8,7 @@ import type { Token, TokenStatus } from '../shapes/token';
 import type { CallContext } from '../upstreams';
 import { outcomeUnknown } from '../upstreams/failures';
 import { applyToken } from './apply';
-import { tokenCourse } from './cascade';
+import { tokenCourse } from './decision';
 import type { UpstreamToken } from './contract-stub';
 import { tokenAuditScope, toToken, tokenRow, type TokenRow } from './store';
 

@@ -67,11 +67,11 @@ describe('unit: the tokenization decision (gateway/tokens/decision.ts)', functio
   }
 
   it('tokenizableCardState: ACTIVE, or I1 with the setting; nothing else, and never an unknown card', function () {
-    expect(tokenizableCardState({ status: 'ACTIVE', statusCode: '00' }, false)).to.equal(true);
-    expect(tokenizableCardState({ status: 'LOCKED', statusCode: 'I1' }, false)).to.equal(false);
-    expect(tokenizableCardState({ status: 'LOCKED', statusCode: 'I1' }, true)).to.equal(true);
+    expect(tokenizableCardState({ statusCode: '00' }, false)).to.equal(true);
+    expect(tokenizableCardState({ statusCode: 'I1' }, false)).to.equal(false);
+    expect(tokenizableCardState({ statusCode: 'I1' }, true)).to.equal(true);
     for (const [status, code] of [['LOCKED', 'L1'], ['TEMP_LOCKED', 'T1'], ['RESTRICTED', 'S1'], ['CLOSED', 'S4'], ['STOLEN', 'S3']]) {
-      expect(tokenizableCardState({ status, statusCode: code }, true), `${status} ${code}`).to.equal(false);
+      expect(tokenizableCardState({ statusCode: code }, true), `${status} ${code}`).to.equal(false);
     }
     expect(tokenizableCardState(undefined, true)).to.equal(false);
   });
