@@ -1,5 +1,6 @@
 import { recordAudit } from '../audit/audit-log';
-import { commitByOf, DecisionTooLate, tooLate, type Clock } from '../authorizations/deadline';
+import { DecisionTooLate, type Clock } from '../authorizations/deadline';
+import { recordedBefore } from './fenced';
 import type { Database, Queryable } from '../db/database';
 import type { TokenHistoryEntry } from '../shapes/token';
 import type { TokenizationClaim } from './claim';
@@ -78,99 +79,91 @@ export async function recordTokenization(
 ): Promise<TokenizationRecorded> {
   const { db, now } = deps;
   const key = await verificationKey(db);
-  const commitBy = commitByOf(answerBy);
-  if (now() >= commitBy) throw new DecisionTooLate();
-  try {
-    return await db.transaction(async (tx) => {
-      await tx.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, commitBy - now())}ms`]);
-      let decision = first;
-      const read = claim.card ? await cardNow(tx, request.cardId) : undefined;
-      if (claim.card) {
-        // Step 1 again, on the card as it is now (under its share lock): a lock since the claim's read declines.
-        const refused = cardStateTokenization({ card: read?.card, tokenizeBeforeActivation: read?.tokenizeBeforeActivation ?? false, controls: claim.controls, request });
-        if (refused) decision = refused;
-      }
-      const fenced = await tx.query(
-        `UPDATE tokenization_decisions SET state = 'decided', decision = $2::jsonb, commit_by = $3::timestamptz, decided_at = now()
-          WHERE tokenization_id = $1 AND claim_token = $4 AND state = 'deciding'`,
-        [request.id, JSON.stringify(decision), new Date(commitBy).toISOString(), claim.token]
-      );
-      // The claim was taken over (its holder fenced out): nothing of this recording stands.
-      if ((fenced.rowCount ?? 0) === 0) throw new DecisionTooLate(true);
-      if (!read) return { decision, tokenId: claim.tokenId, recorded: true };
-      const { card } = read;
-      await lockCardEvents(tx, card.partnerId, card.cardKey);
-      const status = tokenStatusOf(decision.decision);
-      const verification = status === 'pending_verification' ? newVerification(key, claim.tokenId, now()) : undefined;
-      const history: TokenHistoryEntry[] = [
-        { status, at: new Date(now()).toISOString(), by: decision.decidedBy, ...(decision.declineReason === undefined ? {} : { reason: decision.declineReason }) },
-      ];
-      const inserted = (
-        await tx.query<TokenRow>(
-          `INSERT INTO tokens (id, partner_id, card_key, individual_id, tenant_id, processor_ref, tokenization_id, wallet_provider, token_requestor_id, last4, token_exp_date,
-                               device, status, history, version, verification)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14::jsonb, 0, $15::jsonb)
-           ON CONFLICT DO NOTHING RETURNING ${TOKEN_COLUMNS}`,
-          [
-            claim.tokenId,
-            card.partnerId,
-            card.cardKey,
-            card.individualId,
-            card.tenantId,
-            request.tokenReference,
-            request.id,
-            request.walletProvider,
-            request.tokenRequestorId,
-            request.last4,
-            request.tokenExpDate,
-            JSON.stringify(request.device),
-            status,
-            JSON.stringify(history),
-            verification ? JSON.stringify(verification.state) : null,
-          ]
-        )
-      ).rows[0];
-      if (!inserted) {
-        // The processor's stand-in notified the token first (or the id was decided before its
-        // decision row went with retention): it stands, and the answer is what it says.
-        const existing = await tokenByReference(tx, request.tokenReference);
-        const stands = existing ? standing(existing, decision) : decision;
-        if (stands !== decision) await tx.query('UPDATE tokenization_decisions SET decision = $2::jsonb WHERE tokenization_id = $1', [request.id, JSON.stringify(stands)]);
-        return { decision: stands, tokenId: existing?.id ?? claim.tokenId, recorded: true };
-      }
-      const token = toToken(inserted);
-      await recordAudit(tx, {
-        ...tokenAuditScope(inserted),
-        operation: 'card.token.decided',
-        requestId: `tokenize-${request.id}`,
-        outcome: 'success',
-        details: {
-          tokenizationId: request.id,
-          tokenId: claim.tokenId,
-          walletProvider: request.walletProvider,
-          decision: decision.decision,
-          decidedBy: decision.decidedBy,
-          networkVerdict: request.networkVerdict.decision,
-          ...(decision.declineReason === undefined ? {} : { declineReason: decision.declineReason }),
-          ...(decision.rule === undefined ? {} : { rule: decision.rule }),
-          ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
-          // The endpoint's own reason for its decline (≤ 200 characters): here only, never answered.
-          ...(decision.partnerReason === undefined ? {} : { partnerReason: decision.partnerReason }),
-        },
-      });
-      await emitTokenEvent(tx, { type: 'token.created', partnerId: card.partnerId, cardKey: card.cardKey, data: { token } });
-      if (verification) {
-        await emitTokenEvent(tx, {
-          type: 'token.verification_code',
-          partnerId: card.partnerId,
-          cardKey: card.cardKey,
-          data: { token, code: verification.code, expiresAt: verification.state.expiresAt },
-        });
-      }
-      return { decision, tokenId: claim.tokenId, recorded: true };
+  return recordedBefore(db, now, answerBy, async (tx, commitBy) => {
+    let decision = first;
+    const read = claim.card ? await cardNow(tx, request.cardId) : undefined;
+    if (claim.card) {
+      // Step 1 again, on the card as it is now (under its share lock): a lock since the claim's read declines.
+      const refused = cardStateTokenization({ card: read?.card, tokenizeBeforeActivation: read?.tokenizeBeforeActivation ?? false, controls: claim.controls, request });
+      if (refused) decision = refused;
+    }
+    const fenced = await tx.query(
+      `UPDATE tokenization_decisions SET state = 'decided', decision = $2::jsonb, commit_by = $3::timestamptz, decided_at = now()
+        WHERE tokenization_id = $1 AND claim_token = $4 AND state = 'deciding'`,
+      [request.id, JSON.stringify(decision), new Date(commitBy).toISOString(), claim.token]
+    );
+    // The claim was taken over (its holder fenced out): nothing of this recording stands.
+    if ((fenced.rowCount ?? 0) === 0) throw new DecisionTooLate(true);
+    if (!read) return { decision, tokenId: claim.tokenId, recorded: true };
+    const { card } = read;
+    await lockCardEvents(tx, card.partnerId, card.cardKey);
+    const status = tokenStatusOf(decision.decision);
+    const verification = status === 'pending_verification' ? newVerification(key, claim.tokenId, now()) : undefined;
+    const history: TokenHistoryEntry[] = [
+      { status, at: new Date(now()).toISOString(), by: decision.decidedBy, ...(decision.declineReason === undefined ? {} : { reason: decision.declineReason }) },
+    ];
+    const inserted = (
+      await tx.query<TokenRow>(
+        `INSERT INTO tokens (id, partner_id, card_key, individual_id, tenant_id, processor_ref, tokenization_id, wallet_provider, token_requestor_id, last4, token_exp_date,
+                             device, status, history, version, verification)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14::jsonb, 0, $15::jsonb)
+         ON CONFLICT DO NOTHING RETURNING ${TOKEN_COLUMNS}`,
+        [
+          claim.tokenId,
+          card.partnerId,
+          card.cardKey,
+          card.individualId,
+          card.tenantId,
+          request.tokenReference,
+          request.id,
+          request.walletProvider,
+          request.tokenRequestorId,
+          request.last4,
+          request.tokenExpDate,
+          JSON.stringify(request.device),
+          status,
+          JSON.stringify(history),
+          verification ? JSON.stringify(verification.state) : null,
+        ]
+      )
+    ).rows[0];
+    if (!inserted) {
+      // The processor's stand-in notified the token first (or the id was decided before its
+      // decision row went with retention): it stands, and the answer is what it says.
+      const existing = await tokenByReference(tx, request.tokenReference);
+      const stands = existing ? standing(existing, decision) : decision;
+      if (stands !== decision) await tx.query('UPDATE tokenization_decisions SET decision = $2::jsonb WHERE tokenization_id = $1', [request.id, JSON.stringify(stands)]);
+      return { decision: stands, tokenId: existing?.id ?? claim.tokenId, recorded: true };
+    }
+    const token = toToken(inserted);
+    await recordAudit(tx, {
+      ...tokenAuditScope(inserted),
+      operation: 'card.token.decided',
+      requestId: `tokenize-${request.id}`,
+      outcome: 'success',
+      details: {
+        tokenizationId: request.id,
+        tokenId: claim.tokenId,
+        walletProvider: request.walletProvider,
+        decision: decision.decision,
+        decidedBy: decision.decidedBy,
+        networkVerdict: request.networkVerdict.decision,
+        ...(decision.declineReason === undefined ? {} : { declineReason: decision.declineReason }),
+        ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+        ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
+        // The endpoint's own reason for its decline (≤ 200 characters): here only, never answered.
+        ...(decision.partnerReason === undefined ? {} : { partnerReason: decision.partnerReason }),
+      },
     });
-  } catch (err) {
-    if (tooLate(err)) throw new DecisionTooLate(true);
-    throw err;
-  }
+    await emitTokenEvent(tx, { type: 'token.created', partnerId: card.partnerId, cardKey: card.cardKey, data: { token } });
+    if (verification) {
+      await emitTokenEvent(tx, {
+        type: 'token.verification_code',
+        partnerId: card.partnerId,
+        cardKey: card.cardKey,
+        data: { token, code: verification.code, expiresAt: verification.state.expiresAt },
+      });
+    }
+    return { decision, tokenId: claim.tokenId, recorded: true };
+  });
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { commitByOf, DecisionTooLate, tooLate, type Clock } from '../authorizations/deadline';
+import { DecisionTooLate, type Clock } from '../authorizations/deadline';
+import { recordedBefore } from './fenced';
 import type { Database, Queryable } from '../db/database';
 import { gatewayKey } from '../db/gateway-keys';
 import { applyToken } from './apply';
@@ -90,32 +91,23 @@ export interface VerificationDeps {
 export async function verifyAttempt(deps: VerificationDeps, request: VerificationRequest, answerBy: number): Promise<{ answer: VerificationAnswer; recorded: boolean }> {
   const { db, now } = deps;
   const key = await verificationKey(db);
-  const commitBy = commitByOf(answerBy);
-  if (now() >= commitBy) throw new DecisionTooLate();
-  try {
-    return await db.transaction(async (tx) => {
-      // Every lock below is waited for only until the commit-by instant.
-      await tx.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, commitBy - now())}ms`]);
-      const inserted = await tx.query(
-        `INSERT INTO token_verification_attempts (verification_id, token_id, outcome, commit_by)
-         VALUES ($1, COALESCE((SELECT id FROM tokens WHERE processor_ref = $2), ''), '{}'::jsonb, $3::timestamptz)
-         ON CONFLICT (verification_id) DO NOTHING RETURNING 1`,
-        [request.id, request.tokenReference, new Date(commitBy).toISOString()]
-      );
-      if ((inserted.rowCount ?? 0) === 0) {
-        const first = await tx.query<{ outcome: VerificationAnswer | string }>('SELECT outcome FROM token_verification_attempts WHERE verification_id = $1', [request.id]);
-        const outcome = first.rows[0]?.outcome;
-        if (outcome === undefined) throw new DecisionTooLate();
-        return { answer: typeof outcome === 'string' ? (JSON.parse(outcome) as VerificationAnswer) : outcome, recorded: false };
-      }
-      const answer = await judgeAndApply(tx, key, request, now());
-      await tx.query('UPDATE token_verification_attempts SET outcome = $2::jsonb WHERE verification_id = $1', [request.id, JSON.stringify(answer)]);
-      return { answer, recorded: true };
-    });
-  } catch (err) {
-    if (tooLate(err)) throw new DecisionTooLate(true);
-    throw err;
-  }
+  return recordedBefore(db, now, answerBy, async (tx, commitBy) => {
+    const inserted = await tx.query(
+      `INSERT INTO token_verification_attempts (verification_id, token_id, outcome, commit_by)
+       VALUES ($1, COALESCE((SELECT id FROM tokens WHERE processor_ref = $2), ''), '{}'::jsonb, $3::timestamptz)
+       ON CONFLICT (verification_id) DO NOTHING RETURNING 1`,
+      [request.id, request.tokenReference, new Date(commitBy).toISOString()]
+    );
+    if ((inserted.rowCount ?? 0) === 0) {
+      const first = await tx.query<{ outcome: VerificationAnswer | string }>('SELECT outcome FROM token_verification_attempts WHERE verification_id = $1', [request.id]);
+      const outcome = first.rows[0]?.outcome;
+      if (outcome === undefined) throw new DecisionTooLate();
+      return { answer: typeof outcome === 'string' ? (JSON.parse(outcome) as VerificationAnswer) : outcome, recorded: false };
+    }
+    const answer = await judgeAndApply(tx, key, request, now());
+    await tx.query('UPDATE token_verification_attempts SET outcome = $2::jsonb WHERE verification_id = $1', [request.id, JSON.stringify(answer)]);
+    return { answer, recorded: true };
+  });
 }
 
 async function judgeAndApply(tx: Queryable, key: Buffer, request: VerificationRequest, at: number): Promise<VerificationAnswer> {

@@ -1,0 +1,23 @@
+import { commitByOf, DecisionTooLate, tooLate, type Clock } from '../authorizations/deadline';
+import type { Database, Queryable } from '../db/database';
+
+/**
+ * Runs `work` in one transaction that must commit by the commit-by instant of an answer due at
+ * `answerBy` (gateway/authorizations/deadline.ts): not started once that instant has passed, every
+ * lock in it waited for only until then, and the database's refusal for lateness (a lock not had in
+ * time, the fence at COMMIT of migration 028) turned into {@link DecisionTooLate} like the gateway's
+ * own. `work` is given the instant, which its fenced rows carry.
+ */
+export async function recordedBefore<T>(db: Database, now: Clock, answerBy: number, work: (tx: Queryable, commitBy: number) => Promise<T>): Promise<T> {
+  const commitBy = commitByOf(answerBy);
+  if (now() >= commitBy) throw new DecisionTooLate();
+  try {
+    return await db.transaction(async (tx) => {
+      await tx.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, commitBy - now())}ms`]);
+      return work(tx, commitBy);
+    });
+  } catch (err) {
+    if (tooLate(err)) throw new DecisionTooLate(true);
+    throw err;
+  }
+}
