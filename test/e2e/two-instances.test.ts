@@ -217,8 +217,8 @@ describe('e2e: two gateway instances on one PostgreSQL', function () {
 
     it('a tokenization request sent 10 times at once, 5 to each instance: one partner call, one decision, one token, one token.created, the same answer to all', async function () {
       const request = tokenizationRequest(cardKey);
-      // The endpoint approves after 300 ms: every repeat arrives while the first request is deciding.
-      endpointAnswers({ decision: 'approve' }, 300);
+      // The endpoint approves after 200 ms: every repeat arrives while the first request is deciding.
+      endpointAnswers({ decision: 'approve' }, 200);
       const answering = Promise.all(Array.from({ length: 10 }, (_, i) => fromProcessor(i % 2 === 0 ? a : b, TOKENIZATION_REQUEST_PATH, request)));
       await receiver.waitFor(() => askedAbout(request.id).length > 0, 5000, 'the tokenization.request');
       // A second call would be declined: ten approvals mean the endpoint's one answer was everyone's.
