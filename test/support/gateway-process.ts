@@ -117,6 +117,9 @@ function baseEnv(options: StartOptions, adminToken: string, dataDir: string): No
     // Likewise the transaction reconciler reads its own processing sandbox's change feed: a file that
     // counts that sandbox's requests must not see its passes. The shared gateway reads it every second.
     TRANSACTION_RECONCILE_INTERVAL_MS: '3600000',
+    // And the token reconciler: it reads the tokens marked for a check from its own sandbox, which
+    // does not know another file's (a 404 clears the mark).
+    TOKEN_RECONCILE_INTERVAL_MS: '3600000',
     ISSUER_URL: '',
     PROCESSING_URL: '',
     ACCOUNTS_URL: '',
@@ -298,10 +301,10 @@ export function waitForRequestLog(gateway: Gateway, requestId: string, timeoutMs
  * Environment of the shared gateway (`sharedGateway()`): the rate limits of {@link HIGH_RATE_LIMITS},
  * because every file that shares it calls the public routes from the same address, and notification
  * secrets made for the run ({@link SharedGateway}), so that a test can sign notifications as the
- * upstreams do; everything else is the default configuration (WORKERS=1, the run's database, the
+ * upstreams do, and the transaction and token reconcilers every second; everything else is the default configuration (WORKERS=1, the run's database, the
  * sandboxes).
  */
-const SHARED_ENV: Record<string, string> = { ...HIGH_RATE_LIMITS, TRANSACTION_RECONCILE_INTERVAL_MS: '1000' };
+const SHARED_ENV: Record<string, string> = { ...HIGH_RATE_LIMITS, TRANSACTION_RECONCILE_INTERVAL_MS: '1000', TOKEN_RECONCILE_INTERVAL_MS: '1000' };
 
 const SHARED_FILE = 'shared-gateway.json';
 
