@@ -31,8 +31,16 @@ interface Fixture {
     pending: string;
     declined: string;
     deactivated: string;
+    /** Suspended by the network on its own (the processor's notification). */
+    suspendedByNetwork: string;
+    /** The processor's stand-in, a token the gateway had not decided (`requested`): written as the notification records it. */
+    requested: string;
     /** On the LOCKED card: suspended by the lock's cascade. */
     suspendedByCard: string;
+    /** On the LOCKED card: suspended by the partner before the lock. */
+    suspendedByPartnerOnLocked: string;
+    /** On the RESTRICTED (S1) card: suspended by the restriction's cascade. */
+    suspendedByRestriction: string;
     /** On the STOLEN card: deactivated by the report's cascade. */
     deactivatedByCard: string;
     /** Partner B's, on its card. */
@@ -226,15 +234,32 @@ const CASES: Case[] = [
     code: 'token_transition_invalid',
     members: { tokenStatus: 'pending_verification' },
   })),
-  {
-    title: 'resume of a token the card\'s lock suspended, the card still LOCKED',
+  ...(['suspend', 'resume'] as const).map((action): Case => ({
+    title: `${action} of a requested token`,
     method: 'POST',
-    path: (f) => `/tokens/${f.token.suspendedByCard}/resume`,
+    path: (f) => `/tokens/${f.token.requested}/${action}`,
     body: {},
     status: 409,
-    code: 'card_not_active',
-    members: { cardStatus: 'LOCKED', statusCode: 'L1' },
-  },
+    code: 'token_transition_invalid',
+    members: { tokenStatus: 'requested' },
+  })),
+  ...(
+    [
+      ['suspendedByCard', "the card's lock suspended", 'LOCKED', 'L1'],
+      ['suspendedByPartnerOnLocked', 'the partner suspended', 'LOCKED', 'L1'],
+      ['suspendedByRestriction', "the card's restriction suspended", 'RESTRICTED', 'S1'],
+    ] as const
+  ).map(
+    ([token, by, cardStatus, statusCode]): Case => ({
+      title: `resume of a token ${by}, the card still ${cardStatus}`,
+      method: 'POST',
+      path: (f) => `/tokens/${f.token[token]}/resume`,
+      body: {},
+      status: 409,
+      code: 'card_not_active',
+      members: { cardStatus, statusCode },
+    })
+  ),
   // The idempotent cells: 200, the token unchanged, no event, no processor call (the audit entry says `unchanged`).
   {
     title: 'resume of an active token (200, unchanged)',
@@ -245,15 +270,22 @@ const CASES: Case[] = [
     tokenStatus: 'active',
     audit: { outcome: 'success', details: { status: 'active', unchanged: true } },
   },
-  {
-    title: 'suspend of a token the partner suspended (200, unchanged)',
-    method: 'POST',
-    path: (f) => `/tokens/${f.token.suspendedByPartner}/suspend`,
-    body: { reason: 'again' },
-    status: 200,
-    tokenStatus: 'suspended',
-    audit: { outcome: 'success', details: { status: 'suspended', unchanged: true } },
-  },
+  ...(
+    [
+      ['suspendedByPartner', 'the partner'],
+      ['suspendedByNetwork', 'the network'],
+    ] as const
+  ).map(
+    ([token, by]): Case => ({
+      title: `suspend of a token ${by} suspended (200, unchanged)`,
+      method: 'POST',
+      path: (f) => `/tokens/${f.token[token]}/suspend`,
+      body: { reason: 'again' },
+      status: 200,
+      tokenStatus: 'suspended',
+      audit: { outcome: 'success', details: { status: 'suspended', unchanged: true } },
+    })
+  ),
 
   // --- The change's body ---------------------------------------------------------------------------
   ...(['suspend', 'deactivate'] as const).flatMap((action): Case[] => [
@@ -369,22 +401,29 @@ describe('e2e: tokens, bad input (issue 35): every refusal is a problem with its
     const partners = [a.id, b.id];
     const cards = watchedCards();
     const rows = async (sql: string, params: unknown[]) => (await pg.query(sql, params)).rows;
-    const tokens = await rows('SELECT * FROM tokens WHERE partner_id = ANY($1) ORDER BY id', [partners]);
-    const db = {
-      tokens,
-      cards: await rows('SELECT * FROM cards WHERE partner_id = ANY($1) ORDER BY card_key', [partners]),
-      cardHistory: await rows('SELECT * FROM card_status_history WHERE partner_id = ANY($1) ORDER BY id', [partners]),
-      spendControls: await rows('SELECT * FROM spend_controls WHERE partner_id = ANY($1) ORDER BY card_key NULLS FIRST', [partners]),
-      events: await rows('SELECT * FROM partner_events WHERE partner_id = ANY($1) ORDER BY seq', [partners]),
-      outbox: await rows('SELECT * FROM outbox_events WHERE partner_id = ANY($1) ORDER BY id', [partners]),
-      idempotency: await rows('SELECT * FROM idempotency_keys WHERE partner_id = ANY($1) ORDER BY key', [partners]),
-      decisions: await rows('SELECT * FROM tokenization_decisions WHERE card_key = ANY($1) ORDER BY tokenization_id', [cards]),
-      attempts: await rows('SELECT * FROM token_verification_attempts WHERE token_id = ANY($1) ORDER BY verification_id', [tokens.map((t) => t.id)]),
+    const database = async () => {
+      const tokens = await rows('SELECT * FROM tokens WHERE partner_id = ANY($1) ORDER BY id', [partners]);
+      const db = {
+        tokens,
+        cards: await rows('SELECT * FROM cards WHERE partner_id = ANY($1) ORDER BY card_key', [partners]),
+        cardHistory: await rows('SELECT * FROM card_status_history WHERE partner_id = ANY($1) ORDER BY id', [partners]),
+        spendControls: await rows('SELECT * FROM spend_controls WHERE partner_id = ANY($1) ORDER BY card_key NULLS FIRST', [partners]),
+        events: await rows('SELECT * FROM partner_events WHERE partner_id = ANY($1) ORDER BY seq', [partners]),
+        outbox: await rows('SELECT * FROM outbox_events WHERE partner_id = ANY($1) ORDER BY id', [partners]),
+        idempotency: await rows('SELECT * FROM idempotency_keys WHERE partner_id = ANY($1) ORDER BY key', [partners]),
+        decisions: await rows('SELECT * FROM tokenization_decisions WHERE card_key = ANY($1) ORDER BY tokenization_id', [cards]),
+        attempts: await rows('SELECT * FROM token_verification_attempts WHERE token_id = ANY($1) ORDER BY verification_id', [tokens.map((t) => t.id)]),
+      };
+      return { db, audit: await rows('SELECT * FROM audit_log WHERE partner_id = ANY($1) ORDER BY id', [partners]) };
     };
-    const audit = await rows('SELECT * FROM audit_log WHERE partner_id = ANY($1) ORDER BY id', [partners]);
-    const [eventsA, eventsB] = await Promise.all([a, b].map((as) => api(gateway, as, 'GET', '/events?type=token.updated&limit=100')));
-    const calls = (await sandboxControl(processing, 'GET', '/__sandbox/requests?path=/tokens*')) as { requestId: string | null }[];
-    return { db, audit, tokenUpdated: [eventsA.body, eventsB.body], processor: await processorTokens(), calls };
+    // The database's queries run one after another on the file's connection; the HTTP reads beside them.
+    const [{ db, audit }, tokenUpdated, processor, calls] = await Promise.all([
+      database(),
+      Promise.all([a, b].map(async (as) => (await api(gateway, as, 'GET', '/events?type=token.updated&limit=100')).body)),
+      processorTokens(),
+      sandboxControl(processing, 'GET', '/__sandbox/requests?path=/tokens*') as Promise<{ requestId: string | null }[]>,
+    ]);
+    return { db, audit, tokenUpdated, processor, calls };
   };
   type Snapshot = Awaited<ReturnType<typeof snapshot>>;
 
@@ -425,7 +464,9 @@ describe('e2e: tokens, bad input (issue 35): every refusal is a problem with its
       for (const t of list) held.set(t.tokenReference, t);
     }
     const ours = await pg.query<{ processor_ref: string; status: string; version: number }>('SELECT processor_ref, status, version FROM tokens WHERE partner_id = ANY($1)', [[a.id, b.id]]);
-    return ours.rows.length === held.size && ours.rows.every((t) => held.get(t.processor_ref)?.status === t.status && held.get(t.processor_ref)?.version === t.version);
+    // The `requested` token is the gateway's record alone (the processor's side of it is not played).
+    const mirrored = ours.rows.filter((t) => t.status !== 'requested');
+    return mirrored.length === held.size && mirrored.every((t) => held.get(t.processor_ref)?.status === t.status && held.get(t.processor_ref)?.version === t.version);
   };
 
   before(async function () {
@@ -438,20 +479,48 @@ describe('e2e: tokens, bad input (issue 35): every refusal is a problem with its
     const [active, locked, restricted, stolen, physical, other] = await Promise.all([newCard(a), newCard(a), newCard(a), newCard(a), newCard(a, 'physical'), newCard(b)]);
     f.card = { active: active.cardKey, locked: locked.cardKey, restricted: restricted.cardKey, stolen: stolen.cardKey, physical: physical.cardKey, other: other.cardKey };
 
-    const [tActive, tSuspended, tPending, tDeclined, tDeactivated, tLocked, tStolen, tOther] = await Promise.all([
+    const [tActive, tSuspended, tPending, tDeclined, tDeactivated, tNetwork, tLocked, tLockedPartner, tRestricted, tStolen, tOther] = await Promise.all([
       simulateTokenization(a, active.cardKey, { walletProvider: 'apple_pay' }, 'active'),
       simulateTokenization(a, active.cardKey, { walletProvider: 'google_pay', device: { type: 'watch', name: 'Pixel Watch', ipCountry: 'DE' } }, 'active'),
       simulateTokenization(a, active.cardKey, { walletProvider: 'samsung_pay', networkVerdict: 'require_verification' }, 'pending_verification'),
       simulateTokenization(a, active.cardKey, { walletProvider: 'merchant', networkVerdict: 'decline' }, 'declined'),
       simulateTokenization(a, active.cardKey, { walletProvider: 'apple_pay', device: { type: 'tablet' } }, 'active'),
+      simulateTokenization(a, active.cardKey, { walletProvider: 'google_pay' }, 'active'),
       simulateTokenization(a, locked.cardKey, { walletProvider: 'apple_pay' }, 'active'),
+      simulateTokenization(a, locked.cardKey, { walletProvider: 'google_pay' }, 'active'),
+      simulateTokenization(a, restricted.cardKey, { walletProvider: 'apple_pay' }, 'active'),
       simulateTokenization(a, stolen.cardKey, { walletProvider: 'google_pay' }, 'active'),
       simulateTokenization(b, other.cardKey, { walletProvider: 'apple_pay' }, 'active'),
     ]);
-    f.token = { active: tActive, suspendedByPartner: tSuspended, pending: tPending, declined: tDeclined, deactivated: tDeactivated, suspendedByCard: tLocked, deactivatedByCard: tStolen, other: tOther };
+    const requested = newTokenId();
+    await pg.query(
+      `INSERT INTO tokens (id, partner_id, card_key, individual_id, processor_ref, wallet_provider, token_requestor_id, last4, token_exp_date, device, status, history)
+       SELECT $1, partner_id, card_key, individual_id, $2, 'merchant', '50100000001', '4821', '11/2029', '{"type":"other"}', 'requested', '[{"status":"requested","at":"2026-12-08T10:00:00.000Z","by":"network"}]'
+         FROM cards WHERE card_key = $3`,
+      [requested, `tref_${crypto.randomBytes(12).toString('hex')}`, active.cardKey]
+    );
+    f.token = {
+      active: tActive,
+      suspendedByPartner: tSuspended,
+      pending: tPending,
+      declined: tDeclined,
+      deactivated: tDeactivated,
+      suspendedByNetwork: tNetwork,
+      requested,
+      suspendedByCard: tLocked,
+      suspendedByPartnerOnLocked: tLockedPartner,
+      suspendedByRestriction: tRestricted,
+      deactivatedByCard: tStolen,
+      other: tOther,
+    };
 
     expect((await ok(a, `/tokens/${tSuspended}/suspend`, { reason: 'phone in for repair' })).suspendedBy).to.equal('partner');
+    expect((await ok(a, `/tokens/${tLockedPartner}/suspend`, {})).suspendedBy).to.equal('partner');
     expect((await ok(a, `/tokens/${tDeactivated}/deactivate`, {})).status).to.equal('deactivated');
+    // The network suspends one on its own: the processor's notification brings it.
+    const networkRef = (await pg.query<{ processor_ref: string }>('SELECT processor_ref FROM tokens WHERE id = $1', [tNetwork])).rows[0].processor_ref;
+    const suspended = await sandboxControl(processing, 'POST', `/__sandbox/tokens/${networkRef}/network-status`, { status: 'suspended', reason: 'device_lost' });
+    expect(suspended.status, JSON.stringify(suspended)).to.equal('suspended');
     await ok(a, `/cards/${locked.cardKey}/lock`, { expDate: locked.expDate });
     await ok(a, `/cards/${restricted.cardKey}/restrict`, {});
     await ok(a, `/cards/${stolen.cardKey}/restrict/stolen`, {});
@@ -462,8 +531,16 @@ describe('e2e: tokens, bad input (issue 35): every refusal is a problem with its
     }
     // The cascade converges (the lock's suspension, the theft's deactivation) before any snapshot.
     await waitFor('the cascade applied at the processor and in the gateway', converged);
-    const states = await pg.query<{ id: string; status: string; suspended_by: string | null }>('SELECT id, status, suspended_by FROM tokens WHERE id = ANY($1)', [[tLocked, tStolen]]);
-    expect(Object.fromEntries(states.rows.map((r) => [r.id, [r.status, r.suspended_by]]))).to.deep.equal({ [tLocked]: ['suspended', 'card_state'], [tStolen]: ['deactivated', null] });
+    const states = await pg.query<{ id: string; status: string; suspended_by: string | null }>('SELECT id, status, suspended_by FROM tokens WHERE id = ANY($1)', [
+      [tNetwork, tLocked, tLockedPartner, tRestricted, tStolen],
+    ]);
+    expect(Object.fromEntries(states.rows.map((r) => [r.id, [r.status, r.suspended_by]]))).to.deep.equal({
+      [tNetwork]: ['suspended', null],
+      [tLocked]: ['suspended', 'card_state'],
+      [tLockedPartner]: ['suspended', 'partner'],
+      [tRestricted]: ['suspended', 'card_state'],
+      [tStolen]: ['deactivated', null],
+    });
     console.log(`      fixture: ${Date.now() - started} ms`);
   });
   after(async function () {
