@@ -23,7 +23,7 @@ import { newTokenId } from '../../gateway/ids';
 
 /** The cards and tokens the table names (filled in by `before`). */
 interface Fixture {
-  card: { active: string; locked: string; restricted: string; stolen: string; physical: string; other: string };
+  card: { active: string; locked: string; tempLocked: string; restricted: string; stolen: string; closed: string; physical: string; other: string };
   token: {
     /** On the ACTIVE card, up to `requested`. */
     active: string;
@@ -149,8 +149,10 @@ const CASES: Case[] = [
   ...(
     [
       ['locked', 'LOCKED', 'L1'],
+      ['tempLocked', 'TEMP_LOCKED', 'T1'],
       ['restricted', 'RESTRICTED', 'S1'],
       ['stolen', 'STOLEN', 'S3'],
+      ['closed', 'CLOSED', 'S4'],
       ['physical', 'LOCKED', 'I1'],
     ] as const
   ).flatMap(([card, cardStatus, statusCode]): Case[] =>
@@ -476,8 +478,26 @@ describe('e2e: tokens, bad input (issue 35): every refusal is a problem with its
     [a, b] = await Promise.all([registerPartner(gateway), registerPartner(gateway)]);
     pg = new Client({ connectionString: runDatabaseUrl() });
     await pg.connect();
-    const [active, locked, restricted, stolen, physical, other] = await Promise.all([newCard(a), newCard(a), newCard(a), newCard(a), newCard(a, 'physical'), newCard(b)]);
-    f.card = { active: active.cardKey, locked: locked.cardKey, restricted: restricted.cardKey, stolen: stolen.cardKey, physical: physical.cardKey, other: other.cardKey };
+    const [active, locked, tempLocked, restricted, stolen, closed, physical, other] = await Promise.all([
+      newCard(a),
+      newCard(a),
+      newCard(a),
+      newCard(a),
+      newCard(a),
+      newCard(a),
+      newCard(a, 'physical'),
+      newCard(b),
+    ]);
+    f.card = {
+      active: active.cardKey,
+      locked: locked.cardKey,
+      tempLocked: tempLocked.cardKey,
+      restricted: restricted.cardKey,
+      stolen: stolen.cardKey,
+      closed: closed.cardKey,
+      physical: physical.cardKey,
+      other: other.cardKey,
+    };
 
     const [tActive, tSuspended, tPending, tDeclined, tDeactivated, tNetwork, tLocked, tLockedPartner, tRestricted, tStolen, tOther] = await Promise.all([
       simulateTokenization(a, active.cardKey, { walletProvider: 'apple_pay' }, 'active'),
@@ -522,7 +542,9 @@ describe('e2e: tokens, bad input (issue 35): every refusal is a problem with its
     const suspended = await sandboxControl(processing, 'POST', `/__sandbox/tokens/${networkRef}/network-status`, { status: 'suspended', reason: 'device_lost' });
     expect(suspended.status, JSON.stringify(suspended)).to.equal('suspended');
     await ok(a, `/cards/${locked.cardKey}/lock`, { expDate: locked.expDate });
+    await ok(a, `/cards/${tempLocked.cardKey}/temporary-lock`, { expDate: tempLocked.expDate });
     await ok(a, `/cards/${restricted.cardKey}/restrict`, {});
+    await ok(a, `/cards/${closed.cardKey}/restrict/closed`, {});
     await ok(a, `/cards/${stolen.cardKey}/restrict/stolen`, {});
     // Controls to keep: a refusal that replaced or cleared them would show in the snapshot.
     for (const path of [`/cards/${active.cardKey}/spend-controls`, '/spend-controls']) {
