@@ -4,7 +4,7 @@ import { newTokenId } from '../ids';
 import type { Token, TokenChange, TokenDevice, TokenHistoryBy, TokenHistoryEntry, TokenStatus, TokenSuspendedBy } from '../shapes/token';
 import type { UpstreamToken } from './contract-stub';
 import { emitTokenEvent, lockCardEvents } from './events';
-import { fromJson, TOKEN_COLUMNS, tokenAuditScope, tokenByReference, toToken, type TokenRow } from './store';
+import { fromJson, PENDING_OPERATION_MS, TOKEN_COLUMNS, tokenAuditScope, tokenByReference, toToken, type PendingTokenOperation, type TokenRow } from './store';
 
 /**
  * Applying a token's state as the processor holds it (docs/upstreams.md 10.5; docs/tokens.md): the
@@ -226,7 +226,20 @@ function auditDetails(origin: TokenOrigin, tokenId: string, t: UpstreamToken, ch
   };
 }
 
-async function applyToExisting(tx: Queryable, existing: TokenRow, t: UpstreamToken, origin: TokenOrigin): Promise<TokenApplyResult> {
+/**
+ * The origin a state is applied with: the processor's own report (a notification, the reconciler's
+ * read) of the change an operation of the gateway's asked for, while that operation's answer is not
+ * applied yet, is the operation's change (its `by`, request id and reason): the change is then one
+ * history entry and one event, whichever of the two comes first (migration 029).
+ */
+export function effectiveOrigin(origin: TokenOrigin, pending: PendingTokenOperation | null, status: TokenStatus, now = Date.now()): TokenOrigin {
+  if (origin.via !== 'notification' && origin.via !== 'reconciler') return origin;
+  if (!pending || pending.to !== status || now - pending.at > PENDING_OPERATION_MS) return origin;
+  return { via: 'operation', requestId: pending.requestId, by: pending.by, ...(pending.reason === undefined ? {} : { reason: pending.reason }) };
+}
+
+async function applyToExisting(tx: Queryable, existing: TokenRow, t: UpstreamToken, reported: TokenOrigin): Promise<TokenApplyResult> {
+  const origin = effectiveOrigin(reported, existing.operation_pending === null ? null : fromJson<PendingTokenOperation>(existing.operation_pending), t.status);
   const ownOrigin = origin.via === 'operation' || origin.via === 'verification';
   if (t.version < existing.version || (t.version === existing.version && !ownOrigin)) return { outcome: 'unchanged', token: toToken(existing) };
   // A token never moves to a card of another partner: a state that says so keeps its card.
@@ -253,7 +266,14 @@ async function applyToExisting(tx: Queryable, existing: TokenRow, t: UpstreamTok
   const visible = statusChanged || moved || holderChanged || deviceChanged;
   if (!visible) {
     // Nothing partners see: the processor's version only (an operation's own notification, a feed read of a state applied).
-    if (t.version > existing.version) await tx.query('UPDATE tokens SET version = $2 WHERE id = $1', [existing.id, t.version]);
+    const pendingReached = existing.operation_pending !== null && fromJson<PendingTokenOperation>(existing.operation_pending).to === t.status;
+    if (t.version > existing.version || pendingReached) {
+      await tx.query(
+        `UPDATE tokens SET version = greatest(version, $2), operation_pending = CASE WHEN operation_pending->>'to' = $3 THEN NULL ELSE operation_pending END
+          WHERE id = $1`,
+        [existing.id, t.version, t.status]
+      );
+    }
     return { outcome: 'unchanged', token: toToken({ ...existing, version: Math.max(existing.version, t.version) }) };
   }
   const history = fromJson<TokenHistoryEntry[]>(existing.history);
@@ -267,6 +287,8 @@ async function applyToExisting(tx: Queryable, existing: TokenRow, t: UpstreamTok
             verification = CASE WHEN $2 = 'pending_verification' THEN verification END,
             -- a final token holds nothing for the card's state any more
             card_state_hold = card_state_hold AND $2 NOT IN ('deactivated', 'declined'),
+            -- the operation that led here is applied (its answer, or the processor's report of it)
+            operation_pending = CASE WHEN operation_pending->>'to' = $2 THEN NULL ELSE operation_pending END,
             updated_at = now()
       WHERE id = $1 RETURNING ${TOKEN_COLUMNS}`,
     [existing.id, t.status, suspendedBy, cardKey, JSON.stringify(device), JSON.stringify(history), t.version]

@@ -10,7 +10,7 @@ import { outcomeUnknown } from '../upstreams/failures';
 import { applyToken } from './apply';
 import { tokenCourse } from './decision';
 import type { UpstreamToken } from './contract-stub';
-import { tokenAuditScope, toToken, tokenRow, type TokenRow } from './store';
+import { tokenAuditScope, toToken, tokenRow, type PendingTokenOperation, type TokenRow } from './store';
 
 /**
  * The token operations the gateway sends the processor (docs/upstreams.md 10.6) and what it does
@@ -149,6 +149,24 @@ export function transitionOf(action: TokenAction, row: Pick<TokenRow, 'status' |
   }
 }
 
+/** The status each operation leads to. */
+const OPERATION_TARGET: Readonly<Record<TokenAction, TokenStatus>> = { suspend: 'suspended', resume: 'active', deactivate: 'deactivated' };
+
+/**
+ * Marks the token with the operation about to be sent (migration 029, one statement, no
+ * transaction held across the call): the processor's notification of its change, should it arrive
+ * before the answer is applied, is applied as this operation (`effectiveOrigin`, ./apply.ts).
+ */
+async function markPending(db: Queryable, tokenId: string, operation: Omit<PendingTokenOperation, 'to' | 'at'>): Promise<void> {
+  const pending: PendingTokenOperation = { ...operation, to: OPERATION_TARGET[operation.action], at: Date.now() };
+  await db.query('UPDATE tokens SET operation_pending = $2::jsonb WHERE id = $1', [tokenId, JSON.stringify(pending)]);
+}
+
+/** Clears the mark of an operation the processor refused (a later operation's mark is left). */
+async function clearPending(db: Queryable, tokenId: string, requestId: string): Promise<void> {
+  await db.query("UPDATE tokens SET operation_pending = NULL WHERE id = $1 AND operation_pending->>'requestId' = $2", [tokenId, requestId]);
+}
+
 /**
  * A partner's suspend, resume or deactivate of a token (docs/tokens.md): the routes' table checked
  * first (409 `token_transition_invalid` with `tokenStatus`, or `card_not_active` with the card's
@@ -171,6 +189,7 @@ export async function changeTokenStatus(deps: TokenOperationDeps, order: TokenSt
     await recordAudit(db, { ...audit, outcome: 'success', details: { tokenId: row.id, status: row.status, unchanged: true } });
     return { token: toToken(row), queued: [] };
   }
+  await markPending(db, row.id, { action: order.action, by: 'partner', requestId: order.requestId, ...(order.reason === undefined ? {} : { reason: order.reason }) });
   let answered: UpstreamToken;
   try {
     answered = await processing.tokenOperation(order.ctx, row.processor_ref, order.action, { requestedBy: 'partner', ...(order.reason === undefined ? {} : { reason: order.reason }) }, order.operationId);
@@ -180,6 +199,7 @@ export async function changeTokenStatus(deps: TokenOperationDeps, order: TokenSt
       log.warn({ err: auditError, requestId: order.requestId }, 'failure audit entry not written')
     );
     if (outcomeUnknown(err)) await db.query('UPDATE tokens SET processor_check_due = true WHERE id = $1', [row.id]).catch(() => undefined);
+    else await clearPending(db, row.id, order.requestId).catch(() => undefined);
     throw tokenRefusal(err, row.status);
   }
   return db.transaction(async (tx) => {
@@ -238,6 +258,7 @@ async function applyAsHeld(deps: TokenOperationDeps, ctx: CallContext, tokenRefe
 export async function deliverTokenOperation(deps: TokenOperationDeps, ctx: CallContext, payload: TokenOperationPayload): Promise<void> {
   const row = await tokenRow(deps.db, payload.tokenId);
   if (!row || overtaken(payload, row)) return;
+  await markPending(deps.db, row.id, { action: payload.action, by: payload.requestedBy, requestId: ctx.requestId, ...(payload.reason === undefined ? {} : { reason: payload.reason }) });
   let answered: UpstreamToken;
   try {
     answered = await deps.processing.tokenOperation(
@@ -249,6 +270,7 @@ export async function deliverTokenOperation(deps: TokenOperationDeps, ctx: CallC
     );
   } catch (err) {
     if (!finalRefusal(err)) throw err;
+    await clearPending(deps.db, row.id, ctx.requestId);
     deps.log.info({ tokenId: payload.tokenId, action: payload.action, requestId: ctx.requestId }, 'token operation refused by the processor; its state applied instead');
     await applyAsHeld(deps, ctx, payload.tokenReference);
     return;

@@ -9,6 +9,25 @@ import type { Token, TokenDevice, TokenHistoryEntry, TokenStatus, TokenSuspended
  * ./record.ts (a tokenization's decision), ./verification.ts and the cascade; read here.
  */
 
+/**
+ * An operation the gateway sent the processor and has not applied the answer of (migration 029):
+ * the processor's notification of the change it made is applied as this operation when it arrives
+ * first (./apply.ts).
+ */
+export interface PendingTokenOperation {
+  action: 'suspend' | 'resume' | 'deactivate';
+  /** The status the operation leads to. */
+  to: TokenStatus;
+  by: 'partner' | 'card_state';
+  requestId: string;
+  reason?: string;
+  /** Epoch ms it was sent: a mark older than {@link PENDING_OPERATION_MS} is no longer read. */
+  at: number;
+}
+
+/** How long a pending operation's mark is honoured: past the longest upstream call and its retries. */
+export const PENDING_OPERATION_MS = 10 * 60_000;
+
 /** A row of `tokens` as the reads below select it ({@link TOKEN_COLUMNS}). */
 export interface TokenRow {
   id: string;
@@ -29,13 +48,14 @@ export interface TokenRow {
   history: TokenHistoryEntry[] | string;
   version: number;
   processor_check_due: boolean;
+  operation_pending: PendingTokenOperation | string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** The columns of {@link TokenRow}: never `verification` (the code's hash stays in ./verification.ts). */
 export const TOKEN_COLUMNS =
-  'id, partner_id, card_key, individual_id, tenant_id, processor_ref, tokenization_id, wallet_provider, token_requestor_id, last4, token_exp_date, device, status, suspended_by, card_state_hold, history, version, processor_check_due, created_at, updated_at';
+  'id, partner_id, card_key, individual_id, tenant_id, processor_ref, tokenization_id, wallet_provider, token_requestor_id, last4, token_exp_date, device, status, suspended_by, card_state_hold, history, version, processor_check_due, operation_pending, created_at, updated_at';
 
 /** A jsonb column as pg answers it: parsed already, or its text (PGlite, some drivers). */
 /**

@@ -7,6 +7,7 @@ import { api, cardBody, individualBody, sandboxControl, sandboxUrls } from '../s
 import { logsSettled, sharedGateway, type Gateway } from '../support/gateway-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { runDatabaseUrl } from '../support/test-database';
+import { waitFor } from '../support/wait';
 import { newTokenId } from '../../gateway/ids';
 import { RESPONSE_SCHEMAS } from '../../gateway/schemas/responses';
 
@@ -292,5 +293,30 @@ describe('e2e: token routes (reads, ownership, provisioning refusals)', function
     expect(gateway.output().includes(`"${codeEvent.data.code}"`), 'the code in a log line').to.equal(false);
     const foreign = await api(gateway, b, 'POST', `/simulate/tokens/${approved.body._id}/authorizations`, { body: { amount: 1 } });
     expect([foreign.status, foreign.body.code]).to.deep.equal([403, 'forbidden']);
+  });
+  it("a partner's suspensions and resumptions: each is one change and one token.updated with its request id, by the partner, whether the processor's notification of it or its answer is applied first", async function () {
+    const card = await newCard(a);
+    const made = await api(gateway, a, 'POST', `/simulate/cards/${card.cardKey}/tokenizations`, { body: { walletProvider: 'google_pay' } });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    const id = made.body._id as string;
+    const requestIds: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const action = i % 2 === 0 ? 'suspend' : 'resume';
+      const requestId = `token-change-${i}-${crypto.randomBytes(4).toString('hex')}`;
+      requestIds.push(requestId);
+      const r = await api(gateway, a, 'POST', `/tokens/${id}/${action}`, { body: { reason: `step ${i}` }, headers: { 'x-request-id': requestId, 'idempotency-key': requestId } });
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    }
+    // The processor notifies each of the ten changes: all of them applied (or found applied already).
+    await waitFor('the processor\'s ten notifications', async () => {
+      const n = await pg.query("SELECT count(*)::int AS n FROM upstream_notifications WHERE card_key = $1 AND type = 'token.updated'", [card.cardKey]);
+      return n.rows[0].n >= 10;
+    });
+    const events = await pg.query<{ request_id: string | null; payload: string }>("SELECT request_id, payload FROM partner_events WHERE partner_id = $1 AND type = 'token.updated' AND payload::jsonb->'data'->'token'->>'_id' = $2 ORDER BY seq", [a.id, id]);
+    expect(events.rows.map((e) => [e.request_id, JSON.parse(e.payload).data.change])).to.deep.equal(requestIds.map((r, i) => [r, i % 2 === 0 ? 'suspended' : 'resumed']));
+    const token = (await api(gateway, a, 'GET', `/tokens/${id}`)).body;
+    expect(token.history.slice(1).map((h: { status: string; by: string; reason?: string }) => [h.status, h.by, h.reason])).to.deep.equal(
+      requestIds.map((_, i) => [i % 2 === 0 ? 'suspended' : 'active', 'partner', `step ${i}`])
+    );
   });
 });

@@ -103,6 +103,31 @@ describe('unit: applying the processor\'s token states (gateway/tokens/apply.ts)
     expect((await findToken(services.db, token!._id))!.history.map((h) => h.status)).to.deep.equal(['requested', 'pending_verification', 'active']);
   });
 
+  it("the processor's report of an operation the gateway sent, arriving before the operation's answer is applied, is that operation's change: one history entry by it, one event with its request id", async function () {
+    const cardKey = await addCard(services.db, partner);
+    const t = upstreamToken(cardKey);
+    const { token } = await apply(t);
+    const pending = { action: 'suspend', to: 'suspended', by: 'partner', requestId: 'req-suspend-1', reason: 'customer asked', at: Date.now() };
+    await services.db.query('UPDATE tokens SET operation_pending = $2::jsonb WHERE id = $1', [token!._id, JSON.stringify(pending)]);
+    const suspended = { ...t, status: 'suspended' as const, version: 2 };
+    // The notification first, then the operation's own answer (the same state).
+    expect((await apply(suspended, { via: 'notification', notificationId: 'ntf_op_1', reason: 'operation' })).outcome).to.equal('applied');
+    expect((await apply(suspended, { via: 'operation', requestId: 'req-suspend-1', by: 'partner', reason: 'customer asked' })).outcome).to.equal('unchanged');
+    const held = (await findToken(services.db, token!._id))!;
+    expect(held).to.deep.include({ status: 'suspended', suspendedBy: 'partner' });
+    expect(held.history.slice(1)).to.have.length(1);
+    expect(held.history[1]).to.include({ status: 'suspended', by: 'partner', reason: 'customer asked' });
+    const updates = (await eventsOf(services.db, partner.partnerId, 'token.updated')).filter((e) => e.data.token._id === token!._id);
+    expect(updates.map((e) => [e.data.change, e.data.token.suspendedBy, e.requestId])).to.deep.equal([['suspended', 'partner', 'req-suspend-1']]);
+    expect((await services.db.query('SELECT operation_pending FROM tokens WHERE id = $1', [token!._id])).rows[0].operation_pending, 'the mark, cleared').to.equal(null);
+    // A mark of another status, or one past its life, does not attribute a report.
+    await services.db.query('UPDATE tokens SET operation_pending = $2::jsonb WHERE id = $1', [token!._id, JSON.stringify({ ...pending, action: 'deactivate', to: 'deactivated', at: Date.now() - 11 * 60_000 })]);
+    await apply({ ...t, status: 'active', version: 3 }, { via: 'notification', notificationId: 'ntf_op_2' });
+    await apply({ ...t, status: 'deactivated', version: 4 }, { via: 'reconciler' });
+    const after = (await findToken(services.db, token!._id))!;
+    expect(after.history.slice(2).map((h) => [h.status, h.by])).to.deep.equal([['active', 'network'], ['deactivated', 'network']]);
+  });
+
   it('a newer version with nothing partners see (an operation\'s own notification) moves the version only: no history entry, no event', async function () {
     const cardKey = await addCard(services.db, partner);
     const t = upstreamToken(cardKey);
