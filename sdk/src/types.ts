@@ -83,3 +83,49 @@ export interface AuthorizationRequest {
 
 /** Your answer to an `authorization.request`. */
 export type AuthorizationDecision = { approved: true } | { approved: false; declineReason?: string };
+
+/** A network token of one of your cards (docs/tokens.md). */
+export type Token = Schemas['Token'];
+
+/**
+ * The `tokenization.request` the gateway POSTs to your decision endpoint once you enrol it for
+ * tokenizations (`requestTypes`; docs/tokens.md, "Your decision endpoint and `tokenization.request`").
+ * Written by hand: the OpenAPI document does not describe it.
+ */
+export interface TokenizationRequest {
+  /** `treq_…`, a new one for each request; the same as `webhook-id`. */
+  id: string;
+  type: 'tokenization.request';
+  createdAt: string;
+  partnerId: string;
+  data: {
+    tokenization: {
+      /** The processor's tokenization id: its retry carries the same one, and the gateway answers that from what it recorded, without asking you again. */
+      id: string;
+      /** The `_id` the token will have, whatever you answer (a decline makes a `declined` token). */
+      tokenId: string;
+      walletProvider: Token['walletProvider'];
+      /** The network's id of the wallet or merchant that asks. */
+      tokenRequestorId: string;
+      /** The device, as the wallet described it (`{type: 'other'}` for a merchant). */
+      device: Token['device'];
+      /** What the network thinks of the request: it decides when you do not. */
+      networkVerdict: {
+        decision: 'approve' | 'require_verification' | 'decline';
+        /** 1 (lowest risk) to 5. */
+        riskScore?: number;
+        /** The network's codes, each 1 to 40 of `A-Z 0-9 _`. */
+        reasons?: string[];
+      };
+    };
+    /** The card as events carry it: never a card number, CVV, PIN or the token's number. */
+    card: Schemas['EventCardCreated']['data']['card'];
+  };
+}
+
+/**
+ * Your answer to a `tokenization.request`: approve (the token is `active`), require the
+ * cardholder's one-time code (`pending_verification`; the event `token.verification_code` carries
+ * it for you to deliver), or decline, with an optional reason kept in the decision's audit entry.
+ */
+export type TokenizationDecision = { decision: 'approve' } | { decision: 'require_verification' } | { decision: 'decline'; declineReason?: string };

@@ -1,19 +1,21 @@
 /**
- * Verifying what the gateway sends you: webhook deliveries (docs/webhooks.md) and the
- * `authorization.request` of your decision endpoint (docs/authorization-endpoint.md). Both carry
- * two signatures made with the same secrets, one per live secret during a rotation; verify either:
+ * Verifying what the gateway sends you: webhook deliveries (docs/webhooks.md), and the
+ * `authorization.request` and `tokenization.request` of your decision endpoint
+ * (docs/authorization-endpoint.md, docs/tokens.md). Each carries two signatures made with the same
+ * secrets, one per live secret during a rotation; verify either:
  * - `Partner-Gateway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`
- *   ({@link verifyWebhook}, {@link verifyAuthorizationRequest});
+ *   ({@link verifyWebhook}, {@link verifyAuthorizationRequest}, {@link verifyTokenizationRequest});
  * - Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64
  *   HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>`, the key being the 32 bytes the secret
- *   encodes after `whsec_` ({@link verifyStandardWebhook}, {@link verifyStandardAuthorizationRequest}).
+ *   encodes after `whsec_` ({@link verifyStandardWebhook}, {@link verifyStandardAuthorizationRequest},
+ *   {@link verifyStandardTokenizationRequest}).
  *
  * Verify the raw bytes as received: a parsed and re-serialized body no longer matches (with
  * Express, `express.raw({type: 'application/json'})` on the route, not `express.json()`).
  */
 import crypto from 'node:crypto';
 import { WEBHOOK_EVENT_TYPES } from './generated/operations';
-import type { AuthorizationDecision, AuthorizationRequest, WebhookEvent } from './types';
+import type { AuthorizationDecision, AuthorizationRequest, TokenizationDecision, TokenizationRequest, WebhookEvent } from './types';
 
 /** The header both carry. */
 export const SIGNATURE_HEADER = 'partner-gateway-signature';
@@ -116,8 +118,9 @@ function webhookEventOf(rawBody: RawBody): WebhookEvent {
 
 /**
  * Verifies an `authorization.request` POSTed to your decision endpoint and returns it; throws as
- * {@link verifyWebhook} does. Answer quickly: past your endpoint's `timeoutMs` the gateway applies
- * your `defaultDecision`.
+ * {@link verifyWebhook} does, and `malformed_body` for a signed body of another type (a
+ * `tokenization.request`: verify that with {@link verifyTokenizationRequest}). Answer quickly: past
+ * your endpoint's `timeoutMs` the gateway applies your `defaultDecision`.
  */
 export function verifyAuthorizationRequest(rawBody: RawBody, signatureHeader: HeaderValue, secrets: string | readonly string[], options: VerifyOptions = {}): AuthorizationRequest {
   verifySignature(rawBody, signatureHeader, secrets, options);
@@ -131,6 +134,40 @@ function authorizationRequestOf(rawBody: RawBody): AuthorizationRequest {
     throw new SignatureVerificationError('malformed_body', 'the signed body is not an authorization.request');
   }
   return request as AuthorizationRequest;
+}
+
+/**
+ * Verifies a `tokenization.request` POSTed to your decision endpoint (once enrolled for it:
+ * docs/tokens.md) and returns it; throws as {@link verifyWebhook} does, and `malformed_body` for a
+ * signed body of another type (an `authorization.request`: verify that with
+ * {@link verifyAuthorizationRequest}). Answer with {@link tokenizationAnswer} within your endpoint's
+ * `timeoutMs`: past it the tokenization gets `require_verification` (or the network's decline).
+ *
+ * @example
+ * const request = verifyTokenizationRequest(rawBody, req.headers['partner-gateway-signature'], [process.env.AUTHORIZATION_SECRET!]);
+ * const answer = tokenizationAnswer(request.data.tokenization.networkVerdict.decision === 'decline' ? { decision: 'decline' } : { decision: 'approve' });
+ */
+export function verifyTokenizationRequest(rawBody: RawBody, signatureHeader: HeaderValue, secrets: string | readonly string[], options: VerifyOptions = {}): TokenizationRequest {
+  verifySignature(rawBody, signatureHeader, secrets, options);
+  return tokenizationRequestOf(rawBody);
+}
+
+/** The `tokenization.request` a verified body carries; throws `malformed_body` otherwise. */
+function tokenizationRequestOf(rawBody: RawBody): TokenizationRequest {
+  const request = parseJson(rawBody) as Partial<TokenizationRequest> | undefined;
+  const tokenization = request?.data?.tokenization;
+  if (
+    !request ||
+    request.type !== 'tokenization.request' ||
+    typeof request.id !== 'string' ||
+    typeof tokenization?.id !== 'string' ||
+    typeof tokenization.tokenId !== 'string' ||
+    typeof tokenization.walletProvider !== 'string' ||
+    typeof tokenization.networkVerdict?.decision !== 'string'
+  ) {
+    throw new SignatureVerificationError('malformed_body', 'the signed body is not a tokenization.request');
+  }
+  return request as TokenizationRequest;
 }
 
 /** The request's headers: Node's `req.headers` (lower-case names), any record of them, or a Fetch `Headers`. */
@@ -199,6 +236,12 @@ export function verifyStandardAuthorizationRequest(rawBody: RawBody, headers: Re
   return authorizationRequestOf(rawBody);
 }
 
+/** {@link verifyTokenizationRequest} by the Standard Webhooks headers. */
+export function verifyStandardTokenizationRequest(rawBody: RawBody, headers: RequestHeaders, secrets: string | readonly string[], options: VerifyOptions = {}): TokenizationRequest {
+  verifyStandardSignature(rawBody, headers, secrets, options);
+  return tokenizationRequestOf(rawBody);
+}
+
 /** The answer of a decision endpoint: send `status`, `headers` and `body` as they are. */
 export interface DecisionAnswer {
   status: 200;
@@ -223,6 +266,29 @@ export function decline(declineReason?: string): AuthorizationDecision {
  */
 export function decisionAnswer(decision: AuthorizationDecision): DecisionAnswer {
   const body = decision.approved ? { approved: true } : decline(decision.declineReason);
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+const TOKENIZATION_OUTCOMES: readonly string[] = ['approve', 'require_verification', 'decline'];
+
+/**
+ * The HTTP answer of a tokenization decision: a 200 with `{"decision": "approve"}`,
+ * `{"decision": "require_verification"}` or `{"decision": "decline", "declineReason"?}` (anything
+ * else makes the gateway give the tokenization `require_verification`, or the network's decline).
+ * Throws a `RangeError` for another decision or a `declineReason` over 200 characters; a
+ * `declineReason` is sent with a decline only.
+ *
+ * @example
+ * const answer = tokenizationAnswer({ decision: 'require_verification' });
+ * res.writeHead(answer.status, answer.headers).end(answer.body);
+ */
+export function tokenizationAnswer(decision: TokenizationDecision): DecisionAnswer {
+  if (!TOKENIZATION_OUTCOMES.includes(decision?.decision)) throw new RangeError('decision is approve, require_verification or decline');
+  let body: TokenizationDecision = { decision: decision.decision };
+  if (decision.decision === 'decline' && decision.declineReason !== undefined) {
+    if (typeof decision.declineReason !== 'string' || decision.declineReason.length > 200) throw new RangeError('declineReason is a string of at most 200 characters');
+    body = { decision: 'decline', declineReason: decision.declineReason };
+  }
   return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 

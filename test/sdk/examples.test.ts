@@ -15,7 +15,7 @@ import { ExampleProcess } from '../support/example-process';
 import { registerPartner, type TestPartner } from '../support/partners';
 import { recordSecret } from '../support/secrets';
 
-describe('sdk examples: the webhook receiver and the decision endpoint against a gateway', function () {
+describe('sdk examples: the webhook receiver and the decision endpoint (purchases and tokenizations) against a gateway', function () {
   this.timeout(60_000);
   let gateway: Gateway;
   let partner: TestPartner;
@@ -79,6 +79,51 @@ describe('sdk examples: the webhook receiver and the decision endpoint against a
     await example.waitFor(/: declined \(amount_over_limit\)$/m);
     expect(example.output).to.match(/^\S+ 12\.5 EUR: approved$/m);
     expect(example.output).to.match(/^\S+ 75 EUR: declined \(amount_over_limit\)$/m);
+    expect(example.output).to.not.include(endpoint.secret);
+  });
+
+  it("examples/authorization-endpoint.ts decides the gateway's signed tokenization requests: the network's decline declined, a device outside DEVICE_COUNTRIES sent to verification, the others approved; a forged one refused", async function () {
+    // A partner of its own: one decision endpoint per partner, and the purchases' test has this file's.
+    const tokenizer = await registerPartner(gateway, 'sdk-examples-tokenization');
+    const own = new PartnerGateway({ partnerId: tokenizer.id, issuer: tokenizer.issuer, privateKey: tokenizer.keys.privateKey, kid: tokenizer.kid, baseUrl: `${gateway.baseUrl}/api/partner` });
+    const endpoint = await own.authorizationEndpoint.create({ url: 'http://127.0.0.1:9/decide', timeoutMs: 1500, requestTypes: ['authorization.request', 'tokenization.request'] });
+    recordSecret('webhookSecret', endpoint.secret);
+    const { example, port } = await ExampleProcess.start('authorization-endpoint.js', { PORT: '0', AUTHORIZATION_SECRET: endpoint.secret, DEVICE_COUNTRIES: 'PT,ES' }, /decision endpoint on http:\/\/localhost:(\d+)/);
+    examples.push(example);
+    await own.authorizationEndpoint.update({ url: `http://127.0.0.1:${port}/decide` });
+    const individual = await own.individuals.create(individualBody() as never);
+    const card = await own.individuals.issueVirtualCard(individual._id, cardBody(individual.clientID!) as never);
+
+    const tokenize = (body: Parameters<typeof own.simulate.cardTokenization>[1]) => own.simulate.cardTokenization(card.cardKey, body);
+    const approved = await tokenize({ walletProvider: 'apple_pay', device: { type: 'phone', name: 'Ada’s iPhone', ipCountry: 'PT' } });
+    const abroad = await tokenize({ walletProvider: 'google_pay', device: { type: 'phone', name: 'Ada’s Pixel', ipCountry: 'US' } });
+    const unknownCountry = await tokenize({ walletProvider: 'samsung_pay', device: { type: 'watch' } });
+    const networkDeclined = await tokenize({ walletProvider: 'apple_pay', device: { type: 'phone', ipCountry: 'ES' }, networkVerdict: 'decline' });
+    const networkAsked = await tokenize({ walletProvider: 'apple_pay', device: { type: 'tablet', ipCountry: 'ES' }, networkVerdict: 'require_verification' });
+    const outcome = (token: typeof approved) => [token.status, token.history[0]?.by];
+    // Each decided by the endpoint's answer (`by: partner`), not by the network's verdict alone.
+    expect(outcome(approved), JSON.stringify({ approved, output: example.output })).to.deep.equal(['active', 'partner']);
+    expect(outcome(abroad)).to.deep.equal(['pending_verification', 'partner']);
+    expect(outcome(unknownCountry)).to.deep.equal(['pending_verification', 'partner']);
+    expect(outcome(networkDeclined)).to.deep.equal(['declined', 'partner']);
+    expect(networkDeclined.history[0]?.reason).to.equal('partner_declined');
+    expect(outcome(networkAsked)).to.deep.equal(['pending_verification', 'partner']);
+    await example.waitFor(new RegExp(`^${networkAsked._id} `, 'm'));
+    expect(example.output).to.include(`${approved._id} apple_pay PT: approve\n`);
+    expect(example.output).to.include(`${abroad._id} google_pay US: require_verification\n`);
+    expect(example.output).to.include(`${unknownCountry._id} samsung_pay -: require_verification\n`);
+    expect(example.output).to.include(`${networkDeclined._id} apple_pay ES: decline (network_declined)\n`);
+    expect(example.output).to.include(`${networkAsked._id} apple_pay ES: require_verification\n`);
+    expect((await own.cards.listTokens(card.cardKey)).data.map((t) => t._id)).to.have.members([approved._id, abroad._id, unknownCountry._id, networkDeclined._id, networkAsked._id]);
+
+    // Unsigned, or signed with another secret: refused before any decision, whichever type it names.
+    const forgedBody = JSON.stringify({ id: 'treq_forged', type: 'tokenization.request', data: { tokenization: { id: 'tkz_forged', tokenId: 'tok_forged', walletProvider: 'apple_pay', networkVerdict: { decision: 'approve' }, device: { type: 'phone', ipCountry: 'PT' } } } });
+    const forged = await fetch(`http://127.0.0.1:${port}/decide`, { method: 'POST', headers: { 'Partner-Gateway-Event-Type': 'tokenization.request', 'Partner-Gateway-Signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }, body: forgedBody });
+    expect(forged.status).to.equal(400);
+    const t = Math.floor(Date.now() / 1000);
+    const otherSecret = await fetch(`http://127.0.0.1:${port}/decide`, { method: 'POST', headers: { 'Partner-Gateway-Event-Type': 'tokenization.request', 'Partner-Gateway-Signature': `t=${t},v1=${crypto.createHmac('sha256', `whsec_${'d'.repeat(43)}`).update(`${t}.${forgedBody}`).digest('hex')}` }, body: forgedBody });
+    expect(otherSecret.status).to.equal(400);
+    expect(example.output).to.not.include('tok_forged');
     expect(example.output).to.not.include(endpoint.secret);
   });
 

@@ -6,7 +6,22 @@
  * sdk/src. Each `@ts-expect-error` marks a mistake the typings must refuse: were a type `any`,
  * the unused directive would be an error of its own.
  */
-import { PartnerGateway, PartnerGatewayError, SignatureVerificationError, verifyWebhook, type CardListItem, type PartnerGatewayErrorCode, type WebhookEvent } from '@partner-gateway/sdk';
+import {
+  PartnerGateway,
+  PartnerGatewayError,
+  SignatureVerificationError,
+  tokenizationAnswer,
+  verifyStandardTokenizationRequest,
+  verifyTokenizationRequest,
+  verifyWebhook,
+  type CardListItem,
+  type DecisionAnswer,
+  type PartnerGatewayErrorCode,
+  type Token,
+  type TokenizationDecision,
+  type TokenizationRequest,
+  type WebhookEvent,
+} from '@partner-gateway/sdk';
 
 export async function lockAndList(privateKeyPem: string): Promise<string[]> {
   const client = new PartnerGateway({ partnerId: '65f1a2b3c4d5e6f708192a00', issuer: 'https://acme.example', privateKey: privateKeyPem, kid: 'key-1' });
@@ -53,4 +68,50 @@ export function receive(rawBody: string | Uint8Array, signature: string | undefi
   }
   // @ts-expect-error not narrowed: the other events' data has no previousStatus
   return String(event.data.previousStatus);
+}
+
+export async function wallets(client: PartnerGateway, cardKey: string): Promise<string[]> {
+  const apple = await client.cards.provisionApplePay(cardKey, { certificates: ['MIIB'.repeat(30)], nonce: 'q7l3Bw==', nonceSignature: 'A'.repeat(24) });
+  const seen: string[] = [apple.activationData, apple.encryptedPassData, apple.ephemeralPublicKey];
+  // @ts-expect-error the Apple Pay body needs its nonce
+  await client.cards.provisionApplePay(cardKey, { certificates: ['MIIB'], nonceSignature: 'A'.repeat(24) });
+  const google = await client.cards.provisionGooglePay(cardKey, { walletAccountId: 'wallet-account-1', deviceId: 'device-1' });
+  seen.push(google.opaquePaymentCard);
+  // @ts-expect-error a Google Pay answer has no Apple Pay member
+  seen.push(google.activationData);
+
+  const made: Token = await client.simulate.cardTokenization(cardKey, { walletProvider: 'apple_pay', device: { type: 'phone', name: 'Ada’s iPhone' }, networkVerdict: 'require_verification' });
+  // @ts-expect-error not a wallet
+  await client.simulate.cardTokenization(cardKey, { walletProvider: 'paypal' });
+  for (const token of (await client.cards.listTokens(cardKey)).data) seen.push(token._id, token.status);
+  for await (const token of client.tokens.list({ cardKey, status: 'active', walletProvider: 'google_pay', limit: 10 })) {
+    const status: 'requested' | 'pending_verification' | 'active' | 'suspended' | 'deactivated' | 'declined' = token.status;
+    seen.push(status, token.suspendedBy ?? 'not suspended');
+  }
+  // @ts-expect-error not a token status
+  client.tokens.list({ status: 'frozen' });
+  const suspended = await client.tokens.suspend(made._id, { reason: 'phone lost' }, { idempotencyKey: `suspend-${made._id}` });
+  seen.push(suspended.status, (await client.tokens.get(made._id)).cardKey);
+  // @ts-expect-error the reason is a string
+  await client.tokens.deactivate(made._id, { reason: 42 });
+
+  // The signer, and its deprecated place beside the token methods.
+  seen.push(await client.signer.token(), await client.tokens.token());
+  client.tokens.invalidate();
+  return seen;
+}
+
+export function decideTokenization(rawBody: string | Uint8Array, headers: Record<string, string | string[] | undefined>, secrets: string[]): DecisionAnswer {
+  const request: TokenizationRequest = verifyTokenizationRequest(rawBody, headers['partner-gateway-signature'], secrets, { toleranceSeconds: 300 });
+  const same = verifyStandardTokenizationRequest(rawBody, headers, secrets);
+  // @ts-expect-error a tokenization request carries no authorization
+  void request.data.authorization;
+  const verdict: 'approve' | 'require_verification' | 'decline' = request.data.tokenization.networkVerdict.decision;
+  if (verdict === 'decline') return tokenizationAnswer({ decision: 'decline', declineReason: 'network_declined' });
+  // @ts-expect-error a purchase's answer is not a tokenization's
+  tokenizationAnswer({ approved: true });
+  // @ts-expect-error a reason goes with a decline only
+  const approvedWithReason: TokenizationDecision = { decision: 'approve', declineReason: 'x' };
+  void approvedWithReason;
+  return tokenizationAnswer(same.data.tokenization.device.name === undefined ? { decision: 'require_verification' } : { decision: 'approve' });
 }

@@ -5,9 +5,21 @@
  *
  * Environment: BASE_URL, PARTNER_ID, PARTNER_ISSUER, PARTNER_KID, PARTNER_KEY_FILE.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import { PartnerGateway, SignatureVerificationError, approve, decisionAnswer, verifyAuthorizationRequest, verifyWebhook, type WebhookEvent } from '@partner-gateway/sdk';
+import {
+  PartnerGateway,
+  SignatureVerificationError,
+  approve,
+  decisionAnswer,
+  tokenizationAnswer,
+  verifyAuthorizationRequest,
+  verifyStandardTokenizationRequest,
+  verifyTokenizationRequest,
+  verifyWebhook,
+  type WebhookEvent,
+} from '@partner-gateway/sdk';
 
 function env(name: string): string {
   const value = process.env[name];
@@ -36,6 +48,8 @@ async function main() {
   // What went over the wire, seen through the client's fetch option.
   const lockAttempts: { idempotencyKey: string | undefined; replayed?: string | null }[] = [];
   const cardPages: string[] = [];
+  const tokenPages: string[] = [];
+  const tokensPath = `${new URL(env('BASE_URL')).pathname.replace(/\/+$/, '')}/tokens`;
   let dropNextLockAnswer = true;
   const observingFetch: typeof fetch = async (input, init) => {
     const url = new URL(String(input));
@@ -52,6 +66,7 @@ async function main() {
       return response;
     }
     if (init?.method === 'GET' && url.pathname.endsWith('/cards')) cardPages.push(url.search);
+    if (init?.method === 'GET' && url.pathname === tokensPath) tokenPages.push(url.search);
     return fetch(input, init);
   };
 
@@ -71,12 +86,22 @@ async function main() {
   const webhooks: WebhookEvent[] = [];
   const refused: string[] = [];
   const decisions: string[] = [];
+  const tokenizations: { tokenId: string; walletProvider: string; bothSchemes: boolean }[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       try {
+        // One endpoint for both kinds of request, told apart by their type header; the verifier checks the signed body's type.
+        if (req.url === '/decide' && req.headers['partner-gateway-event-type'] === 'tokenization.request') {
+          const request = verifyTokenizationRequest(raw, req.headers['partner-gateway-signature'], [decisionSecret]);
+          const bothSchemes = verifyStandardTokenizationRequest(raw, req.headers, [decisionSecret]).id === request.id;
+          tokenizations.push({ tokenId: request.data.tokenization.tokenId, walletProvider: request.data.tokenization.walletProvider, bothSchemes });
+          const answer = tokenizationAnswer({ decision: 'approve' });
+          res.writeHead(answer.status, answer.headers).end(answer.body);
+          return;
+        }
         if (req.url === '/decide') {
           const request = verifyAuthorizationRequest(raw, req.headers['partner-gateway-signature'], [decisionSecret]);
           decisions.push(request.data.authorization.id);
@@ -105,7 +130,7 @@ async function main() {
     const me = await client.me();
     const endpoint = await client.webhookEndpoints.create({ url: `${local}/hooks`, events: ['card.status_changed'] });
     webhookSecret = endpoint.secret;
-    const decider = await client.authorizationEndpoint.create({ url: `${local}/decide`, timeoutMs: 1500 });
+    const decider = await client.authorizationEndpoint.create({ url: `${local}/decide`, timeoutMs: 1500, requestTypes: ['authorization.request', 'tokenization.request'] });
     decisionSecret = decider.secret;
 
     const individual = await client.individuals.create({
@@ -140,6 +165,21 @@ async function main() {
     const pinBlock = await client.cards.encryptPin('4921');
     const authorization = await client.simulate.cardAuthorization(card.cardKey, { amount: 9.99, merchant: { name: 'Packed Shop', mcc: '5411', country: 'GB' } });
 
+    // The card into the wallets while it is ACTIVE: push provisioning to each, then the
+    // tokenizations the wallets would ask for (the decision endpoint above approves them), then its
+    // tokens, by the card and by the paged search.
+    const applePay = await client.cards.provisionApplePay(card.cardKey, {
+      certificates: [crypto.randomBytes(300).toString('base64')],
+      nonce: crypto.randomBytes(16).toString('base64'),
+      nonceSignature: crypto.randomBytes(70).toString('base64'),
+    });
+    const googlePay = await client.cards.provisionGooglePay(card.cardKey, { walletAccountId: 'packed-wallet-account', deviceId: 'packed-device' });
+    const appleToken = await client.simulate.cardTokenization(card.cardKey, { walletProvider: 'apple_pay', device: { type: 'phone', name: 'Grace’s iPhone', ipCountry: 'GB' } });
+    const googleToken = await client.simulate.cardTokenization(card.cardKey, { walletProvider: 'google_pay' });
+    const cardTokens = await client.cards.listTokens(card.cardKey);
+    const listedTokens: string[] = [];
+    for await (const token of client.tokens.list({ cardKey: card.cardKey, limit: 1 })) listedTokens.push(token._id);
+
     const locked = await client.cards.lock(card.cardKey, { expDate, reason: 'packed SDK' });
 
     const seen = new Set<string>();
@@ -163,6 +203,18 @@ async function main() {
         pan: { digits: cardNumber.length, luhn: luhn(cardNumber), matchesMask: card.cardMask.replace(/\s/g, '').slice(-4) === cardNumber.slice(-4) },
         pinBlock: { bytes: Buffer.from(pinBlock, 'base64').length, algorithm: pinKey.algorithm },
         authorization: { id: authorization._id, status: authorization.status, decidedBy: authorization.authorization?.decidedBy, asked: decisions.length },
+        // The wallets' payloads: their members and sizes, never their bytes.
+        provisioning: {
+          applePay: { keys: Object.keys(applePay).sort(), activationDataBytes: Buffer.from(applePay.activationData, 'base64').length },
+          googlePay: { keys: Object.keys(googlePay).sort(), opaquePaymentCardBytes: Buffer.from(googlePay.opaquePaymentCard, 'base64url').length },
+        },
+        tokens: {
+          made: [appleToken, googleToken].map((t) => ({ id: t._id, cardKey: t.cardKey, walletProvider: t.walletProvider, status: t.status, by: t.history[0]?.by })),
+          asked: tokenizations,
+          ofCard: cardTokens.data.map((t) => t._id),
+          listed: listedTokens,
+          pages: tokenPages,
+        },
         lock: { status: locked.status, attempts: lockAttempts },
         cards: { unique: seen.size, active, pages: cardPages },
         webhook: event ? { id: event.id, type: event.type, status: event.type === 'card.status_changed' ? event.data.status : null } : null,

@@ -106,7 +106,7 @@ describe('sdk: the packed package, installed on its own, against a gateway in sa
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it('onboards, issues, reads the CVV and card number, encrypts a PIN, simulates an authorization, locks with a retry on one key, pages 150 cards and verifies a webhook', async function () {
+  it('onboards, issues, reads the CVV and card number, encrypts a PIN, simulates an authorization, provisions the card to both wallets and lists its tokens, locks with a retry on one key, pages 150 cards and verifies a webhook', async function () {
     // The script's cardholder document number: the run's log scan looks for it.
     recordSecret('passportNumber', 'P7654321');
     const tarball = await packSdk(work);
@@ -145,6 +145,31 @@ describe('sdk: the packed package, installed on its own, against a gateway in sa
     const reads = await db.query("SELECT operation FROM audit_log WHERE target_id = $1 AND outcome = 'success' AND operation IN ('card.cvv.read', 'card.pan.read') ORDER BY id", [result.cardKey]);
     expect(reads.rows.map((r) => r.operation)).to.deep.equal(['card.cvv.read', 'card.pan.read']);
     expect(result.authorization).to.deep.include({ status: 'PENDING', decidedBy: 'partner', asked: 1 });
+
+    // Both wallets' payloads for the ACTIVE card, then two tokens its decision endpoint approved
+    // (each request verified by both header schemes), listed by the card and paged one by one.
+    expect(result.provisioning.applePay).to.deep.equal({ keys: ['activationData', 'encryptedPassData', 'ephemeralPublicKey'], activationDataBytes: 64 });
+    expect(result.provisioning.googlePay.keys).to.deep.equal(['displayName', 'lastDigits', 'network', 'opaquePaymentCard', 'tokenServiceProvider']);
+    expect(result.provisioning.googlePay.opaquePaymentCardBytes).to.be.within(1024, 2048);
+    const [appleToken, googleToken] = result.tokens.made as { id: string }[];
+    expect(result.tokens.made).to.deep.equal([
+      { id: appleToken!.id, cardKey: result.cardKey, walletProvider: 'apple_pay', status: 'active', by: 'partner' },
+      { id: googleToken!.id, cardKey: result.cardKey, walletProvider: 'google_pay', status: 'active', by: 'partner' },
+    ]);
+    expect(result.tokens.asked).to.deep.equal([
+      { tokenId: appleToken!.id, walletProvider: 'apple_pay', bothSchemes: true },
+      { tokenId: googleToken!.id, walletProvider: 'google_pay', bothSchemes: true },
+    ]);
+    expect(result.tokens.ofCard, 'newest first').to.deep.equal([googleToken!.id, appleToken!.id]);
+    expect(result.tokens.listed).to.deep.equal([googleToken!.id, appleToken!.id]);
+    expect(result.tokens.pages).to.have.length(2);
+    expect(result.tokens.pages[0]).to.equal(`?cardKey=${result.cardKey}&limit=1`);
+    expect(result.tokens.pages[1]).to.match(new RegExp(`^\\?cardKey=${result.cardKey}&limit=1&cursor=[^&]+$`));
+    const stored = await db.query('SELECT id, wallet_provider FROM tokens WHERE card_key = $1 ORDER BY created_at, id', [result.cardKey]);
+    expect(stored.rows).to.deep.equal([
+      { id: appleToken!.id, wallet_provider: 'apple_pay' },
+      { id: googleToken!.id, wallet_provider: 'google_pay' },
+    ]);
 
     // The lock's answer was dropped once: the SDK sent it again with the same key, and the gateway replayed it.
     expect(result.lock.status).to.equal('LOCKED');
