@@ -105,6 +105,14 @@ export interface NetworkTokens {
   deactivate(tokenId: string, body: Body<'deactivate-token'>, options?: WriteOptions): Call<'deactivate-token'>;
 }
 
+/** The signer's two methods, kept on `client.tokens` for code that signed through it. */
+export interface SignerMethodsOnTokens {
+  /** @deprecated `client.signer.token()`. */
+  token(): Promise<string>;
+  /** @deprecated `client.signer.invalidate()`. */
+  invalidate(): void;
+}
+
 export class PartnerGateway {
   /** The partner API's base URL, without a trailing slash. */
   readonly baseUrl: string;
@@ -115,7 +123,7 @@ export class PartnerGateway {
    * `resume`, `deactivate`. `token()` and `invalidate()` here are the {@link signer}'s, kept for
    * code written before network tokens (deprecated: use `client.signer`).
    */
-  readonly tokens: PartnerTokens & NetworkTokens;
+  readonly tokens: NetworkTokens & SignerMethodsOnTokens;
   private readonly fetchImpl: typeof fetch;
   private readonly retryOptions: RetryOptions;
   private readonly timeoutMs: number;
@@ -142,7 +150,7 @@ export class PartnerGateway {
       resume: (tokenId: string, body: Body<'resume-token'>, options?: WriteOptions) => this.call('resume-token', { path: { id: tokenId }, body }, options),
       deactivate: (tokenId: string, body: Body<'deactivate-token'>, options?: WriteOptions) => this.call('deactivate-token', { path: { id: tokenId }, body }, options),
     };
-    this.tokens = Object.assign(this.signer, networkTokens);
+    this.tokens = { ...networkTokens, token: () => this.signer.token(), invalidate: () => this.signer.invalidate() };
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.retryOptions = options.retry ?? {};
     this.timeoutMs = options.timeoutMs ?? 30_000;

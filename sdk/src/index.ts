@@ -2,7 +2,7 @@
  * @partner-gateway/sdk: a typed client of the Partner Gateway's Partner Card-Management API, and
  * the verification of what the gateway sends you. docs/sdk.md describes every part.
  */
-export { PartnerGateway, OPERATION_METHODS, DEFAULT_BASE_URL, SDK_VERSION, type PartnerGatewayOptions, type RequestOptions, type WriteOptions, type LogRecord } from './client';
+export { PartnerGateway, OPERATION_METHODS, DEFAULT_BASE_URL, SDK_VERSION, type PartnerGatewayOptions, type RequestOptions, type WriteOptions, type LogRecord, type NetworkTokens, type SignerMethodsOnTokens } from './client';
 export { PartnerGatewayError, PartnerGatewayConnectionError, parseRetryAfter, type PartnerGatewayErrorCode } from './errors';
 export { PartnerTokens, derToP1363, type KeyStoreSigner, type PartnerPrivateKey, type TokenOptions } from './token';
 export { Paginated, type PagingKind } from './pagination';

@@ -143,7 +143,11 @@ describe('sdk: tokens', function () {
     expect(auth[0]).to.equal(auth[1]).and.to.equal(auth[2]);
     expect(auth[3]).to.not.equal(auth[2]);
     expect(auth[4]).to.equal(auth[3]);
-    expect(client.tokens.signed).to.equal(2);
+    expect(client.signer.signed).to.equal(2);
+    // client.tokens is the network tokens' namespace, not the signer; its deprecated token() is the signer's token.
+    expect(client.tokens).to.not.equal(client.signer);
+    expect(client.signer).to.not.have.property('list');
+    expect(await client.tokens.token()).to.equal(await client.signer.token());
 
     // Refused again with the new token: thrown, not sent a third time.
     const twice = clientOn([{ status: 401, body: problem(401, 'token_not_yet_valid') }], { maxRetries: 2 });
