@@ -230,7 +230,7 @@ describe('e2e: tokenization decisions and the card-to-token cascade', function (
       // No waiting: the purchase right after the 200 is decided by the card's row.
       const declined = await purchase(apple._id);
       expect(declined).to.deep.include({ status: 'DECLINED', declineReason: 'card_locked', tokenId: apple._id, walletProvider: 'apple_pay' });
-      expect(declined.authorization).to.deep.include({ decidedBy: 'card_state' });
+      expect(declined.authorization).to.deep.include({ decidedBy: 'card_state', rule: 'card.status.LOCKED' });
       for (const t of [apple, google]) {
         const suspended = await tokenBecomes(t._id, (x) => x.status === 'suspended', 'suspended by the lock');
         expect(suspended).to.deep.include({ status: 'suspended', suspendedBy: 'card_state', cardKey: card.cardKey });
@@ -290,7 +290,7 @@ describe('e2e: tokenization decisions and the card-to-token cascade', function (
 
     it('"restrict as stolen → all deactivated", the partner-suspended one too, and a further resume gets 409 token_transition_invalid', async function () {
       ok(await cardChange(card, 'restrict/stolen', 'cascade-stolen'), 200, 'restrict as stolen');
-      expect(await purchase(apple._id)).to.deep.include({ status: 'DECLINED' });
+      expect(await purchase(apple._id)).to.deep.include({ status: 'DECLINED', declineReason: 'card_inactive' });
       for (const t of [apple, google, own]) {
         const gone = await tokenBecomes(t._id, (x) => x.status === 'deactivated', 'deactivated by the stolen report');
         expect(gone).to.not.have.property('suspendedBy');
