@@ -1,3 +1,5 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { api, cardBody, individualBody, sandboxControl, sandboxUrls, type ApiResponse } from '../support/api';
@@ -372,5 +374,18 @@ describe('e2e: tokenization decisions and the card-to-token cascade', function (
     for (const t of [apple, google]) await tokenBecomes(t._id, (x) => x.status === 'active' && x.cardKey === fresh.cardKey, 'resumed by the activation');
     expect(await tokenOf(own._id)).to.deep.include({ status: 'suspended', suspendedBy: 'partner', cardKey: fresh.cardKey });
     expect(await purchase(google._id)).to.deep.include({ status: 'PENDING', cardKey: fresh.cardKey, tokenId: google._id });
+  });
+  it('"OpenAPI covers every new event": each token event the receiver got (token.created, token.updated, token.verification_code) is valid against its webhook in the served document', async function () {
+    const document = (await (await fetch(`${gateway.baseUrl}/api/partner/openapi.json`)).json()) as { webhooks: Record<string, any>; components: { schemas: unknown } };
+    const id = 'https://partner-gateway.dev/openapi.json';
+    const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
+    addFormats(ajv);
+    ajv.addSchema({ $id: id, components: { schemas: document.components.schemas } });
+    const tokenEvents = hooks.received.map((r) => r.event).filter((e) => e.type.startsWith('token.'));
+    expect(new Set(tokenEvents.map((e) => e.type))).to.deep.equal(new Set(['token.created', 'token.updated', 'token.verification_code']));
+    for (const event of tokenEvents) {
+      const validate = ajv.getSchema(`${id}${document.webhooks[event.type].post.requestBody.content['application/json'].schema.$ref}`)!;
+      expect(validate(event), `${event.type}: ${ajv.errorsText(validate.errors)}`).to.equal(true);
+    }
   });
 });
