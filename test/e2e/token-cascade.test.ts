@@ -375,6 +375,26 @@ describe('e2e: tokenization decisions and the card-to-token cascade', function (
     expect(await tokenOf(own._id)).to.deep.include({ status: 'suspended', suspendedBy: 'partner', cardKey: fresh.cardKey });
     expect(await purchase(google._id)).to.deep.include({ status: 'PENDING', cardKey: fresh.cardKey, tokenId: google._id });
   });
+  it('"Replace or re-issue": a re-issue moves the active and suspended tokens to the new card (ACTIVE: they stay usable), each with a token.updated card_updated after the new card\'s card.created; the old card is CLOSED but its tokens are not deactivated', async function () {
+    const old = await newCard();
+    const [active, held] = [await tokenize(old.cardKey, { walletProvider: 'apple_pay' }), await tokenize(old.cardKey, { walletProvider: 'samsung_pay' })];
+    await suspend(held._id);
+    const reissued = await api(gateway, partner, 'POST', `/cards/${old.cardKey}/reissue`, { body: { expDate: `06/${new Date().getUTCFullYear() + 5}`, reason: 'expiry' }, headers: { 'x-request-id': 'cascade-reissue' } });
+    const fresh = ok(reissued, 201, 're-issue') as { cardKey: string; status: string };
+    expect(fresh.status).to.equal('ACTIVE');
+    for (const [t, status] of [[active, 'active'], [held, 'suspended']] as const) {
+      expect(await tokenBecomes(t._id, (x) => x.cardKey === fresh.cardKey, 'moved to the re-issued card')).to.deep.include({ status, cardKey: fresh.cardKey });
+    }
+    expect(await tokenOf(held._id)).to.deep.include({ suspendedBy: 'partner' });
+    const created = (e: Received['event']) => e.type === 'card.created' && e.data.card.cardKey === fresh.cardKey;
+    await arrived('the re-issue and its moves', created, tokenUpdated(active._id, 'card_updated'), tokenUpdated(held._id, 'card_updated'));
+    for (const t of [active, held]) {
+      expect(at(tokenUpdated(t._id, 'card_updated')), 'after card.created').to.be.greaterThan(at(created));
+      expect(eventsOf(t._id, 0)).to.not.include('deactivated');
+    }
+    expect(await purchase(active._id)).to.deep.include({ status: 'PENDING', cardKey: fresh.cardKey, tokenId: active._id });
+  });
+
   it('"OpenAPI covers every new event": each token event the receiver got (token.created, token.updated, token.verification_code) is valid against its webhook in the served document', async function () {
     const document = (await (await fetch(`${gateway.baseUrl}/api/partner/openapi.json`)).json()) as { webhooks: Record<string, any>; components: { schemas: unknown } };
     const id = 'https://partner-gateway.dev/openapi.json';
