@@ -25,6 +25,7 @@
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
+import os from 'node:os';
 import { Client } from 'pg';
 import { upstreamSignature } from '../sandbox/shared/notifier';
 import { SANDBOX_TOKEN_REQUESTOR_IDS } from '../sandbox/processing/tokens';
@@ -80,6 +81,8 @@ export interface TokenizationLatency {
 }
 
 export interface TokenizationResult {
+  /** The machine's 1-minute load average at the phase's start and end (a shared machine: docs/performance.md). */
+  loadAverage: { start: number; end: number };
   cards: number;
   /** No endpoint enrolled for tokenizations: the client's latency is the gateway's own time. */
   withoutEndpoint: TokenizationLatency;
@@ -125,6 +128,7 @@ const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 export async function tokenizationPhase(input: TokenizationPhaseInput): Promise<TokenizationResult> {
   const { gateway, notifyBase, secret, log } = input;
   const rate = TOKENIZATION_RATE;
+  const loadAtStart = os.loadavg()[0]!;
   const pg = new Client({ connectionString: input.dbUrl });
   await pg.connect();
   const endpoint = await startDecisionEndpoint();
@@ -352,6 +356,7 @@ export async function tokenizationPhase(input: TokenizationPhaseInput): Promise<
     const locks = sorted(lockTimes);
 
     return {
+      loadAverage: { start: round2(loadAtStart), end: round2(os.loadavg()[0]!) },
       cards: pool.length,
       withoutEndpoint,
       withEndpoint: {
@@ -395,7 +400,7 @@ export function tokenizationLines(t: TokenizationResult): string {
   const e = t.withEndpoint;
   const c = t.cascade;
   return [
-    `tokenizations (${t.cards} cards, a new tokenization id each request) at ${w.rate}/s, no endpoint: p50 ${w.p50Ms} ms, p95 ${w.p95Ms} ms, p99 ${w.p99Ms} ms, max ${w.maxMs} ms (${w.samples} decisions, ${w.errors} errors, CPU ${w.cpuUsPerDecision} µs each)`,
+    `tokenizations (${t.cards} cards, a new tokenization id each request; load average ${t.loadAverage.start} to ${t.loadAverage.end}) at ${w.rate}/s, no endpoint: p50 ${w.p50Ms} ms, p95 ${w.p95Ms} ms, p99 ${w.p99Ms} ms, max ${w.maxMs} ms (${w.samples} decisions, ${w.errors} errors, CPU ${w.cpuUsPerDecision} µs each)`,
     `  at ${e.rate}/s, loopback partner endpoint: at the client p50 ${e.p50Ms} ms, p95 ${e.p95Ms} ms, p99 ${e.p99Ms} ms, max ${e.maxMs} ms (${e.samples} decisions, ${e.errors} errors, CPU ${e.cpuUsPerDecision} µs each); partner latency as recorded p50 ${e.partnerLatencyP50Ms} ms, p99 ${e.partnerLatencyP99Ms} ms; endpoint's own handling p50 ${e.endpointHandlingP50Ms} ms, p99 ${e.endpointHandlingP99Ms} ms (${e.endpointCalls} calls); the gateway's own time (less the partner's as recorded) p50 ${e.ownP50Ms} ms, p95 ${e.ownP95Ms} ms, p99 ${e.ownP99Ms} ms; less the endpoint's own handling only p50 ${e.beyondEndpointP50Ms} ms, p99 ${e.beyondEndpointP99Ms} ms`,
     `  cascade: ${c.cards} cards of ${c.tokensPerCard} tokens locked one at a time; lock's answer to every token suspended p50 ${c.p50Ms} ms, p95 ${c.p95Ms} ms, p99 ${c.p99Ms} ms, max ${c.maxMs} ms (the lock itself p50 ${c.lockP50Ms} ms, p99 ${c.lockP99Ms} ms); ${c.notSuspended} cards not suspended within 30 s; ${c.partnerViewSuspended} of ${c.cards} read all suspended (card_state) by the partner route`,
   ].join('\n');
