@@ -390,6 +390,7 @@ async function main(): Promise<void> {
         expDate,
         dbUrl: dbUrl.toString(),
         secret: processingSecret,
+        queryCountFile,
         smoke: o.smoke,
         ...(o.requests !== undefined ? { requests: o.requests } : {}),
         log,

@@ -24,6 +24,7 @@
  *    outbox's sending, the processor's 10 answers, and their recordings.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { Client } from 'pg';
@@ -32,7 +33,7 @@ import { SANDBOX_TOKEN_REQUESTOR_IDS } from '../sandbox/processing/tokens';
 import type { WalletProvider } from '../gateway/shapes/token';
 import { openLoop, startDecisionEndpoint } from './authorizations';
 import { cpuTimeMs, type BenchProcess } from './processes';
-import { json, percentile, round2 } from './stats';
+import { json, percentile, QUERY_COUNT_EVERY_MS, round2 } from './stats';
 
 const PATH = '/upstream-notifications/processing/tokenizations';
 /** The fixed rate of the latency measurements (the target is stated at it). */
@@ -60,6 +61,8 @@ export interface TokenizationPhaseInput {
   dbUrl: string;
   /** PROCESSING_NOTIFY_SECRET of the gateway. */
   secret: string;
+  /** Where bench/count-queries writes the gateway's statement count. */
+  queryCountFile: string;
   smoke: boolean;
   /** Tokenization requests per latency round (default 1,000; the smoke 20). */
   requests?: number;
@@ -78,6 +81,8 @@ export interface TokenizationLatency {
   errors: number;
   /** Gateway CPU per decision at this rate (µs). */
   cpuUsPerDecision: number;
+  /** Statements the gateway sent per decision (bench/count-queries; its background work included). */
+  queriesPerDecision: number;
 }
 
 export interface TokenizationResult {
@@ -177,6 +182,11 @@ export async function tokenizationPhase(input: TokenizationPhaseInput): Promise<
       return { id, raw };
     };
 
+    /** The gateway's statement count, once bench/count-queries has written it (every QUERY_COUNT_EVERY_MS). */
+    const queries = async (): Promise<number> => {
+      await sleep(QUERY_COUNT_EVERY_MS + 50);
+      return Number(fs.readFileSync(input.queryCountFile, 'utf8')) || 0;
+    };
     /** The latency of each decision answered 200, by tokenization id. */
     const latencyById = new Map<string, number>();
     /** `count` tokenization requests at `at` per second, open loop: latency at the client, ms. */
@@ -214,9 +224,11 @@ export async function tokenizationPhase(input: TokenizationPhaseInput): Promise<
           });
           req.end(raw);
         });
+      const queriesBefore = await queries();
       const cpuBefore = cpuTimeMs(gateway.child.pid!);
       await openLoop(count, at, send);
       const cpuMs = cpuTimeMs(gateway.child.pid!) - cpuBefore;
+      const sent = (await queries()) - queriesBefore;
       agent.destroy();
       const s = sorted(latencies);
       return {
@@ -228,6 +240,7 @@ export async function tokenizationPhase(input: TokenizationPhaseInput): Promise<
         maxMs: round2(s[s.length - 1] ?? 0),
         errors,
         cpuUsPerDecision: Math.round((cpuMs * 1000) / Math.max(1, count)),
+        queriesPerDecision: round2(sent / Math.max(1, count)),
       };
     };
 
@@ -400,8 +413,8 @@ export function tokenizationLines(t: TokenizationResult): string {
   const e = t.withEndpoint;
   const c = t.cascade;
   return [
-    `tokenizations (${t.cards} cards, a new tokenization id each request; load average ${t.loadAverage.start} to ${t.loadAverage.end}) at ${w.rate}/s, no endpoint: p50 ${w.p50Ms} ms, p95 ${w.p95Ms} ms, p99 ${w.p99Ms} ms, max ${w.maxMs} ms (${w.samples} decisions, ${w.errors} errors, CPU ${w.cpuUsPerDecision} µs each)`,
-    `  at ${e.rate}/s, loopback partner endpoint: at the client p50 ${e.p50Ms} ms, p95 ${e.p95Ms} ms, p99 ${e.p99Ms} ms, max ${e.maxMs} ms (${e.samples} decisions, ${e.errors} errors, CPU ${e.cpuUsPerDecision} µs each); partner latency as recorded p50 ${e.partnerLatencyP50Ms} ms, p99 ${e.partnerLatencyP99Ms} ms; endpoint's own handling p50 ${e.endpointHandlingP50Ms} ms, p99 ${e.endpointHandlingP99Ms} ms (${e.endpointCalls} calls); the gateway's own time (less the partner's as recorded) p50 ${e.ownP50Ms} ms, p95 ${e.ownP95Ms} ms, p99 ${e.ownP99Ms} ms; less the endpoint's own handling only p50 ${e.beyondEndpointP50Ms} ms, p99 ${e.beyondEndpointP99Ms} ms`,
+    `tokenizations (${t.cards} cards, a new tokenization id each request; load average ${t.loadAverage.start} to ${t.loadAverage.end}) at ${w.rate}/s, no endpoint: p50 ${w.p50Ms} ms, p95 ${w.p95Ms} ms, p99 ${w.p99Ms} ms, max ${w.maxMs} ms (${w.samples} decisions, ${w.errors} errors, CPU ${w.cpuUsPerDecision} µs and ${w.queriesPerDecision} statements each)`,
+    `  at ${e.rate}/s, loopback partner endpoint: at the client p50 ${e.p50Ms} ms, p95 ${e.p95Ms} ms, p99 ${e.p99Ms} ms, max ${e.maxMs} ms (${e.samples} decisions, ${e.errors} errors, CPU ${e.cpuUsPerDecision} µs and ${e.queriesPerDecision} statements each); partner latency as recorded p50 ${e.partnerLatencyP50Ms} ms, p99 ${e.partnerLatencyP99Ms} ms; endpoint's own handling p50 ${e.endpointHandlingP50Ms} ms, p99 ${e.endpointHandlingP99Ms} ms (${e.endpointCalls} calls); the gateway's own time (less the partner's as recorded) p50 ${e.ownP50Ms} ms, p95 ${e.ownP95Ms} ms, p99 ${e.ownP99Ms} ms; less the endpoint's own handling only p50 ${e.beyondEndpointP50Ms} ms, p99 ${e.beyondEndpointP99Ms} ms`,
     `  cascade: ${c.cards} cards of ${c.tokensPerCard} tokens locked one at a time; lock's answer to every token suspended p50 ${c.p50Ms} ms, p95 ${c.p95Ms} ms, p99 ${c.p99Ms} ms, max ${c.maxMs} ms (the lock itself p50 ${c.lockP50Ms} ms, p99 ${c.lockP99Ms} ms); ${c.notSuspended} cards not suspended within 30 s; ${c.partnerViewSuspended} of ${c.cards} read all suspended (card_state) by the partner route`,
   ].join('\n');
 }
