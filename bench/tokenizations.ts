@@ -198,8 +198,8 @@ export async function tokenizationPhase(input: TokenizationPhaseInput): Promise<
       const send = (): Promise<void> =>
         new Promise((resolve) => {
           const { id, raw } = nextBody(stage);
-          const started = performance.now();
           const headers = { 'content-type': 'application/json', 'upstream-notification-id': id, 'upstream-signature': upstreamSignature(secret, raw) };
+          const started = performance.now();
           const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers }, (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (chunk: Buffer) => chunks.push(chunk));
