@@ -205,7 +205,7 @@ export interface AuthorizationResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** `count` calls of `send` at `rate` per second, open loop (each on its schedule, whatever the earlier ones are doing); resolves when all have. */
-const openLoop = async (count: number, rate: number, send: () => Promise<void>): Promise<void> => {
+export const openLoop = async (count: number, rate: number, send: () => Promise<void>): Promise<void> => {
   const pending: Promise<void>[] = [];
   const began = performance.now();
   for (let i = 0; i < count; i++) {
@@ -617,11 +617,12 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
 }
 
 /**
- * The loopback partner decision endpoint (bench/decision-endpoint.ts) in a child process of its own,
+ * The loopback partner decision endpoint (bench/decision-endpoint.ts) in a child process of its own
+ * (also the tokenization phase's, bench/tokenizations.ts),
  * so that it does not share this process's event loop with the open-loop client: `calls()` how many
  * it answered, `handlingFrom(i)` its own handling times (ms) from the i-th call on.
  */
-async function startDecisionEndpoint(): Promise<{ url: string; base: string; calls: () => Promise<number>; handlingFrom: (from: number) => Promise<{ handling: number[]; ids: string[] }>; close: () => Promise<void> }> {
+export async function startDecisionEndpoint(): Promise<{ url: string; base: string; calls: () => Promise<number>; handlingFrom: (from: number) => Promise<{ handling: number[]; ids: string[] }>; close: () => Promise<void> }> {
   const child = await startNode(path.join(__dirname, 'decision-endpoint.js'), {}, (line) => typeof line.port === 'number');
   const base = `http://127.0.0.1:${String(child.ready.port)}`;
   const stats = async (from: number, all: boolean): Promise<{ calls: number; handling: number[]; ids: string[] }> => {

@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --smoke] [--duration 10] [--requests N] [--connections 50] [--cards 1000000] [--rss-requests 1000000] [--authorization-rate 200]`
- * `[--only authorizations]`: the set-up and the authorization phase alone (a quicker loop for the decisions' figures).
+ * `[--only authorizations]`: the set-up and the authorization phase alone (a quicker loop for the decisions' figures);
+ * `[--only tokenizations]`: the set-up and the tokenization phase alone.
  *
  * Starts, in one run and on this machine: the sandbox upstreams, our gateway (one worker, then a
  * cluster of two), and the baselines (a) the upstream called directly, (b) a bare Node keep-alive
@@ -18,6 +19,9 @@
  * saturation in rounds alternating with S1 (CPU per decision beside S1's, PostgreSQL's CPU and the
  * statements per decision), then p50/p99 at a fixed `--authorization-rate` (default 200 decisions/s),
  * controls only and with a loopback partner decision endpoint.
+ * After it, a tokenization phase (bench/tokenizations.ts): the processor's signed tokenization
+ * requests at 100/s without a partner endpoint and with the loopback one (the gateway's own time),
+ * and the cascade: cards of 10 tokens locked one at a time, the lock's answer to every token suspended.
  * `--profile S1` (or another gateway scenario, or `A`: the first controls-only saturation round of the authorization phase, or `AE`: its saturation round with the loopback endpoint) records a V8 CPU profile of the gateway over that
  * scenario only, in bench/results/profiles/ (`node dist/bench/profile-summary.js <file>` sums it up).
  */
@@ -33,6 +37,7 @@ import { compactVerify } from 'jose';
 import { Client } from 'pg';
 import { signPartnerToken } from '../scripts/token';
 import { authorizationPhase, LATENCY_RATE, type AuthorizationResult } from './authorizations';
+import { tokenizationLines, tokenizationPhase, tokenizationTargets, type TokenizationResult } from './tokenizations';
 import { benchGatewayEnv, cpuTimeMs, peakRssMb, startNode, type BenchProcess } from './processes';
 import { json, percentile } from './stats';
 
@@ -68,8 +73,11 @@ interface Options {
   profile?: string;
   /** Rounds of the engine comparison (`--engine-rounds`, default 5; the smoke 1). */
   engineRounds: number;
-  /** `--only authorizations`: the set-up, S1's warm-up and the authorization phase alone (its figures to stdout and bench/results/<date>-authorizations.json). */
-  only?: 'authorizations';
+  /**
+   * `--only authorizations`: the set-up, S1's warm-up and the authorization phase alone (its figures to stdout and bench/results/<date>-authorizations.json);
+   * `--only tokenizations`: the set-up and the tokenization phase alone (bench/results/<date>-tokenizations.json).
+   */
+  only?: 'authorizations' | 'tokenizations';
 }
 
 function options(): Options {
@@ -87,7 +95,7 @@ function options(): Options {
       only: { type: 'string' },
     },
   });
-  if (values.only !== undefined && values.only !== 'authorizations') throw new Error(`--only takes authorizations, not ${values.only}`);
+  if (values.only !== undefined && values.only !== 'authorizations' && values.only !== 'tokenizations') throw new Error(`--only takes authorizations or tokenizations, not ${values.only}`);
   const smoke = values.smoke ?? false;
   const requests = values.requests === undefined ? undefined : Number(values.requests);
   if (requests !== undefined && !(Number.isInteger(requests) && requests > 0)) throw new Error(`--requests must be a positive integer, not ${values.requests}`);
@@ -106,7 +114,7 @@ function options(): Options {
     authorizationRate,
     serverUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     ...(values.profile ? { profile: values.profile } : {}),
-    ...(values.only === 'authorizations' ? { only: 'authorizations' as const } : {}),
+    ...(values.only === 'authorizations' || values.only === 'tokenizations' ? { only: values.only } : {}),
   };
 }
 
@@ -336,20 +344,21 @@ async function main(): Promise<void> {
     // sets that count (also outside the smoke).
     const amount = o.requests ?? (o.smoke ? 200 : undefined);
     const common = amount !== undefined ? { amount, connections: o.connections } : { duration, connections: o.connections };
+    const newCard = async (): Promise<string> =>
+      (
+        await json(`${base}/api/partner/individual/accounts/${individual._id}/cards/virtual`, {
+          method: 'POST',
+          headers: await auth(),
+          body: JSON.stringify({ expDate, clientCode: individual.clientID, currency: 'EUR', productCode: 'P-STD', embossedName: 'BENCH.RUNNER' }),
+        })
+      ).cardKey as string;
     const authorizationRun = (): Promise<AuthorizationResult> =>
       authorizationPhase({
         gateway,
         partnerApi: `${base}/api/partner`,
         notifyBase: `http://127.0.0.1:${String(gateway.ready.notifyPort)}`,
         auth,
-        newCard: async () =>
-          (
-            await json(`${base}/api/partner/individual/accounts/${individual._id}/cards/virtual`, {
-              method: 'POST',
-              headers: await auth(),
-              body: JSON.stringify({ expDate, clientCode: individual.clientID, currency: 'EUR', productCode: 'P-STD', embossedName: 'BENCH.RUNNER' }),
-            })
-          ).cardKey as string,
+        newCard,
         dbUrl: dbUrl.toString(),
         secret: processingSecret,
         queryCountFile,
@@ -370,6 +379,23 @@ async function main(): Promise<void> {
         log,
       });
 
+    const tokenizationRun = (): Promise<TokenizationResult> =>
+      tokenizationPhase({
+        gateway,
+        partnerApi: `${base}/api/partner`,
+        notifyBase: `http://127.0.0.1:${String(gateway.ready.notifyPort)}`,
+        processing: sandbox.ready.processing as string,
+        auth,
+        newCard,
+        expDate,
+        dbUrl: dbUrl.toString(),
+        secret: processingSecret,
+        queryCountFile,
+        smoke: o.smoke,
+        ...(o.requests !== undefined ? { requests: o.requests } : {}),
+        log,
+      });
+
     // Not measured: the first requests of the card-status route compile its code paths (JIT, the
     // route's first use), which S1 would pay alone and S2 not at all; with the smoke's 50 requests
     // that made S1 look as costly as S2. The same count as a measured run, at most 2,000.
@@ -385,6 +411,18 @@ async function main(): Promise<void> {
       fs.mkdirSync(resultsDir, { recursive: true });
       const file = path.join(resultsDir, `${started.toISOString().slice(0, 10)}-authorizations${o.smoke ? '-smoke' : ''}.json`);
       fs.writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), options: o, authorizations }, null, 2)}\n`);
+      process.stdout.write(`written ${path.relative(ROOT, file)}\n`);
+      return;
+    }
+    if (o.only === 'tokenizations') {
+      log('tokenizations (issue 35) only...');
+      const tokenizations = await tokenizationRun();
+      const targets = tokenizationTargets(tokenizations);
+      process.stdout.write(`${tokenizationLines(tokenizations)}\n${Object.entries(targets).map(([target, met]) => `${met ? 'met   ' : 'MISSED'} ${target}`).join('\n')}\n`);
+      const resultsDir = path.join(ROOT, 'bench', 'results');
+      fs.mkdirSync(resultsDir, { recursive: true });
+      const file = path.join(resultsDir, `${started.toISOString().slice(0, 10)}-tokenizations${o.smoke ? '-smoke' : ''}.json`);
+      fs.writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), options: o, tokenizations, targets }, null, 2)}\n`);
       process.stdout.write(`written ${path.relative(ROOT, file)}\n`);
       return;
     }
@@ -517,6 +555,9 @@ async function main(): Promise<void> {
     log('authorizations (issue 21)...');
     const authorizations = await authorizationRun();
 
+    log('tokenizations (issue 35)...');
+    const tokenizations = await tokenizationRun();
+
     log('cluster of 2 workers, S1...');
     await gateway.stop();
     const cluster = await startNode(path.join(DIST, 'gateway', 'main.js'), gatewayEnv(2), (l) => l.msg === 'gateway ready');
@@ -550,6 +591,7 @@ async function main(): Promise<void> {
       ratios,
       webhooks,
       authorizations,
+      tokenizations,
       engines,
       targets: {
         'S1 >= 1.0x express-gateway proxy': ratios.s1VsEgProxy >= 1,
@@ -578,6 +620,7 @@ async function main(): Promise<void> {
           // Every answer recorded; more recorded only for what a timed round left unanswered at its end.
           authorizations.unrecorded <= 0 &&
           -authorizations.unrecorded <= authorizations.abandoned,
+        ...tokenizationTargets(tokenizations),
       },
     };
 
@@ -593,6 +636,7 @@ async function main(): Promise<void> {
       `S6 added latency at 1,000 req/s: p50 ${ratios.s6AddedP50Ms} ms, p99 ${ratios.s6AddedP99Ms} ms   cluster of 2 / one worker: ${ratios.cluster2VsOne}x`,
       `webhooks: ${webhooks.deliveriesPerSecond} deliveries/s (${webhooks.deliveries} nickname changes on ${webhooks.cards} cards), CPU ${webhooks.cpuUsPerChangeAndDelivery} µs per change and delivery (${webhooks.addedCpuUsPerDelivery} µs above S4); change to receiver: p50 ${webhooks.addedLatencyP50Ms} ms, p99 ${webhooks.addedLatencyP99Ms} ms (${webhooks.latencySamples} changes, one at a time)`,
       authorizationLines(authorizations),
+      tokenizationLines(tokenizations),
       engineLines(engines),
       ...Object.entries(report.targets).map(([target, met]) => `${met ? 'met   ' : 'MISSED'} ${target}`),
     ].join('\n');

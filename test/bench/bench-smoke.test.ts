@@ -89,6 +89,28 @@ describe(`bench harness (smoke: ${REQUESTS} requests per scenario)`, function ()
     expect(a.mix['deadline-endpoint']['decidedBy:partner_default'], 'the endpoint\'s default, recorded').to.equal(hanging.defaults);
     expect(held.unavailable, 'the gateway\'s own 503 at answerBy, for each held recording').to.equal(5);
     expect(stdout).to.match(/authorizations \(\d+ cards with spend controls.*\): \d+ decisions\/s per worker/);
+    // The tokenization phase (issue 35): 20 signed tokenization requests per round at 100/s, each
+    // approved, without an endpoint (the network's verdict) and with the loopback endpoint (the partner).
+    const t = report.tokenizations;
+    for (const latency of [t.withoutEndpoint, t.withEndpoint]) {
+      expect(latency).to.include({ samples: 20, errors: 0, rate: 100 });
+      expect(latency.p50Ms, 'tokenization p50 at the client').to.be.greaterThan(0);
+      expect(latency.p95Ms).to.be.at.least(latency.p50Ms);
+      expect(latency.p99Ms).to.be.at.least(latency.p95Ms);
+    }
+    expect(t.mix.network, 'no endpoint: decided by the network\'s verdict').to.deep.equal({ approve: 20, 'decidedBy:network': 20 });
+    expect(t.mix.endpoint, 'decided by the loopback endpoint').to.deep.equal({ approve: 20, 'decidedBy:partner': 20 });
+    expect(t.withEndpoint.endpointCalls, 'the endpoint was asked once per tokenization').to.equal(20);
+    // The own time, the client's latency less the partner's recorded latency, matched for every decision.
+    expect(t.withEndpoint.ownP99Ms).to.be.at.least(t.withEndpoint.ownP50Ms).and.at.most(t.withEndpoint.maxMs);
+    expect(t.withEndpoint.beyondEndpointP99Ms).to.be.at.least(t.withEndpoint.beyondEndpointP50Ms).and.above(0);
+    // The cascade: 5 cards of 10 tokens, each card's tokens all suspended after its lock, as the partner reads them.
+    expect(t.cascade).to.include({ cards: 5, tokensPerCard: 10, notSuspended: 0, partnerViewSuspended: 5 });
+    expect(t.cascade.p50Ms, 'lock answered to every token suspended').to.be.greaterThan(0);
+    expect(t.cascade.maxMs).to.be.at.least(t.cascade.p99Ms).and.at.least(t.cascade.p50Ms);
+    expect(Object.keys(report.targets).filter((k: string) => k.startsWith('tokenizations: ')), 'the tokenization targets').to.have.length(4);
+    expect(stdout).to.match(/tokenizations \(\d+ cards.*\) at 100\/s, no endpoint: p50 [\d.]+ ms/);
+    expect(stdout).to.match(/cascade: 5 cards of 10 tokens/);
     expect(stdout).to.match(/CPU per request \(serving process\): S1 \/ express-gateway proxy [\d.]+x/);
   });
 });
