@@ -30,10 +30,10 @@ export interface AuditLogItem {
 }
 
 /** The columns an audit entry is written with, in {@link auditValues}' order. */
-const AUDIT_COLUMNS = 'public_id, partner_id, individual_id, tenant_id, operation, target_type, target_id, request_id, outcome, details';
+export const AUDIT_COLUMNS = 'public_id, partner_id, individual_id, tenant_id, operation, target_type, target_id, request_id, outcome, details';
 
 /** An entry's values for {@link AUDIT_COLUMNS} (10 parameters; `details` as JSON text). */
-function auditValues(entry: AuditEntry): unknown[] {
+export function auditValues(entry: AuditEntry): unknown[] {
   return [
     newObjectId(),
     entry.partnerId,

@@ -35,5 +35,8 @@ export async function emitTokenEvent<T extends TokenEventType>(
  * order, and the two never wait on each other in a circle.
  */
 export async function lockCardEvents(tx: Queryable, partnerId: string, cardKey: string): Promise<void> {
-  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('evt:' || $1::text || ':' || $2::text, 0))", [partnerId, cardKey]);
+  await tx.query(`SELECT ${CARD_EVENTS_LOCK('$1', '$2')}`, [partnerId, cardKey]);
 }
+
+/** {@link lockCardEvents}' lock as an SQL expression of the partner's and the card's parameters, for a statement that takes it with other work. */
+export const CARD_EVENTS_LOCK = (partnerParam: string, cardParam: string): string => `pg_advisory_xact_lock(hashtextextended('evt:' || ${partnerParam}::text || ':' || ${cardParam}::text, 0))`;

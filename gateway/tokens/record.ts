@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/audit-log';
+import { AUDIT_COLUMNS, auditValues } from '../audit/audit-log';
 import { DecisionTooLate, type Clock } from '../authorizations/deadline';
 import { recordedBefore } from './fenced';
 import type { Database, Queryable } from '../db/database';
@@ -6,8 +6,8 @@ import type { TokenHistoryEntry } from '../shapes/token';
 import type { TokenizationClaim } from './claim';
 import type { TokenizationRequest } from './contract-stub';
 import { cardStateTokenization, tokenStatusOf, type TokenizationCard, type TokenizationDecision } from './decision';
-import { emitTokenEvent, lockCardEvents } from './events';
-import { TOKEN_COLUMNS, tokenAuditScope, tokenByReference, toToken, type TokenRow } from './store';
+import { CARD_EVENTS_LOCK, emitTokenEvent } from './events';
+import { TOKEN_COLUMNS, tokenByReference, toToken, type TokenRow } from './store';
 import { newVerification, verificationKey } from './verification';
 
 /**
@@ -31,13 +31,17 @@ export interface TokenizationRecorded {
   recorded: boolean;
 }
 
-/** The card's state as the recording reads it under its share lock, and the partner's setting. */
-async function cardNow(tx: Queryable, cardKey: string): Promise<{ card: TokenizationCard; tokenizeBeforeActivation: boolean } | undefined> {
+/**
+ * The card's state as the recording reads it under its share lock, and the partner's setting; the
+ * statement sets the transaction's lock timeout first (its target list is computed below the row
+ * lock, so the timeout holds for that lock's wait and every later one).
+ */
+async function cardNow(tx: Queryable, cardKey: string, lockTimeout: string): Promise<{ card: TokenizationCard; tokenizeBeforeActivation: boolean } | undefined> {
   const row = (
     await tx.query<{ partner_id: string; individual_id: string | null; tenant_id: string | null; status: string; status_code: string; tokenize_before_activation: boolean }>(
-      `SELECT c.partner_id, c.individual_id, c.tenant_id, c.status, c.status_code, p.tokenize_before_activation
+      `SELECT set_config('lock_timeout', $2, true) AS lock_timeout, c.partner_id, c.individual_id, c.tenant_id, c.status, c.status_code, p.tokenize_before_activation
          FROM cards c JOIN partners p ON p.id = c.partner_id WHERE c.card_key = $1 FOR SHARE OF c`,
-      [cardKey]
+      [cardKey, lockTimeout]
     )
   ).rows[0];
   if (!row) return undefined;
@@ -79,91 +83,115 @@ export async function recordTokenization(
 ): Promise<TokenizationRecorded> {
   const { db, now } = deps;
   const key = await verificationKey(db);
-  return recordedBefore(db, now, answerBy, async (tx, commitBy) => {
-    let decision = first;
-    const read = claim.card ? await cardNow(tx, request.cardId) : undefined;
-    if (claim.card) {
-      // Step 1 again, on the card as it is now (under its share lock): a lock since the claim's read declines.
-      const refused = cardStateTokenization({ card: read?.card, tokenizeBeforeActivation: read?.tokenizeBeforeActivation ?? false, controls: claim.controls, request });
-      if (refused) decision = refused;
-    }
-    const fenced = await tx.query(
-      `UPDATE tokenization_decisions SET state = 'decided', decision = $2::jsonb, commit_by = $3::timestamptz, decided_at = now()
-        WHERE tokenization_id = $1 AND claim_token = $4 AND state = 'deciding'`,
-      [request.id, JSON.stringify(decision), new Date(commitBy).toISOString(), claim.token]
-    );
-    // The claim was taken over (its holder fenced out): nothing of this recording stands.
-    if ((fenced.rowCount ?? 0) === 0) throw new DecisionTooLate(true);
-    if (!read) return { decision, tokenId: claim.tokenId, recorded: true };
-    const { card } = read;
-    await lockCardEvents(tx, card.partnerId, card.cardKey);
-    const status = tokenStatusOf(decision.decision);
-    const verification = status === 'pending_verification' ? newVerification(key, claim.tokenId, now()) : undefined;
-    const history: TokenHistoryEntry[] = [
-      { status, at: new Date(now()).toISOString(), by: decision.decidedBy, ...(decision.declineReason === undefined ? {} : { reason: decision.declineReason }) },
-    ];
-    const inserted = (
-      await tx.query<TokenRow>(
-        `INSERT INTO tokens (id, partner_id, card_key, individual_id, tenant_id, processor_ref, tokenization_id, wallet_provider, token_requestor_id, last4, token_exp_date,
-                             device, status, history, version, verification)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14::jsonb, 0, $15::jsonb)
-         ON CONFLICT DO NOTHING RETURNING ${TOKEN_COLUMNS}`,
-        [
-          claim.tokenId,
-          card.partnerId,
-          card.cardKey,
-          card.individualId,
-          card.tenantId,
-          request.tokenReference,
-          request.id,
-          request.walletProvider,
-          request.tokenRequestorId,
-          request.last4,
-          request.tokenExpDate,
-          JSON.stringify(request.device),
-          status,
-          JSON.stringify(history),
-          verification ? JSON.stringify(verification.state) : null,
-        ]
-      )
-    ).rows[0];
-    if (!inserted) {
-      // The processor's stand-in notified the token first (or the id was decided before its
-      // decision row went with retention): it stands, and the answer is what it says.
-      const existing = await tokenByReference(tx, request.tokenReference);
-      const stands = existing ? standing(existing, decision) : decision;
-      if (stands !== decision) await tx.query('UPDATE tokenization_decisions SET decision = $2::jsonb WHERE tokenization_id = $1', [request.id, JSON.stringify(stands)]);
-      return { decision: stands, tokenId: existing?.id ?? claim.tokenId, recorded: true };
-    }
-    const token = toToken(inserted);
-    await recordAudit(tx, {
-      ...tokenAuditScope(inserted),
-      operation: 'card.token.decided',
-      requestId: `tokenize-${request.id}`,
-      outcome: 'success',
-      details: {
-        tokenizationId: request.id,
-        tokenId: claim.tokenId,
-        walletProvider: request.walletProvider,
-        decision: decision.decision,
-        decidedBy: decision.decidedBy,
-        networkVerdict: request.networkVerdict.decision,
-        ...(decision.declineReason === undefined ? {} : { declineReason: decision.declineReason }),
-        ...(decision.rule === undefined ? {} : { rule: decision.rule }),
-        ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
-        // The endpoint's own reason for its decline (≤ 200 characters): here only, never answered.
-        ...(decision.partnerReason === undefined ? {} : { partnerReason: decision.partnerReason }),
-      },
-    });
-    await emitTokenEvent(tx, { type: 'token.created', partnerId: card.partnerId, cardKey: card.cardKey, data: { token } });
-    if (verification) {
-      await emitTokenEvent(tx, {
-        type: 'token.verification_code',
+  return recordedBefore(
+    db,
+    now,
+    answerBy,
+    async (tx, commitBy, lockTimeout) => {
+      let decision = first;
+      const read = claim.card ? await cardNow(tx, request.cardId, lockTimeout()) : undefined;
+      if (claim.card) {
+        // Step 1 again, on the card as it is now (under its share lock): a lock since the claim's read declines.
+        const refused = cardStateTokenization({ card: read?.card, tokenizeBeforeActivation: read?.tokenizeBeforeActivation ?? false, controls: claim.controls, request });
+        if (refused) decision = refused;
+      }
+      // The fence of the claim and, for a card, the lock that orders the card's events (taken before the
+      // token's row exists, as every writer of the card's tokens takes it: ./events.ts), in one statement;
+      // without a card read, the lock timeout is set here.
+      const fenced = (
+        await tx.query<{ fenced: number }>(
+          `WITH fenced AS (
+             UPDATE tokenization_decisions SET state = 'decided', decision = $2::jsonb, commit_by = $3::timestamptz, decided_at = now()
+              WHERE tokenization_id = $1 AND claim_token = $4 AND state = 'deciding' RETURNING 1
+           ) SELECT (SELECT count(*) FROM fenced)::int AS fenced,
+                    CASE WHEN $5::text IS NULL THEN set_config('lock_timeout', $7, true) END AS lock_timeout,
+                    CASE WHEN $5::text IS NOT NULL THEN ${CARD_EVENTS_LOCK('$5', '$6')} END AS events_locked`,
+          [request.id, JSON.stringify(decision), new Date(commitBy).toISOString(), claim.token, read?.card.partnerId ?? null, read?.card.cardKey ?? null, lockTimeout()]
+        )
+      ).rows[0]!;
+      // The claim was taken over (its holder fenced out): nothing of this recording stands.
+      if (fenced.fenced === 0) throw new DecisionTooLate(true);
+      if (!read) return { decision, tokenId: claim.tokenId, recorded: true };
+      const { card } = read;
+      const status = tokenStatusOf(decision.decision);
+      const verification = status === 'pending_verification' ? newVerification(key, claim.tokenId, now()) : undefined;
+      const history: TokenHistoryEntry[] = [
+        { status, at: new Date(now()).toISOString(), by: decision.decidedBy, ...(decision.declineReason === undefined ? {} : { reason: decision.declineReason }) },
+      ];
+      // The token and its audit entry `card.token.decided` (written only with the token) in one statement.
+      const audit = auditValues({
         partnerId: card.partnerId,
-        cardKey: card.cardKey,
-        data: { token, code: verification.code, expiresAt: verification.state.expiresAt },
+        individualId: card.individualId ?? undefined,
+        tenantId: card.tenantId ?? undefined,
+        operation: 'card.token.decided',
+        targetType: 'card',
+        targetId: card.cardKey,
+        requestId: `tokenize-${request.id}`,
+        outcome: 'success',
+        details: {
+          tokenizationId: request.id,
+          tokenId: claim.tokenId,
+          walletProvider: request.walletProvider,
+          decision: decision.decision,
+          decidedBy: decision.decidedBy,
+          networkVerdict: request.networkVerdict.decision,
+          ...(decision.declineReason === undefined ? {} : { declineReason: decision.declineReason }),
+          ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+          ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
+          // The endpoint's own reason for its decline (≤ 200 characters): here only, never answered.
+          ...(decision.partnerReason === undefined ? {} : { partnerReason: decision.partnerReason }),
+        },
       });
-    }
-    return { decision, tokenId: claim.tokenId, recorded: true };
-  });
+      const inserted = (
+        await tx.query<TokenRow>(
+          `WITH ins AS (
+             INSERT INTO tokens (id, partner_id, card_key, individual_id, tenant_id, processor_ref, tokenization_id, wallet_provider, token_requestor_id, last4, token_exp_date,
+                                 device, status, history, version, verification)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14::jsonb, 0, $15::jsonb)
+             ON CONFLICT DO NOTHING RETURNING ${TOKEN_COLUMNS}
+           ), audited AS (
+             INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::jsonb FROM ins RETURNING 1
+           ) SELECT ins.*, (SELECT count(*) FROM audited) AS audited FROM ins`,
+          [
+            claim.tokenId,
+            card.partnerId,
+            card.cardKey,
+            card.individualId,
+            card.tenantId,
+            request.tokenReference,
+            request.id,
+            request.walletProvider,
+            request.tokenRequestorId,
+            request.last4,
+            request.tokenExpDate,
+            JSON.stringify(request.device),
+            status,
+            JSON.stringify(history),
+            verification ? JSON.stringify(verification.state) : null,
+            ...audit,
+          ]
+        )
+      ).rows[0];
+      if (!inserted) {
+        // The processor's stand-in notified the token first (or the id was decided before its
+        // decision row went with retention): it stands, and the answer is what it says.
+        const existing = await tokenByReference(tx, request.tokenReference);
+        const stands = existing ? standing(existing, decision) : decision;
+        if (stands !== decision) await tx.query('UPDATE tokenization_decisions SET decision = $2::jsonb WHERE tokenization_id = $1', [request.id, JSON.stringify(stands)]);
+        return { decision: stands, tokenId: existing?.id ?? claim.tokenId, recorded: true };
+      }
+      const token = toToken(inserted);
+      await emitTokenEvent(tx, { type: 'token.created', partnerId: card.partnerId, cardKey: card.cardKey, data: { token } });
+      if (verification) {
+        await emitTokenEvent(tx, {
+          type: 'token.verification_code',
+          partnerId: card.partnerId,
+          cardKey: card.cardKey,
+          data: { token, code: verification.code, expiresAt: verification.state.expiresAt },
+        });
+      }
+      return { decision, tokenId: claim.tokenId, recorded: true };
+    },
+    { setsLockTimeout: true }
+  );
 }
