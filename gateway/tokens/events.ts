@@ -1,30 +1,15 @@
 import type { Queryable } from '../db/database';
 import { emitEvent, type NewPartnerEvent } from '../outbox/partner-events';
-import type { TokenCreatedData, TokenUpdatedData, TokenVerificationCodeData } from '../shapes/token';
 
 /**
  * The token events (docs/tokens.md, "Events"), written through the outbox's `emitEvent` in the
  * transaction of the change, ordered with the token's card's events (`cardKey`).
- *
- * STUB (issue 35, part B): the three types belong to part D's `PARTNER_EVENT_TYPES` and
- * `PartnerEventData` (gateway/outbox/partner-events.ts). Until they land there, the event is passed
- * through a cast; migration 028 already admits the types in `partner_events`. Once D's entries are
- * on the branch, the cast goes and these are plain `emitEvent` calls.
  */
-export interface TokenEventData {
-  'token.created': TokenCreatedData;
-  'token.updated': TokenUpdatedData;
-  'token.verification_code': TokenVerificationCodeData;
-}
-
-export type TokenEventType = keyof TokenEventData;
+export type TokenEventType = 'token.created' | 'token.updated' | 'token.verification_code';
 
 /** Writes one token event in `tx`, ordered on `cardKey` among the card's events. */
-export async function emitTokenEvent<T extends TokenEventType>(
-  tx: Queryable,
-  event: { type: T; partnerId: string; cardKey: string; data: TokenEventData[T]; requestId?: string }
-): Promise<{ id: string; seq: string }> {
-  const { id, seq } = await emitEvent(tx, event as unknown as NewPartnerEvent);
+export async function emitTokenEvent<T extends TokenEventType>(tx: Queryable, event: NewPartnerEvent<T> & { cardKey: string }): Promise<{ id: string; seq: string }> {
+  const { id, seq } = await emitEvent(tx, event);
   return { id, seq };
 }
 
