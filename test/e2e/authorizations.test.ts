@@ -529,15 +529,16 @@ describe('e2e: authorization decisions', function () {
         // request: each one's time in the gateway (its access line) is at most that, less than the
         // processor's 2,000 ms whatever its timer's lateness on a loaded machine (up to 100 ms).
         // At the client, the time also holds this machine's scheduling of 50 connections at once
-        // (up to about 300 ms more in a full suite on two cores): bounded there by the 1,500 ms the
-        // endpoint is given plus its recording and the 2,000 ms deadline's margin, never the wait
-        // for anything else.
+        // and of the test process itself (817 ms more than the gateway's 1,700 seen in a full suite
+        // of four workers on two cores): bounded there at 1.5 times the processor's 2,000 ms
+        // deadline, which a gateway waiting for the hanging endpoint beyond its deadline, or for
+        // anything else, would pass.
         await waitFor('every answer\'s access line', () => gateway.logLines().slice(from).filter((l) => String(l.requestId).startsWith(`${burst}-`)).length === 50);
         for (const line of gateway.logLines().slice(from).filter((l) => String(l.requestId).startsWith(`${burst}-`))) {
           expect(Number(line.latencyMs), `${line.requestId}: answered within 1,700 ms of its arrival (its timer up to 100 ms late)`).to.be.at.most(1800);
         }
         for (const a of answers) {
-          expect(a.tookMs, 'at the client: within the deadline and its margin').to.be.below(2500);
+          expect(a.tookMs, 'at the client: within 1.5 times the deadline').to.be.below(3000);
           // The endpoint's default (decline), or 503 when even that could not be recorded in time.
           if (a.status === 200) expect(a.body.declineReason).to.be.oneOf(['partner_timeout', 'partner_error']);
           else expect(a.body.code, JSON.stringify(a.body)).to.equal('decision_unavailable');
