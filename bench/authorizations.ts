@@ -63,23 +63,28 @@ const flushTrace = () => {
 /** The fixed rate of the latency measurements by default (the latency target is stated at it; `--authorization-rate`). */
 export const LATENCY_RATE = 200;
 
-export interface AuthorizationPhaseInput {
+/** What a phase of decisions the processor asks for (authorizations, tokenizations) is given. */
+export interface DecisionPhaseInput {
   gateway: BenchProcess;
   /** The partner API, e.g. `http://127.0.0.1:<port>/api/partner`. */
   partnerApi: string;
   /** The notifications listener, `http://127.0.0.1:<notifyPort>`. */
   notifyBase: string;
   auth: () => Promise<Record<string, string>>;
-  /** Issues one more card for the bench partner; its card key. */
+  /** Issues one more card for the bench partner (ACTIVE); its card key. */
   newCard: () => Promise<string>;
-  /** The bench database (its backends' CPU, the recorded transactions). */
+  /** The bench database (its backends' CPU, the recorded decisions). */
   dbUrl: string;
   /** PROCESSING_NOTIFY_SECRET of the gateway. */
   secret: string;
   /** Where bench/count-queries writes the gateway's statement count. */
   queryCountFile: string;
   smoke: boolean;
+  /** Requests per latency round. */
   requests?: number;
+}
+
+export interface AuthorizationPhaseInput extends DecisionPhaseInput {
   duration: number;
   connections: number;
   /** Decisions per second of the latency measurements (default {@link LATENCY_RATE}). */

@@ -31,8 +31,8 @@ import { Client } from 'pg';
 import { upstreamSignature } from '../sandbox/shared/notifier';
 import { SANDBOX_TOKEN_REQUESTOR_IDS } from '../sandbox/processing/tokens';
 import type { WalletProvider } from '../gateway/shapes/token';
-import { openLoop, startDecisionEndpoint } from './authorizations';
-import { cpuTimeMs, type BenchProcess } from './processes';
+import { openLoop, startDecisionEndpoint, type DecisionPhaseInput } from './authorizations';
+import { cpuTimeMs } from './processes';
 import { json, percentile, QUERY_COUNT_EVERY_MS, round2 } from './stats';
 
 const PATH = '/upstream-notifications/processing/tokenizations';
@@ -45,27 +45,12 @@ export const CASCADE_TARGET_MS = 1000;
 const CASCADE_GIVE_UP_MS = 30_000;
 const WALLETS: readonly WalletProvider[] = ['apple_pay', 'google_pay', 'samsung_pay', 'merchant'];
 
-export interface TokenizationPhaseInput {
-  gateway: BenchProcess;
-  /** The partner API, e.g. `http://127.0.0.1:<port>/api/partner`. */
-  partnerApi: string;
-  /** The notifications listener, `http://127.0.0.1:<notifyPort>`. */
-  notifyBase: string;
+/** The decision phase's input (`requests` per latency round: default 1,000, the smoke 20), and the cascade's. */
+export interface TokenizationPhaseInput extends DecisionPhaseInput {
   /** The processing sandbox (its control routes, 10.9). */
   processing: string;
-  auth: () => Promise<Record<string, string>>;
-  /** Issues one more card for the bench partner (ACTIVE); its card key. */
-  newCard: () => Promise<string>;
   /** The card's expiry date, as the lock's body names it. */
   expDate: string;
-  dbUrl: string;
-  /** PROCESSING_NOTIFY_SECRET of the gateway. */
-  secret: string;
-  /** Where bench/count-queries writes the gateway's statement count. */
-  queryCountFile: string;
-  smoke: boolean;
-  /** Tokenization requests per latency round (default 1,000; the smoke 20). */
-  requests?: number;
   log: (message: string) => void;
 }
 

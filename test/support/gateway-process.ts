@@ -301,10 +301,10 @@ export function waitForRequestLog(gateway: Gateway, requestId: string, timeoutMs
  * Environment of the shared gateway (`sharedGateway()`): the rate limits of {@link HIGH_RATE_LIMITS},
  * because every file that shares it calls the public routes from the same address, and notification
  * secrets made for the run ({@link SharedGateway}), so that a test can sign notifications as the
- * upstreams do, and the transaction and token reconcilers every second; everything else is the default configuration (WORKERS=1, the run's database, the
+ * upstreams do, and the transaction reconciler every second; everything else is the default configuration (WORKERS=1, the run's database, the
  * sandboxes).
  */
-const SHARED_ENV: Record<string, string> = { ...HIGH_RATE_LIMITS, TRANSACTION_RECONCILE_INTERVAL_MS: '1000', TOKEN_RECONCILE_INTERVAL_MS: '1000' };
+const SHARED_ENV: Record<string, string> = { ...HIGH_RATE_LIMITS, TRANSACTION_RECONCILE_INTERVAL_MS: '1000' };
 
 const SHARED_FILE = 'shared-gateway.json';
 
