@@ -130,29 +130,37 @@ export function eventEnvelope<T extends PartnerEventType>(event: NewPartnerEvent
  * when a delivery was queued (the NOTIFY is sent on commit). The authorization decision writes its
  * `transaction.created` event in its own recording statement (gateway/authorizations/recording-statements.ts).
  */
-function eventStatement<T extends PartnerEventType>(event: NewPartnerEvent<T>, params: StatementParams): { id: string; ctes: string; columns: string } {
-  const envelope = eventEnvelope(event);
+export function eventStatement<T extends PartnerEventType>(
+  event: NewPartnerEvent<T>,
+  params: StatementParams,
+  options: { prefix?: string; after?: string; envelope?: PartnerEventEnvelope<T> } = {}
+): { id: string; ctes: string; columns: string } {
+  const envelope = options.envelope ?? eventEnvelope(event);
+  // `prefix` names this event's CTEs apart from another's in the same statement; `after`, a CTE of
+  // the statement, gates the event (written only when it has a row) and orders it after that CTE.
+  const n = (name: string) => `${options.prefix ?? ''}${name}`;
+  const gate = options.after === undefined ? '' : `, (SELECT 1 FROM ${options.after} LIMIT 1) AS after_gate`;
   const partnerId = params.add(envelope.partnerId);
   const cardKey = params.add(event.cardKey ?? null);
   const from = '(SELECT 1) AS always';
-  const ctes = `ordering AS (
-    SELECT pg_advisory_xact_lock(hashtextextended('evt:' || ${partnerId}::text || ':' || ${cardKey}::text, 0)) FROM ${from} WHERE ${cardKey}::text IS NOT NULL
-  ), ev AS (
+  const ctes = `${n('ordering')} AS (
+    SELECT pg_advisory_xact_lock(hashtextextended('evt:' || ${partnerId}::text || ':' || ${cardKey}::text, 0)) FROM ${from}${gate} WHERE ${cardKey}::text IS NOT NULL
+  ), ${n('ev')} AS (
     INSERT INTO partner_events (id, partner_id, type, ordering_key, payload, request_id, created_at)
     SELECT ${params.add(envelope.id)}::text, ${partnerId}::text, ${params.add(envelope.type)}::text, ${cardKey}::text, ${params.add(JSON.stringify(envelope))}::text,
            ${params.add(event.requestId ?? null)}::text, ${params.add(envelope.createdAt)}::timestamptz
-      FROM ${from}, (SELECT count(*) FROM ordering) AS locked
+      FROM ${from}, (SELECT count(*) FROM ${n('ordering')}) AS locked${gate}
     RETURNING seq, partner_id, type, ordering_key
-  ), queued AS (
+  ), ${n('queued')} AS (
     INSERT INTO webhook_deliveries (event_seq, endpoint_id, ordering_key, state, resend)
     SELECT ev.seq, e.id, ev.ordering_key, 'pending', false
-      FROM ev JOIN webhook_endpoints e ON e.partner_id = ev.partner_id
+      FROM ${n('ev')} AS ev JOIN webhook_endpoints e ON e.partner_id = ev.partner_id
      WHERE e.status = 'enabled' AND e.deleted_at IS NULL AND ('*' = ANY (e.events) OR ev.type = ANY (e.events))
     RETURNING 1
-  ), woken AS (
-    SELECT pg_notify('${PARTNER_EVENTS_CHANNEL}', '') FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM queued)) AS any_queued
+  ), ${n('woken')} AS (
+    SELECT pg_notify('${PARTNER_EVENTS_CHANNEL}', '') FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM ${n('queued')})) AS any_queued
   )`;
-  return { id: envelope.id, ctes, columns: '(SELECT seq FROM ev) AS event_seq, (SELECT count(*) FROM queued) AS deliveries, (SELECT count(*) FROM woken) AS woken' };
+  return { id: envelope.id, ctes, columns: `(SELECT seq FROM ${n('ev')}) AS ${n('event_seq')}, (SELECT count(*) FROM ${n('queued')}) AS ${n('deliveries')}, (SELECT count(*) FROM ${n('woken')}) AS ${n('woken')}` };
 }
 
 /**

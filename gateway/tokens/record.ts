@@ -1,8 +1,10 @@
 import { AUDIT_COLUMNS, auditValues } from '../audit/audit-log';
-import { DecisionTooLate, type Clock } from '../authorizations/deadline';
+import { commitByOf, DecisionTooLate, tooLate, type Clock } from '../authorizations/deadline';
 import { recordedBefore } from './fenced';
 import type { Database, Queryable } from '../db/database';
-import type { TokenHistoryEntry } from '../shapes/token';
+import { StatementParams } from '../db/statement-params';
+import { eventStatement } from '../outbox/partner-events';
+import type { Token, TokenHistoryEntry } from '../shapes/token';
 import type { TokenizationClaim } from './claim';
 import type { TokenizationRequest } from './contract-stub';
 import { cardStateTokenization, tokenStatusOf, type TokenizationCard, type TokenizationDecision } from './decision';
@@ -11,12 +13,14 @@ import { TOKEN_COLUMNS, tokenByReference, toToken, type TokenRow } from './store
 import { newVerification, verificationKey } from './verification';
 
 /**
- * Recording a tokenization's decision (docs/plans/issue-35.md, "Exactly once", step 5): one
- * database transaction that marks the claim decided (fenced by its claim token), writes the token
- * with the decision, its code's hash when it needs one, the audit entry `card.token.decided` and
- * the events `token.created` and `token.verification_code`. Its COMMIT runs the deferred
- * `tokenization_decisions_in_time` (migration 028): past the commit-by instant on the database's
- * clock the whole recording rolls back, so no decision is committed after its 503.
+ * Recording a tokenization's decision (docs/plans/issue-35.md, "Exactly once", step 5): the claim
+ * marked decided (fenced by its claim token), the token with the decision, its code's hash when it
+ * needs one, the audit entry `card.token.decided` and the events `token.created` and
+ * `token.verification_code`, all or nothing. Usually one statement with no transaction around it
+ * ({@link recordInOneStatement}); when the card changed since the claim, one transaction that
+ * decides again on the card as it is. Either commit runs the deferred `tokenization_decisions_in_time`
+ * (migration 028): past the commit-by instant on the database's clock the whole recording rolls
+ * back, so no decision is committed after its 503.
  */
 
 export interface TokenizationRecordingDeps {
@@ -66,6 +70,128 @@ function standing(row: TokenRow, ours: TokenizationDecision): TokenizationDecisi
   }
 }
 
+/** The audit entry of a recorded tokenization (`card.token.decided`): never the code, the endpoint's own reason kept here only. */
+function decidedAudit(card: TokenizationCard, request: TokenizationRequest, tokenId: string, decision: TokenizationDecision): unknown[] {
+  return auditValues({
+    partnerId: card.partnerId,
+    individualId: card.individualId ?? undefined,
+    tenantId: card.tenantId ?? undefined,
+    operation: 'card.token.decided',
+    targetType: 'card',
+    targetId: card.cardKey,
+    requestId: `tokenize-${request.id}`,
+    outcome: 'success',
+    details: {
+      tokenizationId: request.id,
+      tokenId,
+      walletProvider: request.walletProvider,
+      decision: decision.decision,
+      decidedBy: decision.decidedBy,
+      networkVerdict: request.networkVerdict.decision,
+      ...(decision.declineReason === undefined ? {} : { declineReason: decision.declineReason }),
+      ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+      ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
+      // The endpoint's own reason for its decline (≤ 200 characters): here only, never answered.
+      ...(decision.partnerReason === undefined ? {} : { partnerReason: decision.partnerReason }),
+    },
+  });
+}
+
+/**
+ * The recording as one statement with no transaction around it (the purchases' shape,
+ * gateway/authorizations/recording-statements.ts), for the common case: the card's status code is
+ * still the one the claim read. Its CTEs run in the order each reads the one before: the card under
+ * its share lock (the lock timeout set first), the gate, the card's event lock, the claim's fence,
+ * the token, its audit entry, `token.created` and, with a code, `token.verification_code`; the
+ * commit-by trigger fences its commit. `undefined` when the gate did not pass (the card changed
+ * since the claim, or it is gone): nothing was written, and the transaction's path decides on the
+ * card as it is now. A token the processor notified first (the insert's conflict) is answered as the
+ * transaction's path answers it, in one more statement.
+ */
+async function recordInOneStatement(
+  deps: TokenizationRecordingDeps,
+  key: Buffer,
+  claim: TokenizationClaim & { card: TokenizationCard },
+  request: TokenizationRequest,
+  decision: TokenizationDecision,
+  answerBy: number
+): Promise<TokenizationRecorded | undefined> {
+  const { db, now } = deps;
+  const commitBy = commitByOf(answerBy);
+  if (now() >= commitBy) throw new DecisionTooLate();
+  const card = claim.card;
+  const at = new Date(now()).toISOString();
+  const status = tokenStatusOf(decision.decision);
+  const verification = status === 'pending_verification' ? newVerification(key, claim.tokenId, now()) : undefined;
+  const history: TokenHistoryEntry[] = [{ status, at, by: decision.decidedBy, ...(decision.declineReason === undefined ? {} : { reason: decision.declineReason }) }];
+  // The token as the row will read (./store.ts toToken): its times are the statement's own `at`.
+  const token: Token = {
+    _id: claim.tokenId,
+    cardKey: card.cardKey,
+    walletProvider: request.walletProvider,
+    tokenRequestorId: request.tokenRequestorId,
+    last4: request.last4,
+    tokenExpDate: request.tokenExpDate,
+    device: request.device,
+    status,
+    createdAt: at,
+    updatedAt: at,
+    history,
+  };
+  const params = new StatementParams();
+  const p = (value: unknown) => params.add(value);
+  const cardKey = p(card.cardKey);
+  const partnerId = p(card.partnerId);
+  const created = eventStatement({ type: 'token.created', partnerId: card.partnerId, cardKey: card.cardKey, data: { token } }, params, { prefix: 'created_', after: 'ins' });
+  const code = verification
+    ? eventStatement(
+        { type: 'token.verification_code', partnerId: card.partnerId, cardKey: card.cardKey, data: { token, code: verification.code, expiresAt: verification.state.expiresAt } },
+        params,
+        { prefix: 'code_', after: 'created_ev' }
+      )
+    : undefined;
+  const text = `WITH card AS MATERIALIZED (
+      SELECT set_config('lock_timeout', ${p(`${Math.max(1, commitBy - now())}ms`)}, true) AS lock_timeout, c.status_code
+        FROM cards c WHERE c.card_key = ${cardKey} FOR SHARE OF c
+    ), gate AS MATERIALIZED (
+      SELECT 1 AS passed FROM card WHERE card.status_code = ${p(card.statusCode)}
+    ), locked AS MATERIALIZED (
+      SELECT pg_advisory_xact_lock(hashtextextended('evt:' || ${partnerId}::text || ':' || ${cardKey}::text, 0)) FROM gate
+    ), fenced AS (
+      UPDATE tokenization_decisions SET state = 'decided', decision = ${p(JSON.stringify(decision))}::jsonb, commit_by = ${p(new Date(commitBy).toISOString())}::timestamptz, decided_at = now()
+       WHERE tokenization_id = ${p(request.id)} AND claim_token = ${p(claim.token)} AND state = 'deciding' AND EXISTS (SELECT 1 FROM locked)
+      RETURNING 1
+    ), ins AS (
+      INSERT INTO tokens (id, partner_id, card_key, individual_id, tenant_id, processor_ref, tokenization_id, wallet_provider, token_requestor_id, last4, token_exp_date,
+                          device, status, history, version, verification, created_at, updated_at)
+      SELECT ${p(claim.tokenId)}, ${partnerId}, ${cardKey}, ${p(card.individualId)}, ${p(card.tenantId)}, ${p(request.tokenReference)}, ${p(request.id)}, ${p(request.walletProvider)},
+             ${p(request.tokenRequestorId)}, ${p(request.last4)}, ${p(request.tokenExpDate)}, ${p(JSON.stringify(request.device))}::jsonb, ${p(status)}, ${p(JSON.stringify(history))}::jsonb, 0,
+             ${p(verification ? JSON.stringify(verification.state) : null)}::jsonb, ${p(at)}::timestamptz, ${p(at)}::timestamptz
+        FROM fenced
+      ON CONFLICT DO NOTHING RETURNING id
+    ), audited AS (
+      INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params.list(decidedAudit(card, request, claim.tokenId, decision))}::jsonb FROM ins RETURNING 1
+    ), ${created.ctes}${code ? `, ${code.ctes}` : ''}
+    SELECT (SELECT count(*) FROM gate)::int AS passed, (SELECT count(*) FROM fenced)::int AS fenced, (SELECT count(*) FROM ins)::int AS inserted,
+           (SELECT count(*) FROM audited)::int AS audited, ${created.columns}${code ? `, ${code.columns}` : ''}`;
+  let row: { passed: number; fenced: number; inserted: number };
+  try {
+    row = (await db.query<{ passed: number; fenced: number; inserted: number }>(text, params.values)).rows[0]!;
+  } catch (err) {
+    if (tooLate(err)) throw new DecisionTooLate(true);
+    throw err;
+  }
+  if (row.passed === 0) return undefined;
+  // The claim was taken over (its holder fenced out): nothing of this recording stands.
+  if (row.fenced === 0) throw new DecisionTooLate(true);
+  if (row.inserted === 1) return { decision, tokenId: claim.tokenId, recorded: true };
+  // The processor's stand-in notified the token first: it stands, and the answer is what it says.
+  const existing = await tokenByReference(db, request.tokenReference);
+  const stands = existing ? standing(existing, decision) : decision;
+  if (stands !== decision) await db.query('UPDATE tokenization_decisions SET decision = $2::jsonb WHERE tokenization_id = $1', [request.id, JSON.stringify(stands)]);
+  return { decision: stands, tokenId: existing?.id ?? claim.tokenId, recorded: true };
+}
+
 /**
  * Records `decision` for the claim, within the commit-by instant of `answerBy`. The card is read
  * again under `FOR SHARE` and step 1 taken again on what it says now: a lock committed since the
@@ -83,6 +209,10 @@ export async function recordTokenization(
 ): Promise<TokenizationRecorded> {
   const { db, now } = deps;
   const key = await verificationKey(db);
+  if (claim.card) {
+    const once = await recordInOneStatement(deps, key, { ...claim, card: claim.card }, request, first, answerBy);
+    if (once) return once;
+  }
   return recordedBefore(
     db,
     now,

@@ -122,6 +122,8 @@ describe('unit: the tokenization claim, decision and recording (gateway/tokens/c
     const created = (await eventsOf(services.db, partner.partnerId, 'token.created')).filter((e) => e.data.token._id === tokens[0]!.id);
     expect(created).to.have.length(1);
     expect(created[0]!.data.token.history).to.deep.equal([{ status: 'active', at: created[0]!.data.token.history[0].at, by: 'partner' }]);
+    // The event's token is the stored one, to the millisecond (the recording states the row's times itself).
+    expect(created[0]!.data.token).to.deep.equal(await findToken(services.db, tokens[0]!.id));
     const audit = (await auditOf(services.db, partner.partnerId, 'card.token.decided')).filter((a) => a.details.tokenizationId === req.id);
     expect(audit).to.have.length(1);
     expect(audit[0]!.details).to.include({ decision: 'approve', decidedBy: 'partner', tokenId: tokens[0]!.id, networkVerdict: 'approve' });
@@ -149,6 +151,10 @@ describe('unit: the tokenization claim, decision and recording (gateway/tokens/c
     expect(pending!.status).to.equal('pending_verification');
     const codes = (await eventsOf(services.db, partner.partnerId, 'token.verification_code')).filter((e) => e.data.token._id === pending!.id);
     expect(codes).to.have.length(1);
+    // token.created first, then the code, both with the stored token.
+    const both = (await eventsOf(services.db, partner.partnerId)).filter((e) => e.data?.token?._id === pending!.id).map((e) => e.type);
+    expect(both).to.deep.equal(['token.created', 'token.verification_code']);
+    expect(codes[0]!.data.token).to.deep.equal(await findToken(services.db, pending!.id));
     const { code, expiresAt } = codes[0]!.data;
     expect(code).to.match(/^[0-9]{6}$/);
     expect(Date.parse(expiresAt) - Date.now()).to.be.within(9 * 60_000, 10 * 60_000 + 1000);
