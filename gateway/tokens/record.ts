@@ -99,14 +99,14 @@ function decidedAudit(card: TokenizationCard, request: TokenizationRequest, toke
 
 /**
  * The recording as one statement with no transaction around it (the purchases' shape,
- * gateway/authorizations/recording-statements.ts), for the common case: the card's status code is
- * still the one the claim read. Its CTEs run in the order each reads the one before: the card under
- * its share lock (the lock timeout set first), the gate, the card's event lock, the claim's fence,
- * the token, its audit entry, `token.created` and, with a code, `token.verification_code`; the
- * commit-by trigger fences its commit. `undefined` when the gate did not pass (the card changed
- * since the claim, or it is gone): nothing was written, and the transaction's path decides on the
- * card as it is now. A token the processor notified first (the insert's conflict) is answered as the
- * transaction's path answers it, in one more statement.
+ * gateway/authorizations/recording-statements.ts), for the common case: the card's status code and
+ * its partner's `tokenizeBeforeActivation` are still what the claim read. Its CTEs run in the order
+ * each reads the one before: the card under its share lock (the lock timeout set first), the gate,
+ * the card's event lock, the claim's fence, the token, its audit entry, `token.created` and, with a
+ * code, `token.verification_code`; the commit-by trigger fences its commit. `undefined` when the gate
+ * did not pass (either changed since the claim, or the card is gone): nothing was written, and the
+ * transaction's path decides on the card as it is now. A token the processor notified first (the
+ * insert's conflict) is answered as the transaction's path answers it, in one more statement.
  */
 async function recordInOneStatement(
   deps: TokenizationRecordingDeps,
@@ -151,10 +151,10 @@ async function recordInOneStatement(
       )
     : undefined;
   const text = `WITH card AS MATERIALIZED (
-      SELECT set_config('lock_timeout', ${p(`${Math.max(1, commitBy - now())}ms`)}, true) AS lock_timeout, c.status_code
-        FROM cards c WHERE c.card_key = ${cardKey} FOR SHARE OF c
+      SELECT set_config('lock_timeout', ${p(`${Math.max(1, commitBy - now())}ms`)}, true) AS lock_timeout, c.status_code, p.tokenize_before_activation
+        FROM cards c JOIN partners p ON p.id = c.partner_id WHERE c.card_key = ${cardKey} FOR SHARE OF c
     ), gate AS MATERIALIZED (
-      SELECT 1 AS passed FROM card WHERE card.status_code = ${p(card.statusCode)}
+      SELECT 1 AS passed FROM card WHERE card.status_code = ${p(card.statusCode)} AND card.tokenize_before_activation = ${p(claim.tokenizeBeforeActivation)}
     ), locked AS MATERIALIZED (
       SELECT pg_advisory_xact_lock(hashtextextended('evt:' || ${partnerId}::text || ':' || ${cardKey}::text, 0)) FROM gate
     ), fenced AS (
