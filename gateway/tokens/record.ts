@@ -185,11 +185,19 @@ async function recordInOneStatement(
   // The claim was taken over (its holder fenced out): nothing of this recording stands.
   if (row.fenced === 0) throw new DecisionTooLate(true);
   if (row.inserted === 1) return { decision, tokenId: claim.tokenId, recorded: true };
-  // The processor's stand-in notified the token first: it stands, and the answer is what it says.
-  const existing = await tokenByReference(db, request.tokenReference);
+  return standingOver(db, request, decision, claim.tokenId);
+}
+
+/**
+ * The answer when the token's insert met a token of the same reference (the processor's stand-in
+ * notified it first, or the id was decided before its decision row went with retention): that token
+ * stands, the recorded decision is made to say so, and the answer is what it says.
+ */
+async function standingOver(q: Queryable, request: TokenizationRequest, decision: TokenizationDecision, tokenId: string): Promise<TokenizationRecorded> {
+  const existing = await tokenByReference(q, request.tokenReference);
   const stands = existing ? standing(existing, decision) : decision;
-  if (stands !== decision) await db.query('UPDATE tokenization_decisions SET decision = $2::jsonb WHERE tokenization_id = $1', [request.id, JSON.stringify(stands)]);
-  return { decision: stands, tokenId: existing?.id ?? claim.tokenId, recorded: true };
+  if (stands !== decision) await q.query('UPDATE tokenization_decisions SET decision = $2::jsonb WHERE tokenization_id = $1', [request.id, JSON.stringify(stands)]);
+  return { decision: stands, tokenId: existing?.id ?? tokenId, recorded: true };
 }
 
 /**
@@ -249,29 +257,7 @@ export async function recordTokenization(
         { status, at: new Date(now()).toISOString(), by: decision.decidedBy, ...(decision.declineReason === undefined ? {} : { reason: decision.declineReason }) },
       ];
       // The token and its audit entry `card.token.decided` (written only with the token) in one statement.
-      const audit = auditValues({
-        partnerId: card.partnerId,
-        individualId: card.individualId ?? undefined,
-        tenantId: card.tenantId ?? undefined,
-        operation: 'card.token.decided',
-        targetType: 'card',
-        targetId: card.cardKey,
-        requestId: `tokenize-${request.id}`,
-        outcome: 'success',
-        details: {
-          tokenizationId: request.id,
-          tokenId: claim.tokenId,
-          walletProvider: request.walletProvider,
-          decision: decision.decision,
-          decidedBy: decision.decidedBy,
-          networkVerdict: request.networkVerdict.decision,
-          ...(decision.declineReason === undefined ? {} : { declineReason: decision.declineReason }),
-          ...(decision.rule === undefined ? {} : { rule: decision.rule }),
-          ...(decision.partnerLatencyMs === undefined ? {} : { partnerLatencyMs: decision.partnerLatencyMs }),
-          // The endpoint's own reason for its decline (≤ 200 characters): here only, never answered.
-          ...(decision.partnerReason === undefined ? {} : { partnerReason: decision.partnerReason }),
-        },
-      });
+      const audit = decidedAudit(card, request, claim.tokenId, decision);
       const inserted = (
         await tx.query<TokenRow>(
           `WITH ins AS (
@@ -302,14 +288,7 @@ export async function recordTokenization(
           ]
         )
       ).rows[0];
-      if (!inserted) {
-        // The processor's stand-in notified the token first (or the id was decided before its
-        // decision row went with retention): it stands, and the answer is what it says.
-        const existing = await tokenByReference(tx, request.tokenReference);
-        const stands = existing ? standing(existing, decision) : decision;
-        if (stands !== decision) await tx.query('UPDATE tokenization_decisions SET decision = $2::jsonb WHERE tokenization_id = $1', [request.id, JSON.stringify(stands)]);
-        return { decision: stands, tokenId: existing?.id ?? claim.tokenId, recorded: true };
-      }
+      if (!inserted) return standingOver(tx, request, decision, claim.tokenId);
       const token = toToken(inserted);
       await emitTokenEvent(tx, { type: 'token.created', partnerId: card.partnerId, cardKey: card.cardKey, data: { token } });
       if (verification) {
