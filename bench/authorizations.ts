@@ -63,6 +63,27 @@ const flushTrace = () => {
 /** The fixed rate of the latency measurements by default (the latency target is stated at it; `--authorization-rate`). */
 export const LATENCY_RATE = 200;
 
+/**
+ * The figures of a latency round with the loopback endpoint, from its samples (ms): the partner's
+ * latency as the gateway recorded it, the endpoint's own handling, the gateway's own time (the
+ * client's latency less the partner's as recorded) and the time beyond the endpoint's own handling.
+ */
+export function endpointFigures(partnerLatencies: number[], handling: number[], own: number[], beyondEndpoint: number[]) {
+  return {
+    partnerLatencyP50Ms: percentile(partnerLatencies, 50),
+    partnerLatencyP99Ms: percentile(partnerLatencies, 99),
+    endpointHandlingP50Ms: round2(percentile(handling, 50)),
+    endpointHandlingP99Ms: round2(percentile(handling, 99)),
+    endpointCalls: handling.length,
+    ownP50Ms: round2(percentile(own, 50)),
+    ownP95Ms: round2(percentile(own, 95)),
+    ownP99Ms: round2(percentile(own, 99)),
+    beyondEndpointP50Ms: round2(percentile(beyondEndpoint, 50)),
+    beyondEndpointP95Ms: round2(percentile(beyondEndpoint, 95)),
+    beyondEndpointP99Ms: round2(percentile(beyondEndpoint, 99)),
+  };
+}
+
 /** What a phase of decisions the processor asks for (authorizations, tokenizations) is given. */
 export interface DecisionPhaseInput {
   gateway: BenchProcess;
@@ -597,18 +618,7 @@ export async function authorizationPhase(input: AuthorizationPhaseInput): Promis
       postgresCpuUsPerDecision: Math.round(median(rounds.map((r) => r.postgresCpuUsPerDecision))),
       queriesPerDecision: median(rounds.map((r) => r.queriesPerDecision)),
       latencyControlsOnly,
-      latencyWithEndpoint: {
-        ...withEndpoint,
-        partnerLatencyP50Ms: percentile(partnerLatencies, 50),
-        partnerLatencyP99Ms: percentile(partnerLatencies, 99),
-        endpointHandlingP50Ms: round2(percentile(handling, 50)),
-        endpointHandlingP99Ms: round2(percentile(handling, 99)),
-        endpointCalls: handling.length,
-        ownP50Ms: round2(percentile(own, 50)),
-        ownP99Ms: round2(percentile(own, 99)),
-        beyondEndpointP50Ms: round2(percentile(beyondEndpoint, 50)),
-        beyondEndpointP99Ms: round2(percentile(beyondEndpoint, 99)),
-      },
+      latencyWithEndpoint: { ...withEndpoint, ...endpointFigures(partnerLatencies, handling, own, beyondEndpoint) },
       ...(saturationWithEndpoint ? { saturationWithEndpoint } : {}),
       deadline,
       mix,

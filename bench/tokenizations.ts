@@ -31,7 +31,7 @@ import { Client } from 'pg';
 import { upstreamSignature } from '../sandbox/shared/notifier';
 import { SANDBOX_TOKEN_REQUESTOR_IDS } from '../sandbox/processing/tokens';
 import type { WalletProvider } from '../gateway/shapes/token';
-import { openLoop, startDecisionEndpoint, type DecisionPhaseInput } from './authorizations';
+import { endpointFigures, openLoop, startDecisionEndpoint, type DecisionPhaseInput } from './authorizations';
 import { cpuTimeMs } from './processes';
 import { json, percentile, QUERY_COUNT_EVERY_MS, round2 } from './stats';
 
@@ -359,17 +359,7 @@ export async function tokenizationPhase(input: TokenizationPhaseInput): Promise<
       withoutEndpoint,
       withEndpoint: {
         ...endpointRound,
-        partnerLatencyP50Ms: percentile(partnerLatencies, 50),
-        partnerLatencyP99Ms: percentile(partnerLatencies, 99),
-        endpointHandlingP50Ms: round2(percentile(handling, 50)),
-        endpointHandlingP99Ms: round2(percentile(handling, 99)),
-        endpointCalls: handling.length,
-        ownP50Ms: round2(percentile(own, 50)),
-        ownP95Ms: round2(percentile(own, 95)),
-        ownP99Ms: round2(percentile(own, 99)),
-        beyondEndpointP50Ms: round2(percentile(beyondEndpoint, 50)),
-        beyondEndpointP95Ms: round2(percentile(beyondEndpoint, 95)),
-        beyondEndpointP99Ms: round2(percentile(beyondEndpoint, 99)),
+        ...endpointFigures(partnerLatencies, handling, own, beyondEndpoint),
       },
       mix,
       cascade: {
