@@ -1,3 +1,4 @@
+import type { AuthorizationRequestBody } from '../../contracts/upstreams';
 import type { DeclineReason } from '../upstreams/partner-transaction';
 import { GatewayError } from '../errors';
 import { WALLET_PROVIDERS, type TokenStatus, type TokenSuspendedBy, type WalletProvider } from '../shapes/token';
@@ -10,25 +11,13 @@ import { checkStaticControls, checkVelocityCounts, type ApplicableSpendControls,
  * id, reads these facts, asks the partner and records what this decides.
  */
 
-/** The processor's authorization request (docs/upstreams.md, 6.10). */
-export interface AuthorizationRequest {
-  /** The processor's authorization id: what a repeat carries again. */
-  id: string;
-  /** The id the transaction will have (its notifications carry it). */
-  transactionId: string;
-  cardId: string;
-  amount: number;
-  currency: string;
-  type: 'PURCHASE' | 'WITHDRAWAL';
-  merchant: { name: string; mcc: string; city: string; country: string };
-  at: string;
-  /**
-   * The network token the purchase was made with (docs/upstreams.md 10.8), absent for a purchase
-   * with the card itself: the processor's reference of it and its wallet. The decision then reads
-   * the card through the token (its card in the gateway, which a replacement moved at once).
-   */
-  token?: { reference: string; walletProvider: WalletProvider };
-}
+/**
+ * The processor's authorization request (docs/upstreams.md, 6.10): `id` is what a repeat carries
+ * again, `transactionId` the id its notifications carry; `token` only for a purchase made with a
+ * network token (10.8), whose card the decision reads through it (its card in the gateway, which a
+ * replacement moved at once).
+ */
+export type AuthorizationRequest = AuthorizationRequestBody['authorization'];
 
 /** Who decided: the partner view's `authorization.decidedBy`, in the decision order. */
 export const DECIDED_BY = ['card_state', 'token_state', 'spend_controls', 'partner', 'partner_default', 'approved'] as const;

@@ -73,23 +73,14 @@ export function tokenFacts(tokenReference: string, now = new Date()): { last4: s
 export type TokenDecision = SimulatedTokenizationResult['decision'];
 
 /** What a token is made of at its tokenization (its first state included). */
-export interface NewToken {
-  tokenReference: string;
-  cardKey: string;
-  tokenizationId: string | null;
-  walletProvider: WalletProvider;
-  tokenRequestorId: string;
-  last4: string;
-  tokenExpDate: string;
-  device: TokenDevice;
-  status: TokenStatus;
+export type NewToken = Omit<Token, 'version' | 'createdAt' | 'updatedAt'> & {
   /** Who set the first state: the gateway's decision, the network's verdict (no gateway decided), or the processor's stand-in. */
   requestedBy: 'gateway' | 'network' | 'stand_in';
   /** The decline's code, kept in the processor's history. */
   reason?: string;
   /** The decision that made it (answered again to a repeat of its tokenization). */
   decision: TokenDecision;
-}
+};
 
 /** A token as the processing system keeps it. */
 interface Stored {
