@@ -1,10 +1,10 @@
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { NextFunction, Response, Router } from 'express';
 import type { AuthorizationRequestBody, CardCreatedEvent, FeeRequest, StatusUpdate } from '../../contracts/upstreams';
 import type { IssuedCard } from '../issuer/issuance-feed';
 import type { IssuerStatusCode } from '../issuer/status-codes';
 import { newAuthorizationId, newTransactionId } from './recorded';
 import { Ring } from '../shared/ring';
-import { queryParam, recordCap } from '../shared/sandbox-app';
+import { positiveInt, queryParam, recordCap } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
 import { compileSchemaValidator, compileValidator, type Checker } from '../shared/validation';
 import { deliveryMethodsFor } from './delivery-methods';
@@ -276,14 +276,6 @@ export class ProcessingState {
       this.transactions.remove(oldest);
     }
   }
-}
-
-function positiveInt(req: Request, name: string, fallback: number, max: number, details: ErrorDetail[]): number {
-  const raw = queryParam(req, name);
-  if (raw === undefined || raw === '') return fallback;
-  const value = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 1 && value <= max)) details.push({ path: `?${name}`, message: `must be an integer from 1 to ${max}` });
-  return value;
 }
 
 /** Mounts the processing system's API on `router`. */

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { NextFunction, Response, Router } from 'express';
 import {
   NETWORK_VERDICTS,
   TOKEN_DEVICE_TYPES,
@@ -19,7 +19,7 @@ import {
 } from '../../contracts/upstreams';
 import { deduplicateByIdempotencyKey, type IdempotencyBook } from '../shared/idempotency';
 import type { NotificationBody, Notifier } from '../shared/notifier';
-import { queryParam } from '../shared/sandbox-app';
+import { positiveInt, queryParam } from '../shared/sandbox-app';
 import { upstreamError, type ErrorDetail } from '../shared/sandbox-error';
 import { isChangeCursor } from './recorded';
 import { applePayPayload, cardKeyNamed, checkApplePayProvisioning, checkGooglePayProvisioning, checkTokenizable, googlePayPayload } from './provisioning';
@@ -140,14 +140,6 @@ function checkEmpty(body: unknown): void {
   const details: ErrorDetail[] = [];
   objectBody(body, [], details);
   if (details.length > 0) bad(details);
-}
-
-function positiveInt(req: Request, name: string, fallback: number, max: number, details: ErrorDetail[]): number {
-  const raw = queryParam(req, name);
-  if (raw === undefined || raw === '') return fallback;
-  const value = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 1 && value <= max)) details.push({ path: `?${name}`, message: `must be an integer from 1 to ${max}` });
-  return value;
 }
 
 /** The decision the network's verdict stands for, when no gateway decides (no target, or a 404: 10.3). */

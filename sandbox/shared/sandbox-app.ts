@@ -1,7 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import { FaultBook, faultSpecSchema, type Fault, type FaultSpec } from './faults';
 import { RequestLog } from './request-log';
-import { SandboxError, upstreamError } from './sandbox-error';
+import { SandboxError, upstreamError, type ErrorDetail } from './sandbox-error';
 import { compileValidator } from './validation';
 
 /** The three upstream systems the sandboxes stand in for. */
@@ -89,6 +89,15 @@ export function queryParam(req: Request, name: string): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
   return undefined;
+}
+
+/** A query parameter of 1 to `max` (`fallback` when absent or empty); anything else adds its detail to `details`. */
+export function positiveInt(req: Request, name: string, fallback: number, max: number, details: ErrorDetail[]): number {
+  const raw = queryParam(req, name);
+  if (raw === undefined || raw === '') return fallback;
+  const value = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= 1 && value <= max)) details.push({ path: `?${name}`, message: `must be an integer from 1 to ${max}` });
+  return value;
 }
 
 function queryRecord(req: Request): Record<string, string | string[]> {
