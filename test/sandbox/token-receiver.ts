@@ -1,7 +1,6 @@
 // A stand-in for the gateway's notification listener that answers the processor's questions of
-// docs/upstreams.md section 10 (tokenization and verification requests) as the gateway would, for
-// the processing sandbox's token tests. Until the gateway's own listener routes exist, the tests of
-// the sandbox speak to this one over real HTTP.
+// docs/upstreams.md section 10 (tokenization and verification requests) with answers a test sets,
+// for the processing sandbox's token tests, over real HTTP.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signatureVerifies } from '../support/signatures';
